@@ -70,37 +70,63 @@ size_t DTypeSize(DType dtype) {
 
 const char* DTypeRuntimeName(DType dtype) {
   switch (dtype) {
-    case trace::FP32: return "FLOAT32";
-    case trace::FP16: return "FLOAT16";
-    case trace::BF16: return "BFLOAT16";
-    case trace::INT32: return "INT32";
-    case trace::INT16: return "INT16";
-    case trace::INT8: return "INT8";
-    case trace::INT64: return "INT64";
-    case trace::UINT8: return "UINT8";
-    case trace::UINT16: return "UINT16";
-    case trace::UINT32: return "UINT32";
-    case trace::UINT64: return "UINT64";
-    case trace::BOOL: return "BOOL";
-    default: return "UNKNOWN";
+    case trace::FP32:
+      return "FLOAT32";
+    case trace::FP16:
+      return "FLOAT16";
+    case trace::BF16:
+      return "BFLOAT16";
+    case trace::INT32:
+      return "INT32";
+    case trace::INT16:
+      return "INT16";
+    case trace::INT8:
+      return "INT8";
+    case trace::INT64:
+      return "INT64";
+    case trace::UINT8:
+      return "UINT8";
+    case trace::UINT16:
+      return "UINT16";
+    case trace::UINT32:
+      return "UINT32";
+    case trace::UINT64:
+      return "UINT64";
+    case trace::BOOL:
+      return "BOOL";
+    default:
+      return "UNKNOWN";
   }
 }
 
 const char* DTypeName(DType dtype) {
   switch (dtype) {
-    case trace::FP32: return "FP32";
-    case trace::FP16: return "FP16";
-    case trace::BF16: return "BF16";
-    case trace::INT32: return "INT32";
-    case trace::INT16: return "INT16";
-    case trace::INT8: return "INT8";
-    case trace::INT64: return "INT64";
-    case trace::UINT8: return "UINT8";
-    case trace::UINT16: return "UINT16";
-    case trace::UINT32: return "UINT32";
-    case trace::UINT64: return "UINT64";
-    case trace::BOOL: return "BOOL";
-    default: return "UNSPECIFIED";
+    case trace::FP32:
+      return "FP32";
+    case trace::FP16:
+      return "FP16";
+    case trace::BF16:
+      return "BF16";
+    case trace::INT32:
+      return "INT32";
+    case trace::INT16:
+      return "INT16";
+    case trace::INT8:
+      return "INT8";
+    case trace::INT64:
+      return "INT64";
+    case trace::UINT8:
+      return "UINT8";
+    case trace::UINT16:
+      return "UINT16";
+    case trace::UINT32:
+      return "UINT32";
+    case trace::UINT64:
+      return "UINT64";
+    case trace::BOOL:
+      return "BOOL";
+    default:
+      return "UNSPECIFIED";
   }
 }
 
@@ -166,59 +192,107 @@ float Bf16ToFloat(uint16_t b) { return BitsFloat(static_cast<uint32_t>(b) << 16)
 
 uint16_t FloatToBf16(float f) {
   uint32_t u = FloatBits(f);
-  if ((u & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((u >> 16) | 0x40u);  // quiet NaN
+  if ((u & 0x7fffffffu) > 0x7f800000u)
+    return static_cast<uint16_t>((u >> 16) | 0x40u);  // quiet NaN
   u += 0x7fffu + ((u >> 16) & 1u);
   return static_cast<uint16_t>(u >> 16);
 }
 
 double LoadAsDouble(DType dtype, const void* p) {
   switch (dtype) {
-    case trace::FP32: return Load<float>(p);
-    case trace::FP16: return HalfToFloat(Load<uint16_t>(p));
-    case trace::BF16: return Bf16ToFloat(Load<uint16_t>(p));
-    case trace::INT32: return Load<int32_t>(p);
-    case trace::INT16: return Load<int16_t>(p);
-    case trace::INT8: return Load<int8_t>(p);
-    case trace::INT64: return static_cast<double>(Load<int64_t>(p));
-    case trace::UINT8: return Load<uint8_t>(p);
-    case trace::UINT16: return Load<uint16_t>(p);
-    case trace::UINT32: return Load<uint32_t>(p);
-    case trace::UINT64: return static_cast<double>(Load<uint64_t>(p));
-    case trace::BOOL: return Load<uint8_t>(p) != 0 ? 1.0 : 0.0;
-    default: return 0.0;
+    case trace::FP32:
+      return Load<float>(p);
+    case trace::FP16:
+      return HalfToFloat(Load<uint16_t>(p));
+    case trace::BF16:
+      return Bf16ToFloat(Load<uint16_t>(p));
+    case trace::INT32:
+      return Load<int32_t>(p);
+    case trace::INT16:
+      return Load<int16_t>(p);
+    case trace::INT8:
+      return Load<int8_t>(p);
+    case trace::INT64:
+      return static_cast<double>(Load<int64_t>(p));
+    case trace::UINT8:
+      return Load<uint8_t>(p);
+    case trace::UINT16:
+      return Load<uint16_t>(p);
+    case trace::UINT32:
+      return Load<uint32_t>(p);
+    case trace::UINT64:
+      return static_cast<double>(Load<uint64_t>(p));
+    case trace::BOOL:
+      return Load<uint8_t>(p) != 0 ? 1.0 : 0.0;
+    default:
+      return 0.0;
   }
 }
 
 void StoreFromDouble(DType dtype, double value, void* p) {
   switch (dtype) {
-    case trace::FP32: Store(static_cast<float>(value), p); break;
-    case trace::FP16: Store(FloatToHalf(static_cast<float>(value)), p); break;
-    case trace::BF16: Store(FloatToBf16(static_cast<float>(value)), p); break;
-    case trace::INT32: Store(Saturate<int32_t>(value), p); break;
-    case trace::INT16: Store(Saturate<int16_t>(value), p); break;
-    case trace::INT8: Store(Saturate<int8_t>(value), p); break;
-    case trace::INT64: Store(Saturate<int64_t>(value), p); break;
-    case trace::UINT8: Store(Saturate<uint8_t>(value), p); break;
-    case trace::UINT16: Store(Saturate<uint16_t>(value), p); break;
-    case trace::UINT32: Store(Saturate<uint32_t>(value), p); break;
-    case trace::UINT64: Store(Saturate<uint64_t>(value), p); break;
-    case trace::BOOL: Store<uint8_t>(value != 0.0 ? 1 : 0, p); break;
-    default: break;
+    case trace::FP32:
+      Store(static_cast<float>(value), p);
+      break;
+    case trace::FP16:
+      Store(FloatToHalf(static_cast<float>(value)), p);
+      break;
+    case trace::BF16:
+      Store(FloatToBf16(static_cast<float>(value)), p);
+      break;
+    case trace::INT32:
+      Store(Saturate<int32_t>(value), p);
+      break;
+    case trace::INT16:
+      Store(Saturate<int16_t>(value), p);
+      break;
+    case trace::INT8:
+      Store(Saturate<int8_t>(value), p);
+      break;
+    case trace::INT64:
+      Store(Saturate<int64_t>(value), p);
+      break;
+    case trace::UINT8:
+      Store(Saturate<uint8_t>(value), p);
+      break;
+    case trace::UINT16:
+      Store(Saturate<uint16_t>(value), p);
+      break;
+    case trace::UINT32:
+      Store(Saturate<uint32_t>(value), p);
+      break;
+    case trace::UINT64:
+      Store(Saturate<uint64_t>(value), p);
+      break;
+    case trace::BOOL:
+      Store<uint8_t>(value != 0.0 ? 1 : 0, p);
+      break;
+    default:
+      break;
   }
 }
 
 int64_t LoadAsInt64(DType dtype, const void* p) {
   switch (dtype) {
-    case trace::INT32: return Load<int32_t>(p);
-    case trace::INT16: return Load<int16_t>(p);
-    case trace::INT8: return Load<int8_t>(p);
-    case trace::INT64: return Load<int64_t>(p);
+    case trace::INT32:
+      return Load<int32_t>(p);
+    case trace::INT16:
+      return Load<int16_t>(p);
+    case trace::INT8:
+      return Load<int8_t>(p);
+    case trace::INT64:
+      return Load<int64_t>(p);
     case trace::UINT8:
-    case trace::BOOL: return Load<uint8_t>(p);
-    case trace::UINT16: return Load<uint16_t>(p);
-    case trace::UINT32: return Load<uint32_t>(p);
-    case trace::UINT64: return static_cast<int64_t>(Load<uint64_t>(p));
-    default: return static_cast<int64_t>(LoadAsDouble(dtype, p));
+    case trace::BOOL:
+      return Load<uint8_t>(p);
+    case trace::UINT16:
+      return Load<uint16_t>(p);
+    case trace::UINT32:
+      return Load<uint32_t>(p);
+    case trace::UINT64:
+      return static_cast<int64_t>(Load<uint64_t>(p));
+    default:
+      return static_cast<int64_t>(LoadAsDouble(dtype, p));
   }
 }
 

@@ -8,21 +8,21 @@
 
 namespace pto {
 
-NormalStream::NormalStream(uint64_t seed) : state_(seed) {}
+RandomStream::RandomStream(uint64_t seed) : state_(seed) {}
 
 // splitmix64: tiny, fast, fully specified, so every build agrees.
-uint64_t NormalStream::NextBits() {
+uint64_t RandomStream::NextBits() {
   uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
   return z ^ (z >> 31);
 }
 
-double NormalStream::NextUniform() {
+double RandomStream::NextUniform() {
   return static_cast<double>((NextBits() >> 11) + 1) * 0x1.0p-53;
 }
 
-double NormalStream::Next() {
+double RandomStream::NextNormal() {
   if (has_spare_) {
     has_spare_ = false;
     return spare_;
@@ -49,7 +49,8 @@ absl::Status FillTensor(const trace::TensorInit& init, trace::DType dtype, size_
       std::memset(out, 0, count * elem);
       return absl::OkStatus();
     case trace::TensorInit::kFill:
-      for (size_t i = 0; i < count; ++i) StoreFromDouble(dtype, init.fill().value(), out + i * elem);
+      for (size_t i = 0; i < count; ++i)
+        StoreFromDouble(dtype, init.fill().value(), out + i * elem);
       return absl::OkStatus();
     case trace::TensorInit::kData:
       if (init.data().size() != count * elem) {
@@ -63,22 +64,24 @@ absl::Status FillTensor(const trace::TensorInit& init, trace::DType dtype, size_
       const auto& gen = init.generator();
       switch (gen.kind()) {
         case trace::TensorInit::Generator::RANDN: {
-          NormalStream normal(gen.seed());
-          for (size_t i = 0; i < count; ++i) StoreFromDouble(dtype, normal.Next(), out + i * elem);
+          RandomStream random(gen.seed());
+          for (size_t i = 0; i < count; ++i) {
+            StoreFromDouble(dtype, random.NextNormal(), out + i * elem);
+          }
           return absl::OkStatus();
         }
         case trace::TensorInit::Generator::UNIFORM: {
-          NormalStream bits(gen.seed());
+          RandomStream random(gen.seed());
           for (size_t i = 0; i < count; ++i) {
-            // Reuse the normal stream's uniform source through its CDF-free path.
-            const double u = 0.5 * (1.0 + std::erf(bits.Next() / std::sqrt(2.0)));
+            const double u = random.NextUniform();
             StoreFromDouble(dtype, gen.low() + (gen.high() - gen.low()) * u, out + i * elem);
           }
           return absl::OkStatus();
         }
         case trace::TensorInit::Generator::ARANGE:
           for (size_t i = 0; i < count; ++i) {
-            StoreFromDouble(dtype, static_cast<double>(i), out + i * elem);
+            StoreFromDouble(dtype, gen.start() + gen.step() * static_cast<double>(i),
+                            out + i * elem);
           }
           return absl::OkStatus();
         default:

@@ -13,18 +13,18 @@ namespace pto {
 // (count * DTypeSize(dtype) bytes). The generators are deterministic and
 // portable: ptoc and pto_sim produce identical bytes from the same seed.
 // An `init` with no contents leaves `dst` untouched.
-absl::Status FillTensor(const trace::TensorInit& init, trace::DType dtype, size_t count,
-                        void* dst);
+absl::Status FillTensor(const trace::TensorInit& init, trace::DType dtype, size_t count, void* dst);
 
-// The element sequence of TensorInit.Generator RANDN with `seed`, as doubles.
-class NormalStream {
+// The random source of the generators: splitmix64 bits, uniform doubles in
+// (0, 1] and standard normals by Box-Muller.
+class RandomStream {
  public:
-  explicit NormalStream(uint64_t seed);
-  double Next();
+  explicit RandomStream(uint64_t seed);
+  double NextNormal();
+  double NextUniform();
 
  private:
   uint64_t NextBits();
-  double NextUniform();  // in (0, 1]
 
   uint64_t state_;
   bool has_spare_ = false;

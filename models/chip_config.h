@@ -1,0 +1,82 @@
+#ifndef PTO_MODELS_CHIP_CONFIG_H_
+#define PTO_MODELS_CHIP_CONFIG_H_
+
+#include <cstdint>
+#include <string>
+
+namespace pto {
+
+// The parameters of the modelled chip. Defaults are the a2a3 values; every
+// field has a dotted config key (the section and field name, e.g.
+// `aicpu.cond_poll_ns`), documented with its unit and source in
+// sim/config_schema.cc, which is the single table that binds keys to fields.
+// Times are in nanoseconds, rates per second, sizes in bytes.
+
+struct ChipParams {
+  std::string name = "a2a3";
+  int64_t clusters = 24;            // 1 AIC + 2 AIV each
+  double counter_hz = 50e6;         // profiling system counter (swimlane cycles)
+  double aicore_clock_hz = 1.65e9;  // assumption
+};
+
+struct AicpuParams {
+  int64_t scheduler_threads = 3;
+  // Orchestrator per-submit cost: base + per tensor argument + per tensor-map
+  // entry probed.
+  double submit_base_ns = 500;
+  double submit_per_tensor_arg_ns = 80;
+  double submit_per_probe_ns = 20;
+  double alloc_ns = 200;                 // alloc_tensors task
+  double cond_poll_ns = 100;             // one COND MMIO read
+  double dispatch_publish_ns = 30;       // payload build + wmb + DMB write
+  double dispatch_to_core_ns = 140;      // DMB write until the core sees it
+  double fin_to_visible_ns = 180;        // core FIN until COND shows it
+  double resolve_base_ns = 400;          // fan-out walk of a completed task
+  double resolve_per_consumer_ns = 90;
+  double dummy_retire_ns = 150;          // a dummy or predicate-false task
+  double loop_overhead_ns = 115;         // one idle scheduler iteration
+};
+
+struct RingParams {
+  int64_t task_window = 16384;  // per ring
+  int64_t heap_bytes = 256ll << 20;
+  int64_t dep_pool = 16384;
+};
+
+struct CoreParams {
+  int64_t dispatch_slots = 2;       // running + pending
+  double setup_ns = 300;            // receive -> start (payload dcci + ACK)
+  double cold_start_ns = 0;         // extra head overhead of a core's first task
+  double kernel_start_ns = 400;     // assumption: kernel prologue on the core
+  double kernel_finish_ns = 200;    // assumption: epilogue before FIN
+  double gm_latency_ns = 500;       // assumption: first byte of a GM access
+  double mte_bytes_per_cycle = 64;  // assumption: one core's GM<->local rate
+  // Vector throughput in elements per cycle by dtype (assumptions).
+  double vector_fp32_per_cycle = 64;
+  double vector_fp16_per_cycle = 128;
+  double vector_int32_per_cycle = 64;
+  double vector_exp_slowdown = 4;  // transcendental ops cost this many passes
+};
+
+struct GmParams {
+  double hbm_bandwidth_bytes_per_s = 1.6e12;  // assumption: peak
+  double hbm_efficiency = 0.625;              // effective / peak
+  int64_t l2_line_bytes = 512;
+  int64_t dcache_line_bytes = 64;
+};
+
+struct ChipConfig {
+  ChipParams chip;
+  AicpuParams aicpu;
+  RingParams ring;
+  CoreParams core;
+  GmParams gm;
+
+  int64_t aic_count() const { return chip.clusters; }
+  int64_t aiv_count() const { return chip.clusters * 2; }
+  int64_t core_count() const { return chip.clusters * 3; }
+};
+
+}  // namespace pto
+
+#endif  // PTO_MODELS_CHIP_CONFIG_H_

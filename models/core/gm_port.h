@@ -1,0 +1,25 @@
+#ifndef PTO_MODELS_CORE_GM_PORT_H_
+#define PTO_MODELS_CORE_GM_PORT_H_
+
+#include <cstddef>
+#include <cstdint>
+
+#include "common/dtype.h"
+
+namespace pto {
+
+// How a core's functional execution reaches global memory. The SystemC core
+// implements it over its TLM-2.0 initiator socket; tests and ptoc's reference
+// evaluation implement it over a flat byte array.
+class GmPort {
+ public:
+  virtual ~GmPort() = default;
+  virtual void Read(uint64_t addr, void* dst, size_t size) = 0;
+  virtual void Write(uint64_t addr, const void* src, size_t size) = 0;
+  // Atomic read-modify-write add of `count` elements of `dtype` in GM.
+  virtual void AtomicAdd(uint64_t addr, DType dtype, const void* src, size_t count) = 0;
+};
+
+}  // namespace pto
+
+#endif  // PTO_MODELS_CORE_GM_PORT_H_
