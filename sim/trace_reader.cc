@@ -1,0 +1,1190 @@
+#include "sim/trace_reader.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <utility>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "common/dtype.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/io/tokenizer.h"
+#include "google/protobuf/io/zero_copy_stream_impl.h"
+#include "google/protobuf/text_format.h"
+#include "models/aicpu/tensor_view.h"
+
+namespace pto {
+namespace {
+
+using google::protobuf::Message;
+using google::protobuf::io::CodedInputStream;
+using google::protobuf::io::FileInputStream;
+
+// " 'name'", or nothing for an empty name.
+std::string Quoted(const std::string& name) {
+  return name.empty() ? std::string() : absl::StrCat(" '", name, "'");
+}
+
+std::string Hex(uint64_t value) { return absl::StrFormat("0x%x", value); }
+
+// An enum value's name, or its number when the schema does not know it.
+std::string EnumName(const google::protobuf::EnumDescriptor* descriptor, int value) {
+  const google::protobuf::EnumValueDescriptor* found = descriptor->FindValueByNumber(value);
+  return found != nullptr ? found->name() : absl::StrCat("unknown value ", value);
+}
+
+std::string DTypeLabel(trace::DType dtype) { return EnumName(trace::DType_descriptor(), dtype); }
+
+std::string ShapeLabel(const google::protobuf::RepeatedField<int64_t>& shape) {
+  return absl::StrCat("[", absl::StrJoin(shape, ", "), "]");
+}
+
+bool IsFiniteNonNegative(double value) { return std::isfinite(value) && value >= 0; }
+
+// The first field the schema does not know, searched depth-first; "" if none.
+// Unknown fields come from a newer writer; dropping them silently would change
+// behaviour, so the reader refuses them.
+std::string FindUnknownField(const Message& message, const std::string& path) {
+  const google::protobuf::Reflection* reflection = message.GetReflection();
+  const google::protobuf::UnknownFieldSet& unknown = reflection->GetUnknownFields(message);
+  if (unknown.field_count() > 0) {
+    return absl::StrCat(path.empty() ? "" : absl::StrCat(path, "."), "<field number ",
+                        unknown.field(0).number(), ">");
+  }
+  std::vector<const google::protobuf::FieldDescriptor*> fields;
+  reflection->ListFields(message, &fields);
+  for (const google::protobuf::FieldDescriptor* field : fields) {
+    if (field->cpp_type() != google::protobuf::FieldDescriptor::CPPTYPE_MESSAGE) continue;
+    const std::string field_path =
+        path.empty() ? field->name() : absl::StrCat(path, ".", field->name());
+    if (field->is_repeated()) {
+      const int n = reflection->FieldSize(message, field);
+      for (int i = 0; i < n; ++i) {
+        std::string found = FindUnknownField(reflection->GetRepeatedMessage(message, field, i),
+                                             absl::StrCat(field_path, "[", i, "]"));
+        if (!found.empty()) return found;
+      }
+    } else {
+      std::string found = FindUnknownField(reflection->GetMessage(message, field), field_path);
+      if (!found.empty()) return found;
+    }
+  }
+  return "";
+}
+
+// A finding of a helper check: the field path below the caller's and the
+// message; an empty field means "no problem".
+struct Problem {
+  std::string field;
+  std::string what;
+  bool found() const { return !field.empty(); }
+};
+
+// Validates initial or expected contents against the tensor they describe.
+Problem InitProblem(const trace::TensorInit& init, const trace::Tensor& tensor) {
+  using Init = trace::TensorInit;
+  switch (init.contents_case()) {
+    case Init::CONTENTS_NOT_SET:
+    case Init::kFill:
+      return {};
+    case Init::kZeros:
+      if (!init.zeros())
+        return {"zeros", "is false; expected true when set (omit the contents instead)"};
+      return {};
+    case Init::kData:
+      if (init.data().size() != tensor.size_bytes()) {
+        return {"data",
+                absl::StrCat("has ", init.data().size(), " bytes; expected ", tensor.size_bytes(),
+                             " (the size_bytes of tensor '", tensor.name(), "', ",
+                             ShapeLabel(tensor.shape()), " ", DTypeLabel(tensor.dtype()), ")")};
+      }
+      return {};
+    case Init::kGenerator: {
+      const Init::Generator& gen = init.generator();
+      switch (gen.kind()) {
+        case Init::Generator::RANDN:
+          return {};
+        case Init::Generator::UNIFORM:
+          if (!std::isfinite(gen.low()) || !std::isfinite(gen.high()) ||
+              !(gen.low() < gen.high())) {
+            return {"generator",
+                    absl::StrCat("UNIFORM range [", gen.low(), ", ", gen.high(),
+                                 ") is empty or not finite; expected finite low < high")};
+          }
+          return {};
+        case Init::Generator::ARANGE:
+          if (!std::isfinite(gen.start()) || !std::isfinite(gen.step())) {
+            return {"generator", absl::StrCat("ARANGE start ", gen.start(), " step ", gen.step(),
+                                              " is not finite; expected finite numbers")};
+          }
+          return {};
+        default:
+          return {"generator.kind",
+                  absl::StrCat("is ", EnumName(Init::Generator::Kind_descriptor(), gen.kind()),
+                               "; expected RANDN, UNIFORM or ARANGE")};
+      }
+    }
+  }
+  return {};
+}
+
+Problem CostProblem(const trace::CostSummary& cost) {
+  if (!IsFiniteNonNegative(cost.cube_flops())) {
+    return {"cube_flops", absl::StrCat("is ", cost.cube_flops(), "; expected a finite value >= 0")};
+  }
+  if (!IsFiniteNonNegative(cost.vector_elements())) {
+    return {"vector_elements",
+            absl::StrCat("is ", cost.vector_elements(), "; expected a finite value >= 0")};
+  }
+  return {};
+}
+
+// Only MIX kernels have two engines to choose between.
+Problem EngineProblem(const google::protobuf::RepeatedPtrField<trace::Op>& ops,
+                      const std::string& path, const trace::Kernel& kernel) {
+  for (int i = 0; i < ops.size(); ++i) {
+    const trace::Op& op = ops[i];
+    const std::string op_path = absl::StrCat(path, "[", i, "]");
+    if (op.engine() != trace::ENGINE_UNSPECIFIED) {
+      return {op_path + ".engine",
+              absl::StrCat("is ", EnumName(trace::Engine_descriptor(), op.engine()),
+                           " but kernel '", kernel.name(), "' is ",
+                           EnumName(trace::CoreType_descriptor(), kernel.core_type()),
+                           "; expected ENGINE_UNSPECIFIED (only MIX kernels name engines)")};
+    }
+    if (op.has_loop()) {
+      Problem found = EngineProblem(op.loop().body(), absl::StrCat(op_path, ".loop.body"), kernel);
+      if (found.found()) return found;
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+// Sources: where the header and records come from.
+
+class TraceReader::Source {
+ public:
+  virtual ~Source() = default;
+  // False at the end of the records.
+  virtual absl::StatusOr<bool> Read(trace::StreamRecord* record, int64_t index) = 0;
+  // 1-based source lines for messages; 0 when unknown (binary streams).
+  virtual int RecordLine(int64_t index) const { return 0; }
+  virtual int TensorLine(int index) const { return 0; }
+  virtual int KernelLine(int index) const { return 0; }
+};
+
+namespace {
+
+// The binary stream: length-delimited messages read through one
+// FileInputStream, one CodedInputStream per message so memory stays bounded by
+// the largest record.
+class BinarySource : public TraceReader::Source {
+ public:
+  static absl::StatusOr<std::unique_ptr<BinarySource>> Open(const std::string& path, int fd,
+                                                            int64_t file_size,
+                                                            trace::StreamHeader* header) {
+    std::unique_ptr<BinarySource> source(new BinarySource(path, fd, file_size));
+    absl::StatusOr<bool> got = source->ReadDelimited(header, "header");
+    if (!got.ok()) return got.status();
+    if (!*got) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          path, ": empty file; expected a StreamHeader followed by records (as ptoc writes)"));
+    }
+    return source;
+  }
+
+  absl::StatusOr<bool> Read(trace::StreamRecord* record, int64_t index) override {
+    return ReadDelimited(record, absl::StrCat("record ", index));
+  }
+
+ private:
+  BinarySource(std::string path, int fd, int64_t file_size)
+      : path_(std::move(path)), stream_(fd), file_size_(file_size) {
+    stream_.SetCloseOnDelete(true);
+  }
+
+  absl::StatusOr<bool> ReadDelimited(Message* message, const std::string& what) {
+    const int64_t offset = stream_.ByteCount();
+    const void* data = nullptr;
+    int size = 0;
+    if (!stream_.Next(&data, &size)) {
+      if (stream_.GetErrno() != 0) {
+        return absl::DataLossError(absl::StrCat(
+            path_, ": ", what, " at byte offset ", offset,
+            ": read failed: ", std::strerror(stream_.GetErrno()), "; expected a readable file"));
+      }
+      return false;  // clean end of file
+    }
+    stream_.BackUp(size);
+
+    CodedInputStream coded(&stream_);
+    uint32_t length = 0;
+    if (!coded.ReadVarint32(&length)) {
+      return absl::DataLossError(absl::StrCat(
+          path_, ": ", what, " at byte offset ", offset,
+          ": the length prefix is cut short or malformed; expected a varint byte count (the file "
+          "is truncated or corrupt: regenerate it)"));
+    }
+    const int64_t body_offset = offset + coded.CurrentPosition();
+    if (file_size_ >= 0 && body_offset + static_cast<int64_t>(length) > file_size_) {
+      return absl::DataLossError(absl::StrCat(
+          path_, ": ", what, " at byte offset ", offset, ": declares ", length, " bytes but only ",
+          file_size_ - body_offset,
+          " remain; expected the whole message (the file was cut short, e.g. a truncated copy or "
+          "an interrupted write: regenerate it)"));
+    }
+    const CodedInputStream::Limit limit = coded.PushLimit(static_cast<int>(length));
+    if (!message->ParseFromCodedStream(&coded) || !coded.ConsumedEntireMessage()) {
+      return absl::DataLossError(absl::StrCat(
+          path_, ": ", what, " at byte offset ", offset, ": its ", length,
+          " bytes do not parse as a ", message->GetTypeName(),
+          "; expected a serialized message (the file is corrupt or not a pto_sim trace)"));
+    }
+    coded.PopLimit(limit);
+    return true;
+  }
+
+  std::string path_;
+  FileInputStream stream_;
+  int64_t file_size_;  // -1 when unknown (not a regular file)
+};
+
+class TextErrorCollector : public google::protobuf::io::ErrorCollector {
+ public:
+  explicit TextErrorCollector(const std::string& path) : path_(path) {}
+  void AddError(int line, int column, const std::string& message) override {
+    if (first_error_.empty()) {
+      first_error_ = absl::StrCat(path_, ":", line + 1, ":", column + 1, ": ", message);
+    }
+  }
+  const std::string& first_error() const { return first_error_; }
+
+ private:
+  const std::string& path_;
+  std::string first_error_;
+};
+
+// A .pbtxt trace: one TraceText, parsed whole (hand-written traces are small).
+// Records are handed out by swapping, so each is held once.
+class TextSource : public TraceReader::Source {
+ public:
+  static absl::StatusOr<std::unique_ptr<TextSource>> Open(const std::string& path,
+                                                          trace::StreamHeader* header) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream buffer;
+    buffer << in.rdbuf();
+    if (!in) {
+      return absl::UnavailableError(absl::StrCat(path, ": cannot read: ", std::strerror(errno),
+                                                 "; expected a readable file"));
+    }
+    const std::string text = buffer.str();
+    if (text.empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(path,
+                       ": empty file; expected a TraceText in protobuf text format (header { ... } "
+                       "records { ... } ...)"));
+    }
+    std::unique_ptr<TextSource> source(new TextSource());
+    google::protobuf::TextFormat::Parser parser;
+    TextErrorCollector errors(path);
+    google::protobuf::TextFormat::ParseInfoTree locations;
+    parser.RecordErrorsTo(&errors);
+    parser.WriteLocationsTo(&locations);
+    if (!parser.ParseFromString(text, &source->trace_)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          errors.first_error(),
+          "; expected protobuf text format of pto.trace.TraceText (see proto/task_stream.proto)"));
+    }
+    if (!source->trace_.has_header()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(path, ": header: not set; expected a 'header { version: 1 ... }' block"));
+    }
+    source->RememberLines(locations);
+    header->Swap(source->trace_.mutable_header());
+    return source;
+  }
+
+  absl::StatusOr<bool> Read(trace::StreamRecord* record, int64_t index) override {
+    if (next_ >= trace_.records_size()) return false;
+    record->Swap(trace_.mutable_records(next_));
+    trace_.mutable_records(next_)->Clear();
+    ++next_;
+    return true;
+  }
+
+  int RecordLine(int64_t index) const override { return LineAt(record_lines_, index); }
+  int TensorLine(int index) const override { return LineAt(tensor_lines_, index); }
+  int KernelLine(int index) const override { return LineAt(kernel_lines_, index); }
+
+ private:
+  static int LineAt(const std::vector<int>& lines, int64_t index) {
+    return index >= 0 && index < static_cast<int64_t>(lines.size()) ? lines[index] : 0;
+  }
+
+  static std::vector<int> Lines(const google::protobuf::TextFormat::ParseInfoTree& tree,
+                                const google::protobuf::FieldDescriptor* field, int count) {
+    std::vector<int> lines(count);
+    for (int i = 0; i < count; ++i) lines[i] = tree.GetLocation(field, i).line + 1;
+    return lines;
+  }
+
+  void RememberLines(const google::protobuf::TextFormat::ParseInfoTree& tree) {
+    const auto* text_fields = trace::TraceText::descriptor();
+    record_lines_ = Lines(tree, text_fields->FindFieldByName("records"), trace_.records_size());
+    const google::protobuf::TextFormat::ParseInfoTree* header_tree =
+        tree.GetTreeForNested(text_fields->FindFieldByName("header"), -1);
+    if (header_tree == nullptr) return;
+    const auto* header_fields = trace::StreamHeader::descriptor();
+    tensor_lines_ = Lines(*header_tree, header_fields->FindFieldByName("tensors"),
+                          trace_.header().tensors_size());
+    kernel_lines_ = Lines(*header_tree, header_fields->FindFieldByName("kernels"),
+                          trace_.header().kernels_size());
+  }
+
+  trace::TraceText trace_;
+  int next_ = 0;
+  std::vector<int> record_lines_;
+  std::vector<int> tensor_lines_;
+  std::vector<int> kernel_lines_;
+};
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+// Opening and reading.
+
+TraceReader::TraceReader(std::string path, std::unique_ptr<Source> source)
+    : path_(std::move(path)), source_(std::move(source)) {}
+
+TraceReader::~TraceReader() = default;
+
+absl::StatusOr<std::unique_ptr<TraceReader>> TraceReader::Open(const std::string& path) {
+  struct stat info;
+  if (::stat(path.c_str(), &info) != 0) {
+    const int error = errno;
+    if (error == ENOENT) {
+      return absl::NotFoundError(absl::StrCat(
+          path, ": cannot open: no such file; expected a trace file (check the path)"));
+    }
+    return absl::UnavailableError(absl::StrCat(path, ": cannot open: ", std::strerror(error),
+                                               "; expected a readable trace file"));
+  }
+  if (S_ISDIR(info.st_mode)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": is a directory; expected a trace file (.pb or .pbtxt)"));
+  }
+
+  auto header = std::make_unique<trace::StreamHeader>();
+  std::unique_ptr<Source> source;
+  if (absl::EndsWith(path, ".pbtxt")) {
+    absl::StatusOr<std::unique_ptr<TextSource>> text = TextSource::Open(path, header.get());
+    if (!text.ok()) return text.status();
+    source = std::move(*text);
+  } else {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+      return absl::UnavailableError(absl::StrCat(path, ": cannot open: ", std::strerror(errno),
+                                                 "; expected a readable trace file"));
+    }
+    const int64_t file_size = S_ISREG(info.st_mode) ? static_cast<int64_t>(info.st_size) : -1;
+    if (file_size == 0) {
+      ::close(fd);
+      return absl::InvalidArgumentError(absl::StrCat(
+          path, ": empty file; expected a StreamHeader followed by records (as ptoc writes)"));
+    }
+    absl::StatusOr<std::unique_ptr<BinarySource>> binary =
+        BinarySource::Open(path, fd, file_size, header.get());
+    if (!binary.ok()) return binary.status();
+    source = std::move(*binary);
+  }
+
+  std::unique_ptr<TraceReader> reader(new TraceReader(path, std::move(source)));
+  reader->header_.Swap(header.get());
+  absl::Status valid = reader->ValidateHeader();
+  if (!valid.ok()) return valid;
+  return reader;
+}
+
+absl::StatusOr<bool> TraceReader::Next(trace::StreamRecord* record) {
+  if (!sticky_error_.ok()) return sticky_error_;
+  if (finished_) return false;
+  absl::StatusOr<bool> got = source_->Read(record, record_index_ + 1);
+  if (!got.ok()) {
+    sticky_error_ = got.status();
+    return sticky_error_;
+  }
+  absl::Status valid = *got ? ValidateRecord(*record) : ValidateEndOfStream();
+  if (!valid.ok()) {
+    sticky_error_ = valid;
+    return sticky_error_;
+  }
+  if (!*got) finished_ = true;
+  return *got;
+}
+
+std::string TraceReader::Where() const {
+  if (record_index_ < 0) return absl::StrCat(path_, ": header");
+  const int line = source_->RecordLine(record_index_);
+  std::string where = line > 0 ? absl::StrCat(path_, ":", line) : path_;
+  absl::StrAppend(&where, ": record ", record_index_, " (");
+  std::vector<std::string> parts;
+  if (launch_index_ >= 0 && (in_launch_ || current_kind_ == trace::StreamRecord::kLaunchEnd)) {
+    parts.push_back(absl::StrCat("launch ", launch_index_, Quoted(launch_name_)));
+  }
+  const int64_t task = next_task_index_ - 1;
+  switch (current_kind_) {
+    case trace::StreamRecord::kLaunchBegin:
+      if (parts.empty() || current_name_ != launch_name_) {
+        parts.push_back(absl::StrCat("launch_begin", Quoted(current_name_)));
+      }
+      break;
+    case trace::StreamRecord::kLaunchEnd:
+      parts.push_back("launch_end");
+      break;
+    case trace::StreamRecord::kScopeBegin:
+      parts.push_back(absl::StrCat("scope_begin depth ", current_depth_));
+      break;
+    case trace::StreamRecord::kScopeEnd:
+      parts.push_back(absl::StrCat("scope_end depth ", current_depth_));
+      break;
+    case trace::StreamRecord::kSubmit:
+      parts.push_back(absl::StrCat("submit ", task, Quoted(current_name_)));
+      break;
+    case trace::StreamRecord::kDummy:
+      parts.push_back(absl::StrCat("dummy ", task, Quoted(current_name_)));
+      break;
+    case trace::StreamRecord::kAlloc:
+      parts.push_back(absl::StrCat("alloc ", task));
+      break;
+    case trace::StreamRecord::kHostRead:
+      parts.push_back("host_read");
+      break;
+    case trace::StreamRecord::kCheck:
+      parts.push_back(absl::StrCat("check", Quoted(current_name_)));
+      break;
+    case trace::StreamRecord::KIND_NOT_SET:
+      parts.push_back("no kind");
+      break;
+  }
+  absl::StrAppend(&where, absl::StrJoin(parts, ", "), ")");
+  return where;
+}
+
+absl::Status TraceReader::RecordError(const std::string& field, const std::string& what) const {
+  return absl::InvalidArgumentError(absl::StrCat(Where(), ": ", field, ": ", what));
+}
+
+std::string TraceReader::TensorLabel(uint32_t id) const {
+  return absl::StrCat("tensor '", header_.tensors(id).name(), "' (id ", id, ")");
+}
+
+// ---------------------------------------------------------------------------
+// Header validation.
+
+absl::Status TraceReader::ValidateHeader() const {
+  auto error = [&](int line, const std::string& field, const std::string& what) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path_, line > 0 ? absl::StrCat(":", line) : std::string(), ": header: ", field,
+                     ": ", what));
+  };
+
+  if (header_.version() != kTraceVersion) {
+    return error(0, "version",
+                 absl::StrCat("is ", header_.version(), "; this pto_sim reads version ",
+                              kTraceVersion, " only (regenerate the trace with a matching ptoc)"));
+  }
+  const std::string unknown = FindUnknownField(header_, "");
+  if (!unknown.empty()) {
+    return error(0, unknown,
+                 "is not part of schema version 1; expected only known fields (was the trace "
+                 "written by a newer ptoc?)");
+  }
+
+  // Ring sizes: one value for all rings or one per ring.
+  const trace::RingSizes& rings = header_.ring_sizes();
+  for (const auto& [name, values] :
+       {std::pair<const char*, const google::protobuf::RepeatedField<uint64_t>*>{
+            "task_window", &rings.task_window()},
+        {"heap_bytes", &rings.heap_bytes()},
+        {"dep_pool", &rings.dep_pool()}}) {
+    if (values->size() != 0 && values->size() != 1 && values->size() != 4) {
+      return error(0, absl::StrCat("ring_sizes.", name),
+                   absl::StrCat("has ", values->size(), " entries; expected 1 (all rings) or 4"));
+    }
+    for (int i = 0; i < values->size(); ++i) {
+      if (values->Get(i) == 0) {
+        return error(0, absl::StrCat("ring_sizes.", name, "[", i, "]"), "is 0; expected > 0");
+      }
+    }
+  }
+
+  // Tensors.
+  struct Range {
+    uint64_t begin;
+    uint64_t end;
+    int id;
+  };
+  std::vector<Range> ranges;
+  ranges.reserve(header_.tensors_size());
+  for (int t = 0; t < header_.tensors_size(); ++t) {
+    const trace::Tensor& tensor = header_.tensors(t);
+    const int line = source_->TensorLine(t);
+    const std::string path = absl::StrCat("tensors[", t, "]");
+    const std::string who = absl::StrCat("tensor '", tensor.name(), "'");
+    if (tensor.id() != static_cast<uint32_t>(t)) {
+      return error(line, path + ".id",
+                   absl::StrCat("is ", tensor.id(), " (", who, "); expected ", t,
+                                " (tensor ids are dense and 0-based, in declaration order)"));
+    }
+    if (tensor.dtype() == trace::DTYPE_UNSPECIFIED || DTypeSize(tensor.dtype()) == 0) {
+      return error(line, path + ".dtype",
+                   absl::StrCat(who, " has dtype ", DTypeLabel(tensor.dtype()),
+                                "; expected one of FP32, FP16, BF16, INT8..INT64, UINT8..UINT64, "
+                                "BOOL"));
+    }
+    if (tensor.shape_size() < 1 || tensor.shape_size() > kMaxTensorDims) {
+      return error(line, path + ".shape",
+                   absl::StrCat(who, " has rank ", tensor.shape_size(), "; expected 1 to ",
+                                kMaxTensorDims, " dims"));
+    }
+    if (tensor.size_bytes() > kMaxTensorBytes) {
+      return error(
+          line, path + ".size_bytes",
+          absl::StrCat(who, " declares ", tensor.size_bytes(), " bytes; expected at most ",
+                       kMaxTensorBytes, " (the 64 GiB per-tensor limit; split the tensor)"));
+    }
+    const uint64_t element_bytes = DTypeSize(tensor.dtype());
+    uint64_t elements = 1;
+    for (int d = 0; d < tensor.shape_size(); ++d) {
+      const int64_t dim = tensor.shape(d);
+      if (dim <= 0) {
+        return error(line, absl::StrCat(path, ".shape[", d, "]"),
+                     absl::StrCat(who, " has size ", dim, " in dim ", d, "; expected > 0"));
+      }
+      // Overflow-checked: elements * dim * element_bytes <= kMaxTensorBytes.
+      if (elements > kMaxTensorBytes / element_bytes / static_cast<uint64_t>(dim)) {
+        return error(line, path + ".shape",
+                     absl::StrCat(who, " of shape ", ShapeLabel(tensor.shape()), " ",
+                                  DTypeLabel(tensor.dtype()),
+                                  " is larger than the 64 GiB per-tensor limit; expected at most ",
+                                  kMaxTensorBytes, " bytes (split the tensor)"));
+      }
+      elements *= static_cast<uint64_t>(dim);
+    }
+    const uint64_t bytes = elements * element_bytes;
+    if (tensor.size_bytes() != bytes) {
+      return error(line, path + ".size_bytes",
+                   absl::StrCat(who, " declares ", tensor.size_bytes(), " bytes; expected ", bytes,
+                                " (", ShapeLabel(tensor.shape()), " = ", elements, " elements of ",
+                                DTypeLabel(tensor.dtype()), ", ", element_bytes, " bytes each)"));
+    }
+    if (tensor.gm_addr() > UINT64_MAX - bytes) {
+      return error(line, path + ".gm_addr",
+                   absl::StrCat(who, " at ", Hex(tensor.gm_addr()), " with ", bytes,
+                                " bytes runs past the end of the 64-bit address space; expected "
+                                "a lower address"));
+    }
+    ranges.push_back({tensor.gm_addr(), tensor.gm_addr() + bytes, t});
+
+    const bool has_contents = tensor.init().contents_case() != trace::TensorInit::CONTENTS_NOT_SET;
+    if (header_.timing_only() && has_contents) {
+      return error(line, path + ".init",
+                   absl::StrCat(who,
+                                " carries initial contents but the header is timing_only; "
+                                "expected no init in a timing-only trace"));
+    }
+    const Problem init_problem = InitProblem(tensor.init(), tensor);
+    if (init_problem.found()) {
+      return error(line, absl::StrCat(path, ".init.", init_problem.field), init_problem.what);
+    }
+  }
+
+  // GM ranges of different tensors must be disjoint.
+  std::sort(ranges.begin(), ranges.end(),
+            [](const Range& a, const Range& b) { return a.begin < b.begin; });
+  for (size_t i = 1; i < ranges.size(); ++i) {
+    // Sorted by begin: comparing with the range reaching furthest so far suffices.
+    const Range& previous = ranges[i - 1];
+    const Range& current = ranges[i];
+    if (current.begin < previous.end) {
+      const trace::Tensor& a = header_.tensors(previous.id);
+      const trace::Tensor& b = header_.tensors(current.id);
+      const int later = std::max(previous.id, current.id);
+      const trace::Tensor& other = later == previous.id ? b : a;
+      const trace::Tensor& self = later == previous.id ? a : b;
+      return error(
+          source_->TensorLine(later), absl::StrCat("tensors[", later, "].gm_addr"),
+          absl::StrCat("tensor '", self.name(), "' occupies GM [", Hex(self.gm_addr()), ", ",
+                       Hex(self.gm_addr() + self.size_bytes()), ") which overlaps tensor '",
+                       other.name(), "' (id ", other.id(), ") at [", Hex(other.gm_addr()), ", ",
+                       Hex(other.gm_addr() + other.size_bytes()),
+                       "); expected disjoint GM ranges (give each tensor its own range)"));
+    }
+    // Keep the furthest-reaching range as the comparison point.
+    if (previous.end > current.end) ranges[i] = {current.begin, previous.end, previous.id};
+  }
+
+  // Kernels.
+  for (int k = 0; k < header_.kernels_size(); ++k) {
+    const trace::Kernel& kernel = header_.kernels(k);
+    const int line = source_->KernelLine(k);
+    const std::string path = absl::StrCat("kernels[", k, "]");
+    const std::string who = absl::StrCat("kernel '", kernel.name(), "'");
+    if (kernel.id() != static_cast<uint32_t>(k)) {
+      return error(line, path + ".id",
+                   absl::StrCat("is ", kernel.id(), " (", who, "); expected ", k,
+                                " (kernel ids are dense and 0-based, in declaration order)"));
+    }
+    if (kernel.core_type() != trace::AIC && kernel.core_type() != trace::AIV &&
+        kernel.core_type() != trace::MIX) {
+      return error(line, path + ".core_type",
+                   absl::StrCat(who, " has core_type ",
+                                EnumName(trace::CoreType_descriptor(), kernel.core_type()),
+                                "; expected AIC, AIV or MIX"));
+    }
+    switch (kernel.body_case()) {
+      case trace::Kernel::BODY_NOT_SET:
+        return error(line, path,
+                     absl::StrCat(who, " has no body; expected a program or a cost summary"));
+      case trace::Kernel::kCost: {
+        const Problem problem = CostProblem(kernel.cost());
+        if (problem.found()) {
+          return error(line, absl::StrCat(path, ".cost.", problem.field), problem.what);
+        }
+        break;
+      }
+      case trace::Kernel::kProgram: {
+        const trace::KernelProgram& program = kernel.program();
+        for (int p = 0; p < program.params_size(); ++p) {
+          const trace::KernelParam& param = program.params(p);
+          if (param.kind() != trace::KernelParam::TENSOR &&
+              param.kind() != trace::KernelParam::SCALAR) {
+            return error(line, absl::StrCat(path, ".program.params[", p, "].kind"),
+                         absl::StrCat(who, " param '", param.name(), "' has kind ",
+                                      EnumName(trace::KernelParam::Kind_descriptor(), param.kind()),
+                                      "; expected TENSOR or SCALAR"));
+          }
+        }
+        if (kernel.core_type() != trace::MIX) {
+          const Problem problem = EngineProblem(program.ops(), path + ".program.ops", kernel);
+          if (problem.found()) return error(line, problem.field, problem.what);
+        }
+        break;
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+// ---------------------------------------------------------------------------
+// Record validation.
+
+absl::Status TraceReader::ValidateRecord(const trace::StreamRecord& record) {
+  ++record_index_;
+  current_kind_ = record.kind_case();
+  current_name_.clear();
+  current_depth_ = 0;
+  using R = trace::StreamRecord;
+  switch (record.kind_case()) {
+    case R::kLaunchBegin:
+      current_name_ = record.launch_begin().name();
+      break;
+    case R::kScopeBegin:
+      current_depth_ = record.scope_begin().depth();
+      break;
+    case R::kScopeEnd:
+      current_depth_ = record.scope_end().depth();
+      break;
+    case R::kSubmit:
+      current_name_ = record.submit().name();
+      ++next_task_index_;
+      break;
+    case R::kDummy:
+      current_name_ = record.dummy().name();
+      ++next_task_index_;
+      break;
+    case R::kAlloc:
+      ++next_task_index_;
+      break;
+    case R::kCheck:
+      current_name_ = record.check().name();
+      break;
+    default:
+      break;
+  }
+
+  const std::string unknown = FindUnknownField(record, "");
+  if (!unknown.empty()) {
+    return RecordError(unknown,
+                       "is not part of schema version 1; expected only known fields (was the "
+                       "trace written by a newer ptoc?)");
+  }
+
+  const int64_t index = next_task_index_ - 1;
+  switch (record.kind_case()) {
+    case R::kLaunchBegin:
+      return CheckLaunchBegin(record.launch_begin());
+    case R::kLaunchEnd:
+      return CheckLaunchEnd();
+    case R::kScopeBegin:
+      return CheckScopeBegin(record.scope_begin());
+    case R::kScopeEnd:
+      return CheckScopeEnd(record.scope_end());
+    case R::kSubmit:
+      return CheckSubmit(record.submit(), index);
+    case R::kDummy:
+      return CheckDummy(record.dummy(), index);
+    case R::kAlloc:
+      return CheckAlloc(record.alloc());
+    case R::kHostRead:
+      return CheckHostRead(record.host_read());
+    case R::kCheck:
+      return CheckCheck(record.check());
+    case R::KIND_NOT_SET:
+      break;
+  }
+  return RecordError("kind",
+                     "not set; expected one of launch_begin, launch_end, scope_begin, "
+                     "scope_end, alloc, submit, dummy, host_read, check");
+}
+
+absl::Status TraceReader::ValidateEndOfStream() const {
+  if (in_launch_) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        path_, ": end of stream after record ", record_index_, ": launch ", launch_index_,
+        Quoted(launch_name_),
+        " has no launch_end; expected every launch to be closed (is the trace truncated?)"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status TraceReader::CheckInsideLaunch(const char* kind) const {
+  if (in_launch_) return absl::OkStatus();
+  return RecordError(kind, "outside any launch; expected it between launch_begin and launch_end");
+}
+
+absl::Status TraceReader::CheckTensorId(uint32_t id, const std::string& field) const {
+  if (id < static_cast<uint32_t>(header_.tensors_size())) return absl::OkStatus();
+  return RecordError(field,
+                     absl::StrCat("names tensor ", id, ", but the header declares ",
+                                  header_.tensors_size() == 0
+                                      ? std::string("no tensors")
+                                      : absl::StrCat("tensors 0..", header_.tensors_size() - 1),
+                                  "; expected a declared tensor id"));
+}
+
+absl::Status TraceReader::CheckLaunchBegin(const trace::LaunchBegin& begin) {
+  if (in_launch_) {
+    return RecordError("launch_begin",
+                       absl::StrCat("launch ", launch_index_, Quoted(launch_name_),
+                                    " is still open; expected launch_end before the next "
+                                    "launch_begin (launches do not nest)"));
+  }
+  in_launch_ = true;
+  ++launch_index_;
+  launch_name_ = begin.name();
+  next_task_index_ = 0;
+  scope_modes_.clear();
+  for (int i = 0; i < begin.arg_tensor_ids_size(); ++i) {
+    absl::Status status = CheckTensorId(begin.arg_tensor_ids(i),
+                                        absl::StrCat("launch_begin.arg_tensor_ids[", i, "]"));
+    if (!status.ok()) return status;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status TraceReader::CheckLaunchEnd() {
+  absl::Status inside = CheckInsideLaunch("launch_end");
+  if (!inside.ok()) return inside;
+  if (!scope_modes_.empty()) {
+    return RecordError("launch_end",
+                       absl::StrCat("scope depth ", scope_modes_.size(),
+                                    " is still open; expected a scope_end for every scope_begin "
+                                    "before launch_end"));
+  }
+  in_launch_ = false;
+  return absl::OkStatus();
+}
+
+absl::Status TraceReader::CheckScopeBegin(const trace::ScopeBegin& begin) {
+  absl::Status inside = CheckInsideLaunch("scope_begin");
+  if (!inside.ok()) return inside;
+  if (!trace::ScopeBegin::Mode_IsValid(begin.mode())) {
+    return RecordError("scope_begin.mode",
+                       absl::StrCat("is ", begin.mode(), "; expected AUTO or MANUAL"));
+  }
+  const uint32_t expected = static_cast<uint32_t>(scope_modes_.size()) + 1;
+  if (begin.depth() != expected) {
+    return RecordError(
+        "scope_begin.depth",
+        absl::StrCat("is ", begin.depth(), "; expected ", expected, " (the enclosing depth ",
+                     expected - 1, " + 1; a launch's outer scope is depth 0)"));
+  }
+  if (begin.depth() > static_cast<uint32_t>(kMaxScopeDepth)) {
+    return RecordError("scope_begin.depth",
+                       absl::StrCat("is ", begin.depth(), "; expected at most ", kMaxScopeDepth,
+                                    " (the runtime's PTO2_MAX_SCOPE_DEPTH)"));
+  }
+  if (!scope_modes_.empty() && scope_modes_.back() == trace::ScopeBegin::MANUAL) {
+    if (begin.mode() == trace::ScopeBegin::MANUAL) {
+      return RecordError("scope_begin.mode",
+                         absl::StrCat("a MANUAL scope may not be nested inside another MANUAL "
+                                      "scope (depth ",
+                                      scope_modes_.size(),
+                                      "); expected the inner tasks to stay in the outer manual "
+                                      "scope (PyPTO's rule)"));
+    }
+    return RecordError(
+        "scope_begin.mode",
+        absl::StrCat("an AUTO scope may not be nested inside a MANUAL scope (depth ",
+                     scope_modes_.size(),
+                     "), the runtime treats it as fatal; expected the MANUAL scope to be closed "
+                     "first"));
+  }
+  scope_modes_.push_back(begin.mode());
+  return absl::OkStatus();
+}
+
+absl::Status TraceReader::CheckScopeEnd(const trace::ScopeEnd& end) {
+  absl::Status inside = CheckInsideLaunch("scope_end");
+  if (!inside.ok()) return inside;
+  if (scope_modes_.empty()) {
+    return RecordError("scope_end", "no scope is open; expected a matching scope_begin before it");
+  }
+  if (end.depth() != scope_modes_.size()) {
+    return RecordError("scope_end.depth",
+                       absl::StrCat("is ", end.depth(), "; expected ", scope_modes_.size(),
+                                    " (the innermost open scope)"));
+  }
+  scope_modes_.pop_back();
+  return absl::OkStatus();
+}
+
+absl::Status TraceReader::CheckScopeDepth(uint32_t depth, const std::string& field) const {
+  if (depth == scope_modes_.size()) return absl::OkStatus();
+  return RecordError(field, absl::StrCat("is ", depth, "; expected ", scope_modes_.size(),
+                                         " (the depth of the enclosing scope)"));
+}
+
+absl::Status TraceReader::CheckDeps(const google::protobuf::RepeatedField<uint32_t>& deps,
+                                    const std::string& field, int64_t index) const {
+  for (int i = 0; i < deps.size(); ++i) {
+    if (static_cast<int64_t>(deps[i]) < index) continue;
+    const std::string preceding =
+        index == 0 ? std::string("no submit precedes it in this launch")
+                   : absl::StrCat("only submits 0..", index - 1, " precede it in this launch");
+    return RecordError(absl::StrCat(field, "[", i, "]"),
+                       absl::StrCat("names submit ", deps[i], ", but ", preceding,
+                                    "; expected an earlier task index (submits, dummies and "
+                                    "allocs each take one, from 0)"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status TraceReader::CheckArgs(const google::protobuf::RepeatedPtrField<trace::Arg>& args,
+                                    const std::string& field) const {
+  for (int i = 0; i < args.size(); ++i) {
+    const trace::Arg& arg = args[i];
+    const std::string path = absl::StrCat(field, "[", i, "]");
+    switch (arg.kind_case()) {
+      case trace::Arg::KIND_NOT_SET:
+        return RecordError(path, "is neither tensor nor scalar; expected one of them");
+      case trace::Arg::kScalar:
+        if (arg.scalar().value_case() == trace::ScalarArg::VALUE_NOT_SET) {
+          return RecordError(path + ".scalar", "has no value; expected i (integer) or f (float)");
+        }
+        break;
+      case trace::Arg::kTensor: {
+        const trace::TensorArg& tensor_arg = arg.tensor();
+        absl::Status known = CheckTensorId(tensor_arg.tensor_id(), path + ".tensor.tensor_id");
+        if (!known.ok()) return known;
+        if (tensor_arg.direction() == trace::ARG_DIRECTION_UNSPECIFIED ||
+            !trace::ArgDirection_IsValid(tensor_arg.direction())) {
+          return RecordError(
+              path + ".tensor.direction",
+              absl::StrCat("is ",
+                           EnumName(trace::ArgDirection_descriptor(), tensor_arg.direction()),
+                           " for ", TensorLabel(tensor_arg.tensor_id()),
+                           "; expected INPUT, OUTPUT, INOUT, OUTPUT_EXISTING or NO_DEP"));
+        }
+        absl::StatusOr<TensorView> view =
+            MakeView(header_.tensors(tensor_arg.tensor_id()), tensor_arg);
+        if (!view.ok()) {
+          return RecordError(path + ".tensor", absl::StrCat(view.status().message(),
+                                                            "; expected a view inside the tensor"));
+        }
+        break;
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status TraceReader::CheckKernelSlots(const trace::Submit& submit) const {
+  static constexpr const char* kSlotNames[3] = {"AIC", "AIV0", "AIV1"};
+  if (submit.kernel_ids_size() != 3) {
+    return RecordError("submit.kernel_ids",
+                       absl::StrCat("has ", submit.kernel_ids_size(),
+                                    " entries; expected exactly 3 ([aic, aiv0, aiv1], -1 = "
+                                    "inactive)"));
+  }
+  const int kernel_count = header_.kernels_size();
+  int active = 0;
+  int mix_kernel = -1;
+  for (int slot = 0; slot < 3; ++slot) {
+    const int id = submit.kernel_ids(slot);
+    const std::string field = absl::StrCat("submit.kernel_ids[", slot, "]");
+    if (id == -1) continue;
+    if (id < -1 || id >= kernel_count) {
+      return RecordError(
+          field, absl::StrCat("names kernel ", id, ", but the header declares ",
+                              kernel_count == 0 ? std::string("no kernels")
+                                                : absl::StrCat("kernels 0..", kernel_count - 1),
+                              "; expected -1 (inactive) or a declared kernel id"));
+    }
+    ++active;
+    const trace::Kernel& kernel = header_.kernels(id);
+    const trace::CoreType type = kernel.core_type();
+    if (type == trace::MIX) mix_kernel = id;
+    const bool fits = type == trace::MIX || (slot == 0 ? type == trace::AIC : type == trace::AIV);
+    if (!fits) {
+      return RecordError(field, absl::StrCat("kernel '", kernel.name(), "' (id ", id, ") is ",
+                                             EnumName(trace::CoreType_descriptor(), type),
+                                             "; expected ", slot == 0 ? "an AIC" : "an AIV",
+                                             " or MIX kernel in the ", kSlotNames[slot], " slot"));
+    }
+  }
+  if (active == 0) {
+    return RecordError("submit.kernel_ids",
+                       "all three slots are -1; expected at least one active kernel (use a dummy "
+                       "record for a kernel-less task)");
+  }
+  if (mix_kernel >= 0) {
+    const int aic = submit.kernel_ids(0);
+    const int aiv0 = submit.kernel_ids(1);
+    const int aiv1 = submit.kernel_ids(2);
+    const bool consistent = aic == mix_kernel && (aiv0 == mix_kernel || aiv0 == -1) &&
+                            (aiv1 == mix_kernel || aiv1 == -1) && (aiv0 != -1 || aiv1 != -1);
+    if (!consistent) {
+      return RecordError(
+          "submit.kernel_ids",
+          absl::StrCat("is [", aic, ", ", aiv0, ", ", aiv1, "] with MIX kernel '",
+                       header_.kernels(mix_kernel).name(), "' (id ", mix_kernel,
+                       "); expected the MIX kernel in the AIC slot and in every active AIV slot "
+                       "(e.g. [",
+                       mix_kernel, ", ", mix_kernel, ", ", mix_kernel, "])"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status TraceReader::CheckArgsMatchParams(const trace::Submit& submit) const {
+  for (int slot = 0; slot < 3; ++slot) {
+    const int id = submit.kernel_ids(slot);
+    if (id < 0) continue;
+    bool seen = false;
+    for (int earlier = 0; earlier < slot; ++earlier) seen |= submit.kernel_ids(earlier) == id;
+    if (seen) continue;
+    const trace::Kernel& kernel = header_.kernels(id);
+    if (!kernel.has_program()) continue;  // cost-only kernels take any args
+    const auto& params = kernel.program().params();
+    const std::string who = absl::StrCat("kernel '", kernel.name(), "' (id ", id, ")");
+    if (submit.args_size() != params.size()) {
+      std::vector<std::string> names;
+      for (const trace::KernelParam& param : params) names.push_back(param.name());
+      return RecordError("submit.args",
+                         absl::StrCat("has ", submit.args_size(), " args but ", who, " takes ",
+                                      params.size(), " params (", absl::StrJoin(names, ", "),
+                                      "); expected one arg per param, in order"));
+    }
+    for (int i = 0; i < params.size(); ++i) {
+      const trace::KernelParam& param = params[i];
+      const trace::Arg& arg = submit.args(i);
+      const bool wants_tensor = param.kind() == trace::KernelParam::TENSOR;
+      if (wants_tensor != arg.has_tensor()) {
+        return RecordError(
+            absl::StrCat("submit.args[", i, "]"),
+            absl::StrCat("is a ", arg.has_tensor() ? "tensor" : "scalar", " but ", who, " param ",
+                         i, " '", param.name(), "' is ", wants_tensor ? "TENSOR" : "SCALAR",
+                         "; expected a ", wants_tensor ? "tensor" : "scalar"));
+      }
+      if (wants_tensor && param.dtype() != trace::DTYPE_UNSPECIFIED) {
+        const trace::DType actual = header_.tensors(arg.tensor().tensor_id()).dtype();
+        if (actual != param.dtype()) {
+          return RecordError(
+              absl::StrCat("submit.args[", i, "].tensor"),
+              absl::StrCat(TensorLabel(arg.tensor().tensor_id()), " is ", DTypeLabel(actual),
+                           " but ", who, " param ", i, " '", param.name(), "' is ",
+                           DTypeLabel(param.dtype()), "; expected matching dtypes"));
+        }
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status TraceReader::CheckPredicate(const trace::Predicate& predicate) const {
+  absl::Status known = CheckTensorId(predicate.tensor_id(), "submit.predicate.tensor_id");
+  if (!known.ok()) return known;
+  const trace::Tensor& tensor = header_.tensors(predicate.tensor_id());
+  const trace::DType dtype = tensor.dtype();
+  if (!IsSignedInt(dtype)) {
+    return RecordError("submit.predicate.tensor_id",
+                       absl::StrCat(TensorLabel(predicate.tensor_id()), " is ", DTypeLabel(dtype),
+                                    "; expected INT8, INT16, INT32 or INT64 (the runtime "
+                                    "sign-extends the element to int64, so an unsigned or "
+                                    "floating-point operand would compare wrongly)"));
+  }
+  if (predicate.indices_size() != tensor.shape_size()) {
+    return RecordError(
+        "submit.predicate.indices",
+        absl::StrCat("has ", predicate.indices_size(), " indices; expected ", tensor.shape_size(),
+                     " (one per dim of ", TensorLabel(predicate.tensor_id()), " ",
+                     ShapeLabel(tensor.shape()), ")"));
+  }
+  for (int d = 0; d < predicate.indices_size(); ++d) {
+    const int64_t index = predicate.indices(d);
+    if (index < 0 || index >= tensor.shape(d)) {
+      return RecordError(
+          absl::StrCat("submit.predicate.indices[", d, "]"),
+          absl::StrCat("is ", index, "; expected 0 <= index < ", tensor.shape(d), " (dim ", d,
+                       " of ", TensorLabel(predicate.tensor_id()), ")"));
+    }
+  }
+  if (predicate.op() == trace::Predicate::OP_UNSPECIFIED ||
+      !trace::Predicate::Op_IsValid(predicate.op())) {
+    return RecordError(
+        "submit.predicate.op",
+        absl::StrCat("is ", EnumName(trace::Predicate::Op_descriptor(), predicate.op()),
+                     "; expected EQ, NE, GT, LT, GE or LE"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status TraceReader::CheckSubmit(const trace::Submit& submit, int64_t index) const {
+  absl::Status status = CheckInsideLaunch("submit");
+  if (!status.ok()) return status;
+  if (!(status = CheckScopeDepth(submit.scope_depth(), "submit.scope_depth")).ok()) return status;
+  if (!(status = CheckKernelSlots(submit)).ok()) return status;
+  switch (submit.blocks_case()) {
+    case trace::Submit::BLOCKS_NOT_SET:
+      return RecordError("submit.blocks",
+                         "neither block_num nor block_symbol is set; expected block_num >= 1 or "
+                         "a block_symbol");
+    case trace::Submit::kBlockNum:
+      if (submit.block_num() < 1) {
+        return RecordError("submit.block_num", "is 0; expected >= 1");
+      }
+      break;
+    case trace::Submit::kBlockSymbol:
+      if (submit.block_symbol() != trace::AVAILABLE_AIV &&
+          submit.block_symbol() != trace::AVAILABLE_CLUSTER) {
+        return RecordError(
+            "submit.block_symbol",
+            absl::StrCat("is ", EnumName(trace::BlockSymbol_descriptor(), submit.block_symbol()),
+                         "; expected AVAILABLE_AIV or AVAILABLE_CLUSTER"));
+      }
+      break;
+  }
+  if (!(status = CheckArgs(submit.args(), "submit.args")).ok()) return status;
+  if (!(status = CheckArgsMatchParams(submit)).ok()) return status;
+  if (!(status = CheckDeps(submit.deps(), "submit.deps", index)).ok()) return status;
+  if (submit.has_predicate()) {
+    if (!(status = CheckPredicate(submit.predicate())).ok()) return status;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status TraceReader::CheckDummy(const trace::Dummy& dummy, int64_t index) const {
+  absl::Status status = CheckInsideLaunch("dummy");
+  if (!status.ok()) return status;
+  if (!(status = CheckScopeDepth(dummy.scope_depth(), "dummy.scope_depth")).ok()) return status;
+  if (!(status = CheckArgs(dummy.args(), "dummy.args")).ok()) return status;
+  return CheckDeps(dummy.deps(), "dummy.deps", index);
+}
+
+absl::Status TraceReader::CheckAlloc(const trace::Alloc& alloc) const {
+  absl::Status status = CheckInsideLaunch("alloc");
+  if (!status.ok()) return status;
+  if (!(status = CheckScopeDepth(alloc.scope_depth(), "alloc.scope_depth")).ok()) return status;
+  for (int i = 0; i < alloc.tensor_ids_size(); ++i) {
+    status = CheckTensorId(alloc.tensor_ids(i), absl::StrCat("alloc.tensor_ids[", i, "]"));
+    if (!status.ok()) return status;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status TraceReader::CheckHostRead(const trace::HostRead& read) const {
+  absl::Status status = CheckInsideLaunch("host_read");
+  if (!status.ok()) return status;
+  if (!(status = CheckTensorId(read.tensor_id(), "host_read.tensor_id")).ok()) return status;
+  const trace::Tensor& tensor = header_.tensors(read.tensor_id());
+  if (read.indices_size() != tensor.shape_size()) {
+    return RecordError(
+        "host_read.indices",
+        absl::StrCat("has ", read.indices_size(), " indices; expected ", tensor.shape_size(),
+                     " (one per dim of ", TensorLabel(read.tensor_id()), " ",
+                     ShapeLabel(tensor.shape()), ")"));
+  }
+  for (int d = 0; d < read.indices_size(); ++d) {
+    if (read.indices(d) < 0 || read.indices(d) >= tensor.shape(d)) {
+      return RecordError(
+          absl::StrCat("host_read.indices[", d, "]"),
+          absl::StrCat("is ", read.indices(d), "; expected 0 <= index < ", tensor.shape(d),
+                       " (dim ", d, " of ", TensorLabel(read.tensor_id()), ")"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status TraceReader::CheckCheck(const trace::Check& check) const {
+  if (in_launch_) {
+    return RecordError("check", absl::StrCat("inside launch ", launch_index_, Quoted(launch_name_),
+                                             "; expected checks after launch_end (they compare "
+                                             "the results of a completed launch)"));
+  }
+  if (launch_index_ < 0) {
+    return RecordError("check",
+                       "appears before any launch; expected checks to follow the launch whose "
+                       "results they compare");
+  }
+  if (header_.timing_only()) {
+    return RecordError("check",
+                       "the header is timing_only (tensors carry no contents); expected no "
+                       "checks in a timing-only trace");
+  }
+  absl::Status status = CheckTensorId(check.tensor_id(), "check.tensor_id");
+  if (!status.ok()) return status;
+  const trace::Tensor& tensor = header_.tensors(check.tensor_id());
+  if (check.expected().contents_case() == trace::TensorInit::CONTENTS_NOT_SET) {
+    return RecordError("check.expected",
+                       absl::StrCat("has no contents for ", TensorLabel(check.tensor_id()),
+                                    "; expected zeros, fill, data or a generator"));
+  }
+  const Problem problem = InitProblem(check.expected(), tensor);
+  if (problem.found()) return RecordError("check.expected." + problem.field, problem.what);
+  if (!IsFiniteNonNegative(check.rtol())) {
+    return RecordError("check.rtol",
+                       absl::StrCat("is ", check.rtol(), "; expected a finite value >= 0"));
+  }
+  if (!IsFiniteNonNegative(check.atol())) {
+    return RecordError("check.atol",
+                       absl::StrCat("is ", check.atol(), "; expected a finite value >= 0"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace pto
