@@ -1,0 +1,383 @@
+#include "sim/config_loader.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "absl/strings/str_split.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "sim/config_schema.h"
+
+namespace pto {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+const std::string kSourceDir = PTO_SOURCE_DIR;
+
+// Compares two configs key by key, exactly (doubles bit for bit).
+void ExpectSameConfig(const ChipConfig& actual, const ChipConfig& expected,
+                      absl::string_view context) {
+  for (const ConfigKeySpec& spec : ConfigSchema()) {
+    ChipConfig& a = const_cast<ChipConfig&>(actual);
+    ChipConfig& e = const_cast<ChipConfig&>(expected);
+    std::visit(
+        [&](auto accessor) {
+          EXPECT_EQ(*accessor(a), *accessor(e)) << context << ": key " << spec.key;
+        },
+        spec.field);
+  }
+}
+
+std::string ParseError(absl::string_view yaml, const std::vector<std::string>& overrides = {}) {
+  absl::StatusOr<ChipConfig> config = ParseChipConfig(yaml, "configs/x.yaml", overrides);
+  EXPECT_FALSE(config.ok()) << "accepted:\n" << yaml;
+  if (config.ok()) return "";
+  EXPECT_EQ(config.status().code(), absl::StatusCode::kInvalidArgument);
+  return std::string(config.status().message());
+}
+
+ChipConfig ParseOk(absl::string_view yaml, const std::vector<std::string>& overrides = {}) {
+  absl::StatusOr<ChipConfig> config = ParseChipConfig(yaml, "configs/x.yaml", overrides);
+  EXPECT_TRUE(config.ok()) << config.status();
+  return config.ok() ? *config : ChipConfig{};
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// ---- the shipped configs ----
+
+TEST(ShippedConfigs, AscendYamlEqualsTheStructDefaults) {
+  absl::StatusOr<ChipConfig> config = LoadChipConfig(kSourceDir + "/configs/ascend.yaml", {});
+  ASSERT_TRUE(config.ok()) << config.status();
+  ExpectSameConfig(*config, ChipConfig{}, "configs/ascend.yaml");
+}
+
+TEST(ShippedConfigs, A5YamlDiffersFromA2a3InExactlyItsDocumentedKeys) {
+  absl::StatusOr<ChipConfig> config = LoadChipConfig(kSourceDir + "/configs/a5.yaml", {});
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->chip.name, "a5");
+  EXPECT_EQ(config->chip.clusters, 36);
+  EXPECT_EQ(config->aicpu.scheduler_threads, 4);
+  EXPECT_EQ(config->chip.counter_hz, 1e9);
+  ChipConfig expected;
+  expected.chip.name = "a5";
+  expected.chip.clusters = 36;
+  expected.aicpu.scheduler_threads = 4;
+  expected.chip.counter_hz = 1e9;
+  ExpectSameConfig(*config, expected, "configs/a5.yaml");
+  EXPECT_EQ(config->core_count(), 108);  // PLATFORM_MAX_CORES on a5
+}
+
+// ---- generated files cannot drift from the schema ----
+
+// Rewrites generated files instead of failing when this variable is set.
+bool UpdateGenerated() { return std::getenv("PTO_UPDATE_GENERATED") != nullptr; }
+
+const char kRegenerateHint[] =
+    "regenerate with: PTO_UPDATE_GENERATED=1 <build>/sim/config_test "
+    "--gtest_filter='GeneratedFiles.*' (then review the diff)";
+
+const char kAscendHeader[] =
+    "a2a3 (Atlas A2/A3, 910B / one 910_93 die): the default chip of pto_sim.\n"
+    "\n"
+    "Every key of the chip model, with its meaning, unit, valid range and source\n"
+    "(/work/shared/reference/runtime-semantics.md section, or \"assumption\").\n"
+    "Values equal the ChipConfig defaults in models/chip_config.h.\n"
+    "GENERATED from sim/config_schema.cc by sim/config_loader_test.cc; do not edit by hand.\n"
+    "Variants need only the keys they change (see configs/a5.yaml); any key can also be\n"
+    "overridden on the command line: --set chip.clusters=32. Table: docs/config.md.";
+
+TEST(GeneratedFiles, AscendYamlIsTheAnnotatedDefaults) {
+  const std::string path = kSourceDir + "/configs/ascend.yaml";
+  const std::string expected = AnnotatedConfigYaml(ChipConfig{}, kAscendHeader);
+  if (UpdateGenerated()) std::ofstream(path) << expected;
+  EXPECT_EQ(ReadFile(path), expected) << path << " is stale; " << kRegenerateHint;
+}
+
+// The text between the generated-table markers of docs/config.md, as an
+// offset and length into `doc`; nullopt when a marker is missing.
+std::optional<std::pair<size_t, size_t>> GeneratedBlock(const std::string& doc) {
+  const std::string begin = "<!-- BEGIN GENERATED: ConfigMarkdownTable() -->\n";
+  const size_t begin_pos = doc.find(begin);
+  const size_t end_pos = doc.find("<!-- END GENERATED -->\n");
+  if (begin_pos == std::string::npos || end_pos == std::string::npos || end_pos < begin_pos) {
+    return std::nullopt;
+  }
+  const size_t table_pos = begin_pos + begin.size();
+  return std::make_pair(table_pos, end_pos - table_pos);
+}
+
+TEST(GeneratedFiles, ConfigDocContainsTheSchemaTable) {
+  const std::string path = kSourceDir + "/docs/config.md";
+  const std::string table = ConfigMarkdownTable();
+  std::string doc = ReadFile(path);
+  std::optional<std::pair<size_t, size_t>> block = GeneratedBlock(doc);
+  ASSERT_TRUE(block.has_value())
+      << path << " lacks the lines '<!-- BEGIN GENERATED: ConfigMarkdownTable() -->' and "
+      << "'<!-- END GENERATED -->' (in that order) around the key table";
+  if (UpdateGenerated()) {
+    doc.replace(block->first, block->second, table);
+    std::ofstream(path) << doc;
+    doc = ReadFile(path);
+    block = GeneratedBlock(doc);
+    ASSERT_TRUE(block.has_value());
+  }
+  EXPECT_EQ(doc.substr(block->first, block->second), table)
+      << path << " is stale; " << kRegenerateHint;
+}
+
+// ---- loading ----
+
+TEST(ParseChipConfig, EmptyOrCommentOnlyTextMeansDefaults) {
+  ExpectSameConfig(ParseOk(""), ChipConfig{}, "empty");
+  ExpectSameConfig(ParseOk("# nothing here\n"), ChipConfig{}, "comments");
+  ExpectSameConfig(ParseOk("gm:\n  # l2_line_bytes: 256\n"), ChipConfig{}, "empty section");
+}
+
+TEST(ParseChipConfig, NestedAndDottedKeysSetTheirFields) {
+  const ChipConfig config = ParseOk(
+      "chip:\n"
+      "  clusters: 32\n"
+      "  name: what-if\n"
+      "aicpu.scheduler_threads: 5\n"
+      "core: {dispatch_slots: 3, setup_ns: 250.5}\n"
+      "gm:\n"
+      "  hbm_efficiency: 0.8\n");
+  EXPECT_EQ(config.chip.clusters, 32);
+  EXPECT_EQ(config.chip.name, "what-if");
+  EXPECT_EQ(config.aicpu.scheduler_threads, 5);
+  EXPECT_EQ(config.core.dispatch_slots, 3);
+  EXPECT_EQ(config.core.setup_ns, 250.5);
+  EXPECT_EQ(config.gm.hbm_efficiency, 0.8);
+  // Untouched keys keep their defaults.
+  EXPECT_EQ(config.ring.task_window, ChipConfig{}.ring.task_window);
+  EXPECT_EQ(config.chip.counter_hz, ChipConfig{}.chip.counter_hz);
+}
+
+TEST(ParseChipConfig, UnknownKeyNamesFileLineKeyAndSuggestion) {
+  const std::string yaml =
+      "chip:\n"
+      "  clusters: 24\n"
+      "aicpu:\n"
+      "  scheduler_thread: 3\n";
+  EXPECT_THAT(ParseError(yaml),
+              StartsWith("configs/x.yaml:4: unknown key 'aicpu.scheduler_thread'; did you mean "
+                         "'aicpu.scheduler_threads'?"));
+}
+
+TEST(ParseChipConfig, UnknownSectionReportsItsKeysWithSuggestions) {
+  EXPECT_THAT(ParseError("\naicpuu:\n  cond_poll_ns: 90\n"),
+              StartsWith("configs/x.yaml:3: unknown key 'aicpuu.cond_poll_ns'; did you mean "
+                         "'aicpu.cond_poll_ns'?"));
+  EXPECT_THAT(ParseError("clusters: 24\n"),
+              StartsWith("configs/x.yaml:1: unknown key 'clusters'; did you mean "
+                         "'chip.clusters'?"));
+  EXPECT_THAT(ParseError("foo: {}\n"), StartsWith("configs/x.yaml:1: unknown key 'foo'"));
+  EXPECT_THAT(ParseError("chip:\n  clusters:\n    count: 3\n"),
+              HasSubstr("chip.clusters: expected an integer (count), found a mapping"));
+}
+
+TEST(ParseChipConfig, WrongTypesAreErrorsWithLine) {
+  EXPECT_EQ(ParseError("chip:\n  clusters: many\n"),
+            "configs/x.yaml:2: chip.clusters: got 'many', not an integer; expected an integer in "
+            "[1, 4096] (count)");
+  EXPECT_THAT(ParseError("chip:\n  clusters: 24.5\n"),
+              StartsWith("configs/x.yaml:2: chip.clusters: got '24.5', not an integer"));
+  EXPECT_THAT(ParseError("chip:\n  clusters: [24]\n"),
+              StartsWith("configs/x.yaml:2: chip.clusters: expected an integer (count), found a "
+                         "list; write it as 'clusters: <value>'"));
+  EXPECT_THAT(ParseError("chip:\n  clusters:\n"),
+              StartsWith("configs/x.yaml:2: chip.clusters: expected an integer (count), found no "
+                         "value"));
+  EXPECT_THAT(ParseError("chip:\n\n  clusters: \"24\"\n"),
+              StartsWith("configs/x.yaml:3: chip.clusters: expected an integer, found the quoted "
+                         "string \"24\"; remove the quotes"));
+  EXPECT_THAT(ParseError("core:\n  setup_ns: quick\n"),
+              StartsWith("configs/x.yaml:2: core.setup_ns: got 'quick', not a number"));
+  EXPECT_THAT(ParseError("chip: 24\n"),
+              StartsWith("configs/x.yaml:1: 'chip' is a section; expected a mapping of its keys"));
+  EXPECT_THAT(ParseError("- chip\n- aicpu\n"),
+              StartsWith("configs/x.yaml:1: expected a mapping of config sections"));
+  EXPECT_THAT(ParseError("[1, 2]: 3\n"), StartsWith("configs/x.yaml:1: expected a key name"));
+}
+
+TEST(ParseChipConfig, OutOfRangeValuesAreErrorsWithLine) {
+  EXPECT_EQ(ParseError("chip:\n  clusters: 0\n"),
+            "configs/x.yaml:2: chip.clusters: 0 is out of range; expected an integer in [1, 4096] "
+            "(count)");
+  EXPECT_THAT(ParseError("chip:\n  clusters: -24\n"), HasSubstr(":2: chip.clusters: -24 is out"));
+  EXPECT_THAT(ParseError("chip:\n  clusters: 5000\n"), HasSubstr(":2: chip.clusters: 5000 is out"));
+  EXPECT_THAT(ParseError("core:\n  dispatch_slots: 0\n"),
+              HasSubstr(":2: core.dispatch_slots: 0 is out of range"));
+  EXPECT_THAT(ParseError("aicpu:\n  cond_poll_ns: -5\n"),
+              HasSubstr(":2: aicpu.cond_poll_ns: -5 is out of range"));
+  EXPECT_THAT(ParseError("aicpu:\n  cond_poll_ns: .inf\n"),
+              HasSubstr(":2: aicpu.cond_poll_ns: got '.inf', which is not finite"));
+  EXPECT_THAT(ParseError("ring:\n  task_window: 1000\n"),
+              HasSubstr(":2: ring.task_window: 1000 is not a power of two"));
+}
+
+TEST(ParseChipConfig, DuplicateKeysAreErrors) {
+  EXPECT_THAT(ParseError("chip:\n  clusters: 24\n  name: x\n  clusters: 30\n"),
+              StartsWith("configs/x.yaml:4: duplicate key 'chip.clusters' (first set at line 2)"));
+  EXPECT_THAT(ParseError("chip:\n  clusters: 24\nchip.clusters: 30\n"),
+              StartsWith("configs/x.yaml:3: duplicate key 'chip.clusters' (first set at line 2)"));
+}
+
+TEST(ParseChipConfig, YamlSyntaxErrorNamesTheLine) {
+  EXPECT_THAT(ParseError("chip:\n  clusters: 24\n  name: [a2a3\n"), StartsWith("configs/x.yaml:"));
+  EXPECT_THAT(ParseError("chip:\n  clusters: 24\n  name: [a2a3\n"), HasSubstr("YAML syntax error"));
+  EXPECT_THAT(ParseError("chip:\n  clusters: 24\n bad indent: 1\n"),
+              StartsWith("configs/x.yaml:3:"));
+}
+
+// ---- overrides ----
+
+TEST(Overrides, ApplyAfterTheFileInOrder) {
+  const ChipConfig config = ParseOk(
+      "chip:\n  clusters: 30\n",
+      {"chip.clusters=32", " core.dispatch_slots = 3 ", "chip.counter_hz=1e9", "chip.clusters=16"});
+  EXPECT_EQ(config.chip.clusters, 16);
+  EXPECT_EQ(config.core.dispatch_slots, 3);
+  EXPECT_EQ(config.chip.counter_hz, 1e9);
+}
+
+TEST(Overrides, MalformedOverridesQuoteTheSetText) {
+  EXPECT_EQ(ParseError("", {"chip.clusters"}),
+            "--set chip.clusters: expected key=value (e.g. --set chip.clusters=32)");
+  EXPECT_THAT(ParseError("", {"aicpu.scheduler_thread=4"}),
+              StartsWith("--set aicpu.scheduler_thread=4: unknown key 'aicpu.scheduler_thread'; "
+                         "did you mean 'aicpu.scheduler_threads'?"));
+  EXPECT_EQ(ParseError("", {"chip.clusters=lots"}),
+            "--set chip.clusters=lots: chip.clusters: got 'lots', not an integer; expected an "
+            "integer in [1, 4096] (count)");
+  EXPECT_THAT(ParseError("", {"chip.clusters=0"}),
+              StartsWith("--set chip.clusters=0: chip.clusters: 0 is out of range"));
+  EXPECT_THAT(ParseError("", {"chip.clusters="}),
+              StartsWith("--set chip.clusters=: chip.clusters: missing value after '='"));
+  EXPECT_THAT(ParseError("", {"=3"}), StartsWith("--set =3: missing key before '='"));
+}
+
+TEST(Overrides, FileErrorsComeBeforeOverrides) {
+  EXPECT_THAT(ParseError("chip:\n  clusters: 0\n", {"chip.clusters=24"}),
+              StartsWith("configs/x.yaml:2:"));
+}
+
+// ---- files ----
+
+TEST(LoadChipConfig, MissingFileIsNotFound) {
+  absl::StatusOr<ChipConfig> config = LoadChipConfig("/nonexistent/chip.yaml", {});
+  ASSERT_FALSE(config.ok());
+  EXPECT_EQ(config.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(std::string(config.status().message()),
+              StartsWith("/nonexistent/chip.yaml: config file not found"));
+}
+
+TEST(LoadChipConfig, DirectoryIsRejected) {
+  absl::StatusOr<ChipConfig> config = LoadChipConfig(kSourceDir + "/configs", {});
+  ASSERT_FALSE(config.ok());
+  EXPECT_EQ(config.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(config.status().message()), HasSubstr("configs: is a directory"));
+}
+
+class TempYaml {
+ public:
+  explicit TempYaml(absl::string_view text)
+      : path_(std::filesystem::temp_directory_path() /
+              absl::StrCat("pto_config_test_", getpid(), "_", counter_++, ".yaml")) {
+    std::ofstream(path_) << text;
+  }
+  ~TempYaml() { std::filesystem::remove(path_); }
+  std::string path() const { return path_.string(); }
+
+ private:
+  static inline int counter_ = 0;
+  std::filesystem::path path_;
+};
+
+TEST(LoadChipConfig, UnreadableFileIsRejected) {
+  if (geteuid() == 0) GTEST_SKIP() << "root can read any file";
+  TempYaml file("chip:\n  clusters: 24\n");
+  std::filesystem::permissions(file.path(), std::filesystem::perms::none);
+  absl::StatusOr<ChipConfig> config = LoadChipConfig(file.path(), {});
+  ASSERT_FALSE(config.ok());
+  EXPECT_THAT(std::string(config.status().message()), HasSubstr("cannot open for reading"));
+}
+
+TEST(LoadChipConfig, ErrorsNameThePathGiven) {
+  TempYaml file("chip:\n  clusters: 24\n  clusterz: 3\n");
+  absl::StatusOr<ChipConfig> config = LoadChipConfig(file.path(), {"core.dispatch_slots=1"});
+  ASSERT_FALSE(config.ok());
+  EXPECT_THAT(std::string(config.status().message()),
+              StartsWith(file.path() + ":3: unknown key 'chip.clusterz'"));
+}
+
+TEST(LoadChipConfig, AppliesOverridesToTheFile) {
+  TempYaml file("chip:\n  clusters: 36\n");
+  absl::StatusOr<ChipConfig> config = LoadChipConfig(file.path(), {"aicpu.scheduler_threads=4"});
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->chip.clusters, 36);
+  EXPECT_EQ(config->aicpu.scheduler_threads, 4);
+}
+
+// ---- printing ----
+
+// PrintConfig's lines turned into `--set` texts.
+std::vector<std::string> PrintedAsOverrides(const ChipConfig& config) {
+  std::vector<std::string> overrides;
+  for (absl::string_view line : absl::StrSplit(PrintConfig(config), '\n', absl::SkipEmpty())) {
+    const size_t colon = line.find(": ");
+    EXPECT_NE(colon, absl::string_view::npos) << line;
+    overrides.push_back(absl::StrCat(line.substr(0, colon), "=", line.substr(colon + 2)));
+  }
+  return overrides;
+}
+
+TEST(PrintConfig, OneLinePerKeyInSchemaOrder) {
+  const std::vector<std::string> lines =
+      absl::StrSplit(PrintConfig(ChipConfig{}), '\n', absl::SkipEmpty());
+  ASSERT_EQ(lines.size(), ConfigSchema().size());
+  for (size_t i = 0; i < lines.size(); ++i) {
+    EXPECT_THAT(lines[i], StartsWith(absl::StrCat(ConfigSchema()[i].key, ": ")));
+  }
+  EXPECT_EQ(lines[0], "chip.name: a2a3");
+  EXPECT_EQ(lines[1], "chip.clusters: 24");
+  EXPECT_EQ(lines[2], "chip.counter_hz: 5e7");
+  EXPECT_EQ(lines[3], "chip.aicore_clock_hz: 1.65e9");
+}
+
+TEST(PrintConfig, RoundTripsThroughOverridesExactly) {
+  ChipConfig tricky;
+  tricky.chip.name = "what-if.2";
+  tricky.chip.clusters = 4096;
+  tricky.chip.counter_hz = 1e9 / 3;
+  tricky.aicpu.cond_poll_ns = 0.1 + 0.2;
+  tricky.core.setup_ns = 1.0 / 7;
+  tricky.gm.hbm_efficiency = 0.01;
+  tricky.gm.hbm_bandwidth_bytes_per_s = 1.2345678901234567e12;
+  tricky.ring.heap_bytes = (1ll << 40) - 1;
+  for (const ChipConfig& original : {ChipConfig{}, tricky}) {
+    const ChipConfig reparsed = ParseOk("", PrintedAsOverrides(original));
+    ExpectSameConfig(reparsed, original, "print -> --set");
+    EXPECT_EQ(PrintConfig(reparsed), PrintConfig(original));
+  }
+}
+
+}  // namespace
+}  // namespace pto

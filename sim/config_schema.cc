@@ -1,0 +1,403 @@
+#include "sim/config_schema.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "absl/strings/str_split.h"
+
+namespace pto {
+namespace {
+
+// A captureless accessor for `config.*kSection.*kField`, as a plain function
+// pointer so that the table below is trivially destructible.
+template <auto kSection, auto kField>
+auto FieldOf() {
+  return +[](ChipConfig& config) { return &((config.*kSection).*kField); };
+}
+
+// The key text is spelled from the member names, so a key cannot drift from
+// the field it binds.
+#define PTO_CONFIG_KEY(section, field) \
+#section "." #field, FieldOf < &ChipConfig::section, &decltype(ChipConfig::section)::field>()
+
+constexpr double kMaxNs = 1e9;  // one second for a single modelled step is absurd
+
+// clang-format off
+const ConfigKeySpec kSchema[] = {
+    // ---- chip ----
+    {PTO_CONFIG_KEY(chip, name), "-", 1, 64, false,
+     "runtime-semantics.md §1.1",
+     "Chip identifier reported in outputs (a2a3 or a5 for the shipped configs)"},
+    {PTO_CONFIG_KEY(chip, clusters), "count", 1, 4096, false,
+     "runtime-semantics.md §1.2",
+     "AICore clusters, each 1 AIC (cube) + 2 AIV (vector) cores"},
+    {PTO_CONFIG_KEY(chip, counter_hz), "Hz", 1e3, 1e11, false,
+     "runtime-semantics.md §1.4",
+     "Profiling system counter rate; swimlane timestamps are in its ticks"},
+    {PTO_CONFIG_KEY(chip, aicore_clock_hz), "Hz", 1e6, 1e11, false,
+     "assumption (DESIGN.md §7: with 4096 FP16 MAC/cycle gives ~320 TFLOPS)",
+     "AICore clock; converts per-cycle rates into time"},
+    // ---- aicpu ----
+    {PTO_CONFIG_KEY(aicpu, scheduler_threads), "count", 1, 64, false,
+     "runtime-semantics.md §1.2, §2.2",
+     "AICPU scheduler threads (plus one orchestrator); clusters are dealt round-robin"},
+    {PTO_CONFIG_KEY(aicpu, submit_base_ns), "ns", 0, kMaxNs, false,
+     "runtime-semantics.md §3 (submit 0.874 us/task avg; split is an assumption)",
+     "Orchestrator cost per submitted task, fixed part"},
+    {PTO_CONFIG_KEY(aicpu, submit_per_tensor_arg_ns), "ns", 0, kMaxNs, false,
+     "runtime-semantics.md §3 (submit 0.874 us/task avg; split is an assumption)",
+     "Orchestrator submit cost per tensor argument (param copy, tensor-map insert)"},
+    {PTO_CONFIG_KEY(aicpu, submit_per_probe_ns), "ns", 0, kMaxNs, false,
+     "runtime-semantics.md §3 (submit 0.874 us/task avg; split is an assumption)",
+     "Orchestrator submit cost per tensor-map entry probed during dependency lookup"},
+    {PTO_CONFIG_KEY(aicpu, alloc_ns), "ns", 0, kMaxNs, false,
+     "assumption",
+     "Orchestrator cost of an alloc_tensors task"},
+    {PTO_CONFIG_KEY(aicpu, cond_poll_ns), "ns", 0, kMaxNs, false,
+     "runtime-semantics.md §3 (COND MMIO LDR 95-105 ns)",
+     "One COND register read by a scheduler thread (serial per thread)"},
+    {PTO_CONFIG_KEY(aicpu, dispatch_publish_ns), "ns", 0, kMaxNs, false,
+     "runtime-semantics.md §3 (wmb ~30 ns, write_reg ~5 ns)",
+     "Scheduler cost to publish one dispatch: payload build, wmb, DMB write"},
+    {PTO_CONFIG_KEY(aicpu, dispatch_to_core_ns), "ns", 0, kMaxNs, false,
+     "runtime-semantics.md §3 (DMB write -> AICore sees it ~140 ns)",
+     "Delay from the DMB write until the core sees the dispatch"},
+    {PTO_CONFIG_KEY(aicpu, fin_to_visible_ns), "ns", 0, kMaxNs, false,
+     "runtime-semantics.md §3 (FIN -> COND min ~180 ns, avg ~600 ns)",
+     "Delay from a core's FIN until a COND read can observe it"},
+    {PTO_CONFIG_KEY(aicpu, resolve_base_ns), "ns", 0, kMaxNs, false,
+     "runtime-semantics.md §3 (resolve ~500 ns for 1-2 consumers, ~5 us for 50)",
+     "Fan-out walk of a completed task, fixed part"},
+    {PTO_CONFIG_KEY(aicpu, resolve_per_consumer_ns), "ns", 0, kMaxNs, false,
+     "runtime-semantics.md §3 (resolve ~500 ns for 1-2 consumers, ~5 us for 50)",
+     "Fan-out walk cost per consumer released"},
+    {PTO_CONFIG_KEY(aicpu, dummy_retire_ns), "ns", 0, kMaxNs, false,
+     "assumption",
+     "Inline retirement of a dummy or predicate-false task"},
+    {PTO_CONFIG_KEY(aicpu, loop_overhead_ns), "ns", 1, kMaxNs, false,
+     "runtime-semantics.md §3 (idle spin ~115 ns/iter)",
+     "One idle scheduler loop iteration (at least 1 ns so idle loops advance time)"},
+    // ---- ring ----
+    {PTO_CONFIG_KEY(ring, task_window), "tasks", 4, 1 << 24, true,
+     "runtime-semantics.md §2.4",
+     "Task slots per ring (at most task_window-1 live tasks per ring)"},
+    {PTO_CONFIG_KEY(ring, heap_bytes), "bytes", 1024, 1ll << 40, false,
+     "runtime-semantics.md §2.4",
+     "Output heap per ring for packed task outputs"},
+    {PTO_CONFIG_KEY(ring, dep_pool), "entries", 1, 1 << 24, false,
+     "runtime-semantics.md §2.4",
+     "Dependency-list pool entries per ring"},
+    // ---- core ----
+    {PTO_CONFIG_KEY(core, dispatch_slots), "count", 1, 16, false,
+     "runtime-semantics.md §2.8",
+     "Dispatch slots per core (running + pending)"},
+    {PTO_CONFIG_KEY(core, setup_ns), "ns", 0, kMaxNs, false,
+     "runtime-semantics.md §3 (start - receive 0.28-0.35 us typical)",
+     "Core-local setup from receiving a dispatch to kernel start (payload dcci + ACK)"},
+    {PTO_CONFIG_KEY(core, cold_start_ns), "ns", 0, kMaxNs, false,
+     "runtime-semantics.md §3 (first-task head OH 0.3-5.6 us; 0 = off is an assumption)",
+     "Extra head overhead of each core's first task"},
+    {PTO_CONFIG_KEY(core, kernel_start_ns), "ns", 0, kMaxNs, false,
+     "assumption",
+     "Kernel prologue on the core before the first op"},
+    {PTO_CONFIG_KEY(core, kernel_finish_ns), "ns", 0, kMaxNs, false,
+     "assumption",
+     "Kernel epilogue after the last op, before FIN"},
+    {PTO_CONFIG_KEY(core, gm_latency_ns), "ns", 0, kMaxNs, false,
+     "assumption",
+     "Latency to the first byte of a GM access"},
+    {PTO_CONFIG_KEY(core, mte_bytes_per_cycle), "bytes/cycle", 1, 65536, false,
+     "assumption",
+     "One core's GM <-> local memory transfer rate"},
+    {PTO_CONFIG_KEY(core, vector_fp32_per_cycle), "elements/cycle", 1, 65536, false,
+     "assumption",
+     "Vector unit throughput on FP32 elements"},
+    {PTO_CONFIG_KEY(core, vector_fp16_per_cycle), "elements/cycle", 1, 65536, false,
+     "assumption",
+     "Vector unit throughput on FP16/BF16 elements"},
+    {PTO_CONFIG_KEY(core, vector_int32_per_cycle), "elements/cycle", 1, 65536, false,
+     "assumption",
+     "Vector unit throughput on INT32 elements"},
+    {PTO_CONFIG_KEY(core, vector_exp_slowdown), "passes", 1, 1000, false,
+     "assumption",
+     "Passes a transcendental vector op (exp, log, ...) costs relative to a simple op"},
+    // ---- gm ----
+    {PTO_CONFIG_KEY(gm, hbm_bandwidth_bytes_per_s), "bytes/s", 1e6, 1e15, false,
+     "assumption (DESIGN.md §7; runtime-semantics.md §1.5: public sheets 1.2-1.6 TB/s)",
+     "Peak HBM bandwidth shared by all cores"},
+    {PTO_CONFIG_KEY(gm, hbm_efficiency), "ratio", 0.01, 1, false,
+     "runtime-semantics.md §1.5 (~1 TB/s effective derived / 1.6 TB/s peak)",
+     "Achieved fraction of the peak HBM bandwidth"},
+    {PTO_CONFIG_KEY(gm, l2_line_bytes), "bytes", 32, 65536, true,
+     "runtime-semantics.md §1.5",
+     "L2 cache line size"},
+    {PTO_CONFIG_KEY(gm, dcache_line_bytes), "bytes", 16, 65536, true,
+     "runtime-semantics.md §1.5",
+     "AICore data-cache line size (dcci granularity; whole-line write-back)"},
+};
+// clang-format on
+
+#undef PTO_CONFIG_KEY
+
+size_t EditDistance(absl::string_view a, absl::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+bool IsPowerOfTwo(int64_t value) { return value > 0 && (value & (value - 1)) == 0; }
+
+bool IsNameChar(char c) {
+  return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-' ||
+         c == '+';
+}
+
+// Words a plain YAML scalar would read as null or boolean.
+bool NeedsYamlQuotes(absl::string_view text) {
+  const std::string lower = absl::AsciiStrToLower(text);
+  return lower == "null" || lower == "true" || lower == "false" || lower == "yes" ||
+         lower == "no" || lower == "on" || lower == "off";
+}
+
+absl::string_view SectionOf(absl::string_view key) { return key.substr(0, key.find('.')); }
+
+absl::string_view LeafOf(absl::string_view key) { return key.substr(key.find('.') + 1); }
+
+// "expected an integer in [1, 4096] (count)", "expected a string of 1-64 ...".
+std::string ExpectedText(const ConfigKeySpec& spec) {
+  if (spec.type() == ConfigType::kString) {
+    return absl::StrCat("expected ", spec.TypeNoun(), " of ", spec.RangeText());
+  }
+  if (spec.power_of_two) return absl::StrCat("expected a ", spec.RangeText(), " (", spec.unit, ")");
+  return absl::StrCat("expected ", spec.TypeNoun(), " in ", spec.RangeText(), " (", spec.unit, ")");
+}
+
+std::string DefaultText(const ConfigKeySpec& spec) {
+  static const ChipConfig kDefaults;
+  return FormatConfigValue(spec, kDefaults);
+}
+
+}  // namespace
+
+ConfigType ConfigKeySpec::type() const { return static_cast<ConfigType>(field.index()); }
+
+absl::string_view ConfigKeySpec::TypeNoun() const {
+  switch (type()) {
+    case ConfigType::kInt:
+      return "an integer";
+    case ConfigType::kDouble:
+      return "a number";
+    case ConfigType::kString:
+      return "a string";
+  }
+  return "a value";
+}
+
+std::string ConfigKeySpec::RangeText() const {
+  switch (type()) {
+    case ConfigType::kInt:
+      return absl::StrCat(power_of_two ? "power of two in " : "", "[", static_cast<int64_t>(min),
+                          ", ", static_cast<int64_t>(max), "]");
+    case ConfigType::kDouble:
+      return absl::StrCat("[", FormatShortestDouble(min), ", ", FormatShortestDouble(max), "]");
+    case ConfigType::kString:
+      return absl::StrCat(static_cast<int64_t>(min), "-", static_cast<int64_t>(max),
+                          " characters of A-Z a-z 0-9 _ . + -, starting alphanumeric");
+  }
+  return "";
+}
+
+absl::Span<const ConfigKeySpec> ConfigSchema() { return kSchema; }
+
+const ConfigKeySpec* FindConfigKey(absl::string_view key) {
+  for (const ConfigKeySpec& spec : kSchema) {
+    if (spec.key == key) return &spec;
+  }
+  return nullptr;
+}
+
+absl::string_view NearestConfigKey(absl::string_view key) {
+  absl::string_view best;
+  size_t best_distance = SIZE_MAX;
+  for (const ConfigKeySpec& spec : kSchema) {
+    // A bare field name (`clusters`) is one edit away from its full key, so a
+    // missing section still finds the right key.
+    const size_t distance =
+        std::min(EditDistance(key, spec.key), EditDistance(key, LeafOf(spec.key)) + 1);
+    if (distance < best_distance) {
+      best_distance = distance;
+      best = spec.key;
+    }
+  }
+  return best;
+}
+
+bool IsConfigSection(absl::string_view prefix) {
+  for (const ConfigKeySpec& spec : kSchema) {
+    if (SectionOf(spec.key) == prefix) return true;
+  }
+  return false;
+}
+
+std::string FormatShortestDouble(double value) {
+  if (!std::isfinite(value)) return absl::StrCat(value);
+  if (value == 0) return "0";
+  // Fewest significant digits that read back exactly.
+  char buffer[40];
+  for (int digits = 1; digits <= 17; ++digits) {
+    std::snprintf(buffer, sizeof(buffer), "%.*e", digits - 1, value);
+    if (std::strtod(buffer, nullptr) == value) break;
+  }
+  // buffer is "[-]d[.ddd]e[+-]XX".
+  absl::string_view text(buffer);
+  std::string sign;
+  if (absl::ConsumePrefix(&text, "-")) sign = "-";
+  const size_t e_pos = text.find('e');
+  std::string mantissa_digits = absl::StrReplaceAll(text.substr(0, e_pos), {{".", ""}});
+  int exponent = 0;
+  (void)absl::SimpleAtoi(text.substr(e_pos + 1), &exponent);
+  while (mantissa_digits.size() > 1 && mantissa_digits.back() == '0') mantissa_digits.pop_back();
+
+  std::string scientific = sign + mantissa_digits.substr(0, 1);
+  if (mantissa_digits.size() > 1) absl::StrAppend(&scientific, ".", mantissa_digits.substr(1));
+  if (exponent != 0) absl::StrAppend(&scientific, "e", exponent);
+
+  std::string positional = sign;
+  const int digit_count = static_cast<int>(mantissa_digits.size());
+  if (exponent >= 0) {
+    if (digit_count <= exponent + 1) {
+      absl::StrAppend(&positional, mantissa_digits, std::string(exponent + 1 - digit_count, '0'));
+    } else {
+      absl::StrAppend(&positional, mantissa_digits.substr(0, exponent + 1), ".",
+                      mantissa_digits.substr(exponent + 1));
+    }
+  } else {
+    absl::StrAppend(&positional, "0.", std::string(-exponent - 1, '0'), mantissa_digits);
+  }
+  // Plain digits read better ("10000", "0.001") unless they get much longer.
+  return positional.size() <= scientific.size() + 2 ? positional : scientific;
+}
+
+std::string FormatConfigValue(const ConfigKeySpec& spec, const ChipConfig& config) {
+  // The accessors take a mutable config; reading through them changes nothing.
+  ChipConfig& mutable_config = const_cast<ChipConfig&>(config);
+  switch (spec.type()) {
+    case ConfigType::kInt:
+      return absl::StrCat(*std::get<int64_t* (*)(ChipConfig&)>(spec.field)(mutable_config));
+    case ConfigType::kDouble:
+      return FormatShortestDouble(*std::get<double* (*)(ChipConfig&)>(spec.field)(mutable_config));
+    case ConfigType::kString:
+      return *std::get<std::string* (*)(ChipConfig&)>(spec.field)(mutable_config);
+  }
+  return "";
+}
+
+absl::Status SetConfigValue(const ConfigKeySpec& spec, absl::string_view text, ChipConfig* config) {
+  const absl::string_view value = absl::StripAsciiWhitespace(text);
+  const std::string expected = ExpectedText(spec);
+  // `reason` says why the text is not a value of the right type.
+  auto type_error = [&](absl::string_view reason) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(spec.key, ": got '", value, "'", reason, "; ", expected));
+  };
+  auto range_error = [&]() {
+    return absl::InvalidArgumentError(
+        absl::StrCat(spec.key, ": ", value, " is out of range; ", expected));
+  };
+  switch (spec.type()) {
+    case ConfigType::kInt: {
+      int64_t parsed = 0;
+      if (!absl::SimpleAtoi(value, &parsed)) return type_error(", not an integer");
+      if (static_cast<double>(parsed) < spec.min || static_cast<double>(parsed) > spec.max) {
+        return range_error();
+      }
+      if (spec.power_of_two && !IsPowerOfTwo(parsed)) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(spec.key, ": ", value, " is not a power of two; ", expected));
+      }
+      *std::get<int64_t* (*)(ChipConfig&)>(spec.field)(*config) = parsed;
+      return absl::OkStatus();
+    }
+    case ConfigType::kDouble: {
+      double parsed = 0;
+      const std::string lower = absl::AsciiStrToLower(value);
+      if (absl::StrContains(lower, "inf") || absl::StrContains(lower, "nan")) {
+        return type_error(", which is not finite");
+      }
+      if (!absl::SimpleAtod(value, &parsed)) return type_error(", not a number");
+      if (!std::isfinite(parsed)) return type_error(", which is not finite");
+      if (parsed < spec.min || parsed > spec.max) return range_error();
+      *std::get<double* (*)(ChipConfig&)>(spec.field)(*config) = parsed;
+      return absl::OkStatus();
+    }
+    case ConfigType::kString: {
+      const bool well_formed = !value.empty() && value.size() >= spec.min &&
+                               value.size() <= spec.max &&
+                               absl::ascii_isalnum(static_cast<unsigned char>(value.front())) &&
+                               std::all_of(value.begin(), value.end(), IsNameChar);
+      if (!well_formed) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(spec.key, ": got '", value, "'; ", expected));
+      }
+      *std::get<std::string* (*)(ChipConfig&)>(spec.field)(*config) = std::string(value);
+      return absl::OkStatus();
+    }
+  }
+  return absl::InternalError(absl::StrCat(spec.key, ": unhandled config type"));
+}
+
+std::string ConfigMarkdownTable() {
+  std::string table =
+      "| key | type | unit | default | range | source | meaning |\n"
+      "| --- | --- | --- | --- | --- | --- | --- |\n";
+  for (const ConfigKeySpec& spec : kSchema) {
+    absl::string_view type_name = spec.type() == ConfigType::kInt      ? "int"
+                                  : spec.type() == ConfigType::kDouble ? "double"
+                                                                       : "string";
+    absl::StrAppend(&table, "| `", spec.key, "` | ", type_name, " | ", spec.unit, " | ",
+                    DefaultText(spec), " | ", spec.RangeText(), " | ", spec.source, " | ", spec.doc,
+                    " |\n");
+  }
+  return table;
+}
+
+std::string AnnotatedConfigYaml(const ChipConfig& config, absl::string_view header_comment) {
+  std::string yaml;
+  for (absl::string_view line : absl::StrSplit(header_comment, '\n')) {
+    absl::StrAppend(&yaml, line.empty() ? "#" : absl::StrCat("# ", line), "\n");
+  }
+  absl::string_view section;
+  for (const ConfigKeySpec& spec : kSchema) {
+    if (SectionOf(spec.key) != section) {
+      section = SectionOf(spec.key);
+      absl::StrAppend(&yaml, "\n", section, ":\n");
+    }
+    std::string value = FormatConfigValue(spec, config);
+    if (spec.type() == ConfigType::kString && NeedsYamlQuotes(value)) {
+      value = absl::StrCat("\"", value, "\"");
+    }
+    absl::StrAppend(&yaml, "  # ", spec.doc, ".\n", "  # unit: ", spec.unit,
+                    "; range: ", spec.RangeText(), "; source: ", spec.source, "\n", "  ",
+                    LeafOf(spec.key), ": ", value, "\n");
+  }
+  return yaml;
+}
+
+}  // namespace pto

@@ -1,0 +1,292 @@
+#include "sim/config_schema.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <random>
+#include <set>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "sim/config_loader.h"
+
+namespace pto {
+namespace {
+
+using ::testing::HasSubstr;
+
+// ---- counting the members of an aggregate (so a new ChipConfig field
+// without a schema row fails here) ----
+
+struct AnyField {
+  template <typename T>
+  operator T() const;  // never defined: used in unevaluated contexts only
+};
+
+template <typename T, typename... Args>
+auto BraceInitializable(int) -> decltype(T{std::declval<Args>()...}, std::true_type{});
+template <typename T, typename... Args>
+std::false_type BraceInitializable(...);
+
+template <typename T, typename... Args>
+constexpr size_t AggregateFieldCount() {
+  if constexpr (decltype(BraceInitializable<T, Args..., AnyField>(0))::value) {
+    return AggregateFieldCount<T, Args..., AnyField>();
+  } else {
+    return sizeof...(Args);
+  }
+}
+
+size_t SchemaRowsInSection(absl::string_view section) {
+  size_t rows = 0;
+  for (const ConfigKeySpec& spec : ConfigSchema()) {
+    if (spec.key.substr(0, spec.key.find('.')) == section) ++rows;
+  }
+  return rows;
+}
+
+TEST(ConfigSchema, EveryChipConfigFieldHasExactlyOneRow) {
+  const char* kHint = "; add a row in sim/config_schema.cc for each new ChipConfig field";
+  EXPECT_EQ(AggregateFieldCount<ChipConfig>(), 5u) << "a new ChipConfig section" << kHint;
+  EXPECT_EQ(SchemaRowsInSection("chip"), AggregateFieldCount<ChipParams>()) << kHint;
+  EXPECT_EQ(SchemaRowsInSection("aicpu"), AggregateFieldCount<AicpuParams>()) << kHint;
+  EXPECT_EQ(SchemaRowsInSection("ring"), AggregateFieldCount<RingParams>()) << kHint;
+  EXPECT_EQ(SchemaRowsInSection("core"), AggregateFieldCount<CoreParams>()) << kHint;
+  EXPECT_EQ(SchemaRowsInSection("gm"), AggregateFieldCount<GmParams>()) << kHint;
+  EXPECT_EQ(ConfigSchema().size(), 35u);
+}
+
+TEST(ConfigSchema, KeysAreUniqueDottedSectionFieldNames) {
+  const std::set<std::string> sections = {"chip", "aicpu", "ring", "core", "gm"};
+  std::set<std::string> keys;
+  for (const ConfigKeySpec& spec : ConfigSchema()) {
+    const std::vector<std::string> parts = absl::StrSplit(spec.key, '.');
+    ASSERT_EQ(parts.size(), 2u) << spec.key;
+    EXPECT_TRUE(sections.count(parts[0])) << spec.key;
+    EXPECT_TRUE(keys.insert(std::string(spec.key)).second) << "duplicate " << spec.key;
+    EXPECT_TRUE(IsConfigSection(parts[0]));
+  }
+  EXPECT_FALSE(IsConfigSection("chips"));
+  EXPECT_FALSE(IsConfigSection("chip.clusters"));
+}
+
+TEST(ConfigSchema, FixedKeyNamesExistWithTheirTypes) {
+  ASSERT_NE(FindConfigKey("chip.clusters"), nullptr);
+  EXPECT_EQ(FindConfigKey("chip.clusters")->type(), ConfigType::kInt);
+  ASSERT_NE(FindConfigKey("aicpu.scheduler_threads"), nullptr);
+  EXPECT_EQ(FindConfigKey("aicpu.scheduler_threads")->type(), ConfigType::kInt);
+  ASSERT_NE(FindConfigKey("core.dispatch_slots"), nullptr);
+  EXPECT_EQ(FindConfigKey("core.dispatch_slots")->type(), ConfigType::kInt);
+  EXPECT_EQ(FindConfigKey("chip.counter_hz")->type(), ConfigType::kDouble);
+  EXPECT_EQ(FindConfigKey("chip.name")->type(), ConfigType::kString);
+  EXPECT_EQ(FindConfigKey("chip.cluster"), nullptr);
+}
+
+TEST(ConfigSchema, EveryRowIsDocumentedWithUnitSourceAndMeaning) {
+  for (const ConfigKeySpec& spec : ConfigSchema()) {
+    EXPECT_FALSE(spec.unit.empty()) << spec.key;
+    EXPECT_FALSE(spec.doc.empty()) << spec.key;
+    EXPECT_TRUE(absl::StartsWith(spec.source, "runtime-semantics.md §") ||
+                absl::StartsWith(spec.source, "assumption"))
+        << spec.key << " source '" << spec.source << "'";
+    EXPECT_LE(spec.min, spec.max) << spec.key;
+    EXPECT_EQ(spec.doc.find('|'), absl::string_view::npos) << "breaks the markdown table";
+    EXPECT_EQ(spec.source.find('|'), absl::string_view::npos) << "breaks the markdown table";
+    if (spec.power_of_two) {
+      EXPECT_EQ(spec.type(), ConfigType::kInt) << spec.key;
+    }
+  }
+}
+
+TEST(ConfigSchema, DefaultsAreInRangeAndReparseToThemselves) {
+  const ChipConfig defaults;
+  for (const ConfigKeySpec& spec : ConfigSchema()) {
+    ChipConfig reparsed;
+    const std::string text = FormatConfigValue(spec, defaults);
+    EXPECT_TRUE(SetConfigValue(spec, text, &reparsed).ok()) << spec.key << " default " << text;
+    EXPECT_EQ(FormatConfigValue(spec, reparsed), text) << spec.key;
+  }
+}
+
+// A different valid value for `spec`, given its current text.
+std::string OtherValidValue(const ConfigKeySpec& spec, const ChipConfig& config) {
+  switch (spec.type()) {
+    case ConfigType::kInt: {
+      const int64_t value = std::stoll(FormatConfigValue(spec, config));
+      if (spec.power_of_two) return absl::StrCat(value * 2 <= spec.max ? value * 2 : value / 2);
+      return absl::StrCat(value + 1 <= spec.max ? value + 1 : value - 1);
+    }
+    case ConfigType::kDouble: {
+      const double value = std::stod(FormatConfigValue(spec, config));
+      const double other = value * 1.5 + 1;
+      return FormatShortestDouble(other <= spec.max ? other : (spec.min + value) / 2);
+    }
+    case ConfigType::kString:
+      return "variant7";
+  }
+  return "";
+}
+
+TEST(ConfigSchema, EachKeyWritesItsOwnFieldAndNoOther) {
+  const ChipConfig defaults;
+  const std::vector<std::string> default_lines = absl::StrSplit(PrintConfig(defaults), '\n');
+  for (size_t row = 0; row < ConfigSchema().size(); ++row) {
+    const ConfigKeySpec& spec = ConfigSchema()[row];
+    ChipConfig changed;
+    const std::string value = OtherValidValue(spec, changed);
+    ASSERT_TRUE(SetConfigValue(spec, value, &changed).ok()) << spec.key << "=" << value;
+    const std::vector<std::string> lines = absl::StrSplit(PrintConfig(changed), '\n');
+    ASSERT_EQ(lines.size(), default_lines.size());
+    for (size_t i = 0; i < lines.size(); ++i) {
+      if (i == row) {
+        EXPECT_EQ(lines[i], absl::StrCat(spec.key, ": ", value)) << spec.key;
+      } else {
+        EXPECT_EQ(lines[i], default_lines[i]) << "setting " << spec.key << " changed another key";
+      }
+    }
+  }
+}
+
+TEST(FormatShortestDouble, PicksReadableShortestForms) {
+  EXPECT_EQ(FormatShortestDouble(500), "500");
+  EXPECT_EQ(FormatShortestDouble(50e6), "5e7");
+  EXPECT_EQ(FormatShortestDouble(1.65e9), "1.65e9");
+  EXPECT_EQ(FormatShortestDouble(1.6e12), "1.6e12");
+  EXPECT_EQ(FormatShortestDouble(0.625), "0.625");
+  EXPECT_EQ(FormatShortestDouble(10000), "10000");
+  EXPECT_EQ(FormatShortestDouble(0.001), "0.001");
+  EXPECT_EQ(FormatShortestDouble(1e-7), "1e-7");
+  EXPECT_EQ(FormatShortestDouble(-2.5), "-2.5");
+  EXPECT_EQ(FormatShortestDouble(0.1 + 0.2), "0.30000000000000004");
+  EXPECT_EQ(FormatShortestDouble(0), "0");
+}
+
+TEST(FormatShortestDouble, RoundTripsExactly) {
+  std::mt19937_64 random(12345);
+  std::uniform_real_distribution<double> mantissa(1.0, 10.0);
+  std::uniform_int_distribution<int> exponent(-20, 20);
+  for (int i = 0; i < 5000; ++i) {
+    const double value = mantissa(random) * std::pow(10.0, exponent(random));
+    const std::string text = FormatShortestDouble(value);
+    EXPECT_EQ(std::strtod(text.c_str(), nullptr), value) << text;
+  }
+}
+
+TEST(SetConfigValue, ParsesEachType) {
+  ChipConfig config;
+  ASSERT_TRUE(SetConfigValue(*FindConfigKey("chip.clusters"), " 32 ", &config).ok());
+  EXPECT_EQ(config.chip.clusters, 32);
+  ASSERT_TRUE(SetConfigValue(*FindConfigKey("chip.counter_hz"), "1e9", &config).ok());
+  EXPECT_EQ(config.chip.counter_hz, 1e9);
+  ASSERT_TRUE(SetConfigValue(*FindConfigKey("gm.hbm_efficiency"), "0.5", &config).ok());
+  EXPECT_EQ(config.gm.hbm_efficiency, 0.5);
+  ASSERT_TRUE(SetConfigValue(*FindConfigKey("core.setup_ns"), "0", &config).ok());
+  EXPECT_EQ(config.core.setup_ns, 0.0);
+  ASSERT_TRUE(SetConfigValue(*FindConfigKey("chip.name"), "a5-32c", &config).ok());
+  EXPECT_EQ(config.chip.name, "a5-32c");
+}
+
+std::string SetError(absl::string_view key, absl::string_view text) {
+  ChipConfig config;
+  const absl::Status status = SetConfigValue(*FindConfigKey(key), text, &config);
+  EXPECT_FALSE(status.ok()) << key << "=" << text << " was accepted";
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  // A rejected value leaves the config untouched.
+  EXPECT_EQ(PrintConfig(config), PrintConfig(ChipConfig{}));
+  return std::string(status.message());
+}
+
+TEST(SetConfigValue, RejectsWrongTypes) {
+  EXPECT_EQ(SetError("chip.clusters", "many"),
+            "chip.clusters: got 'many', not an integer; expected an integer in [1, 4096] (count)");
+  EXPECT_THAT(SetError("chip.clusters", "2.5"), HasSubstr("got '2.5', not an integer"));
+  EXPECT_THAT(SetError("chip.clusters", "1e3"), HasSubstr("not an integer"));
+  EXPECT_THAT(SetError("chip.clusters", "true"), HasSubstr("not an integer"));
+  EXPECT_THAT(SetError("chip.clusters", "99999999999999999999"), HasSubstr("not an integer"));
+  EXPECT_THAT(SetError("core.setup_ns", "fast"),
+              HasSubstr("core.setup_ns: got 'fast', not a number"));
+  EXPECT_THAT(SetError("core.setup_ns", "12ns"), HasSubstr("not a number"));
+}
+
+TEST(SetConfigValue, RejectsNonFiniteDoubles) {
+  for (const char* text : {"inf", "-inf", ".inf", "nan", ".NaN", "1e999"}) {
+    EXPECT_THAT(SetError("core.setup_ns", text), HasSubstr("which is not finite")) << text;
+  }
+}
+
+TEST(SetConfigValue, RejectsOutOfRange) {
+  EXPECT_EQ(SetError("chip.clusters", "0"),
+            "chip.clusters: 0 is out of range; expected an integer in [1, 4096] (count)");
+  EXPECT_THAT(SetError("chip.clusters", "-3"), HasSubstr("-3 is out of range"));
+  EXPECT_THAT(SetError("chip.clusters", "4097"), HasSubstr("4097 is out of range"));
+  EXPECT_THAT(SetError("core.dispatch_slots", "0"), HasSubstr("core.dispatch_slots: 0 is out"));
+  EXPECT_THAT(SetError("aicpu.scheduler_threads", "0"), HasSubstr("out of range"));
+  EXPECT_EQ(SetError("aicpu.cond_poll_ns", "-1"),
+            "aicpu.cond_poll_ns: -1 is out of range; expected a number in [0, 1e9] (ns)");
+  EXPECT_THAT(SetError("aicpu.loop_overhead_ns", "0"), HasSubstr("in [1, 1e9]"));
+  EXPECT_THAT(SetError("gm.hbm_efficiency", "1.5"), HasSubstr("in [0.01, 1] (ratio)"));
+  EXPECT_THAT(SetError("chip.counter_hz", "0"), HasSubstr("out of range"));
+}
+
+TEST(SetConfigValue, RejectsNonPowerOfTwoWhereRequired) {
+  EXPECT_EQ(
+      SetError("ring.task_window", "1000"),
+      "ring.task_window: 1000 is not a power of two; expected a power of two in [4, 16777216] "
+      "(tasks)");
+  EXPECT_THAT(SetError("gm.dcache_line_bytes", "48"), HasSubstr("not a power of two"));
+}
+
+TEST(SetConfigValue, RejectsMalformedNames) {
+  EXPECT_THAT(SetError("chip.name", "has space"), HasSubstr("chip.name: got 'has space'"));
+  EXPECT_THAT(SetError("chip.name", "-leading"), HasSubstr("starting alphanumeric"));
+  EXPECT_THAT(SetError("chip.name", std::string(65, 'a')), HasSubstr("1-64 characters"));
+}
+
+TEST(NearestConfigKey, SuggestsTheIntendedKey) {
+  EXPECT_EQ(NearestConfigKey("aicpu.scheduler_thread"), "aicpu.scheduler_threads");
+  EXPECT_EQ(NearestConfigKey("chip.cluster"), "chip.clusters");
+  EXPECT_EQ(NearestConfigKey("clusters"), "chip.clusters");
+  EXPECT_EQ(NearestConfigKey("scheduler_threads"), "aicpu.scheduler_threads");
+  EXPECT_EQ(NearestConfigKey("core.dispatch_slot"), "core.dispatch_slots");
+  EXPECT_EQ(NearestConfigKey("aicpuu.cond_poll_ns"), "aicpu.cond_poll_ns");
+  EXPECT_EQ(NearestConfigKey("gm.l2_line"), "gm.l2_line_bytes");
+  EXPECT_FALSE(NearestConfigKey("zzzzzz").empty());
+}
+
+TEST(ConfigMarkdownTable, HasOneRowPerKeyWithDefaultAndRange) {
+  const std::string table = ConfigMarkdownTable();
+  const std::vector<absl::string_view> lines = absl::StrSplit(table, '\n', absl::SkipEmpty());
+  ASSERT_EQ(lines.size(), ConfigSchema().size() + 2);
+  EXPECT_EQ(lines[0], "| key | type | unit | default | range | source | meaning |");
+  EXPECT_THAT(table, HasSubstr("| `chip.clusters` | int | count | 24 | [1, 4096] | "
+                               "runtime-semantics.md §1.2 | "));
+  EXPECT_THAT(table, HasSubstr("| `chip.counter_hz` | double | Hz | 5e7 | "));
+  EXPECT_THAT(table, HasSubstr("| `ring.task_window` | int | tasks | 16384 | power of two in "));
+}
+
+TEST(AnnotatedConfigYaml, CommentsEveryKeyWithMeaningUnitRangeAndSource) {
+  ChipConfig config;
+  config.chip.name = "null";  // must be quoted or YAML reads it as null
+  const std::string yaml = AnnotatedConfigYaml(config, "header line\n\nmore");
+  EXPECT_TRUE(absl::StartsWith(yaml, "# header line\n#\n# more\n\nchip:\n"));
+  for (const ConfigKeySpec& spec : ConfigSchema()) {
+    const std::string leaf(spec.key.substr(spec.key.find('.') + 1));
+    EXPECT_THAT(yaml, HasSubstr(absl::StrCat("  # ", spec.doc, ".\n  # unit: ", spec.unit,
+                                             "; range: ", spec.RangeText(),
+                                             "; source: ", spec.source, "\n  ", leaf, ": ")))
+        << spec.key;
+  }
+  EXPECT_THAT(yaml, HasSubstr("  name: \"null\"\n"));
+  // And it loads back to the same values.
+  absl::StatusOr<ChipConfig> reloaded = ParseChipConfig(yaml, "generated.yaml", {});
+  ASSERT_TRUE(reloaded.ok()) << reloaded.status();
+  EXPECT_EQ(PrintConfig(*reloaded), PrintConfig(config));
+}
+
+}  // namespace
+}  // namespace pto
