@@ -1,0 +1,93 @@
+#ifndef PTO_MODELS_AICPU_TENSOR_MAP_H_
+#define PTO_MODELS_AICPU_TENSOR_MAP_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "models/aicpu/overlap.h"
+#include "models/aicpu/tensor_view.h"
+
+namespace pto {
+
+// A run-wide sequence number of orchestration tasks (submits, dummies and
+// allocs), increasing in submit order.
+using TaskSeq = uint64_t;
+
+// One registered producer region whose view overlaps a looked-up view.
+struct TensorMapMatch {
+  uint32_t entry;  // handle for TensorMap::view() / Remove(); valid until the next mutation
+  TaskSeq producer;
+  Overlap overlap;  // kCovered or kOther
+};
+
+// The runtime's TensorMap: which in-flight task last wrote which region of
+// which root buffer. Entries are grouped by root buffer (the runtime hashes
+// on the buffer address only, so all views of one buffer meet in one chain)
+// and visited newest first. Entries live in a pooled vector linked by index
+// into a per-buffer chain and a per-producer chain, so lookup, insert, remove
+// and retirement allocate nothing once the pool has grown to the in-flight
+// window.
+class TensorMap {
+ public:
+  TensorMap() = default;
+  TensorMap(const TensorMap&) = delete;
+  TensorMap& operator=(const TensorMap&) = delete;
+
+  // Replaces `*matches` with every entry of `view`'s root buffer that overlaps
+  // it, newest first. Returns how many entries were probed (the chain length,
+  // which the orchestrator charges time for).
+  int Lookup(const TensorView& view, std::vector<TensorMapMatch>* matches) const;
+
+  // Registers `producer` as the newest writer of `view`.
+  void Insert(const TensorView& view, TaskSeq producer);
+
+  // Drops one entry returned by Lookup (INOUT covering an older write).
+  void Remove(uint32_t entry);
+
+  // Drops every entry `producer` registered; O(its entries). Called when the
+  // task retires, so the map holds only the in-flight window.
+  void EraseProducer(TaskSeq producer);
+
+  // Forgets everything (the next launch starts with an empty map).
+  void Clear();
+
+  const TensorView& view(uint32_t entry) const { return entries_[entry].view; }
+  TaskSeq producer(uint32_t entry) const { return entries_[entry].producer; }
+  // Live entries.
+  size_t size() const { return live_entries_; }
+  // Root buffers with at least one live entry.
+  size_t buffer_count() const { return buffer_heads_.size(); }
+  // Producers with at least one live entry.
+  size_t producer_count() const { return producer_heads_.size(); }
+
+ private:
+  static constexpr uint32_t kNil = UINT32_MAX;
+
+  struct Entry {
+    TensorView view;
+    TaskSeq producer = 0;
+    // Per-buffer chain, newest first.
+    uint32_t newer_in_buffer = kNil;
+    uint32_t older_in_buffer = kNil;
+    // Per-producer chain.
+    uint32_t prev_in_producer = kNil;
+    uint32_t next_in_producer = kNil;
+    bool live = false;
+  };
+
+  uint32_t NewEntry();
+  void Unlink(uint32_t entry);
+
+  std::vector<Entry> entries_;
+  std::vector<uint32_t> free_entries_;
+  size_t live_entries_ = 0;
+  // Root buffer address -> newest entry.
+  absl::flat_hash_map<uint64_t, uint32_t> buffer_heads_;
+  // Producer -> first entry of its chain.
+  absl::flat_hash_map<TaskSeq, uint32_t> producer_heads_;
+};
+
+}  // namespace pto
+
+#endif  // PTO_MODELS_AICPU_TENSOR_MAP_H_

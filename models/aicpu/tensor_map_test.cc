@@ -1,0 +1,124 @@
+#include "models/aicpu/tensor_map.h"
+
+#include <vector>
+
+#include "gtest/gtest.h"
+
+namespace pto {
+namespace {
+
+constexpr uint64_t kOut = 0x100000;
+constexpr uint64_t kOther = 0x200000;
+
+// Row band [row, row + rows) of a 256x128 FP32 buffer at `base`.
+TensorView Rows(int64_t row, int64_t rows, uint64_t base = kOut) {
+  TensorView view;
+  view.base_addr = base;
+  view.dtype = trace::FP32;
+  view.ndims = 2;
+  view.start_offset = row * 128;
+  view.shape[0] = rows;
+  view.shape[1] = 128;
+  view.strides[0] = 128;
+  view.strides[1] = 1;
+  return view;
+}
+
+std::vector<TaskSeq> Producers(const std::vector<TensorMapMatch>& matches) {
+  std::vector<TaskSeq> producers;
+  for (const TensorMapMatch& m : matches) producers.push_back(m.producer);
+  return producers;
+}
+
+TEST(TensorMapTest, EmptyMapProbesNothing) {
+  TensorMap map;
+  std::vector<TensorMapMatch> matches = {{0, 9, Overlap::kOther}};
+  EXPECT_EQ(map.Lookup(Rows(0, 256), &matches), 0);
+  EXPECT_TRUE(matches.empty());
+}
+
+TEST(TensorMapTest, LookupReturnsOverlappingEntriesNewestFirstAndCountsProbes) {
+  TensorMap map;
+  map.Insert(Rows(0, 64), 1);
+  map.Insert(Rows(64, 64), 2);
+  map.Insert(Rows(0, 64, kOther), 3);  // another buffer: not probed
+  map.Insert(Rows(32, 64), 4);
+  std::vector<TensorMapMatch> matches;
+  EXPECT_EQ(map.Lookup(Rows(0, 128), &matches), 3);
+  EXPECT_EQ(Producers(matches), (std::vector<TaskSeq>{4, 2, 1}));
+  for (const TensorMapMatch& m : matches) EXPECT_EQ(m.overlap, Overlap::kCovered);
+  EXPECT_EQ(map.view(matches[0].entry).start_offset, 32 * 128);
+
+  EXPECT_EQ(map.Lookup(Rows(100, 10), &matches), 3);
+  ASSERT_EQ(Producers(matches), (std::vector<TaskSeq>{2}));
+  EXPECT_EQ(matches[0].overlap, Overlap::kOther);
+}
+
+TEST(TensorMapTest, RemoveDropsOnlyThatEntry) {
+  TensorMap map;
+  map.Insert(Rows(0, 64), 1);
+  map.Insert(Rows(0, 64), 2);
+  map.Insert(Rows(0, 64), 3);
+  std::vector<TensorMapMatch> matches;
+  map.Lookup(Rows(0, 64), &matches);
+  ASSERT_EQ(matches.size(), 3u);
+  map.Remove(matches[1].entry);  // producer 2, the middle of the chain
+  EXPECT_EQ(map.size(), 2u);
+  EXPECT_EQ(map.Lookup(Rows(0, 64), &matches), 2);
+  EXPECT_EQ(Producers(matches), (std::vector<TaskSeq>{3, 1}));
+  EXPECT_EQ(map.producer_count(), 2u);
+}
+
+TEST(TensorMapTest, EraseProducerForgetsAllItsEntriesAcrossBuffers) {
+  TensorMap map;
+  map.Insert(Rows(0, 64), 1);
+  map.Insert(Rows(64, 64), 1);
+  map.Insert(Rows(0, 64, kOther), 1);
+  map.Insert(Rows(128, 64), 2);
+  EXPECT_EQ(map.size(), 4u);
+  EXPECT_EQ(map.buffer_count(), 2u);
+
+  map.EraseProducer(1);
+  EXPECT_EQ(map.size(), 1u);
+  EXPECT_EQ(map.buffer_count(), 1u);
+  EXPECT_EQ(map.producer_count(), 1u);
+  std::vector<TensorMapMatch> matches;
+  EXPECT_EQ(map.Lookup(Rows(0, 256), &matches), 1);
+  EXPECT_EQ(Producers(matches), (std::vector<TaskSeq>{2}));
+  EXPECT_EQ(map.Lookup(Rows(0, 256, kOther), &matches), 0);
+
+  map.EraseProducer(1);  // already gone: no effect
+  map.EraseProducer(99);
+  EXPECT_EQ(map.size(), 1u);
+}
+
+TEST(TensorMapTest, RetiringAWindowKeepsTheMapBoundedAndReusesEntries) {
+  TensorMap map;
+  constexpr int kWindow = 8;
+  for (TaskSeq t = 0; t < 1000; ++t) {
+    map.Insert(Rows((t % 4) * 64, 64), t);
+    map.Insert(Rows(0, 64, kOther + (t % 3) * 0x100000), t);
+    if (t >= kWindow) map.EraseProducer(t - kWindow);
+    EXPECT_LE(map.size(), 2u * kWindow);
+  }
+  EXPECT_EQ(map.size(), 2u * kWindow);
+  EXPECT_EQ(map.producer_count(), static_cast<size_t>(kWindow));
+  std::vector<TensorMapMatch> matches;
+  map.Lookup(Rows(0, 256), &matches);
+  for (const TensorMapMatch& m : matches) EXPECT_GE(m.producer, 1000u - kWindow);
+  EXPECT_EQ(matches.size(), static_cast<size_t>(kWindow));
+}
+
+TEST(TensorMapTest, ClearForgetsEverything) {
+  TensorMap map;
+  map.Insert(Rows(0, 64), 1);
+  map.Clear();
+  std::vector<TensorMapMatch> matches;
+  EXPECT_EQ(map.Lookup(Rows(0, 256), &matches), 0);
+  EXPECT_EQ(map.size(), 0u);
+  map.Insert(Rows(0, 64), 2);
+  EXPECT_EQ(map.Lookup(Rows(0, 256), &matches), 1);
+}
+
+}  // namespace
+}  // namespace pto
