@@ -29,6 +29,8 @@ TensorView WholeView(const trace::Tensor& root) {
   view.tensor_id = root.id();
   view.base_addr = root.gm_addr();
   view.dtype = root.dtype();
+  // A rank MakeView rejects would overrun shape[]/strides[]; leave it empty.
+  if (root.shape_size() > kMaxTensorDims) return view;
   view.ndims = root.shape_size();
   int64_t stride = 1;
   for (int d = view.ndims - 1; d >= 0; --d) {

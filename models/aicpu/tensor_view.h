@@ -36,7 +36,7 @@ struct TensorView {
 // leaves the tensor or its rank or sizes are invalid.
 absl::StatusOr<TensorView> MakeView(const trace::Tensor& root, const trace::TensorArg& arg);
 
-// The whole of `root`.
+// The whole of `root`; ndims 0 when its rank exceeds kMaxTensorDims.
 TensorView WholeView(const trace::Tensor& root);
 
 }  // namespace pto
