@@ -96,10 +96,9 @@ class YamlConfigWalker {
       return Error(key_mark, UnknownKeyMessage(path));
     }
     if (!value.IsScalar()) {
-      return Error(key_mark,
-                   absl::StrCat(spec->key, ": expected ", spec->TypeNoun(), " (", spec->unit,
-                                "), found ", NodeKind(value), "; write it as '",
-                                spec->key.substr(spec->key.find('.') + 1), ": <value>'"));
+      return Error(key_mark, absl::StrCat(spec->key, ": ", spec->ExpectedText(), ", found ",
+                                          NodeKind(value), "; write it as '",
+                                          spec->key.substr(spec->key.find('.') + 1), ": <value>'"));
     }
     const int line = key_mark.line + 1;
     auto [first, inserted] = line_of_key_.try_emplace(path, line);
@@ -140,8 +139,7 @@ absl::Status ApplyConfigOverride(absl::string_view override_text, ChipConfig* co
   const ConfigKeySpec* spec = FindConfigKey(key);
   if (spec == nullptr) return error(UnknownKeyMessage(key));
   if (value.empty()) {
-    return error(absl::StrCat(spec->key, ": missing value after '='; expected ", spec->TypeNoun(),
-                              " (", spec->unit, ")"));
+    return error(absl::StrCat(spec->key, ": missing value after '='; ", spec->ExpectedText()));
   }
   if (absl::Status status = SetConfigValue(*spec, value, config); !status.ok()) {
     return error(status.message());

@@ -189,8 +189,9 @@ TEST(ParseChipConfig, UnknownSectionReportsItsKeysWithSuggestions) {
               StartsWith("configs/x.yaml:1: unknown key 'clusters'; did you mean "
                          "'chip.clusters'?"));
   EXPECT_THAT(ParseError("foo: {}\n"), StartsWith("configs/x.yaml:1: unknown key 'foo'"));
-  EXPECT_THAT(ParseError("chip:\n  clusters:\n    count: 3\n"),
-              HasSubstr("chip.clusters: expected an integer (count), found a mapping"));
+  EXPECT_THAT(
+      ParseError("chip:\n  clusters:\n    count: 3\n"),
+      HasSubstr("chip.clusters: expected an integer in [1, 4096] (count), found a mapping"));
 }
 
 TEST(ParseChipConfig, WrongTypesAreErrorsWithLine) {
@@ -199,12 +200,14 @@ TEST(ParseChipConfig, WrongTypesAreErrorsWithLine) {
             "[1, 4096] (count)");
   EXPECT_THAT(ParseError("chip:\n  clusters: 24.5\n"),
               StartsWith("configs/x.yaml:2: chip.clusters: got '24.5', not an integer"));
-  EXPECT_THAT(ParseError("chip:\n  clusters: [24]\n"),
-              StartsWith("configs/x.yaml:2: chip.clusters: expected an integer (count), found a "
-                         "list; write it as 'clusters: <value>'"));
-  EXPECT_THAT(ParseError("chip:\n  clusters:\n"),
-              StartsWith("configs/x.yaml:2: chip.clusters: expected an integer (count), found no "
-                         "value"));
+  EXPECT_THAT(
+      ParseError("chip:\n  clusters: [24]\n"),
+      StartsWith("configs/x.yaml:2: chip.clusters: expected an integer in [1, 4096] (count), "
+                 "found a list; write it as 'clusters: <value>'"));
+  EXPECT_THAT(
+      ParseError("chip:\n  clusters:\n"),
+      StartsWith("configs/x.yaml:2: chip.clusters: expected an integer in [1, 4096] (count), "
+                 "found no value"));
   EXPECT_THAT(ParseError("chip:\n\n  clusters: \"24\"\n"),
               StartsWith("configs/x.yaml:3: chip.clusters: expected an integer, found the quoted "
                          "string \"24\"; remove the quotes"));

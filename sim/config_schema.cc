@@ -180,15 +180,6 @@ absl::string_view SectionOf(absl::string_view key) { return key.substr(0, key.fi
 
 absl::string_view LeafOf(absl::string_view key) { return key.substr(key.find('.') + 1); }
 
-// "expected an integer in [1, 4096] (count)", "expected a string of 1-64 ...".
-std::string ExpectedText(const ConfigKeySpec& spec) {
-  if (spec.type() == ConfigType::kString) {
-    return absl::StrCat("expected ", spec.TypeNoun(), " of ", spec.RangeText());
-  }
-  if (spec.power_of_two) return absl::StrCat("expected a ", spec.RangeText(), " (", spec.unit, ")");
-  return absl::StrCat("expected ", spec.TypeNoun(), " in ", spec.RangeText(), " (", spec.unit, ")");
-}
-
 std::string DefaultText(const ConfigKeySpec& spec) {
   static const ChipConfig kDefaults;
   return FormatConfigValue(spec, kDefaults);
@@ -222,6 +213,14 @@ std::string ConfigKeySpec::RangeText() const {
                           " characters of A-Z a-z 0-9 _ . + -, starting alphanumeric");
   }
   return "";
+}
+
+std::string ConfigKeySpec::ExpectedText() const {
+  if (type() == ConfigType::kString) {
+    return absl::StrCat("expected ", TypeNoun(), " of ", RangeText());
+  }
+  if (power_of_two) return absl::StrCat("expected a ", RangeText(), " (", unit, ")");
+  return absl::StrCat("expected ", TypeNoun(), " in ", RangeText(), " (", unit, ")");
 }
 
 absl::Span<const ConfigKeySpec> ConfigSchema() { return kSchema; }
@@ -311,7 +310,7 @@ std::string FormatConfigValue(const ConfigKeySpec& spec, const ChipConfig& confi
 
 absl::Status SetConfigValue(const ConfigKeySpec& spec, absl::string_view text, ChipConfig* config) {
   const absl::string_view value = absl::StripAsciiWhitespace(text);
-  const std::string expected = ExpectedText(spec);
+  const std::string expected = spec.ExpectedText();
   // `reason` says why the text is not a value of the right type.
   auto type_error = [&](absl::string_view reason) {
     return absl::InvalidArgumentError(

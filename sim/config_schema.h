@@ -42,6 +42,8 @@ struct ConfigKeySpec {
   absl::string_view TypeNoun() const;
   // Human-readable valid range, e.g. "[1, 4096]" or "power of two in [4, 16777216]".
   std::string RangeText() const;
+  // "expected an integer in [1, 4096] (count)": the tail of error messages.
+  std::string ExpectedText() const;
 };
 
 // Every key, in print and documentation order (section by section).
