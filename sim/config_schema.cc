@@ -19,7 +19,7 @@ namespace {
 // A captureless accessor for `config.*kSection.*kField`, as a plain function
 // pointer so that the table below is trivially destructible.
 template <auto kSection, auto kField>
-auto FieldOf() {
+constexpr auto FieldOf() {
   return +[](ChipConfig& config) { return &((config.*kSection).*kField); };
 }
 
@@ -31,7 +31,8 @@ auto FieldOf() {
 constexpr double kMaxNs = 1e9;  // one second for a single modelled step is absurd
 
 // clang-format off
-const ConfigKeySpec kSchema[] = {
+// constexpr: constant-initialized, so usable from other files' static initializers.
+constexpr ConfigKeySpec kSchema[] = {
     // ---- chip ----
     {PTO_CONFIG_KEY(chip, name), "-", 1, 64, false,
      "runtime-semantics.md §1.1",
@@ -181,8 +182,8 @@ absl::string_view SectionOf(absl::string_view key) { return key.substr(0, key.fi
 absl::string_view LeafOf(absl::string_view key) { return key.substr(key.find('.') + 1); }
 
 std::string DefaultText(const ConfigKeySpec& spec) {
-  static const ChipConfig kDefaults;
-  return FormatConfigValue(spec, kDefaults);
+  const ChipConfig defaults;
+  return FormatConfigValue(spec, defaults);
 }
 
 }  // namespace
