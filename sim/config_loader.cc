@@ -55,8 +55,9 @@ class YamlConfigWalker {
 
  private:
   absl::Status Error(const YAML::Mark& mark, absl::string_view message) const {
-    if (mark.is_null())
+    if (mark.is_null()) {
       return absl::InvalidArgumentError(absl::StrCat(display_name_, ": ", message));
+    }
     return absl::InvalidArgumentError(
         absl::StrCat(display_name_, ":", mark.line + 1, ": ", message));
   }
