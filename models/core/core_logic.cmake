@@ -1,0 +1,33 @@
+# Functional tile-op execution and the kernel cost model (pure C++, no SystemC).
+# Included from models/CMakeLists.txt, so paths are relative to this file.
+set(PTO_CORE_DIR ${CMAKE_CURRENT_LIST_DIR})
+
+add_library(pto_kernel_exec STATIC
+  ${PTO_CORE_DIR}/flat_gm_port.cc
+  ${PTO_CORE_DIR}/int_expr.cc
+  ${PTO_CORE_DIR}/kernel_program.cc
+  ${PTO_CORE_DIR}/op_cost.cc
+  ${PTO_CORE_DIR}/tile_codec.cc
+  ${PTO_CORE_DIR}/tile_executor.cc
+)
+target_include_directories(pto_kernel_exec PUBLIC ${PROJECT_SOURCE_DIR})
+target_link_libraries(pto_kernel_exec PUBLIC
+  pto_common pto_proto Eigen3::Eigen
+  absl::status absl::statusor absl::strings absl::span)
+
+pto_cc_test(kernel_exec_test
+  SOURCES
+    ${PTO_CORE_DIR}/int_expr_test.cc
+    ${PTO_CORE_DIR}/kernel_program_test.cc
+    ${PTO_CORE_DIR}/op_cost_test.cc
+    ${PTO_CORE_DIR}/tile_codec_test.cc
+    ${PTO_CORE_DIR}/tile_executor_test.cc
+  DEPS pto_kernel_exec)
+
+if(PTO_BUILD_BENCHMARKS)
+  find_package(benchmark QUIET)
+  if(benchmark_FOUND)
+    add_executable(tile_exec_benchmark ${PTO_CORE_DIR}/tile_exec_benchmark.cc)
+    target_link_libraries(tile_exec_benchmark PRIVATE pto_kernel_exec benchmark::benchmark)
+  endif()
+endif()

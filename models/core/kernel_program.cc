@@ -1,0 +1,586 @@
+#include "models/core/kernel_program.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "common/dtype.h"
+
+namespace pto {
+namespace {
+
+using trace::Op;
+
+// Tiles live on chip (at most 512 KB per buffer on a2a3); this bound only
+// protects the simulator from absurd declarations.
+constexpr int64_t kMaxTileBytes = 16ll << 20;
+constexpr uint32_t kMaxLoopVar = 1024;
+
+std::string ShapeString(const CompiledTile& t) {
+  if (t.rank == 1) return absl::StrCat("[", t.cols, "]");
+  return absl::StrCat("[", t.rows, ", ", t.cols, "]");
+}
+
+bool IsFloatOnlyUnary(Op::Kind kind) {
+  return kind == Op::EXP || kind == Op::SQRT || kind == Op::RSQRT || kind == Op::RECIP;
+}
+
+bool IsCubeSpace(trace::MemSpace space) { return space == trace::MAT || space == trace::ACC; }
+
+class Compiler {
+ public:
+  Compiler(const trace::Kernel& kernel, CompiledKernel* out) : kernel_(kernel), out_(out) {}
+
+  absl::Status Run() {
+    const trace::KernelProgram& program = kernel_.program();
+    for (const trace::KernelParam& p : program.params()) {
+      out_->params.push_back({p.name(), p.kind(), p.dtype()});
+    }
+    for (int i = 0; i < program.params_size(); ++i) {
+      if (out_->params[i].kind == trace::KernelParam::KIND_UNSPECIFIED) {
+        return KernelError(absl::StrCat("param ", i, " ('", out_->params[i].name,
+                                        "') has no kind; set TENSOR or SCALAR"));
+      }
+    }
+    for (int i = 0; i < program.tiles_size(); ++i) {
+      if (absl::Status s = CompileTile(i, program.tiles(i)); !s.ok()) return s;
+    }
+    written_.assign(out_->tiles.size(), false);
+    if (absl::Status s = CompileOps(program.ops()); !s.ok()) return s;
+    out_->split = program.split();
+    out_->slot_num = program.slot_num() == 0 ? 2 : program.slot_num();
+    return absl::OkStatus();
+  }
+
+ private:
+  absl::Status KernelError(const std::string& what) const {
+    return absl::InvalidArgumentError(
+        absl::StrCat("kernel '", kernel_.name(), "'", kernel_.origin().empty() ? "" : " (",
+                     kernel_.origin(), kernel_.origin().empty() ? "" : ")", ": ", what));
+  }
+
+  absl::Status OpError(const CompiledOp& op, const std::string& what) const {
+    return absl::InvalidArgumentError(absl::StrCat(op.label, ": ", what));
+  }
+
+  absl::Status CompileTile(int index, const trace::TileDecl& decl) {
+    CompiledTile tile;
+    tile.name = decl.name();
+    tile.dtype = decl.dtype();
+    tile.space = decl.space();
+    tile.rank = decl.shape_size();
+    const std::string what = absl::StrCat("tile ", index, " ('", decl.name(), "')");
+    if (tile.rank < 1 || tile.rank > 2) {
+      return KernelError(absl::StrCat(what, " has rank ", tile.rank, "; tiles must be 1-D or 2-D"));
+    }
+    for (int64_t d : decl.shape()) {
+      if (d <= 0) {
+        return KernelError(absl::StrCat(what, " has a dimension of ", d,
+                                        "; every tile dimension must be positive"));
+      }
+    }
+    if (DTypeSize(tile.dtype) == 0) {
+      return KernelError(absl::StrCat(what, " has no dtype; set TileDecl.dtype"));
+    }
+    tile.rows = tile.rank == 2 ? decl.shape(0) : 1;
+    tile.cols = decl.shape(tile.rank - 1);
+    if (tile.rows > kMaxTileBytes || tile.cols > kMaxTileBytes ||
+        tile.elements() * static_cast<int64_t>(DTypeSize(tile.dtype)) > kMaxTileBytes) {
+      return KernelError(absl::StrCat(what, " ", ShapeString(tile),
+                                      " exceeds 16 MiB; on-chip buffers hold at most 512 KB"));
+    }
+    out_->max_tile_bytes = std::max<int64_t>(
+        out_->max_tile_bytes, tile.elements() * static_cast<int64_t>(DTypeSize(tile.dtype)));
+    out_->tiles.push_back(std::move(tile));
+    return absl::OkStatus();
+  }
+
+  absl::Status CompileOps(const google::protobuf::RepeatedPtrField<Op>& ops) {
+    for (const Op& op : ops) {
+      if (absl::Status s = CompileOp(op); !s.ok()) return s;
+    }
+    return absl::OkStatus();
+  }
+
+  EngineKind KernelEngine() const {
+    return kernel_.core_type() == trace::AIC ? EngineKind::kCube : EngineKind::kVector;
+  }
+
+  // Tile index checks. `role` is "dst", "srcs[0]" and so on.
+  absl::Status CheckTileIndex(const CompiledOp& op, const char* role, uint32_t index) const {
+    if (index >= out_->tiles.size()) {
+      return OpError(op, absl::StrCat(role, " is tile ", index, " but the kernel declares ",
+                                      out_->tiles.size(), " tiles; use an index below that"));
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status CheckRead(const CompiledOp& op, const char* role, uint32_t index) const {
+    if (absl::Status s = CheckTileIndex(op, role, index); !s.ok()) return s;
+    if (!written_[index]) {
+      return OpError(op, absl::StrCat(role, " reads tile ", index, " ('", out_->tiles[index].name,
+                                      "') before any op writes it; load or compute it first"));
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status CheckSrcCount(const CompiledOp& op, const Op& proto, int expected) const {
+    if (proto.srcs_size() != expected) {
+      return OpError(op, absl::StrCat("expects ", expected, " source tile",
+                                      expected == 1 ? "" : "s", ", got ", proto.srcs_size()));
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status CompileScalar(CompiledOp* op, const Op& proto) const {
+    op->has_scalar = true;
+    const trace::ScalarOperand& s = proto.scalar();
+    switch (s.kind_case()) {
+      case trace::ScalarOperand::kLiteral:
+        op->scalar_literal = s.literal();
+        return absl::OkStatus();
+      case trace::ScalarOperand::kScalarParam:
+        if (s.scalar_param() >= out_->params.size() ||
+            out_->params[s.scalar_param()].kind != trace::KernelParam::SCALAR) {
+          return OpError(*op, absl::StrCat("scalar operand reads param ", s.scalar_param(),
+                                           ", which is not a SCALAR parameter of the kernel (",
+                                           out_->params.size(), " params)"));
+        }
+        op->scalar_param = static_cast<int32_t>(s.scalar_param());
+        return absl::OkStatus();
+      case trace::ScalarOperand::KIND_NOT_SET:
+        break;
+    }
+    return OpError(*op, "scalar operand has neither literal nor scalar_param set");
+  }
+
+  absl::StatusOr<CompiledIntExpr> CompileExpr(const CompiledOp& op, const std::string& what,
+                                              const trace::IntExpr& expr) const {
+    if (absl::Status s = ValidateIntExpr(expr, kernel_.program(), loop_stack_); !s.ok()) {
+      return OpError(op, absl::StrCat(what, ": ", s.message()));
+    }
+    absl::StatusOr<CompiledIntExpr> e = CompiledIntExpr::Compile(expr);
+    if (!e.ok()) return OpError(op, absl::StrCat(what, ": ", e.status().message()));
+    return e;
+  }
+
+  absl::Status CompileTensorAccess(CompiledOp* op, const Op& proto, const CompiledTile& tile) {
+    if (proto.param() >= out_->params.size()) {
+      return OpError(*op, absl::StrCat("param ", proto.param(), " is out of range; the kernel has ",
+                                       out_->params.size(), " params"));
+    }
+    const CompiledParam& param = out_->params[proto.param()];
+    if (param.kind != trace::KernelParam::TENSOR) {
+      return OpError(*op, absl::StrCat("param ", proto.param(), " ('", param.name,
+                                       "') is not a TENSOR parameter; LOAD/STORE need a tensor"));
+    }
+    if (param.dtype != trace::DTYPE_UNSPECIFIED && param.dtype != tile.dtype) {
+      return OpError(
+          *op, absl::StrCat("tile '", tile.name, "' is ", DTypeName(tile.dtype),
+                            " but tensor param '", param.name, "' is ", DTypeName(param.dtype),
+                            "; GM transfers do not convert, insert a CAST"));
+    }
+    op->param = static_cast<int32_t>(proto.param());
+    if (proto.offsets_size() < 1 || proto.offsets_size() > kMaxViewRank) {
+      return OpError(*op, absl::StrCat("has ", proto.offsets_size(),
+                                       " offsets; give one per dimension of the tensor view (1..",
+                                       kMaxViewRank, ")"));
+    }
+    for (int i = 0; i < proto.offsets_size(); ++i) {
+      absl::StatusOr<CompiledIntExpr> e =
+          CompileExpr(*op, absl::StrCat("offsets[", i, "]"), proto.offsets(i));
+      if (!e.ok()) return e.status();
+      op->offsets.push_back(*std::move(e));
+    }
+    op->elements = tile.elements();
+    op->gm_bytes = tile.elements() * static_cast<int64_t>(DTypeSize(tile.dtype));
+    return absl::OkStatus();
+  }
+
+  absl::Status CompileElementwise(CompiledOp* op, const Op& proto) {
+    const bool tile_tile = proto.srcs_size() == 2;
+    if (tile_tile && proto.has_scalar()) {
+      return OpError(*op, "has two source tiles and a scalar; give one or the other");
+    }
+    if (!tile_tile && !(proto.srcs_size() == 1 && proto.has_scalar())) {
+      return OpError(*op, absl::StrCat("expects 2 source tiles, or 1 tile and a scalar; got ",
+                                       proto.srcs_size(), " tiles and ",
+                                       proto.has_scalar() ? "a scalar" : "no scalar"));
+    }
+    if (absl::Status s = CheckRead(*op, "srcs[0]", proto.srcs(0)); !s.ok()) return s;
+    op->src0 = static_cast<int32_t>(proto.srcs(0));
+    const CompiledTile& a = out_->tiles[op->src0];
+    if (tile_tile) {
+      if (absl::Status s = CheckRead(*op, "srcs[1]", proto.srcs(1)); !s.ok()) return s;
+      op->src1 = static_cast<int32_t>(proto.srcs(1));
+      const CompiledTile& b = out_->tiles[op->src1];
+      if (a.dtype != b.dtype) {
+        return OpError(*op, absl::StrCat("operand dtypes ", DTypeName(a.dtype), " and ",
+                                         DTypeName(b.dtype), " differ; insert a CAST"));
+      }
+      if (a.rows != b.rows || a.cols != b.cols) {
+        return OpError(*op, absl::StrCat("operand shapes ", ShapeString(a), " and ", ShapeString(b),
+                                         " differ; elementwise ops need equal "
+                                         "shapes"));
+      }
+    } else {
+      if (absl::Status s = CompileScalar(op, proto); !s.ok()) return s;
+    }
+    return CheckSameAsDst(*op, a);
+  }
+
+  absl::Status CheckSameAsDst(const CompiledOp& op, const CompiledTile& a) const {
+    const CompiledTile& d = out_->tiles[op.dst];
+    if (a.dtype != d.dtype) {
+      return OpError(op,
+                     absl::StrCat("result tile '", d.name, "' is ", DTypeName(d.dtype),
+                                  " but the operand is ", DTypeName(a.dtype), "; insert a CAST"));
+    }
+    if (a.rows != d.rows || a.cols != d.cols) {
+      return OpError(
+          op, absl::StrCat("result tile '", d.name, "' is ", ShapeString(d), " but the operand is ",
+                           ShapeString(a), "; shapes must be equal"));
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status CompileMatmul(CompiledOp* op, const Op& proto) {
+    if (absl::Status s = CheckSrcCount(*op, proto, 2); !s.ok()) return s;
+    if (absl::Status s = CheckRead(*op, "srcs[0]", proto.srcs(0)); !s.ok()) return s;
+    if (absl::Status s = CheckRead(*op, "srcs[1]", proto.srcs(1)); !s.ok()) return s;
+    op->src0 = static_cast<int32_t>(proto.srcs(0));
+    op->src1 = static_cast<int32_t>(proto.srcs(1));
+    op->a_trans = proto.a_trans();
+    op->b_trans = proto.b_trans();
+    if (op->dst == op->src0 || op->dst == op->src1) {
+      return OpError(*op, "MATMUL writes one of its own operands; give the result its own tile");
+    }
+    const CompiledTile& a = out_->tiles[op->src0];
+    const CompiledTile& b = out_->tiles[op->src1];
+    const CompiledTile& c = out_->tiles[op->dst];
+    if (a.rank != 2 || b.rank != 2 || c.rank != 2) {
+      return OpError(*op, "MATMUL operands and result must be 2-D tiles");
+    }
+    if (a.dtype != b.dtype) {
+      return OpError(*op, absl::StrCat("operand dtypes ", DTypeName(a.dtype), " and ",
+                                       DTypeName(b.dtype), " differ; insert a CAST"));
+    }
+    const bool float_in =
+        a.dtype == trace::FP16 || a.dtype == trace::BF16 || a.dtype == trace::FP32;
+    const bool int8_in = a.dtype == trace::INT8 || a.dtype == trace::UINT8;
+    if (!float_in && !int8_in) {
+      return OpError(*op, absl::StrCat("operand dtype ", DTypeName(a.dtype),
+                                       " is not a cube input; use FP16, BF16, FP32 or INT8"));
+    }
+    const bool float_out =
+        c.dtype == trace::FP32 || c.dtype == trace::FP16 || c.dtype == trace::BF16;
+    if ((float_in && !float_out) || (int8_in && c.dtype != trace::INT32)) {
+      return OpError(*op, absl::StrCat("result dtype ", DTypeName(c.dtype), " does not fit ",
+                                       DTypeName(a.dtype), " inputs; use ",
+                                       float_in ? "FP32, FP16 or BF16" : "INT32"));
+    }
+    const int64_t m = op->a_trans ? a.cols : a.rows;
+    const int64_t ka = op->a_trans ? a.rows : a.cols;
+    const int64_t kb = op->b_trans ? b.cols : b.rows;
+    const int64_t n = op->b_trans ? b.rows : b.cols;
+    if (ka != kb) {
+      return OpError(
+          *op, absl::StrCat("inner dimensions differ: a gives k=", ka, " (", ShapeString(a),
+                            ", a_trans=", op->a_trans, ") but b gives k=", kb, " (", ShapeString(b),
+                            ", b_trans=", op->b_trans, ")"));
+    }
+    if (c.rows != m || c.cols != n) {
+      return OpError(*op, absl::StrCat("result tile '", c.name, "' is ", ShapeString(c),
+                                       " but the product is [", m, ", ", n, "]"));
+    }
+    op->m = m;
+    op->n = n;
+    op->k = ka;
+    op->elements = m * n;
+    return absl::OkStatus();
+  }
+
+  absl::Status CompileRowReduce(CompiledOp* op, const Op& proto) {
+    if (absl::Status s = CheckSrcCount(*op, proto, 1); !s.ok()) return s;
+    if (absl::Status s = CheckRead(*op, "srcs[0]", proto.srcs(0)); !s.ok()) return s;
+    op->src0 = static_cast<int32_t>(proto.srcs(0));
+    const CompiledTile& a = out_->tiles[op->src0];
+    const CompiledTile& d = out_->tiles[op->dst];
+    if (a.dtype != d.dtype) {
+      return OpError(*op,
+                     absl::StrCat("result tile '", d.name, "' is ", DTypeName(d.dtype),
+                                  " but the operand is ", DTypeName(a.dtype), "; insert a CAST"));
+    }
+    const bool column = d.rank == 2 && d.rows == a.rows && d.cols == 1;
+    const bool vector = d.rank == 1 && d.cols == a.rows;
+    if (!column && !vector) {
+      return OpError(
+          *op, absl::StrCat("result tile '", d.name, "' is ", ShapeString(d),
+                            "; a row reduction of ", ShapeString(a), " gives [", a.rows, ", 1]"));
+    }
+    op->elements = a.elements();
+    return absl::OkStatus();
+  }
+
+  absl::Status CompileLoop(CompiledOp* op, const Op& proto) {
+    const Op::Loop& loop = proto.loop();
+    if (loop.var() >= kMaxLoopVar) {
+      return OpError(*op, absl::StrCat("loop var ", loop.var(),
+                                       " is too large; number loop vars "
+                                       "densely from 0"));
+    }
+    if (loop.var() < loop_var_used_.size() && loop_var_used_[loop.var()]) {
+      return OpError(*op, absl::StrCat("loop var ", loop.var(),
+                                       " is already used by another loop; loop vars must be "
+                                       "unique within a program"));
+    }
+    if (loop_var_used_.size() <= loop.var()) loop_var_used_.resize(loop.var() + 1, false);
+    loop_var_used_[loop.var()] = true;
+    out_->loop_var_count = std::max(out_->loop_var_count, loop.var() + 1);
+    op->loop_var = loop.var();
+    if (!loop.has_stop()) return OpError(*op, "loop has no stop expression");
+    absl::StatusOr<CompiledIntExpr> start =
+        loop.has_start() ? CompileExpr(*op, "loop start", loop.start()) : CompiledIntExpr();
+    if (!start.ok()) return start.status();
+    absl::StatusOr<CompiledIntExpr> stop = CompileExpr(*op, "loop stop", loop.stop());
+    if (!stop.ok()) return stop.status();
+    absl::StatusOr<CompiledIntExpr> step =
+        loop.has_step() ? CompileExpr(*op, "loop step", loop.step()) : CompiledIntExpr::Constant(1);
+    if (!step.ok()) return step.status();
+    if (step->is_constant() && *step->Evaluate(IntEnv{}) == 0) {
+      return OpError(*op, "loop step is 0; use a non-zero step");
+    }
+    op->start = *std::move(start);
+    op->stop = *std::move(stop);
+    op->step = *std::move(step);
+    return absl::OkStatus();
+  }
+
+  absl::Status CompileOp(const Op& proto) {
+    const size_t index = out_->ops.size();
+    out_->ops.emplace_back();
+    CompiledOp op;
+    op.kind = proto.kind();
+    op.label = absl::StrCat(
+        "kernel '", kernel_.name(), "' op ", index, " (",
+        Op::Kind_IsValid(proto.kind()) ? Op::Kind_Name(proto.kind()) : absl::StrCat(proto.kind()),
+        proto.origin().empty() ? "" : ", ", proto.origin(), ")");
+    op.engine = KernelEngine();
+    bool writes_dst = true;
+    absl::Status status;
+    switch (proto.kind()) {
+      case Op::LOAD:
+      case Op::STORE:
+      case Op::ADD:
+      case Op::SUB:
+      case Op::MUL:
+      case Op::DIV:
+      case Op::MAX:
+      case Op::MIN:
+      case Op::EXP:
+      case Op::NEG:
+      case Op::SQRT:
+      case Op::RSQRT:
+      case Op::RECIP:
+      case Op::CAST:
+      case Op::ROW_SUM:
+      case Op::ROW_MAX:
+      case Op::FULL:
+      case Op::MATMUL:
+        break;
+      case Op::LOOP:
+      case Op::SYNCALL:
+      case Op::FENCE:
+      case Op::CACHE_INVALID:
+        writes_dst = false;
+        break;
+      default:
+        return OpError(op,
+                       "unknown op kind; expected one of the Op.Kind values LOAD..CACHE_INVALID");
+    }
+    if (proto.kind() == Op::STORE) writes_dst = false;
+    if (writes_dst) {
+      if (absl::Status s = CheckTileIndex(op, "dst", proto.dst()); !s.ok()) return s;
+      op.dst = static_cast<int32_t>(proto.dst());
+      op.elements = out_->tiles[op.dst].elements();
+    }
+
+    switch (proto.kind()) {
+      case Op::LOAD:
+        if (proto.srcs_size() != 0) {
+          status = OpError(op, "LOAD takes no source tiles");
+          break;
+        }
+        status = CompileTensorAccess(&op, proto, out_->tiles[op.dst]);
+        op.engine =
+            IsCubeSpace(out_->tiles[op.dst].space) ? EngineKind::kCube : EngineKind::kVector;
+        break;
+      case Op::STORE:
+        if (status = CheckSrcCount(op, proto, 1); !status.ok()) break;
+        if (status = CheckRead(op, "srcs[0]", proto.srcs(0)); !status.ok()) break;
+        op.src0 = static_cast<int32_t>(proto.srcs(0));
+        op.atomic_add = proto.atomic_add();
+        if (op.atomic_add && !IsFloat(out_->tiles[op.src0].dtype) &&
+            !IsSignedInt(out_->tiles[op.src0].dtype)) {
+          status = OpError(op, absl::StrCat("atomic add on ", DTypeName(out_->tiles[op.src0].dtype),
+                                            " is not supported; use FP32, FP16, BF16 or a signed "
+                                            "integer"));
+          break;
+        }
+        status = CompileTensorAccess(&op, proto, out_->tiles[op.src0]);
+        op.engine =
+            IsCubeSpace(out_->tiles[op.src0].space) ? EngineKind::kCube : EngineKind::kVector;
+        break;
+      case Op::ADD:
+      case Op::SUB:
+      case Op::MUL:
+      case Op::DIV:
+      case Op::MAX:
+      case Op::MIN:
+        op.engine = EngineKind::kVector;
+        status = CompileElementwise(&op, proto);
+        break;
+      case Op::EXP:
+      case Op::SQRT:
+      case Op::RSQRT:
+      case Op::RECIP:
+      case Op::NEG:
+        op.engine = EngineKind::kVector;
+        if (status = CheckSrcCount(op, proto, 1); !status.ok()) break;
+        if (status = CheckRead(op, "srcs[0]", proto.srcs(0)); !status.ok()) break;
+        op.src0 = static_cast<int32_t>(proto.srcs(0));
+        if (IsFloatOnlyUnary(proto.kind()) && !IsFloat(out_->tiles[op.src0].dtype)) {
+          status = OpError(op, absl::StrCat("operand dtype ", DTypeName(out_->tiles[op.src0].dtype),
+                                            " is not a float type; CAST to FP32 first"));
+          break;
+        }
+        status = CheckSameAsDst(op, out_->tiles[op.src0]);
+        break;
+      case Op::CAST: {
+        op.engine = EngineKind::kVector;
+        if (status = CheckSrcCount(op, proto, 1); !status.ok()) break;
+        if (status = CheckRead(op, "srcs[0]", proto.srcs(0)); !status.ok()) break;
+        op.src0 = static_cast<int32_t>(proto.srcs(0));
+        const CompiledTile& a = out_->tiles[op.src0];
+        const CompiledTile& d = out_->tiles[op.dst];
+        if (a.rows != d.rows || a.cols != d.cols) {
+          status = OpError(
+              op, absl::StrCat("result tile '", d.name, "' is ", ShapeString(d),
+                               " but the operand is ", ShapeString(a), "; CAST keeps the shape"));
+        }
+        break;
+      }
+      case Op::ROW_SUM:
+      case Op::ROW_MAX:
+        op.engine = EngineKind::kVector;
+        status = CompileRowReduce(&op, proto);
+        break;
+      case Op::FULL:
+        op.engine = EngineKind::kVector;
+        if (proto.srcs_size() != 0) {
+          status = OpError(op, "FULL takes no source tiles");
+          break;
+        }
+        if (!proto.has_scalar()) {
+          status = OpError(op, "FULL needs a scalar operand (the fill value)");
+          break;
+        }
+        status = CompileScalar(&op, proto);
+        break;
+      case Op::MATMUL:
+        op.engine = EngineKind::kCube;
+        status = CompileMatmul(&op, proto);
+        break;
+      case Op::CACHE_INVALID:
+        if (!proto.whole_cache()) {
+          if (proto.param() >= out_->params.size() ||
+              out_->params[proto.param()].kind != trace::KernelParam::TENSOR) {
+            status = OpError(op, absl::StrCat("param ", proto.param(),
+                                              " is not a TENSOR parameter; a region "
+                                              "CACHE_INVALID names a tensor (or set whole_cache)"));
+            break;
+          }
+          op.param = static_cast<int32_t>(proto.param());
+        }
+        op.whole_cache = proto.whole_cache();
+        break;
+      case Op::LOOP:
+        status = CompileLoop(&op, proto);
+        break;
+      default:
+        break;  // SYNCALL, FENCE: executed as profiled no-ops here.
+    }
+    if (!status.ok()) return status;
+    if (proto.engine() == trace::ENGINE_CUBE) op.engine = EngineKind::kCube;
+    if (proto.engine() == trace::ENGINE_VECTOR) op.engine = EngineKind::kVector;
+    if (writes_dst) written_[op.dst] = true;
+
+    if (proto.kind() == Op::LOOP) {
+      loop_stack_.push_back(op.loop_var);
+      out_->ops[index] = std::move(op);
+      if (absl::Status s = CompileOps(proto.loop().body()); !s.ok()) return s;
+      loop_stack_.pop_back();
+      out_->ops[index].body_end = static_cast<int32_t>(out_->ops.size());
+      return absl::OkStatus();
+    }
+    op.body_end = static_cast<int32_t>(index + 1);
+    out_->ops[index] = std::move(op);
+    return absl::OkStatus();
+  }
+
+  const trace::Kernel& kernel_;
+  CompiledKernel* out_;
+  std::vector<bool> written_;
+  std::vector<bool> loop_var_used_;
+  std::vector<uint32_t> loop_stack_;
+};
+
+absl::Status CheckCostSummary(const trace::Kernel& kernel) {
+  const trace::CostSummary& c = kernel.cost();
+  const auto bad = [&](const char* field, double v) {
+    return absl::InvalidArgumentError(absl::StrCat("kernel '", kernel.name(), "' cost.", field,
+                                                   " is ", v, "; expected a finite value >= 0"));
+  };
+  if (!std::isfinite(c.cube_flops()) || c.cube_flops() < 0)
+    return bad("cube_flops", c.cube_flops());
+  if (!std::isfinite(c.vector_elements()) || c.vector_elements() < 0) {
+    return bad("vector_elements", c.vector_elements());
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+const char* EngineName(EngineKind engine) {
+  return engine == EngineKind::kCube ? "cube" : "vector";
+}
+
+absl::StatusOr<CompiledKernel> CompileKernel(const trace::Kernel& kernel) {
+  CompiledKernel out;
+  out.id = kernel.id();
+  out.name = kernel.name();
+  out.origin = kernel.origin();
+  out.core_type = kernel.core_type();
+  switch (kernel.body_case()) {
+    case trace::Kernel::kCost:
+      if (absl::Status s = CheckCostSummary(kernel); !s.ok()) return s;
+      out.is_cost_summary = true;
+      out.cost = kernel.cost();
+      return out;
+    case trace::Kernel::kProgram: {
+      Compiler compiler(kernel, &out);
+      if (absl::Status s = compiler.Run(); !s.ok()) return s;
+      return out;
+    }
+    case trace::Kernel::BODY_NOT_SET:
+      break;
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "kernel '", kernel.name(), "' (id ", kernel.id(),
+      ") has no body; set Kernel.program (an op program) or Kernel.cost (a cost summary)"));
+}
+
+}  // namespace pto

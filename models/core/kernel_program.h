@@ -1,0 +1,98 @@
+#ifndef PTO_MODELS_CORE_KERNEL_PROGRAM_H_
+#define PTO_MODELS_CORE_KERNEL_PROGRAM_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "models/core/int_expr.h"
+#include "proto/task_stream.pb.h"
+
+namespace pto {
+
+enum class EngineKind : uint8_t { kCube, kVector };
+const char* EngineName(EngineKind engine);
+
+inline constexpr int kMaxViewRank = 5;
+
+// A TileDecl with its 2-D geometry precomputed. Rank-1 tiles are one row.
+struct CompiledTile {
+  std::string name;
+  trace::DType dtype = trace::DTYPE_UNSPECIFIED;
+  trace::MemSpace space = trace::MEM_SPACE_UNSPECIFIED;
+  int rank = 0;
+  int64_t rows = 0;
+  int64_t cols = 0;
+  int64_t elements() const { return rows * cols; }
+};
+
+// One op in program pre-order; a LOOP's body follows it up to `body_end`.
+struct CompiledOp {
+  trace::Op::Kind kind = trace::Op::KIND_UNSPECIFIED;
+  EngineKind engine = EngineKind::kVector;
+  int32_t dst = -1;   // tile index, -1 if none
+  int32_t src0 = -1;  // tile indices, -1 if none
+  int32_t src1 = -1;
+  // Tile-scalar forms and FULL: a literal, or a scalar param when >= 0.
+  bool has_scalar = false;
+  double scalar_literal = 0;
+  int32_t scalar_param = -1;
+  // LOAD / STORE / CACHE_INVALID.
+  int32_t param = -1;
+  std::vector<CompiledIntExpr> offsets;
+  bool atomic_add = false;
+  bool whole_cache = false;
+  // MATMUL: dst[m, n] = op(a)[m, k] @ op(b)[k, n].
+  bool a_trans = false;
+  bool b_trans = false;
+  int64_t m = 0, n = 0, k = 0;
+  // LOOP: for var in range(start, stop, step) over ops (index+1 .. body_end-1).
+  uint32_t loop_var = 0;
+  CompiledIntExpr start, stop, step;
+  int32_t body_end = 0;
+  // Elements the op processes (tile elements; the input's for reductions;
+  // m*n for MATMUL) and the GM bytes a LOAD/STORE moves.
+  int64_t elements = 0;
+  int64_t gm_bytes = 0;
+  // "kernel 'k' op 3 (ADD, file.py:12)", the prefix of every runtime error.
+  std::string label;
+};
+
+struct CompiledParam {
+  std::string name;
+  trace::KernelParam::Kind kind = trace::KernelParam::KIND_UNSPECIFIED;
+  trace::DType dtype = trace::DTYPE_UNSPECIFIED;
+};
+
+// A validated kernel, ready for TileExecutor. Kernels with a CostSummary body
+// have no ops; `cost` describes them.
+struct CompiledKernel {
+  uint32_t id = 0;
+  std::string name;
+  std::string origin;
+  trace::CoreType core_type = trace::CORE_TYPE_UNSPECIFIED;
+  bool is_cost_summary = false;
+  trace::CostSummary cost;
+  std::vector<CompiledParam> params;
+  std::vector<CompiledTile> tiles;
+  std::vector<CompiledOp> ops;  // pre-order, LOOP bodies inline
+  uint32_t loop_var_count = 0;  // 1 + the highest loop var index used
+  int64_t max_tile_bytes = 0;   // largest tile, for staging buffers
+  trace::SplitMode split = trace::SPLIT_NONE;
+  uint32_t slot_num = 2;
+};
+
+// Validates `kernel` and flattens it for execution. Checks: tile shapes (rank
+// 1..2, positive dims, a sized dtype), every tile index in range and written
+// before it is read (in program order), op operand counts, shapes and dtypes
+// per op kind, LOAD/STORE params are TENSOR params of the tile's dtype with
+// 1..5 offsets, scalars and IntExprs reference valid params and enclosing loop
+// vars, loop vars unique. Errors name the kernel, the op index (pre-order,
+// counting LOOP bodies inline), its kind and origin, what was expected and
+// what to do.
+absl::StatusOr<CompiledKernel> CompileKernel(const trace::Kernel& kernel);
+
+}  // namespace pto
+
+#endif  // PTO_MODELS_CORE_KERNEL_PROGRAM_H_

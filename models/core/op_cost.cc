@@ -1,0 +1,198 @@
+#include "models/core/op_cost.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "common/dtype.h"
+
+namespace pto {
+namespace {
+
+int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+int64_t OddPart(int64_t x) {
+  if (x <= 0) return 1;
+  while ((x & 1) == 0) x >>= 1;
+  return x;
+}
+
+// Halves an L0 tile dimension, keeping it a multiple of the 16-element fractal.
+int64_t HalveDim(int64_t x) { return std::max<int64_t>(16, CeilDiv(CeilDiv(x, 2), 16) * 16); }
+
+bool IsTranscendental(trace::Op::Kind kind) {
+  switch (kind) {
+    case trace::Op::EXP:
+    case trace::Op::SQRT:
+    case trace::Op::RSQRT:
+    case trace::Op::RECIP:
+    case trace::Op::DIV:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+double CyclesToNs(double cycles, const ChipConfig& config) {
+  return cycles / config.chip.aicore_clock_hz * 1e9;
+}
+
+double GmTransferNs(int64_t bytes, const ChipConfig& config) {
+  return config.core.gm_latency_ns +
+         CyclesToNs(static_cast<double>(bytes) / config.core.mte_bytes_per_cycle, config);
+}
+
+double VectorElementsPerCycle(trace::DType dtype, const CoreParams& core) {
+  switch (dtype) {
+    case trace::FP32:
+      return core.vector_fp32_per_cycle;
+    case trace::INT32:
+    case trace::UINT32:
+      return core.vector_int32_per_cycle;
+    case trace::INT64:
+    case trace::UINT64:
+      return core.vector_int32_per_cycle / 2;
+    default:  // FP16, BF16, 8/16-bit integers, BOOL
+      return core.vector_fp16_per_cycle;
+  }
+}
+
+double VectorOpNs(trace::Op::Kind kind, trace::DType dtype, int64_t elements,
+                  const ChipConfig& config) {
+  double cycles =
+      std::ceil(static_cast<double>(elements) / VectorElementsPerCycle(dtype, config.core));
+  if (IsTranscendental(kind)) cycles *= config.core.vector_exp_slowdown;
+  return CyclesToNs(cycles, config);
+}
+
+double MatmulCycles(int64_t m, int64_t n, int64_t k, trace::DType in_dtype,
+                    const CubeCostModel& cube) {
+  const int64_t bytes_ab = std::max<int64_t>(1, static_cast<int64_t>(DTypeSize(in_dtype)));
+  constexpr int64_t kBytesC = 4;  // L0C accumulates in FP32 / INT32
+  const int64_t kt = std::max<int64_t>(1, cube.mad_k_fractal_bytes / bytes_ab);
+  const int64_t cpr = in_dtype == trace::FP32 ? cube.mad_fp32_passes : 1;
+  const int64_t n0 = std::max<int64_t>(1, cube.drain_c0_bytes / kBytesC);
+
+  // Choose the L0 tile: shrink until A, B and C fit their L0 buffers.
+  int64_t m0 = m, n0_tile = n, k0 = k;
+  for (int guard = 0; guard < 64; ++guard) {
+    const bool a_over = m0 * k0 * bytes_ab > cube.l0a_bytes;
+    const bool b_over = k0 * n0_tile * bytes_ab > cube.l0b_bytes;
+    const bool c_over = m0 * n0_tile * kBytesC > cube.l0c_bytes;
+    if (!a_over && !b_over && !c_over) break;
+    if (m0 <= 16 && n0_tile <= 16 && k0 <= 16) break;
+    if (c_over) {
+      (m0 >= n0_tile ? m0 : n0_tile) = HalveDim(std::max(m0, n0_tile));
+    } else if (a_over && b_over) {
+      k0 = HalveDim(k0);
+    } else if (a_over) {
+      (m0 >= k0 ? m0 : k0) = HalveDim(std::max(m0, k0));
+    } else {
+      (n0_tile >= k0 ? n0_tile : k0) = HalveDim(std::max(n0_tile, k0));
+    }
+  }
+  m0 = std::min(m0, m);
+  n0_tile = std::min(n0_tile, n);
+  k0 = std::min(k0, k);
+  const int64_t k_blocks = CeilDiv(k, k0);
+  const int64_t k_fractals = CeilDiv(k, kt);
+
+  const auto tile_wall = [&](int64_t mt, int64_t nt) {
+    const double mad = static_cast<double>(k_blocks * cube.mad_head_cycles +
+                                           cpr * CeilDiv(mt, 16) * k_fractals * CeilDiv(nt, 16));
+    const double load = static_cast<double>(mt * k * bytes_ab) / cube.bw_l0a_bytes_per_cycle +
+                        static_cast<double>(k * nt * bytes_ab) / cube.bw_l0b_bytes_per_cycle;
+    const double per_row =
+        std::max(cube.drain_row_cycles,
+                 static_cast<double>(kBytesC * nt) / cube.bw_drain_bytes_per_cycle) +
+        cube.drain_penalty_cycles * static_cast<double>(OddPart(CeilDiv(nt, n0)) - 1);
+    const double drain = cube.drain_fixed_cycles + static_cast<double>(mt) * per_row;
+    return std::max(load, mad) + drain;
+  };
+
+  // Full tiles and the edge remainders in each output dimension.
+  const int64_t m_full = m / m0, m_rem = m % m0;
+  const int64_t n_full = n / n0_tile, n_rem = n % n0_tile;
+  double total = 0;
+  total += static_cast<double>(m_full * n_full) * tile_wall(m0, n0_tile);
+  if (n_rem) total += static_cast<double>(m_full) * tile_wall(m0, n_rem);
+  if (m_rem) total += static_cast<double>(n_full) * tile_wall(m_rem, n0_tile);
+  if (m_rem && n_rem) total += tile_wall(m_rem, n_rem);
+  return total;
+}
+
+double MatmulNs(int64_t m, int64_t n, int64_t k, trace::DType in_dtype, const ChipConfig& config) {
+  return CyclesToNs(MatmulCycles(m, n, k, in_dtype), config);
+}
+
+double OpCostNs(const CompiledOp& op, const CompiledKernel& kernel, const ChipConfig& config) {
+  switch (op.kind) {
+    case trace::Op::LOAD:
+    case trace::Op::STORE:
+      return GmTransferNs(op.gm_bytes, config);
+    case trace::Op::MATMUL:
+      return MatmulNs(op.m, op.n, op.k, kernel.tiles[op.src0].dtype, config);
+    case trace::Op::CAST: {
+      const trace::DType from = kernel.tiles[op.src0].dtype;
+      const trace::DType to = kernel.tiles[op.dst].dtype;
+      const bool from_slower =
+          VectorElementsPerCycle(from, config.core) < VectorElementsPerCycle(to, config.core);
+      return VectorOpNs(op.kind, from_slower ? from : to, op.elements, config);
+    }
+    case trace::Op::ADD:
+    case trace::Op::SUB:
+    case trace::Op::MUL:
+    case trace::Op::DIV:
+    case trace::Op::MAX:
+    case trace::Op::MIN:
+    case trace::Op::EXP:
+    case trace::Op::NEG:
+    case trace::Op::SQRT:
+    case trace::Op::RSQRT:
+    case trace::Op::RECIP:
+    case trace::Op::ROW_SUM:
+    case trace::Op::ROW_MAX:
+    case trace::Op::FULL:
+      return VectorOpNs(op.kind, kernel.tiles[op.dst].dtype, op.elements, config);
+    default:
+      return 0;
+  }
+}
+
+CostSummaryTiming CostSummaryTime(const trace::CostSummary& cost, trace::CoreType core_type,
+                                  const ChipConfig& config) {
+  CostSummaryTiming t;
+  t.phases = static_cast<int64_t>(cost.barrier_phases()) + 1;
+  const double clock = config.chip.aicore_clock_hz;
+  double total_ns;
+  bool cube_bound = false;
+  if (cost.fixed_cycles() > 0) {
+    total_ns = CyclesToNs(static_cast<double>(cost.fixed_cycles()), config);
+  } else {
+    const double cube_ns = cost.cube_flops() / (2.0 * 4096.0 * clock) * 1e9;
+    const double vector_ns =
+        cost.vector_elements() / (config.core.vector_fp32_per_cycle * clock) * 1e9;
+    const double mte_ns = static_cast<double>(cost.bytes_in() + cost.bytes_out()) /
+                          (config.core.mte_bytes_per_cycle * clock) * 1e9;
+    total_ns = std::max({cube_ns, vector_ns, mte_ns});
+    cube_bound = cube_ns > 0 && cube_ns >= vector_ns;
+  }
+  // A single-engine kernel runs on its core's engine; a MIX summary is
+  // attributed to whichever engine's work dominates.
+  if (core_type == trace::AIC) {
+    t.engine = EngineKind::kCube;
+  } else if (core_type == trace::AIV) {
+    t.engine = EngineKind::kVector;
+  } else {
+    t.engine = cube_bound ? EngineKind::kCube : EngineKind::kVector;
+  }
+  t.phase_ns = total_ns / static_cast<double>(t.phases);
+  return t;
+}
+
+double KernelDurationNs(const ExecutionProfile& profile, const ChipConfig& config) {
+  return config.core.kernel_start_ns + profile.op_ns() + config.core.kernel_finish_ns;
+}
+
+}  // namespace pto

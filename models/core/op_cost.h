@@ -1,0 +1,105 @@
+#ifndef PTO_MODELS_CORE_OP_COST_H_
+#define PTO_MODELS_CORE_OP_COST_H_
+
+#include <cstdint>
+
+#include "models/chip_config.h"
+#include "models/core/execution_profile.h"
+#include "models/core/kernel_program.h"
+#include "proto/task_stream.pb.h"
+
+namespace pto {
+
+// First-order timing of tile ops on one AICore. All results in nanoseconds;
+// cycles are AICore cycles at ChipParams.aicore_clock_hz.
+
+// The a2a3 cube constants of pypto's L0CostModel (frontend-semantics.md §3.4,
+// backend_handler.h) and the L0 capacities of soc.cpp (§3.2). Not config keys
+// yet: ChipConfig carries no cube section.
+struct CubeCostModel {
+  double bw_l0a_bytes_per_cycle = 129.7;  // L1 -> L0A (MTE1)
+  double bw_l0b_bytes_per_cycle = 85.4;   // L1 -> L0B (MTE1)
+  double bw_drain_bytes_per_cycle = 118;  // FIXPIPE, L0C bytes per cycle per row
+  double drain_fixed_cycles = 164;        // per drained output tile
+  double drain_row_cycles = 4.45;         // per M-row floor
+  double drain_penalty_cycles = 2.6;      // per M-row per extra odd burst pass
+  int64_t drain_c0_bytes = 32;            // N0 = drain_c0_bytes / bytes_c
+  int64_t mad_head_cycles = 21;           // per K-block
+  int64_t mad_k_fractal_bytes = 32;       // kt = this / bytes_a
+  int64_t mad_fp32_passes = 2;            // cube passes per K-fractal for FP32 inputs
+  int64_t l0a_bytes = 64 << 10;
+  int64_t l0b_bytes = 64 << 10;
+  int64_t l0c_bytes = 128 << 10;
+};
+inline constexpr CubeCostModel kA2a3Cube{};
+
+double CyclesToNs(double cycles, const ChipConfig& config);
+
+// GM <-> local transfer by the core's MTE (one LOAD or STORE):
+//   core.gm_latency_ns + bytes / (core.mte_bytes_per_cycle * clock).
+// Both parameters are assumptions (chip_config.h); GM contention and caches
+// are the GM model's business, not this first-order term.
+double GmTransferNs(int64_t bytes, const ChipConfig& config);
+
+// Vector elements per cycle for `dtype`: FP32 -> vector_fp32_per_cycle,
+// FP16/BF16 -> vector_fp16_per_cycle, INT32/UINT32 -> vector_int32_per_cycle;
+// 8/16-bit integers and BOOL use the FP16 rate and 64-bit integers half the
+// INT32 rate (assumption: the vector unit moves a fixed number of bytes).
+double VectorElementsPerCycle(trace::DType dtype, const CoreParams& core);
+
+// A vector op: ceil(elements / VectorElementsPerCycle(dtype)) cycles, times
+// core.vector_exp_slowdown for EXP, SQRT, RSQRT, RECIP and DIV (transcendental
+// and divide passes). CAST runs at the slower of its two dtypes' rates (pass
+// the slower dtype). Source: chip_config.h assumptions; the reference docs give
+// no vector throughput (frontend-semantics.md §3.4, §6.1).
+double VectorOpNs(trace::Op::Kind kind, trace::DType dtype, int64_t elements,
+                  const ChipConfig& config);
+
+// The cube matmul dst[m,n] = a[m,k] @ b[k,n] with inputs of `in_dtype`, in
+// cycles, after pypto's L0CostModel (§3.4), single L0C buffer:
+//   The matmul is split into L0 tiles (m0, n0, k0) that fit L0A/L0B/L0C
+//   (halving the largest offending dimension, 16-aligned); per output tile
+//   (mt, nt), accumulating all K blocks in one L0C:
+//     kt = mad_k_fractal_bytes / bytes_a, cpr = mad_fp32_passes for FP32 else 1
+//     mad   = k_blocks*mad_head + cpr*ceil(mt/16)*ceil(k/kt)*ceil(nt/16)
+//     load  = mt*k*bytes_a/bw_l0a + k*nt*bytes_b/bw_l0b   (MTE1, serial)
+//     drain = drain_fixed + mt*(max(drain_row, bytes_c*nt/bw_drain)
+//                               + drain_penalty*(odd(ceil(nt/N0)) - 1))
+//     wall  = max(load, mad) + drain
+//   where bytes_c = 4 (the L0C accumulator is FP32/INT32 whatever the dst
+//   dtype), N0 = drain_c0_bytes/bytes_c and odd(x) is x with all factors of
+//   two removed (the odd part, per backend_handler.h). The total is the sum of
+//   the output tiles' walls.
+double MatmulCycles(int64_t m, int64_t n, int64_t k, trace::DType in_dtype,
+                    const CubeCostModel& cube = kA2a3Cube);
+double MatmulNs(int64_t m, int64_t n, int64_t k, trace::DType in_dtype, const ChipConfig& config);
+
+// The cost of one instance of `op` of `kernel`: LOAD/STORE -> GmTransferNs of
+// the tile bytes; MATMUL -> MatmulNs; vector ops -> VectorOpNs on the op's
+// element count (for ROW_SUM/ROW_MAX the input's); SYNCALL, FENCE,
+// CACHE_INVALID and LOOP -> 0 (their time belongs to the chip model).
+double OpCostNs(const CompiledOp& op, const CompiledKernel& kernel, const ChipConfig& config);
+
+// A CostSummary kernel: fixed_cycles / clock if fixed_cycles > 0, else
+//   max(cube_flops / (2 * 4096 * clock)          [4096 FP16 MAC/cycle, §3.4],
+//       vector_elements / (vector_fp32_per_cycle * clock),
+//       (bytes_in + bytes_out) / (mte_bytes_per_cycle * clock)),
+// split evenly over barrier_phases + 1 phases (the barriers themselves are
+// the chip model's). `engine`: cube for AIC kernels, vector for AIV ones; for
+// MIX, cube when the cube term is at least the vector term.
+struct CostSummaryTiming {
+  int64_t phases = 1;
+  double phase_ns = 0;
+  EngineKind engine = EngineKind::kVector;
+  double total_ns() const { return phase_ns * static_cast<double>(phases); }
+};
+CostSummaryTiming CostSummaryTime(const trace::CostSummary& cost, trace::CoreType core_type,
+                                  const ChipConfig& config);
+
+// The duration of one block on its core, first order: core.kernel_start_ns +
+// the sum of all op costs (cube and vector serialised) + core.kernel_finish_ns.
+double KernelDurationNs(const ExecutionProfile& profile, const ChipConfig& config);
+
+}  // namespace pto
+
+#endif  // PTO_MODELS_CORE_OP_COST_H_

@@ -1,0 +1,32 @@
+#ifndef PTO_MODELS_CORE_TILE_CODEC_H_
+#define PTO_MODELS_CORE_TILE_CODEC_H_
+
+#include <cstdint>
+
+#include "proto/task_stream.pb.h"
+
+namespace pto {
+
+// Tiles are computed in a wide type: FP32/FP16/BF16 tiles hold float values,
+// every integer dtype (and BOOL) holds double values (exact for 32-bit
+// integers, and for 64-bit ones up to 2^53). After every write a tile's values
+// are rounded to what its dtype can represent, so a FP16 tile holds exactly
+// the FP16 values the hardware would.
+bool ComputesInFloat(trace::DType dtype);
+
+// GM bytes (little-endian elements of `dtype`) -> T values, and back.
+// T is float for ComputesInFloat dtypes and double otherwise.
+template <typename T>
+void DecodeElements(trace::DType dtype, const uint8_t* src, T* dst, int64_t count);
+template <typename T>
+void EncodeElements(trace::DType dtype, const T* src, uint8_t* dst, int64_t count);
+
+// Rounds values to `dtype`: FP16/BF16 round to nearest even, integers
+// truncate toward zero and saturate (NaN -> 0), BOOL becomes 0/1. FP32 tiles
+// need nothing.
+template <typename T>
+void RoundToDType(trace::DType dtype, T* data, int64_t count);
+
+}  // namespace pto
+
+#endif  // PTO_MODELS_CORE_TILE_CODEC_H_

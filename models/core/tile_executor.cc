@@ -1,0 +1,548 @@
+#include "models/core/tile_executor.h"
+
+#include <Eigen/Core>
+#include <algorithm>
+#include <string>
+#include <type_traits>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "common/dtype.h"
+#include "models/core/op_cost.h"
+#include "models/core/tile_codec.h"
+
+namespace pto {
+namespace {
+
+using trace::Op;
+
+template <typename T>
+using ArrayMap = Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>>;
+template <typename T>
+using ConstArrayMap = Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>;
+template <typename T>
+using RowMajorMatrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+std::string KernelPrefix(const CompiledKernel& kernel) {
+  return absl::StrCat("kernel '", kernel.name, "'");
+}
+
+absl::Status WithLabel(const CompiledOp& op, absl::string_view what, const absl::Status& cause) {
+  return absl::Status(cause.code(), absl::StrCat(op.label, ": ", what, cause.message()));
+}
+
+std::string ViewShapeString(const TensorBinding& v) {
+  return absl::StrCat("[", absl::StrJoin(absl::MakeConstSpan(v.shape, v.rank), ", "), "]");
+}
+
+template <typename T>
+void MatmulTyped(const T* a, int64_t a_rows, int64_t a_cols, bool a_trans, const T* b,
+                 int64_t b_rows, int64_t b_cols, bool b_trans, T* c, int64_t m, int64_t n) {
+  Eigen::Map<const RowMajorMatrix<T>> A(a, a_rows, a_cols);
+  Eigen::Map<const RowMajorMatrix<T>> B(b, b_rows, b_cols);
+  Eigen::Map<RowMajorMatrix<T>> C(c, m, n);
+  if (!a_trans && !b_trans) {
+    C.noalias() = A * B;
+  } else if (a_trans && !b_trans) {
+    C.noalias() = A.transpose() * B;
+  } else if (!a_trans && b_trans) {
+    C.noalias() = A * B.transpose();
+  } else {
+    C.noalias() = A.transpose() * B.transpose();
+  }
+}
+
+template <typename S, typename D>
+void CastValues(const S* src, D* dst, int64_t count) {
+  for (int64_t i = 0; i < count; ++i) dst[i] = static_cast<D>(src[i]);
+}
+
+}  // namespace
+
+TileExecutor::TileExecutor(const ChipConfig& config) : config_(config) {}
+
+template <>
+float* TileExecutor::Values<float>(int32_t tile) {
+  return tiles_[tile].f.data();
+}
+template <>
+double* TileExecutor::Values<double>(int32_t tile) {
+  return tiles_[tile].d.data();
+}
+
+absl::Status TileExecutor::Execute(const CompiledKernel& kernel, const BlockContext& block,
+                                   absl::Span<const BoundArg> args, bool functional, GmPort* gm,
+                                   ExecutionProfile* profile) {
+  profile->Clear();
+  if (kernel.is_cost_summary) {
+    const CostSummaryTiming t = CostSummaryTime(kernel.cost, kernel.core_type, config_);
+    const int64_t in = static_cast<int64_t>(kernel.cost.bytes_in());
+    const int64_t out = static_cast<int64_t>(kernel.cost.bytes_out());
+    const int64_t elements = static_cast<int64_t>(kernel.cost.vector_elements());
+    for (int64_t p = 0; p < t.phases; ++p) {
+      const bool last = p + 1 == t.phases;
+      OpRecord r;
+      r.op_index = static_cast<uint32_t>(p);
+      r.engine = t.engine;
+      r.cost_ns = t.phase_ns;
+      // Even shares; the last phase takes the remainders.
+      r.elements = elements / t.phases + (last ? elements % t.phases : 0);
+      r.gm_bytes_read = in / t.phases + (last ? in % t.phases : 0);
+      r.gm_bytes_written = out / t.phases + (last ? out % t.phases : 0);
+      profile->Add(r);
+    }
+    return absl::OkStatus();
+  }
+  if (functional && gm == nullptr) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(KernelPrefix(kernel),
+                     ": functional execution needs a GmPort; pass one or run timing-only"));
+  }
+  if (absl::Status s = Prepare(kernel, args, functional); !s.ok()) return s;
+  return RunProgram(kernel, block, args, functional, gm, profile);
+}
+
+absl::Status TileExecutor::Prepare(const CompiledKernel& kernel, absl::Span<const BoundArg> args,
+                                   bool functional) {
+  if (args.size() != kernel.params.size()) {
+    return absl::InvalidArgumentError(absl::StrCat(KernelPrefix(kernel), " takes ",
+                                                   kernel.params.size(), " arguments but ",
+                                                   args.size(), " were bound"));
+  }
+  param_ints_.assign(args.size(), 0);
+  param_floats_.assign(args.size(), 0.0);
+  for (size_t i = 0; i < args.size(); ++i) {
+    const CompiledParam& p = kernel.params[i];
+    const BoundArg& a = args[i];
+    const std::string what =
+        absl::StrCat(KernelPrefix(kernel), " argument ", i, " ('", p.name, "')");
+    if (p.kind == trace::KernelParam::TENSOR) {
+      if (a.kind != BoundArg::Kind::kTensor) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(what, " is a TENSOR parameter but a scalar was bound"));
+      }
+      const TensorBinding& t = a.tensor;
+      if (t.rank < 1 || t.rank > kMaxViewRank) {
+        return absl::InvalidArgumentError(absl::StrCat(what, " is bound to a view of rank ", t.rank,
+                                                       "; expected 1..", kMaxViewRank));
+      }
+      if (p.dtype != trace::DTYPE_UNSPECIFIED && t.dtype != p.dtype) {
+        return absl::InvalidArgumentError(absl::StrCat(what, " is ", DTypeName(p.dtype),
+                                                       " but is bound to a ", DTypeName(t.dtype),
+                                                       " tensor view"));
+      }
+      for (int d = 0; d < t.rank; ++d) {
+        if (t.shape[d] < 0 || t.strides[d] < 0) {
+          return absl::InvalidArgumentError(
+              absl::StrCat(what, " is bound to a view with negative shape or stride in dim ", d));
+        }
+      }
+      continue;
+    }
+    if (a.kind == BoundArg::Kind::kTensor) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(what, " is a SCALAR parameter but a tensor view was bound"));
+    }
+    if (a.kind == BoundArg::Kind::kFloat) {
+      if (!IsFloat(p.dtype) && p.dtype != trace::DTYPE_UNSPECIFIED) {
+        return absl::InvalidArgumentError(absl::StrCat(what, " is ", DTypeName(p.dtype),
+                                                       " but the float ", a.f,
+                                                       " was bound; bind an integer"));
+      }
+      param_floats_[i] = a.f;
+      param_ints_[i] = static_cast<int64_t>(a.f);
+    } else {
+      param_ints_[i] = a.i;
+      param_floats_[i] = static_cast<double>(a.i);
+    }
+  }
+  loop_values_.assign(kernel.loop_var_count, 0);
+  op_cost_ns_.resize(kernel.ops.size());
+  for (size_t i = 0; i < kernel.ops.size(); ++i) {
+    op_cost_ns_[i] = OpCostNs(kernel.ops[i], kernel, config_);
+  }
+  if (functional) {
+    if (tiles_.size() < kernel.tiles.size()) tiles_.resize(kernel.tiles.size());
+    for (size_t i = 0; i < kernel.tiles.size(); ++i) {
+      const CompiledTile& t = kernel.tiles[i];
+      if (ComputesInFloat(t.dtype)) {
+        tiles_[i].f.resize(static_cast<size_t>(t.elements()));
+      } else {
+        tiles_[i].d.resize(static_cast<size_t>(t.elements()));
+      }
+    }
+    if (staging_.size() < static_cast<size_t>(kernel.max_tile_bytes)) {
+      staging_.resize(static_cast<size_t>(kernel.max_tile_bytes));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status TileExecutor::RunProgram(const CompiledKernel& kernel, const BlockContext& block,
+                                      absl::Span<const BoundArg> args, bool functional, GmPort* gm,
+                                      ExecutionProfile* profile) {
+  IntEnv env;
+  env.block_idx = block.block_idx;
+  env.block_num = block.block_num;
+  env.subblock_idx = block.subblock_idx;
+  env.loop_vars = loop_values_;
+  env.scalar_params = param_ints_;
+  frames_.clear();
+  const int32_t end = static_cast<int32_t>(kernel.ops.size());
+  int32_t pc = 0;
+  while (true) {
+    // Close loop bodies that just ran to their end: iterate again or leave.
+    while (!frames_.empty() && pc == kernel.ops[frames_.back().op].body_end) {
+      LoopFrame& f = frames_.back();
+      int64_t next;
+      const bool overflow = __builtin_add_overflow(f.value, f.step, &next);
+      if (!overflow && (f.step > 0 ? next < f.stop : next > f.stop)) {
+        f.value = next;
+        loop_values_[kernel.ops[f.op].loop_var] = next;
+        pc = f.op + 1;
+        break;
+      }
+      frames_.pop_back();
+    }
+    if (pc >= end) break;
+    const CompiledOp& op = kernel.ops[pc];
+
+    if (op.kind == Op::LOOP) {
+      absl::StatusOr<int64_t> start = op.start.Evaluate(env);
+      if (!start.ok()) return WithLabel(op, "loop start: ", start.status());
+      absl::StatusOr<int64_t> stop = op.stop.Evaluate(env);
+      if (!stop.ok()) return WithLabel(op, "loop stop: ", stop.status());
+      absl::StatusOr<int64_t> step = op.step.Evaluate(env);
+      if (!step.ok()) return WithLabel(op, "loop step: ", step.status());
+      if (*step == 0) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(op.label, ": loop step evaluated to 0; a loop needs a non-zero step"));
+      }
+      const bool runs = *step > 0 ? *start < *stop : *start > *stop;
+      if (!runs || op.body_end == pc + 1) {
+        pc = op.body_end;
+        continue;
+      }
+      loop_values_[op.loop_var] = *start;
+      frames_.push_back({pc, *start, *stop, *step});
+      ++pc;
+      continue;
+    }
+
+    OpRecord rec;
+    rec.op_index = static_cast<uint32_t>(pc);
+    rec.kind = op.kind;
+    rec.engine = op.engine;
+    rec.elements = op.elements;
+    rec.cost_ns = op_cost_ns_[pc];
+    switch (op.kind) {
+      case Op::LOAD: {
+        Window w;
+        const CompiledTile& tile = kernel.tiles[op.dst];
+        if (absl::Status s = ResolveWindow(kernel, op, tile, args, block, &w); !s.ok()) return s;
+        if (functional) Load(tile, op.dst, w, gm);
+        rec.gm_bytes_read = op.gm_bytes;
+        break;
+      }
+      case Op::STORE: {
+        Window w;
+        const CompiledTile& tile = kernel.tiles[op.src0];
+        if (absl::Status s = ResolveWindow(kernel, op, tile, args, block, &w); !s.ok()) return s;
+        if (functional) Store(tile, op.src0, w, op.atomic_add, gm);
+        rec.gm_bytes_written = op.gm_bytes;
+        break;
+      }
+      case Op::SYNCALL:
+      case Op::FENCE:
+      case Op::CACHE_INVALID:
+        break;  // their effects belong to the chip model; profiled here
+      default:
+        if (functional) Compute(kernel, op);
+        break;
+    }
+    profile->Add(rec);
+    ++pc;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status TileExecutor::ResolveWindow(const CompiledKernel& kernel, const CompiledOp& op,
+                                         const CompiledTile& tile, absl::Span<const BoundArg> args,
+                                         const BlockContext& block, Window* window) {
+  const TensorBinding& v = args[op.param].tensor;
+  const std::string& param_name = kernel.params[op.param].name;
+  if (v.dtype != tile.dtype) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        op.label, ": tile '", tile.name, "' is ", DTypeName(tile.dtype), " but param '", param_name,
+        "' is bound to a ", DTypeName(v.dtype), " view; insert a CAST"));
+  }
+  const int rank = v.rank;
+  if (static_cast<int>(op.offsets.size()) != rank) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(op.label, ": has ", op.offsets.size(), " offsets but param '", param_name,
+                     "' is bound to a rank-", rank, " view ", ViewShapeString(v),
+                     "; give one offset per view dimension"));
+  }
+  IntEnv env;
+  env.block_idx = block.block_idx;
+  env.block_num = block.block_num;
+  env.subblock_idx = block.subblock_idx;
+  env.loop_vars = loop_values_;
+  env.scalar_params = param_ints_;
+  int64_t off[kMaxViewRank];
+  int64_t ext[kMaxViewRank];
+  for (int d = 0; d < rank; ++d) {
+    absl::StatusOr<int64_t> o = op.offsets[d].Evaluate(env);
+    if (!o.ok()) return WithLabel(op, absl::StrCat("offsets[", d, "]: "), o.status());
+    off[d] = *o;
+    ext[d] = 1;
+  }
+  ext[rank - 1] = tile.cols;
+  if (tile.rank == 2) {
+    if (rank >= 2) {
+      ext[rank - 2] = tile.rows;
+    } else if (tile.rows != 1) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(op.label, ": 2-D tile '", tile.name, "' [", tile.rows, ", ", tile.cols,
+                       "] does not fit the rank-1 view of param '", param_name, "'"));
+    }
+  }
+  int64_t linear = 0;
+  for (int d = 0; d < rank; ++d) {
+    if (off[d] < 0 || off[d] > v.shape[d] - ext[d]) {
+      return absl::OutOfRangeError(
+          absl::StrCat(op.label, ": tile '", tile.name, "' at offsets [",
+                       absl::StrJoin(absl::MakeConstSpan(off, rank), ", "), "] leaves the view ",
+                       ViewShapeString(v), " of param '", param_name, "' in dim ", d,
+                       " (needs 0 <= ", off[d], " and ", off[d], " + ", ext[d], " <= ", v.shape[d],
+                       "); check the offsets or the view shape"));
+    }
+    linear += off[d] * v.strides[d];
+  }
+  const int64_t esize = static_cast<int64_t>(DTypeSize(tile.dtype));
+  window->view = &v;
+  window->addr = v.gm_addr + static_cast<uint64_t>(linear * esize);
+  window->row_stride = rank >= 2 ? v.strides[rank - 2] : 0;
+  window->col_stride = v.strides[rank - 1];
+  return absl::OkStatus();
+}
+
+template <typename T>
+void TileExecutor::LoadTyped(const CompiledTile& tile, T* dst, const Window& w, GmPort* gm) {
+  const int64_t esize = static_cast<int64_t>(DTypeSize(tile.dtype));
+  const int64_t cols = tile.cols;
+  for (int64_t r = 0; r < tile.rows; ++r) {
+    const uint64_t row_addr = w.addr + static_cast<uint64_t>(r * w.row_stride * esize);
+    T* out = dst + r * cols;
+    if (w.col_stride == 1) {
+      if constexpr (std::is_same_v<T, float>) {
+        if (tile.dtype == trace::FP32) {
+          gm->Read(row_addr, out, static_cast<size_t>(cols * esize));
+          continue;
+        }
+      }
+      gm->Read(row_addr, staging_.data(), static_cast<size_t>(cols * esize));
+      DecodeElements<T>(tile.dtype, staging_.data(), out, cols);
+      continue;
+    }
+    for (int64_t c = 0; c < cols; ++c) {
+      gm->Read(row_addr + static_cast<uint64_t>(c * w.col_stride * esize), staging_.data(),
+               static_cast<size_t>(esize));
+      DecodeElements<T>(tile.dtype, staging_.data(), out + c, 1);
+    }
+  }
+}
+
+void TileExecutor::Load(const CompiledTile& tile, int32_t tile_index, const Window& w, GmPort* gm) {
+  if (ComputesInFloat(tile.dtype)) {
+    LoadTyped(tile, Values<float>(tile_index), w, gm);
+  } else {
+    LoadTyped(tile, Values<double>(tile_index), w, gm);
+  }
+}
+
+template <typename T>
+void TileExecutor::StoreTyped(const CompiledTile& tile, const T* src, const Window& w, bool atomic,
+                              GmPort* gm) {
+  const int64_t esize = static_cast<int64_t>(DTypeSize(tile.dtype));
+  const int64_t cols = tile.cols;
+  for (int64_t r = 0; r < tile.rows; ++r) {
+    const uint64_t row_addr = w.addr + static_cast<uint64_t>(r * w.row_stride * esize);
+    const T* in = src + r * cols;
+    if (w.col_stride == 1) {
+      const void* bytes = staging_.data();
+      bool direct = false;
+      if constexpr (std::is_same_v<T, float>) direct = tile.dtype == trace::FP32;
+      if (direct) {
+        bytes = in;
+      } else {
+        EncodeElements<T>(tile.dtype, in, staging_.data(), cols);
+      }
+      if (atomic) {
+        gm->AtomicAdd(row_addr, tile.dtype, bytes, static_cast<size_t>(cols));
+      } else {
+        gm->Write(row_addr, bytes, static_cast<size_t>(cols * esize));
+      }
+      continue;
+    }
+    for (int64_t c = 0; c < cols; ++c) {
+      const uint64_t addr = row_addr + static_cast<uint64_t>(c * w.col_stride * esize);
+      EncodeElements<T>(tile.dtype, in + c, staging_.data(), 1);
+      if (atomic) {
+        gm->AtomicAdd(addr, tile.dtype, staging_.data(), 1);
+      } else {
+        gm->Write(addr, staging_.data(), static_cast<size_t>(esize));
+      }
+    }
+  }
+}
+
+void TileExecutor::Store(const CompiledTile& tile, int32_t tile_index, const Window& w, bool atomic,
+                         GmPort* gm) {
+  if (ComputesInFloat(tile.dtype)) {
+    StoreTyped(tile, Values<float>(tile_index), w, atomic, gm);
+  } else {
+    StoreTyped(tile, Values<double>(tile_index), w, atomic, gm);
+  }
+}
+
+double TileExecutor::ScalarOf(const CompiledOp& op) const {
+  return op.scalar_param >= 0 ? param_floats_[op.scalar_param] : op.scalar_literal;
+}
+
+void TileExecutor::Compute(const CompiledKernel& kernel, const CompiledOp& op) {
+  if (op.kind == Op::CAST) {
+    Cast(kernel, op);
+  } else if (ComputesInFloat(kernel.tiles[op.dst].dtype)) {
+    ComputeTyped<float>(kernel, op);
+  } else {
+    ComputeTyped<double>(kernel, op);
+  }
+}
+
+template <typename T>
+void TileExecutor::ComputeTyped(const CompiledKernel& kernel, const CompiledOp& op) {
+  const CompiledTile& dt = kernel.tiles[op.dst];
+  const int64_t n = dt.elements();
+  ArrayMap<T> d(Values<T>(op.dst), n);
+  switch (op.kind) {
+    case Op::ADD:
+    case Op::SUB:
+    case Op::MUL:
+    case Op::DIV:
+    case Op::MAX:
+    case Op::MIN: {
+      ConstArrayMap<T> a(Values<T>(op.src0), n);
+      if (op.src1 >= 0) {
+        ConstArrayMap<T> b(Values<T>(op.src1), n);
+        switch (op.kind) {
+          case Op::ADD:
+            d = a + b;
+            break;
+          case Op::SUB:
+            d = a - b;
+            break;
+          case Op::MUL:
+            d = a * b;
+            break;
+          case Op::DIV:
+            d = a / b;
+            break;
+          case Op::MAX:
+            d = a.max(b);
+            break;
+          default:
+            d = a.min(b);
+            break;
+        }
+      } else {
+        const T s = static_cast<T>(ScalarOf(op));
+        switch (op.kind) {
+          case Op::ADD:
+            d = a + s;
+            break;
+          case Op::SUB:
+            d = a - s;
+            break;
+          case Op::MUL:
+            d = a * s;
+            break;
+          case Op::DIV:
+            d = a / s;
+            break;
+          case Op::MAX:
+            d = a.max(s);
+            break;
+          default:
+            d = a.min(s);
+            break;
+        }
+      }
+      break;
+    }
+    case Op::EXP:
+      d = ConstArrayMap<T>(Values<T>(op.src0), n).exp();
+      break;
+    case Op::SQRT:
+      d = ConstArrayMap<T>(Values<T>(op.src0), n).sqrt();
+      break;
+    case Op::RSQRT:
+      d = ConstArrayMap<T>(Values<T>(op.src0), n).rsqrt();
+      break;
+    case Op::RECIP:
+      d = ConstArrayMap<T>(Values<T>(op.src0), n).inverse();
+      break;
+    case Op::NEG:
+      d = -ConstArrayMap<T>(Values<T>(op.src0), n);
+      break;
+    case Op::ROW_SUM:
+    case Op::ROW_MAX: {
+      const CompiledTile& at = kernel.tiles[op.src0];
+      Eigen::Map<const RowMajorMatrix<T>> a(Values<T>(op.src0), at.rows, at.cols);
+      Eigen::Map<Eigen::Matrix<T, Eigen::Dynamic, 1>> out(Values<T>(op.dst), at.rows);
+      if (op.kind == Op::ROW_SUM) {
+        out = a.rowwise().sum();
+      } else {
+        out = a.rowwise().maxCoeff();
+      }
+      break;
+    }
+    case Op::FULL:
+      d.setConstant(static_cast<T>(ScalarOf(op)));
+      break;
+    case Op::MATMUL: {
+      const CompiledTile& at = kernel.tiles[op.src0];
+      const CompiledTile& bt = kernel.tiles[op.src1];
+      MatmulTyped<T>(Values<T>(op.src0), at.rows, at.cols, op.a_trans, Values<T>(op.src1), bt.rows,
+                     bt.cols, op.b_trans, Values<T>(op.dst), op.m, op.n);
+      break;
+    }
+    default:
+      return;
+  }
+  if (dt.dtype != trace::FP32) RoundToDType<T>(dt.dtype, Values<T>(op.dst), n);
+}
+
+void TileExecutor::Cast(const CompiledKernel& kernel, const CompiledOp& op) {
+  const CompiledTile& st = kernel.tiles[op.src0];
+  const CompiledTile& dt = kernel.tiles[op.dst];
+  const int64_t n = dt.elements();
+  const bool src_float = ComputesInFloat(st.dtype);
+  const bool dst_float = ComputesInFloat(dt.dtype);
+  if (op.src0 == op.dst) return;  // same tile, same dtype: nothing to convert
+  if (src_float && dst_float) {
+    CastValues(Values<float>(op.src0), Values<float>(op.dst), n);
+    RoundToDType<float>(dt.dtype, Values<float>(op.dst), n);
+  } else if (src_float) {
+    CastValues(Values<float>(op.src0), Values<double>(op.dst), n);
+    RoundToDType<double>(dt.dtype, Values<double>(op.dst), n);
+  } else if (dst_float) {
+    CastValues(Values<double>(op.src0), Values<float>(op.dst), n);
+    RoundToDType<float>(dt.dtype, Values<float>(op.dst), n);
+  } else {
+    CastValues(Values<double>(op.src0), Values<double>(op.dst), n);
+    RoundToDType<double>(dt.dtype, Values<double>(op.dst), n);
+  }
+}
+
+}  // namespace pto

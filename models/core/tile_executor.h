@@ -1,0 +1,138 @@
+#ifndef PTO_MODELS_CORE_TILE_EXECUTOR_H_
+#define PTO_MODELS_CORE_TILE_EXECUTOR_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/types/span.h"
+#include "models/chip_config.h"
+#include "models/core/execution_profile.h"
+#include "models/core/gm_port.h"
+#include "models/core/kernel_program.h"
+#include "proto/task_stream.pb.h"
+
+namespace pto {
+
+// Which block of an SPMD launch runs, as the kernel's IntExprs see it.
+struct BlockContext {
+  int64_t block_idx = 0;
+  int64_t block_num = 1;
+  int64_t subblock_idx = 0;
+};
+
+// A tensor argument as the core sees it: the view's first element and its
+// geometry inside the root tensor.
+struct TensorBinding {
+  uint64_t gm_addr = 0;  // byte address of the view's element [0, ..., 0]
+  trace::DType dtype = trace::DTYPE_UNSPECIFIED;
+  int rank = 0;  // 1..kMaxViewRank
+  int64_t shape[kMaxViewRank] = {};
+  int64_t strides[kMaxViewRank] = {};  // elements, in the root tensor
+};
+
+// One bound kernel argument: a tensor view or a scalar.
+struct BoundArg {
+  enum class Kind : uint8_t { kTensor, kInt, kFloat };
+  Kind kind = Kind::kInt;
+  TensorBinding tensor;
+  int64_t i = 0;
+  double f = 0;
+
+  static BoundArg Tensor(const TensorBinding& t) {
+    BoundArg a;
+    a.kind = Kind::kTensor;
+    a.tensor = t;
+    return a;
+  }
+  static BoundArg Int(int64_t v) {
+    BoundArg a;
+    a.kind = Kind::kInt;
+    a.i = v;
+    return a;
+  }
+  static BoundArg Float(double v) {
+    BoundArg a;
+    a.kind = Kind::kFloat;
+    a.f = v;
+    return a;
+  }
+};
+
+// Runs a CompiledKernel for one block: functionally (tile values through
+// GmPort, math in float/double with rounding to each tile's dtype) and/or for
+// timing (every executed op instance is recorded with its cost from
+// op_cost.h). Not thread-safe; one executor per core. Buffers persist between
+// calls, so steady-state execution of the same kernels allocates nothing
+// (beyond what Eigen's matrix product may use internally).
+class TileExecutor {
+ public:
+  explicit TileExecutor(const ChipConfig& config);
+
+  // `functional` = false is timing-only: no GM traffic and no math, but the
+  // same offsets, bounds checks, loop trip counts and costs. `gm` may be null
+  // then. Errors (argument mismatches, out-of-bounds windows, IntExpr
+  // division by zero, zero loop steps) name the kernel, op index, kind and
+  // origin. `profile` is cleared first.
+  absl::Status Execute(const CompiledKernel& kernel, const BlockContext& block,
+                       absl::Span<const BoundArg> args, bool functional, GmPort* gm,
+                       ExecutionProfile* profile);
+
+  const ChipConfig& config() const { return config_; }
+
+ private:
+  // A tile's values: `f` for float-computed dtypes, `d` for the rest.
+  struct TileValues {
+    std::vector<float> f;
+    std::vector<double> d;
+  };
+  struct LoopFrame {
+    int32_t op;  // the LOOP op
+    int64_t value;
+    int64_t stop;
+    int64_t step;
+  };
+  // A tile-shaped window of a bound view, resolved for one op instance.
+  struct Window {
+    const TensorBinding* view;
+    uint64_t addr;       // first element
+    int64_t row_stride;  // elements between tile rows
+    int64_t col_stride;  // elements between tile columns
+  };
+
+  absl::Status Prepare(const CompiledKernel& kernel, absl::Span<const BoundArg> args,
+                       bool functional);
+  absl::Status RunProgram(const CompiledKernel& kernel, const BlockContext& block,
+                          absl::Span<const BoundArg> args, bool functional, GmPort* gm,
+                          ExecutionProfile* profile);
+  absl::Status ResolveWindow(const CompiledKernel& kernel, const CompiledOp& op,
+                             const CompiledTile& tile, absl::Span<const BoundArg> args,
+                             const BlockContext& block, Window* window);
+  void Load(const CompiledTile& tile, int32_t tile_index, const Window& w, GmPort* gm);
+  void Store(const CompiledTile& tile, int32_t tile_index, const Window& w, bool atomic,
+             GmPort* gm);
+  void Compute(const CompiledKernel& kernel, const CompiledOp& op);
+  template <typename T>
+  void ComputeTyped(const CompiledKernel& kernel, const CompiledOp& op);
+  void Cast(const CompiledKernel& kernel, const CompiledOp& op);
+  double ScalarOf(const CompiledOp& op) const;
+  template <typename T>
+  T* Values(int32_t tile);
+  template <typename T>
+  void LoadTyped(const CompiledTile& tile, T* dst, const Window& w, GmPort* gm);
+  template <typename T>
+  void StoreTyped(const CompiledTile& tile, const T* src, const Window& w, bool atomic, GmPort* gm);
+
+  ChipConfig config_;
+  std::vector<TileValues> tiles_;
+  std::vector<uint8_t> staging_;    // one tile row (or one element) of GM bytes
+  std::vector<double> op_cost_ns_;  // per CompiledKernel op, this run's config
+  std::vector<int64_t> loop_values_;
+  std::vector<int64_t> param_ints_;
+  std::vector<double> param_floats_;
+  std::vector<LoopFrame> frames_;
+};
+
+}  // namespace pto
+
+#endif  // PTO_MODELS_CORE_TILE_EXECUTOR_H_
