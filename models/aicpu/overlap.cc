@@ -48,15 +48,20 @@ const char* OverlapName(Overlap overlap) {
   return "other";
 }
 
+ByteRange ByteRangeOf(const TensorView& view) { return {view.first_byte(), view.end_byte()}; }
+
 Overlap ClassifyOverlap(const TensorView& consumer, const TensorView& producer) {
+  return ClassifyOverlap(consumer, ByteRangeOf(consumer), producer, ByteRangeOf(producer));
+}
+
+Overlap ClassifyOverlap(const TensorView& consumer, const ByteRange& consumer_bytes,
+                        const TensorView& producer, const ByteRange& producer_bytes) {
   if (consumer.base_addr != producer.base_addr) return Overlap::kNone;
 
-  // L1: flat ranges relative to the root buffer.
-  const uint64_t consumer_begin = consumer.first_byte();
-  const uint64_t consumer_end = consumer.end_byte();
-  const uint64_t producer_begin = producer.first_byte();
-  const uint64_t producer_end = producer.end_byte();
-  if (consumer_end <= producer_begin || producer_end <= consumer_begin) return Overlap::kNone;
+  // L1: flat ranges of the root buffer.
+  if (consumer_bytes.end <= producer_bytes.begin || producer_bytes.end <= consumer_bytes.begin) {
+    return Overlap::kNone;
+  }
 
   // L2: per-dimension boxes, only when the layouts are directly comparable.
   if (!SameLayout(consumer, producer)) return Overlap::kOther;

@@ -1,6 +1,8 @@
 #ifndef PTO_MODELS_AICPU_OVERLAP_H_
 #define PTO_MODELS_AICPU_OVERLAP_H_
 
+#include <cstdint>
+
 #include "models/aicpu/tensor_view.h"
 
 namespace pto {
@@ -25,6 +27,18 @@ const char* OverlapName(Overlap overlap);
 //     kNone, kCovered or kOther;
 //  4. anything else -> kOther (a dependency the runtime keeps to be safe).
 Overlap ClassifyOverlap(const TensorView& consumer, const TensorView& producer);
+
+// The bytes a view spans, [first_byte(), end_byte()), for callers that test
+// one view against many and want to compute each range once.
+struct ByteRange {
+  uint64_t begin = 0;
+  uint64_t end = 0;
+};
+ByteRange ByteRangeOf(const TensorView& view);
+
+// ClassifyOverlap with the ranges precomputed by ByteRangeOf.
+Overlap ClassifyOverlap(const TensorView& consumer, const ByteRange& consumer_bytes,
+                        const TensorView& producer, const ByteRange& producer_bytes);
 
 }  // namespace pto
 

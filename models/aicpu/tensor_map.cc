@@ -8,11 +8,12 @@ int TensorMap::Lookup(const TensorView& view, std::vector<TensorMapMatch>* match
   matches->clear();
   auto head = buffer_heads_.find(view.base_addr);
   if (head == buffer_heads_.end()) return 0;
+  const ByteRange bytes = ByteRangeOf(view);
   int probed = 0;
   for (uint32_t e = head->second; e != kNil; e = entries_[e].older_in_buffer) {
     ++probed;
     const Entry& entry = entries_[e];
-    const Overlap overlap = ClassifyOverlap(view, entry.view);
+    const Overlap overlap = ClassifyOverlap(view, bytes, entry.view, entry.bytes);
     if (overlap != Overlap::kNone) matches->push_back({e, entry.producer, overlap});
   }
   return probed;
@@ -32,6 +33,7 @@ void TensorMap::Insert(const TensorView& view, TaskSeq producer) {
   const uint32_t e = NewEntry();
   Entry& entry = entries_[e];
   entry.view = view;
+  entry.bytes = ByteRangeOf(view);
   entry.producer = producer;
   entry.live = true;
   ++live_entries_;

@@ -66,6 +66,7 @@ class TensorMap {
 
   struct Entry {
     TensorView view;
+    ByteRange bytes;  // of view, computed once at insert
     TaskSeq producer = 0;
     // Per-buffer chain, newest first.
     uint32_t newer_in_buffer = kNil;
