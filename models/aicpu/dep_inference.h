@@ -58,10 +58,12 @@ struct InferStats {
 // retired are reported; the orchestrator skips them when wiring.
 class DependencyInference {
  public:
-  // Appends nothing to the map inside a MANUAL scope. Replaces `*edges` with
-  // every edge reason in the runtime's order (the same producer may appear
-  // several times, as in deps.json) and `*stats` with this call's counts.
-  // `self` must be newer than every task already submitted.
+  // Infers the fan-in of task `self` (newer than every task already seen)
+  // and registers what it writes, unless `mode` is MANUAL. Replaces `*edges`
+  // with every edge reason in the runtime's order: explicit deps, then per
+  // arg its creator edge and its tensor-map edges (newest producer first).
+  // The same producer may appear several times, as in deps.json; see
+  // UniqueProducers. Replaces `*stats` with this call's counts.
   void Infer(TaskSeq self, ScopeMode mode, absl::Span<const DepArg> args,
              absl::Span<const TaskSeq> explicit_deps, std::vector<DepEdge>* edges,
              InferStats* stats);

@@ -16,7 +16,9 @@ using TaskSeq = uint64_t;
 
 // One registered producer region whose view overlaps a looked-up view.
 struct TensorMapMatch {
-  uint32_t entry;  // handle for TensorMap::view() / Remove(); valid until the next mutation
+  // Handle for TensorMap::view() / Remove(); stays valid until that entry is
+  // removed (removing other entries does not move it).
+  uint32_t entry;
   TaskSeq producer;
   Overlap overlap;  // kCovered or kOther
 };
