@@ -16,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/strip.h"
 #include "common/dtype.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/tokenizer.h"
@@ -267,7 +268,9 @@ class TextErrorCollector : public google::protobuf::io::ErrorCollector {
   explicit TextErrorCollector(const std::string& path) : path_(path) {}
   void AddError(int line, int column, const std::string& message) override {
     if (first_error_.empty()) {
-      first_error_ = absl::StrCat(path_, ":", line + 1, ":", column + 1, ": ", message);
+      absl::string_view text = message;
+      absl::ConsumeSuffix(&text, ".");  // the reader appends "; expected ..."
+      first_error_ = absl::StrCat(path_, ":", line + 1, ":", column + 1, ": ", text);
     }
   }
   const std::string& first_error() const { return first_error_; }
