@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <sstream>
 #include <utility>
 
@@ -238,6 +239,12 @@ class BinarySource : public TraceReader::Source {
           path_, ": ", what, " at byte offset ", offset,
           ": the length prefix is cut short or malformed; expected a varint byte count (the file "
           "is truncated or corrupt: regenerate it)"));
+    }
+    if (length > static_cast<uint32_t>(std::numeric_limits<int>::max())) {
+      return absl::DataLossError(absl::StrCat(
+          path_, ": ", what, " at byte offset ", offset, ": declares ", length,
+          " bytes; expected less than 2 GiB, the most a protobuf message can hold (the file is "
+          "corrupt or not a pto_sim trace)"));
     }
     const int64_t body_offset = offset + coded.CurrentPosition();
     if (file_size_ >= 0 && body_offset + static_cast<int64_t>(length) > file_size_) {

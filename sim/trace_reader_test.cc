@@ -1,9 +1,12 @@
 #include "sim/trace_reader.h"
 
+#include <sys/stat.h>
+
 #include <cstdio>
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -450,6 +453,29 @@ TEST_F(TraceReaderTest, MalformedLengthPrefix) {
   EXPECT_THAT(std::string(status.message()),
               HasSubstr(absl::StrCat(": record 6 at byte offset ", bytes.size(),
                                      ": the length prefix is cut short or malformed")));
+}
+
+TEST_F(TraceReaderTest, ImpossibleRecordLength) {
+  const std::string path = WriteBinary(ValidTrace());
+  WriteFile(path, ReadFile(path) + std::string("\xff\xff\xff\xff\x0f", 5));  // 2^32 - 1
+  EXPECT_THAT(std::string(ReadAll(path).message()), HasSubstr(": record 6 at byte offset "));
+  EXPECT_THAT(std::string(ReadAll(path).message()),
+              HasSubstr(": declares 4294967295 bytes; expected less than 2 GiB"));
+}
+
+TEST_F(TraceReaderTest, StreamsFromAPipe) {
+  // A FIFO has no size and cannot be read twice: the reader must stream it.
+  const std::string bytes = ReadFile(WriteBinary(ValidTrace()));
+  const std::string fifo = TempPath(".fifo");
+  std::remove(fifo.c_str());
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::thread writer([&] { WriteFile(fifo, bytes); });
+  int records = 0;
+  const absl::Status status = ReadAll(fifo, &records);
+  writer.join();
+  std::remove(fifo.c_str());
+  EXPECT_TRUE(status.ok()) << status;
+  EXPECT_EQ(records, 6);
 }
 
 TEST_F(TraceReaderTest, GarbageFileIsRejected) {
