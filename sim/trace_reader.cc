@@ -53,35 +53,37 @@ std::string ShapeLabel(const google::protobuf::RepeatedField<int64_t>& shape) {
 
 bool IsFiniteNonNegative(double value) { return std::isfinite(value) && value >= 0; }
 
-// The first field the schema does not know, searched depth-first; "" if none.
-// Unknown fields come from a newer writer; dropping them silently would change
-// behaviour, so the reader refuses them.
-std::string FindUnknownField(const Message& message, const std::string& path) {
+// True when `message` or a message inside it holds a field the schema does
+// not know; `path` then names it. Such fields come from a newer writer, and
+// dropping them silently would change behaviour, so the reader refuses them.
+// Walks the descriptor rather than ListFields() so the common case allocates
+// nothing.
+bool HasUnknownField(const Message& message, std::string* path) {
   const google::protobuf::Reflection* reflection = message.GetReflection();
   const google::protobuf::UnknownFieldSet& unknown = reflection->GetUnknownFields(message);
-  if (unknown.field_count() > 0) {
-    return absl::StrCat(path.empty() ? "" : absl::StrCat(path, "."), "<field number ",
-                        unknown.field(0).number(), ">");
+  if (!unknown.empty()) {
+    *path = absl::StrCat("<field number ", unknown.field(0).number(), ">");
+    return true;
   }
-  std::vector<const google::protobuf::FieldDescriptor*> fields;
-  reflection->ListFields(message, &fields);
-  for (const google::protobuf::FieldDescriptor* field : fields) {
+  const google::protobuf::Descriptor* descriptor = message.GetDescriptor();
+  for (int f = 0; f < descriptor->field_count(); ++f) {
+    const google::protobuf::FieldDescriptor* field = descriptor->field(f);
     if (field->cpp_type() != google::protobuf::FieldDescriptor::CPPTYPE_MESSAGE) continue;
-    const std::string field_path =
-        path.empty() ? field->name() : absl::StrCat(path, ".", field->name());
     if (field->is_repeated()) {
       const int n = reflection->FieldSize(message, field);
       for (int i = 0; i < n; ++i) {
-        std::string found = FindUnknownField(reflection->GetRepeatedMessage(message, field, i),
-                                             absl::StrCat(field_path, "[", i, "]"));
-        if (!found.empty()) return found;
+        if (HasUnknownField(reflection->GetRepeatedMessage(message, field, i), path)) {
+          *path = absl::StrCat(field->name(), "[", i, "].", *path);
+          return true;
+        }
       }
-    } else {
-      std::string found = FindUnknownField(reflection->GetMessage(message, field), field_path);
-      if (!found.empty()) return found;
+    } else if (reflection->HasField(message, field) &&
+               HasUnknownField(reflection->GetMessage(message, field), path)) {
+      *path = absl::StrCat(field->name(), ".", *path);
+      return true;
     }
   }
-  return "";
+  return false;
 }
 
 // A finding of a helper check: the field path below the caller's and the
@@ -516,8 +518,8 @@ absl::Status TraceReader::ValidateHeader() const {
                  absl::StrCat("is ", header_.version(), "; this pto_sim reads version ",
                               kTraceVersion, " only (regenerate the trace with a matching ptoc)"));
   }
-  const std::string unknown = FindUnknownField(header_, "");
-  if (!unknown.empty()) {
+  std::string unknown;
+  if (HasUnknownField(header_, &unknown)) {
     return error(0, unknown,
                  "is not part of schema version 1; expected only known fields (was the trace "
                  "written by a newer ptoc?)");
@@ -626,7 +628,7 @@ absl::Status TraceReader::ValidateHeader() const {
   std::sort(ranges.begin(), ranges.end(),
             [](const Range& a, const Range& b) { return a.begin < b.begin; });
   for (size_t i = 1; i < ranges.size(); ++i) {
-    // Sorted by begin: comparing with the range reaching furthest so far suffices.
+    // Sorted by begin, so any overlap shows between neighbours first.
     const Range& previous = ranges[i - 1];
     const Range& current = ranges[i];
     if (current.begin < previous.end) {
@@ -643,8 +645,6 @@ absl::Status TraceReader::ValidateHeader() const {
                        Hex(other.gm_addr() + other.size_bytes()),
                        "); expected disjoint GM ranges (give each tensor its own range)"));
     }
-    // Keep the furthest-reaching range as the comparison point.
-    if (previous.end > current.end) ranges[i] = {current.begin, previous.end, previous.id};
   }
 
   // Kernels.
@@ -736,8 +736,8 @@ absl::Status TraceReader::ValidateRecord(const trace::StreamRecord& record) {
       break;
   }
 
-  const std::string unknown = FindUnknownField(record, "");
-  if (!unknown.empty()) {
+  std::string unknown;
+  if (HasUnknownField(record, &unknown)) {
     return RecordError(unknown,
                        "is not part of schema version 1; expected only known fields (was the "
                        "trace written by a newer ptoc?)");

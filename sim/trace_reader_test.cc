@@ -571,15 +571,21 @@ TEST_F(TraceReaderTest, OverlappingTensorsAreRefused) {
                         "overlaps tensor 'a' (id 0) at [0x0, 0x8000); expected disjoint"));
 }
 
-TEST_F(TraceReaderTest, OverlapFoundPastASmallTensor) {
+TEST_F(TraceReaderTest, OverlapByOneWordAtTheEnd) {
   Trace t = ValidTrace();
-  // f sits inside a, after gate: only comparing with the furthest-reaching range finds it.
-  t.header.mutable_tensors(3)->set_gm_addr(0x1000);
-  t.header.mutable_tensors(3)->set_gm_addr(0x100000);
-  t.header.mutable_tensors(5)->set_gm_addr(0x7000);
-  t.header.mutable_tensors(4)->set_gm_addr(0x10);
-  EXPECT_THAT(BinaryError(t), HasSubstr("tensors[4].gm_addr: tensor 'u' occupies GM [0x10, 0x14) "
-                                        "which overlaps tensor 'a' (id 0)"));
+  // f straddles the end of a (and the start of b); touching ranges (a, b) are fine.
+  t.header.mutable_tensors(5)->set_gm_addr(0x7ffe);
+  EXPECT_THAT(BinaryError(t), HasSubstr("tensors[5].gm_addr: tensor 'f' occupies GM [0x7ffe, "
+                                        "0x8002) which overlaps tensor 'a' (id 0) at [0x0, "
+                                        "0x8000)"));
+}
+
+TEST_F(TraceReaderTest, UnknownFieldInTheHeader) {
+  Trace t = ValidTrace();
+  trace::Tensor* tensor = t.header.mutable_tensors(2);
+  tensor->GetReflection()->MutableUnknownFields(tensor)->AddVarint(42, 1);
+  EXPECT_THAT(BinaryError(t),
+              HasSubstr("header: tensors[2].<field number 42>: is not part of schema version 1"));
 }
 
 TEST_F(TraceReaderTest, InitDataSizeMustMatch) {
