@@ -1,0 +1,214 @@
+#include "models/core/kernel_program.h"
+
+#include <functional>
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "models/core/testing/kernel_builder.h"
+
+namespace pto {
+namespace {
+
+using kernel_testing::C;
+using kernel_testing::KernelBuilder;
+using kernel_testing::LoopVar;
+using ::testing::HasSubstr;
+using trace::Op;
+
+std::string CompileError(const KernelBuilder& b) {
+  absl::StatusOr<CompiledKernel> k = CompileKernel(b.kernel());
+  EXPECT_FALSE(k.ok());
+  return std::string(k.status().message());
+}
+
+TEST(CompileKernelTest, FlattensLoopsInPreOrderWithBodyEnds) {
+  KernelBuilder b("k");
+  uint32_t x = b.TensorParam("x", trace::FP32);
+  uint32_t t = b.Tile("t", {8, 16}, trace::FP32);
+  b.Load(t, x, {C(0), C(0)});               // op 0
+  b.BeginLoop(0, C(0), C(4));               // op 1
+  b.BeginLoop(1, C(0), LoopVar(0));         // op 2
+  b.Store(t, x, {LoopVar(0), LoopVar(1)});  // op 3
+  b.EndLoop();
+  b.Binary(Op::ADD, t, t, t);  // op 4
+  b.EndLoop();
+  b.Add(Op::FENCE);  // op 5
+  absl::StatusOr<CompiledKernel> k = CompileKernel(b.kernel());
+  ASSERT_TRUE(k.ok()) << k.status();
+  ASSERT_EQ(k->ops.size(), 6u);
+  EXPECT_EQ(k->ops[1].kind, Op::LOOP);
+  EXPECT_EQ(k->ops[1].body_end, 5);
+  EXPECT_EQ(k->ops[2].body_end, 4);
+  EXPECT_EQ(k->ops[3].body_end, 4);
+  EXPECT_EQ(k->loop_var_count, 2u);
+  EXPECT_EQ(k->tiles[t].rows, 8);
+  EXPECT_EQ(k->tiles[t].cols, 16);
+  EXPECT_EQ(k->ops[0].gm_bytes, 8 * 16 * 4);
+  EXPECT_EQ(k->max_tile_bytes, 8 * 16 * 4);
+  EXPECT_EQ(k->ops[4].label, "kernel 'k' op 4 (ADD, test.py:5)");
+}
+
+TEST(CompileKernelTest, AttributesEnginesByAffinity) {
+  KernelBuilder b("mix", trace::MIX);
+  uint32_t a = b.TensorParam("a", trace::FP16);
+  uint32_t o = b.TensorParam("o", trace::FP32);
+  uint32_t ta = b.Tile("ta", {16, 16}, trace::FP16, trace::MAT);
+  uint32_t tc = b.Tile("tc", {16, 16}, trace::FP32, trace::ACC);
+  uint32_t tv = b.Tile("tv", {16, 16}, trace::FP32, trace::VEC);
+  b.Load(ta, a, {C(0), C(0)});
+  b.Matmul(tc, ta, ta);
+  b.Store(tc, o, {C(0), C(0)});
+  b.Load(tv, o, {C(0), C(0)});
+  b.Unary(Op::EXP, tv, tv);
+  b.Unary(Op::NEG, tv, tv).set_engine(trace::ENGINE_CUBE);  // explicit wins
+  absl::StatusOr<CompiledKernel> k = CompileKernel(b.kernel());
+  ASSERT_TRUE(k.ok()) << k.status();
+  EXPECT_EQ(k->ops[0].engine, EngineKind::kCube);
+  EXPECT_EQ(k->ops[1].engine, EngineKind::kCube);
+  EXPECT_EQ(k->ops[2].engine, EngineKind::kCube);
+  EXPECT_EQ(k->ops[3].engine, EngineKind::kVector);
+  EXPECT_EQ(k->ops[4].engine, EngineKind::kVector);
+  EXPECT_EQ(k->ops[5].engine, EngineKind::kCube);
+  EXPECT_EQ(k->ops[1].m, 16);
+  EXPECT_EQ(k->ops[1].elements, 256);
+}
+
+TEST(CompileKernelTest, DtypeMismatchNamesKernelOpOriginAndFix) {
+  KernelBuilder b("k");
+  uint32_t x = b.TensorParam("x", trace::FP32);
+  uint32_t h = b.TensorParam("h", trace::FP16);
+  uint32_t tx = b.Tile("tx", {4, 4}, trace::FP32);
+  uint32_t th = b.Tile("th", {4, 4}, trace::FP16);
+  b.Load(tx, x, {C(0), C(0)});
+  b.Load(th, h, {C(0), C(0)});
+  b.Full(tx, 1.0);
+  b.Binary(Op::ADD, tx, tx, th);
+  EXPECT_EQ(CompileError(b),
+            "kernel 'k' op 3 (ADD, test.py:4): operand dtypes FP32 and FP16 differ; insert a CAST");
+}
+
+TEST(CompileKernelTest, RejectsBadTileIndexAndReadBeforeWrite) {
+  {
+    KernelBuilder b("k");
+    uint32_t x = b.TensorParam("x", trace::FP32);
+    b.Tile("t", {4}, trace::FP32);
+    b.Load(5, x, {C(0)});
+    EXPECT_THAT(CompileError(b), HasSubstr("op 0 (LOAD, test.py:1): dst is tile 5 but the kernel "
+                                           "declares 1 tiles"));
+  }
+  {
+    KernelBuilder b("k");
+    uint32_t t = b.Tile("t", {4}, trace::FP32);
+    uint32_t u = b.Tile("u", {4}, trace::FP32);
+    b.Unary(Op::EXP, u, t);
+    EXPECT_THAT(CompileError(b), HasSubstr("reads tile 0 ('t') before any op writes it"));
+  }
+}
+
+TEST(CompileKernelTest, RejectsShapeAndOperandErrors) {
+  KernelBuilder base("k");
+  uint32_t x = base.TensorParam("x", trace::FP32);
+  uint32_t i = base.TensorParam("i", trace::INT32);
+  uint32_t a = base.Tile("a", {4, 8}, trace::FP32);
+  uint32_t b8 = base.Tile("b", {8, 4}, trace::FP32);
+  uint32_t c = base.Tile("c", {4, 4}, trace::FP32);
+  uint32_t n = base.Tile("n", {4, 8}, trace::INT32);
+  uint32_t r = base.Tile("r", {4, 1}, trace::FP32);
+  base.Load(a, x, {C(0), C(0)});
+  base.Load(b8, x, {C(0), C(0)});
+  base.Load(n, i, {C(0), C(0)});
+
+  struct Case {
+    std::function<void(KernelBuilder&)> add;
+    const char* message;
+  };
+  const Case cases[] = {
+      {[&](KernelBuilder& b) { b.Binary(Op::ADD, a, a, b8); }, "operand shapes [4, 8] and [8, 4]"},
+      {[&](KernelBuilder& b) { b.Binary(Op::ADD, c, a, a); }, "result tile 'c' is [4, 4]"},
+      {[&](KernelBuilder& b) { b.Unary(Op::EXP, n, n); }, "INT32 is not a float type"},
+      {[&](KernelBuilder& b) { b.Unary(Op::ADD, a, a); }, "expects 2 source tiles, or 1 tile and"},
+      {[&](KernelBuilder& b) { b.Matmul(c, a, a); }, "inner dimensions differ: a gives k=8"},
+      {[&](KernelBuilder& b) { b.Matmul(a, a, b8); }, "MATMUL writes one of its own operands"},
+      {[&](KernelBuilder& b) { b.Matmul(n, a, b8); }, "result dtype INT32 does not fit FP32"},
+      {[&](KernelBuilder& b) { b.Unary(Op::ROW_SUM, c, a); }, "a row reduction of [4, 8] gives"},
+      {[&](KernelBuilder& b) { b.Unary(Op::CAST, c, a); }, "CAST keeps the shape"},
+      {[&](KernelBuilder& b) {
+         b.Load(a, i, {C(0), C(0)});
+       },
+       "tile 'a' is FP32 but tensor param"},
+      {[&](KernelBuilder& b) {
+         b.Load(a, 9, {C(0), C(0)});
+       },
+       "param 9 is out of range"},
+      {[&](KernelBuilder& b) { b.Store(a, x, {}); }, "has 0 offsets"},
+      {[&](KernelBuilder& b) {
+         b.Store(a, x, {C(0), LoopVar(0)});
+       },
+       "offsets[1]: IntExpr reads"},
+      {[&](KernelBuilder& b) { b.BeginLoop(0, C(0), C(4), C(0)); }, "loop step is 0"},
+      {[&](KernelBuilder& b) { b.Add(Op::KIND_UNSPECIFIED); }, "unknown op kind"},
+  };
+  for (const Case& tc : cases) {
+    KernelBuilder b = base;
+    tc.add(b);
+    EXPECT_THAT(CompileError(b), HasSubstr(tc.message)) << tc.message;
+  }
+  // The valid forms of the same ops compile.
+  KernelBuilder ok = base;
+  ok.Matmul(c, a, b8);
+  ok.Matmul(c, b8, a, /*a_trans=*/true, /*b_trans=*/true);
+  ok.Unary(Op::ROW_SUM, r, a);
+  ok.WithScalar(Op::MUL, a, a, 2.0);
+  ok.Unary(Op::CAST, a, n);
+  EXPECT_TRUE(CompileKernel(ok.kernel()).ok()) << CompileKernel(ok.kernel()).status();
+}
+
+TEST(CompileKernelTest, RejectsReusedLoopVarAndBadTileDecls) {
+  {
+    KernelBuilder b("k");
+    b.BeginLoop(0, C(0), C(2));
+    b.EndLoop();
+    b.BeginLoop(0, C(0), C(2));
+    b.EndLoop();
+    EXPECT_THAT(CompileError(b), HasSubstr("loop var 0 is already used"));
+  }
+  {
+    KernelBuilder b("k");
+    b.Tile("cube", {2, 2, 2}, trace::FP32);
+    EXPECT_THAT(CompileError(b), HasSubstr("tile 0 ('cube') has rank 3"));
+  }
+  {
+    KernelBuilder b("k");
+    b.Tile("t", {4}, trace::DTYPE_UNSPECIFIED);
+    EXPECT_THAT(CompileError(b), HasSubstr("has no dtype"));
+  }
+}
+
+TEST(CompileKernelTest, SyncOpsAndCostSummariesCompile) {
+  KernelBuilder b("k");
+  b.Add(Op::SYNCALL);
+  b.Add(Op::FENCE);
+  b.Add(Op::CACHE_INVALID).set_whole_cache(true);
+  absl::StatusOr<CompiledKernel> k = CompileKernel(b.kernel());
+  ASSERT_TRUE(k.ok()) << k.status();
+  EXPECT_EQ(k->ops.size(), 3u);
+
+  trace::Kernel ext;
+  ext.set_name("fa_fused");
+  ext.set_core_type(trace::AIC);
+  ext.mutable_cost()->set_cube_flops(1e9);
+  absl::StatusOr<CompiledKernel> c = CompileKernel(ext);
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_TRUE(c->is_cost_summary);
+  EXPECT_TRUE(c->ops.empty());
+
+  ext.mutable_cost()->set_cube_flops(-1);
+  EXPECT_THAT(CompileKernel(ext).status().message(), HasSubstr("cost.cube_flops is -1"));
+  trace::Kernel empty;
+  empty.set_name("nothing");
+  EXPECT_THAT(CompileKernel(empty).status().message(), HasSubstr("has no body"));
+}
+
+}  // namespace
+}  // namespace pto

@@ -1,0 +1,672 @@
+#include "models/core/tile_executor.h"
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <vector>
+
+#include "common/dtype.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "models/core/flat_gm_port.h"
+#include "models/core/kernel_program.h"
+#include "models/core/op_cost.h"
+#include "models/core/testing/kernel_builder.h"
+
+namespace pto {
+namespace {
+
+using kernel_testing::Bin;
+using kernel_testing::BlockIdx;
+using kernel_testing::BlockNum;
+using kernel_testing::C;
+using kernel_testing::KernelBuilder;
+using kernel_testing::LoopVar;
+using kernel_testing::Plus;
+using kernel_testing::ScalarParam;
+using kernel_testing::Times;
+using ::testing::HasSubstr;
+using trace::Op;
+
+constexpr uint64_t kGmBase = 0x10000;
+
+// Row-major view of a whole [rows, cols] tensor at `addr`.
+TensorBinding Matrix(uint64_t addr, trace::DType dtype, int64_t rows, int64_t cols) {
+  TensorBinding t;
+  t.gm_addr = addr;
+  t.dtype = dtype;
+  t.rank = 2;
+  t.shape[0] = rows;
+  t.shape[1] = cols;
+  t.strides[0] = cols;
+  t.strides[1] = 1;
+  return t;
+}
+
+class TileExecutorTest : public ::testing::Test {
+ protected:
+  TileExecutorTest() : gm_(kGmBase, 1 << 22), exec_(config_) {}
+
+  void PutF32(uint64_t addr, const std::vector<float>& v) {
+    std::memcpy(gm_.data(addr), v.data(), v.size() * 4);
+  }
+  std::vector<float> GetF32(uint64_t addr, size_t n) {
+    std::vector<float> v(n);
+    std::memcpy(v.data(), gm_.data(addr), n * 4);
+    return v;
+  }
+  void PutAs(trace::DType dtype, uint64_t addr, const std::vector<double>& v) {
+    for (size_t i = 0; i < v.size(); ++i) {
+      StoreFromDouble(dtype, v[i], gm_.data(addr) + i * DTypeSize(dtype));
+    }
+  }
+  std::vector<double> GetAs(trace::DType dtype, uint64_t addr, size_t n) {
+    std::vector<double> v(n);
+    for (size_t i = 0; i < n; ++i)
+      v[i] = LoadAsDouble(dtype, gm_.data(addr) + i * DTypeSize(dtype));
+    return v;
+  }
+
+  CompiledKernel Compile(const KernelBuilder& b) {
+    absl::StatusOr<CompiledKernel> k = CompileKernel(b.kernel());
+    EXPECT_TRUE(k.ok()) << k.status();
+    return k.ok() ? *std::move(k) : CompiledKernel{};
+  }
+
+  absl::Status Run(const CompiledKernel& k, std::vector<BoundArg> args, BlockContext block = {},
+                   bool functional = true) {
+    absl::Status s =
+        exec_.Execute(k, block, args, functional, functional ? &gm_ : nullptr, &profile_);
+    EXPECT_TRUE(gm_.status().ok()) << gm_.status();
+    return s;
+  }
+
+  ChipConfig config_;
+  FlatGmPort gm_;
+  TileExecutor exec_;
+  ExecutionProfile profile_;
+};
+
+// x, y: [rows, cols] FP32 at kA/kB, out at kOut.
+constexpr uint64_t kA = kGmBase;
+constexpr uint64_t kB = kGmBase + 0x40000;
+constexpr uint64_t kOut = kGmBase + 0x80000;
+
+std::vector<float> Ramp(size_t n, float start, float step) {
+  std::vector<float> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = start + step * static_cast<float>(i);
+  return v;
+}
+
+struct ElementwiseCase {
+  Op::Kind kind;
+  bool with_scalar;
+  std::function<double(double, double)> ref;
+};
+
+TEST_F(TileExecutorTest, ElementwiseOpsMatchAReferenceLoop) {
+  constexpr int kRows = 8, kCols = 16, kN = kRows * kCols;
+  const std::vector<float> a = Ramp(kN, 0.5f, 0.013f);
+  const std::vector<float> b = Ramp(kN, 2.0f, -0.007f);  // stays non-zero
+  PutF32(kA, a);
+  PutF32(kB, b);
+  constexpr double kScalar = 1.75;
+  const ElementwiseCase cases[] = {
+      {Op::ADD, false, [](double x, double y) { return x + y; }},
+      {Op::SUB, false, [](double x, double y) { return x - y; }},
+      {Op::MUL, false, [](double x, double y) { return x * y; }},
+      {Op::DIV, false, [](double x, double y) { return x / y; }},
+      {Op::MAX, false, [](double x, double y) { return std::max(x, y); }},
+      {Op::MIN, false, [](double x, double y) { return std::min(x, y); }},
+      {Op::ADD, true, [](double x, double s) { return x + s; }},
+      {Op::SUB, true, [](double x, double s) { return x - s; }},
+      {Op::MUL, true, [](double x, double s) { return x * s; }},
+      {Op::DIV, true, [](double x, double s) { return x / s; }},
+      {Op::MAX, true, [](double x, double s) { return std::max(x, s); }},
+      {Op::MIN, true, [](double x, double s) { return std::min(x, s); }},
+      {Op::EXP, false, [](double x, double) { return std::exp(x); }},
+      {Op::NEG, false, [](double x, double) { return -x; }},
+      {Op::SQRT, false, [](double x, double) { return std::sqrt(x); }},
+      {Op::RSQRT, false, [](double x, double) { return 1 / std::sqrt(x); }},
+      {Op::RECIP, false, [](double x, double) { return 1 / x; }},
+  };
+  for (const ElementwiseCase& c : cases) {
+    const bool unary = c.kind == Op::EXP || c.kind == Op::NEG || c.kind == Op::SQRT ||
+                       c.kind == Op::RSQRT || c.kind == Op::RECIP;
+    KernelBuilder kb("ew");
+    uint32_t x = kb.TensorParam("x", trace::FP32);
+    uint32_t y = kb.TensorParam("y", trace::FP32);
+    uint32_t o = kb.TensorParam("o", trace::FP32);
+    uint32_t tx = kb.Tile("tx", {kRows, kCols}, trace::FP32);
+    uint32_t ty = kb.Tile("ty", {kRows, kCols}, trace::FP32);
+    uint32_t to = kb.Tile("to", {kRows, kCols}, trace::FP32);
+    kb.Load(tx, x, {C(0), C(0)});
+    kb.Load(ty, y, {C(0), C(0)});
+    if (unary) {
+      kb.Unary(c.kind, to, tx);
+    } else if (c.with_scalar) {
+      kb.WithScalar(c.kind, to, tx, kScalar);
+    } else {
+      kb.Binary(c.kind, to, tx, ty);
+    }
+    kb.Store(to, o, {C(0), C(0)});
+    CompiledKernel k = Compile(kb);
+    ASSERT_TRUE(Run(k, {BoundArg::Tensor(Matrix(kA, trace::FP32, kRows, kCols)),
+                        BoundArg::Tensor(Matrix(kB, trace::FP32, kRows, kCols)),
+                        BoundArg::Tensor(Matrix(kOut, trace::FP32, kRows, kCols))})
+                    .ok());
+    const std::vector<float> out = GetF32(kOut, kN);
+    for (int i = 0; i < kN; ++i) {
+      const double expected = c.ref(a[i], c.with_scalar ? kScalar : b[i]);
+      ASSERT_NEAR(out[i], expected, 1e-6 * std::max(1.0, std::fabs(expected)))
+          << Op::Kind_Name(c.kind) << (c.with_scalar ? " scalar" : "") << " element " << i;
+    }
+  }
+}
+
+TEST_F(TileExecutorTest, TileScalarTakesAScalarParam) {
+  KernelBuilder kb("scale");
+  uint32_t x = kb.TensorParam("x", trace::FP32);
+  uint32_t alpha = kb.ScalarParam("alpha", trace::FP32);
+  uint32_t t = kb.Tile("t", {16}, trace::FP32);
+  kb.Load(t, x, {C(0)});
+  kb.WithScalarParam(Op::MUL, t, t, alpha);
+  kb.Store(t, x, {C(0)});
+  CompiledKernel k = Compile(kb);
+  PutF32(kA, Ramp(16, 1, 1));
+  TensorBinding v = Matrix(kA, trace::FP32, 1, 16);
+  v.rank = 1;
+  v.shape[0] = 16;
+  v.strides[0] = 1;
+  ASSERT_TRUE(Run(k, {BoundArg::Tensor(v), BoundArg::Float(-0.5)}).ok());
+  EXPECT_EQ(GetF32(kA, 16), Ramp(16, -0.5f, -0.5f));
+}
+
+TEST_F(TileExecutorTest, RowReductionsAndFull) {
+  KernelBuilder kb("rows");
+  uint32_t x = kb.TensorParam("x", trace::FP32);
+  uint32_t s = kb.TensorParam("s", trace::FP32);
+  uint32_t m = kb.TensorParam("m", trace::FP32);
+  uint32_t f = kb.TensorParam("f", trace::FP32);
+  uint32_t t = kb.Tile("t", {4, 8}, trace::FP32);
+  uint32_t ts = kb.Tile("ts", {4, 1}, trace::FP32);
+  uint32_t tm = kb.Tile("tm", {4}, trace::FP32);
+  uint32_t tf = kb.Tile("tf", {2, 3}, trace::FP32);
+  kb.Load(t, x, {C(0), C(0)});
+  kb.Unary(Op::ROW_SUM, ts, t);
+  kb.Unary(Op::ROW_MAX, tm, t);
+  kb.Full(tf, -3.25);
+  kb.Store(ts, s, {C(0), C(0)});
+  kb.Store(tm, m, {C(0)});
+  kb.Store(tf, f, {C(0), C(0)});
+  CompiledKernel k = Compile(kb);
+  std::vector<float> a(32);
+  for (int i = 0; i < 32; ++i) a[i] = static_cast<float>((i * 7) % 11) - 5;
+  PutF32(kA, a);
+  TensorBinding mv = Matrix(kB + 64, trace::FP32, 1, 4);
+  mv.rank = 1;
+  mv.shape[0] = 4;
+  mv.strides[0] = 1;
+  ASSERT_TRUE(Run(k, {BoundArg::Tensor(Matrix(kA, trace::FP32, 4, 8)),
+                      BoundArg::Tensor(Matrix(kB, trace::FP32, 4, 1)), BoundArg::Tensor(mv),
+                      BoundArg::Tensor(Matrix(kOut, trace::FP32, 2, 3))})
+                  .ok());
+  const std::vector<float> sums = GetF32(kB, 4);
+  const std::vector<float> maxes = GetF32(kB + 64, 4);
+  for (int r = 0; r < 4; ++r) {
+    float sum = 0, mx = -1e30f;
+    for (int c = 0; c < 8; ++c) {
+      sum += a[r * 8 + c];
+      mx = std::max(mx, a[r * 8 + c]);
+    }
+    EXPECT_NEAR(sums[r], sum, 1e-6) << r;
+    EXPECT_EQ(maxes[r], mx) << r;
+  }
+  EXPECT_EQ(GetF32(kOut, 6), std::vector<float>(6, -3.25f));
+}
+
+TEST_F(TileExecutorTest, CastsBetweenFp32Fp16Bf16AndInt32) {
+  // FP32 -> FP16 -> FP32, FP32 -> BF16, FP32 -> INT32 (truncates), INT32 -> FP32.
+  KernelBuilder kb("cast");
+  uint32_t x = kb.TensorParam("x", trace::FP32);
+  uint32_t h = kb.TensorParam("h", trace::FP16);
+  uint32_t bf = kb.TensorParam("bf", trace::BF16);
+  uint32_t i = kb.TensorParam("i", trace::INT32);
+  uint32_t back = kb.TensorParam("back", trace::FP32);
+  uint32_t tx = kb.Tile("tx", {6}, trace::FP32);
+  uint32_t th = kb.Tile("th", {6}, trace::FP16);
+  uint32_t tb = kb.Tile("tb", {6}, trace::BF16);
+  uint32_t ti = kb.Tile("ti", {6}, trace::INT32);
+  uint32_t tr = kb.Tile("tr", {6}, trace::FP32);
+  kb.Load(tx, x, {C(0)});
+  kb.Unary(Op::CAST, th, tx);
+  kb.Unary(Op::CAST, tb, tx);
+  kb.Unary(Op::CAST, ti, tx);
+  kb.Store(th, h, {C(0)});
+  kb.Store(tb, bf, {C(0)});
+  kb.Store(ti, i, {C(0)});
+  kb.Unary(Op::CAST, tr, ti);
+  kb.Binary(Op::ADD, tr, tr, tr);  // INT32 values back in float, doubled
+  kb.Store(tr, back, {C(0)});
+  CompiledKernel k = Compile(kb);
+
+  const std::vector<float> in = {1.0f + 1.0f / 4096, -2.7f, 2.7f, 1000.4f, 70000.0f, -0.0f};
+  PutF32(kA, in);
+  auto vec = [](uint64_t addr, trace::DType d) {
+    TensorBinding t = Matrix(addr, d, 1, 6);
+    t.rank = 1;
+    t.shape[0] = 6;
+    t.strides[0] = 1;
+    return BoundArg::Tensor(t);
+  };
+  ASSERT_TRUE(Run(k, {vec(kA, trace::FP32), vec(kB, trace::FP16), vec(kB + 0x100, trace::BF16),
+                      vec(kB + 0x200, trace::INT32), vec(kOut, trace::FP32)})
+                  .ok());
+  const std::vector<double> h16 = GetAs(trace::FP16, kB, 6);
+  EXPECT_EQ(h16[0], 1.0);  // below half resolution: rounds to 1
+  EXPECT_EQ(h16[1], HalfToFloat(FloatToHalf(-2.7f)));
+  EXPECT_EQ(h16[3], 1000.5);        // half spacing at 1000 is 0.5
+  EXPECT_TRUE(std::isinf(h16[4]));  // beyond half's 65504
+  const std::vector<double> b16 = GetAs(trace::BF16, kB + 0x100, 6);
+  EXPECT_EQ(b16[3], 1000.0);  // bf16 spacing at 1000 is 4
+  EXPECT_EQ(b16[4], 70144.0);
+  EXPECT_EQ(GetAs(trace::INT32, kB + 0x200, 6), (std::vector<double>{1, -2, 2, 1000, 70000, 0}));
+  EXPECT_EQ(GetF32(kOut, 6), (std::vector<float>{2, -4, 4, 2000, 140000, 0}));
+}
+
+// Naive reference: c[m,n] = sum_k a[m,k] b[k,n] over (optionally transposed)
+// row-major storage, in double.
+std::vector<double> NaiveMatmul(const std::vector<double>& a, const std::vector<double>& b, int m,
+                                int n, int kk, bool a_trans, bool b_trans) {
+  std::vector<double> c(m * n, 0.0);
+  for (int i = 0; i < m; ++i) {
+    for (int j = 0; j < n; ++j) {
+      double s = 0;
+      for (int p = 0; p < kk; ++p) {
+        const double av = a_trans ? a[p * m + i] : a[i * kk + p];
+        const double bv = b_trans ? b[j * kk + p] : b[p * n + j];
+        s += av * bv;
+      }
+      c[i * n + j] = s;
+    }
+  }
+  return c;
+}
+
+struct MatmulCase {
+  trace::DType in;
+  trace::DType out;
+  bool a_trans;
+  bool b_trans;
+  double rtol;
+};
+
+TEST_F(TileExecutorTest, MatmulMatchesANaiveLoopForDtypesAndTransposes) {
+  constexpr int kM = 32, kN = 48, kK = 64;
+  const MatmulCase cases[] = {
+      {trace::FP32, trace::FP32, false, false, 1e-5}, {trace::FP32, trace::FP32, true, false, 1e-5},
+      {trace::FP32, trace::FP32, false, true, 1e-5},  {trace::FP32, trace::FP32, true, true, 1e-5},
+      {trace::FP16, trace::FP32, false, false, 1e-5}, {trace::BF16, trace::FP32, false, true, 1e-5},
+      {trace::FP16, trace::FP16, false, false, 1e-3}, {trace::INT8, trace::INT32, true, false, 0},
+  };
+  for (const MatmulCase& c : cases) {
+    const int a_rows = c.a_trans ? kK : kM, a_cols = c.a_trans ? kM : kK;
+    const int b_rows = c.b_trans ? kN : kK, b_cols = c.b_trans ? kK : kN;
+    std::vector<double> a(kM * kK), b(kK * kN);
+    for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<double>((i * 37) % 19) - 9;
+    for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<double>((i * 11) % 13) - 6;
+    if (c.in != trace::INT8) {  // fractional values that the input dtype holds exactly
+      for (double& v : a) v *= 0.125;
+      for (double& v : b) v *= 0.25;
+    }
+    PutAs(c.in, kA, a);
+    PutAs(c.in, kB, b);
+    KernelBuilder kb("mm", trace::AIC);
+    uint32_t pa = kb.TensorParam("a", c.in);
+    uint32_t pb = kb.TensorParam("b", c.in);
+    uint32_t pc = kb.TensorParam("c", c.out);
+    uint32_t ta = kb.Tile("ta", {a_rows, a_cols}, c.in, trace::MAT);
+    uint32_t tb = kb.Tile("tb", {b_rows, b_cols}, c.in, trace::MAT);
+    uint32_t tc = kb.Tile("tc", {kM, kN}, c.out, trace::ACC);
+    kb.Load(ta, pa, {C(0), C(0)});
+    kb.Load(tb, pb, {C(0), C(0)});
+    kb.Matmul(tc, ta, tb, c.a_trans, c.b_trans);
+    kb.Store(tc, pc, {C(0), C(0)});
+    CompiledKernel k = Compile(kb);
+    ASSERT_TRUE(Run(k, {BoundArg::Tensor(Matrix(kA, c.in, a_rows, a_cols)),
+                        BoundArg::Tensor(Matrix(kB, c.in, b_rows, b_cols)),
+                        BoundArg::Tensor(Matrix(kOut, c.out, kM, kN))})
+                    .ok());
+    const std::vector<double> ref = NaiveMatmul(a, b, kM, kN, kK, c.a_trans, c.b_trans);
+    const std::vector<double> out = GetAs(c.out, kOut, kM * kN);
+    for (int i = 0; i < kM * kN; ++i) {
+      ASSERT_NEAR(out[i], ref[i], c.rtol * std::max(1.0, std::fabs(ref[i])))
+          << DTypeName(c.in) << "->" << DTypeName(c.out) << " a_trans=" << c.a_trans
+          << " b_trans=" << c.b_trans << " element " << i;
+    }
+  }
+}
+
+TEST_F(TileExecutorTest, LoadAndStoreAWindowOfAStridedView) {
+  // Root tensor [8, 16] FP32 holding its flat index; the view is rows 2..7,
+  // columns 4..15 (shape [6, 12], strides [16, 1]).
+  PutF32(kA, Ramp(128, 0, 1));
+  TensorBinding view = Matrix(kA + (2 * 16 + 4) * 4, trace::FP32, 6, 12);
+  view.strides[0] = 16;
+  KernelBuilder kb("window");
+  uint32_t x = kb.TensorParam("x", trace::FP32);
+  uint32_t t = kb.Tile("t", {2, 4}, trace::FP32);
+  kb.Load(t, x, {C(3), C(5)});  // root rows 5..6, cols 9..12
+  kb.WithScalar(Op::MUL, t, t, -1.0);
+  kb.Store(t, x, {C(0), C(8)});  // root rows 2..3, cols 12..15
+  CompiledKernel k = Compile(kb);
+  ASSERT_TRUE(Run(k, {BoundArg::Tensor(view)}).ok());
+  const std::vector<float> root = GetF32(kA, 128);
+  for (int r = 0; r < 8; ++r) {
+    for (int c = 0; c < 16; ++c) {
+      float expected = static_cast<float>(r * 16 + c);
+      if ((r == 2 || r == 3) && c >= 12) expected = -static_cast<float>((r + 3) * 16 + (c - 3));
+      ASSERT_EQ(root[r * 16 + c], expected) << "root[" << r << "][" << c << "]";
+    }
+  }
+  EXPECT_EQ(profile_.gm_bytes_read, 32);
+  EXPECT_EQ(profile_.gm_bytes_written, 32);
+}
+
+TEST_F(TileExecutorTest, ColumnStridedAndHigherRankViews) {
+  // A [2, 3, 8] tensor viewed with every other column: shape [2, 3, 4],
+  // strides [24, 8, 2]. A [3, 4] tile at offsets [1, 0, 0] reads batch 1.
+  PutF32(kA, Ramp(48, 0, 1));
+  TensorBinding v;
+  v.gm_addr = kA;
+  v.dtype = trace::FP32;
+  v.rank = 3;
+  const int64_t shape[] = {2, 3, 4}, strides[] = {24, 8, 2};
+  for (int d = 0; d < 3; ++d) {
+    v.shape[d] = shape[d];
+    v.strides[d] = strides[d];
+  }
+  KernelBuilder kb("gather");
+  uint32_t x = kb.TensorParam("x", trace::FP32);
+  uint32_t o = kb.TensorParam("o", trace::FP32);
+  uint32_t t = kb.Tile("t", {3, 4}, trace::FP32);
+  kb.Load(t, x, {C(1), C(0), C(0)});
+  kb.Store(t, o, {C(0), C(0)});
+  CompiledKernel k = Compile(kb);
+  ASSERT_TRUE(
+      Run(k, {BoundArg::Tensor(v), BoundArg::Tensor(Matrix(kOut, trace::FP32, 3, 4))}).ok());
+  std::vector<float> expected;
+  for (int r = 0; r < 3; ++r) {
+    for (int c = 0; c < 4; ++c) expected.push_back(static_cast<float>(24 + r * 8 + 2 * c));
+  }
+  EXPECT_EQ(GetF32(kOut, 12), expected);
+}
+
+TEST_F(TileExecutorTest, AtomicAddStoresAccumulateAcrossBlocks) {
+  KernelBuilder kb("splitk");
+  uint32_t x = kb.TensorParam("x", trace::FP32);
+  uint32_t o = kb.TensorParam("o", trace::FP32);
+  uint32_t t = kb.Tile("t", {4, 8}, trace::FP32);
+  kb.Load(t, x, {Times(BlockIdx(), C(4)), C(0)});
+  kb.Store(t, o, {C(0), C(0)}, /*atomic_add=*/true);
+  CompiledKernel k = Compile(kb);
+  PutF32(kA, Ramp(96, 1, 1));
+  PutF32(kOut, std::vector<float>(32, 0.5f));
+  for (int64_t blk = 0; blk < 3; ++blk) {
+    ASSERT_TRUE(Run(k,
+                    {BoundArg::Tensor(Matrix(kA, trace::FP32, 12, 8)),
+                     BoundArg::Tensor(Matrix(kOut, trace::FP32, 4, 8))},
+                    {blk, 3, 0})
+                    .ok());
+  }
+  const std::vector<float> out = GetF32(kOut, 32);
+  for (int i = 0; i < 32; ++i) {
+    EXPECT_EQ(out[i], 0.5f + (1 + i) + (33 + i) + (65 + i)) << i;
+  }
+  EXPECT_EQ(gm_.atomics(), 3 * 4);  // one atomic per tile row
+}
+
+TEST_F(TileExecutorTest, DeviceLoopsDriveOffsetsIncludingNegativeSteps) {
+  // for i in range(0, 4): y[i] = 2 * x[i];  for j in range(3, -1, -1): y[j] += j
+  KernelBuilder kb("loops");
+  uint32_t x = kb.TensorParam("x", trace::FP32);
+  uint32_t y = kb.TensorParam("y", trace::FP32);
+  uint32_t t = kb.Tile("t", {1, 8}, trace::FP32);
+  kb.BeginLoop(0, C(0), C(4));
+  kb.Load(t, x, {LoopVar(0), C(0)});
+  kb.WithScalar(Op::MUL, t, t, 2.0);
+  kb.Store(t, y, {LoopVar(0), C(0)});
+  kb.EndLoop();
+  kb.BeginLoop(1, C(3), C(-1), C(-1));
+  kb.Load(t, y, {LoopVar(1), C(0)});
+  kb.BeginLoop(2, C(0), LoopVar(1));  // runs j times: adds 1 each time
+  kb.WithScalar(Op::ADD, t, t, 1.0);
+  kb.EndLoop();
+  kb.Store(t, y, {LoopVar(1), C(0)});
+  kb.EndLoop();
+  kb.BeginLoop(3, C(0), C(0));  // empty range: body never runs
+  kb.Store(t, y, {C(99), C(0)});
+  kb.EndLoop();
+  CompiledKernel k = Compile(kb);
+  PutF32(kA, Ramp(32, 0, 1));
+  ASSERT_TRUE(Run(k, {BoundArg::Tensor(Matrix(kA, trace::FP32, 4, 8)),
+                      BoundArg::Tensor(Matrix(kOut, trace::FP32, 4, 8))})
+                  .ok());
+  const std::vector<float> out = GetF32(kOut, 32);
+  for (int i = 0; i < 32; ++i) EXPECT_EQ(out[i], 2.0f * i + i / 8) << i;
+  // 4 x 3 ops, then 4 x (load, store) + (0+1+2+3) adds.
+  EXPECT_EQ(profile_.records.size(), 12u + 8u + 6u);
+}
+
+TEST_F(TileExecutorTest, SpmdBlocksTogetherCoverTheWholeTensor) {
+  // out[64*b : 64*b+64, :] = x[...] + 1 for b in 0..3, rows addressed by
+  // block_idx * (rows / block_num).
+  constexpr int kRows = 256, kCols = 16;
+  KernelBuilder kb("spmd");
+  uint32_t x = kb.TensorParam("x", trace::FP32);
+  uint32_t o = kb.TensorParam("o", trace::FP32);
+  uint32_t t = kb.Tile("t", {64, kCols}, trace::FP32);
+  const trace::IntExpr row =
+      Times(BlockIdx(), Bin(trace::IntExpr::FLOOR_DIV, C(kRows), BlockNum()));
+  kb.Load(t, x, {row, C(0)});
+  kb.WithScalar(Op::ADD, t, t, 1.0);
+  kb.Store(t, o, {row, C(0)});
+  CompiledKernel k = Compile(kb);
+  PutF32(kA, Ramp(kRows * kCols, 0, 0.5f));
+  PutF32(kOut, std::vector<float>(kRows * kCols, -1));
+  std::vector<BoundArg> args = {BoundArg::Tensor(Matrix(kA, trace::FP32, kRows, kCols)),
+                                BoundArg::Tensor(Matrix(kOut, trace::FP32, kRows, kCols))};
+  for (int64_t blk = 0; blk < 3; ++blk) ASSERT_TRUE(Run(k, args, {blk, 4, 0}).ok());
+  std::vector<float> out = GetF32(kOut, kRows * kCols);
+  EXPECT_EQ(out[192 * kCols], -1.0f);  // block 3 has not run yet
+  ASSERT_TRUE(Run(k, args, {3, 4, 0}).ok());
+  out = GetF32(kOut, kRows * kCols);
+  for (int i = 0; i < kRows * kCols; ++i) ASSERT_EQ(out[i], 0.5f * i + 1) << i;
+}
+
+TEST_F(TileExecutorTest, OutOfBoundsLoadNamesTheOpAndOffsets) {
+  KernelBuilder kb("oob");
+  uint32_t x = kb.TensorParam("x", trace::FP32);
+  uint32_t t = kb.Tile("t", {32, 32}, trace::FP32);
+  kb.Load(t, x, {C(0), Times(BlockIdx(), C(40))});
+  CompiledKernel k = Compile(kb);
+  const std::vector<BoundArg> args = {BoundArg::Tensor(Matrix(kA, trace::FP32, 64, 64))};
+  EXPECT_TRUE(Run(k, args, {0, 2, 0}).ok());
+  absl::Status s = Run(k, args, {1, 2, 0});
+  EXPECT_EQ(s.code(), absl::StatusCode::kOutOfRange);
+  EXPECT_THAT(s.message(), HasSubstr("kernel 'oob' op 0 (LOAD, test.py:1): tile 't' at offsets "
+                                     "[0, 40] leaves the view [64, 64] of param 'x' in dim 1"));
+  // Timing-only runs check bounds too.
+  EXPECT_EQ(Run(k, args, {1, 2, 0}, /*functional=*/false).code(), absl::StatusCode::kOutOfRange);
+  EXPECT_EQ(gm_.reads(), 32);  // only the in-bounds block touched GM
+}
+
+TEST_F(TileExecutorTest, BindingAndRuntimeExpressionErrorsAreReported) {
+  KernelBuilder kb("k");
+  uint32_t x = kb.TensorParam("x", trace::FP32);
+  uint32_t n = kb.ScalarParam("n", trace::INT32);
+  uint32_t t = kb.Tile("t", {4}, trace::FP32);
+  kb.Load(t, x, {Bin(trace::IntExpr::FLOOR_DIV, C(8), ScalarParam(n))});
+  CompiledKernel k = Compile(kb);
+  TensorBinding v = Matrix(kA, trace::FP32, 1, 16);
+  v.rank = 1;
+  v.shape[0] = 16;
+  v.strides[0] = 1;
+  EXPECT_THAT(Run(k, {BoundArg::Tensor(v)}).message(), HasSubstr("takes 2 arguments but 1"));
+  EXPECT_THAT(Run(k, {BoundArg::Int(3), BoundArg::Int(1)}).message(),
+              HasSubstr("argument 0 ('x') is a TENSOR parameter but a scalar was bound"));
+  EXPECT_THAT(Run(k, {BoundArg::Tensor(v), BoundArg::Float(2.5)}).message(),
+              HasSubstr("('n') is INT32 but the float 2.5 was bound"));
+  EXPECT_THAT(Run(k, {BoundArg::Tensor(v), BoundArg::Int(0)}).message(),
+              HasSubstr("op 0 (LOAD, test.py:1): offsets[0]: IntExpr FLOOR_DIV by zero"));
+  TensorBinding half = v;
+  half.dtype = trace::FP16;
+  EXPECT_THAT(Run(k, {BoundArg::Tensor(half), BoundArg::Int(2)}).message(),
+              HasSubstr("is FP32 but is bound to a FP16 tensor view"));
+  TensorBinding two_d = Matrix(kA, trace::FP32, 2, 8);
+  EXPECT_THAT(Run(k, {BoundArg::Tensor(two_d), BoundArg::Int(2)}).message(),
+              HasSubstr("has 1 offsets but param 'x' is bound to a rank-2 view [2, 8]"));
+  EXPECT_TRUE(Run(k, {BoundArg::Tensor(v), BoundArg::Int(2)}).ok());
+}
+
+CompiledKernel AddKernel32() {
+  KernelBuilder kb("add32");
+  uint32_t x = kb.TensorParam("x", trace::FP32);
+  uint32_t y = kb.TensorParam("y", trace::FP32);
+  uint32_t o = kb.TensorParam("o", trace::FP32);
+  uint32_t tx = kb.Tile("tx", {32, 32}, trace::FP32);
+  uint32_t ty = kb.Tile("ty", {32, 32}, trace::FP32);
+  kb.Load(tx, x, {C(0), C(0)});
+  kb.Load(ty, y, {C(0), C(0)});
+  kb.Binary(Op::ADD, tx, tx, ty);
+  kb.Store(tx, o, {C(0), C(0)});
+  return *CompileKernel(kb.kernel());
+}
+
+CompiledKernel MatmulKernel128() {
+  KernelBuilder kb("mm128", trace::AIC);
+  uint32_t a = kb.TensorParam("a", trace::FP16);
+  uint32_t b = kb.TensorParam("b", trace::FP16);
+  uint32_t c = kb.TensorParam("c", trace::FP32);
+  uint32_t ta = kb.Tile("ta", {128, 128}, trace::FP16, trace::MAT);
+  uint32_t tb = kb.Tile("tb", {128, 128}, trace::FP16, trace::MAT);
+  uint32_t tc = kb.Tile("tc", {128, 128}, trace::FP32, trace::ACC);
+  kb.Load(ta, a, {C(0), C(0)});
+  kb.Load(tb, b, {C(0), C(0)});
+  kb.Matmul(tc, ta, tb);
+  kb.Store(tc, c, {C(0), C(0)});
+  return *CompileKernel(kb.kernel());
+}
+
+TEST_F(TileExecutorTest, TimingOnlyMovesNoDataButCostsTheSame) {
+  CompiledKernel k = AddKernel32();
+  const std::vector<BoundArg> args = {BoundArg::Tensor(Matrix(kA, trace::FP32, 32, 32)),
+                                      BoundArg::Tensor(Matrix(kB, trace::FP32, 32, 32)),
+                                      BoundArg::Tensor(Matrix(kOut, trace::FP32, 32, 32))};
+  PutF32(kA, Ramp(1024, 1, 1));
+  PutF32(kB, Ramp(1024, 1, 1));
+  ASSERT_TRUE(Run(k, args).ok());
+  const ExecutionProfile functional = profile_;
+  const int64_t reads = gm_.reads(), writes = gm_.writes();
+  PutF32(kOut, std::vector<float>(1024, 7));
+  ASSERT_TRUE(Run(k, args, {}, /*functional=*/false).ok());
+  EXPECT_EQ(gm_.reads(), reads);
+  EXPECT_EQ(gm_.writes(), writes);
+  EXPECT_EQ(GetF32(kOut, 1024), std::vector<float>(1024, 7));
+  ASSERT_EQ(profile_.records.size(), functional.records.size());
+  for (size_t i = 0; i < functional.records.size(); ++i) {
+    EXPECT_EQ(profile_.records[i].cost_ns, functional.records[i].cost_ns) << i;
+    EXPECT_EQ(profile_.records[i].gm_bytes_read, functional.records[i].gm_bytes_read) << i;
+  }
+  EXPECT_EQ(profile_.vector_ns, functional.vector_ns);
+}
+
+TEST_F(TileExecutorTest, ProfileRecordsEnginesBytesAndCosts) {
+  CompiledKernel k = MatmulKernel128();
+  ASSERT_TRUE(Run(k,
+                  {BoundArg::Tensor(Matrix(kA, trace::FP16, 128, 128)),
+                   BoundArg::Tensor(Matrix(kB, trace::FP16, 128, 128)),
+                   BoundArg::Tensor(Matrix(kOut, trace::FP32, 128, 128))},
+                  {}, /*functional=*/false)
+                  .ok());
+  ASSERT_EQ(profile_.records.size(), 4u);
+  const OpRecord& load = profile_.records[0];
+  EXPECT_EQ(load.kind, Op::LOAD);
+  EXPECT_EQ(load.engine, EngineKind::kCube);
+  EXPECT_EQ(load.gm_bytes_read, 128 * 128 * 2);
+  EXPECT_NEAR(load.cost_ns, GmTransferNs(128 * 128 * 2, config_), 1e-9);
+  const OpRecord& mm = profile_.records[2];
+  EXPECT_EQ(mm.kind, Op::MATMUL);
+  EXPECT_EQ(mm.elements, 128 * 128);
+  EXPECT_NEAR(mm.cost_ns, MatmulNs(128, 128, 128, trace::FP16, config_), 1e-9);
+  EXPECT_EQ(profile_.records[3].gm_bytes_written, 128 * 128 * 4);
+  EXPECT_EQ(profile_.vector_ns, 0);
+  EXPECT_EQ(profile_.gm_bytes_read, 2 * 128 * 128 * 2);
+}
+
+// Issue #2 item 9: pinned single-block durations with the default ChipConfig.
+// A change here is a change of the cost model: update the number deliberately.
+TEST_F(TileExecutorTest, PinnedDurationOfA32x32Fp32AddKernel) {
+  CompiledKernel k = AddKernel32();
+  ASSERT_TRUE(Run(k,
+                  {BoundArg::Tensor(Matrix(kA, trace::FP32, 32, 32)),
+                   BoundArg::Tensor(Matrix(kB, trace::FP32, 32, 32)),
+                   BoundArg::Tensor(Matrix(kOut, trace::FP32, 32, 32))},
+                  {}, /*functional=*/false)
+                  .ok());
+  const double ns = KernelDurationNs(profile_, config_);
+  // 400 start + 3 x (500 + 4096 B / 64 B/cycle / 1.65 GHz) + 16 cycles + 200.
+  EXPECT_NEAR(ns, 2226.060606060606, 1e-6);
+  EXPECT_GE(ns, 1000);
+  EXPECT_LE(ns, 3000);
+}
+
+TEST_F(TileExecutorTest, PinnedDurationOfA128CubedFp16MatmulKernel) {
+  CompiledKernel k = MatmulKernel128();
+  ASSERT_TRUE(Run(k,
+                  {BoundArg::Tensor(Matrix(kA, trace::FP16, 128, 128)),
+                   BoundArg::Tensor(Matrix(kB, trace::FP16, 128, 128)),
+                   BoundArg::Tensor(Matrix(kOut, trace::FP32, 128, 128))},
+                  {}, /*functional=*/false)
+                  .ok());
+  const double ns = KernelDurationNs(profile_, config_);
+  // 400 + 2 x (500 + 32768 B / 105.6 B/ns) + matmul 1369.94 cycles / 1.65 GHz
+  // + (500 + 65536 B / 105.6 B/ns) + 200. Above the add kernel's 1-3 us band: two
+  // 32 KB loads and a 64 KB store at 105.6 B/ns dominate.
+  EXPECT_NEAR(ns, 4171.481696103863, 1e-6);
+  EXPECT_GE(ns, 1000);
+  EXPECT_LE(ns, 10000);
+}
+
+TEST_F(TileExecutorTest, SyncOpsAreProfiledNoOps) {
+  KernelBuilder kb("sync");
+  kb.Add(Op::SYNCALL).mutable_sync()->set_mode(Op::HARD);
+  kb.Add(Op::FENCE);
+  kb.Add(Op::CACHE_INVALID).set_whole_cache(true);
+  CompiledKernel k = Compile(kb);
+  ASSERT_TRUE(Run(k, {}).ok());
+  ASSERT_EQ(profile_.records.size(), 3u);
+  EXPECT_EQ(profile_.records[0].kind, Op::SYNCALL);
+  EXPECT_EQ(profile_.records[2].kind, Op::CACHE_INVALID);
+  EXPECT_EQ(profile_.op_ns(), 0);
+  EXPECT_EQ(gm_.reads() + gm_.writes(), 0);
+}
+
+TEST_F(TileExecutorTest, CostSummaryKernelsYieldOneRecordPerPhase) {
+  trace::Kernel ext;
+  ext.set_name("fa_fused");
+  ext.set_core_type(trace::AIC);
+  ext.mutable_cost()->set_fixed_cycles(3300);
+  ext.mutable_cost()->set_barrier_phases(2);
+  ext.mutable_cost()->set_bytes_in(1000);
+  CompiledKernel k = *CompileKernel(ext);
+  ASSERT_TRUE(exec_.Execute(k, {}, {}, /*functional=*/true, &gm_, &profile_).ok());
+  ASSERT_EQ(profile_.records.size(), 3u);
+  EXPECT_NEAR(profile_.cube_ns, 2000, 1e-6);
+  EXPECT_EQ(profile_.gm_bytes_read, 1000);
+  EXPECT_NEAR(KernelDurationNs(profile_, config_), 2600, 1e-6);
+}
+
+}  // namespace
+}  // namespace pto
