@@ -608,6 +608,26 @@ TEST_F(TraceReaderTest, InitZerosMustBeTrueAndGeneratorKindSet) {
   EXPECT_THAT(BinaryError(t), HasSubstr("tensors[0].init.generator.kind: is KIND_UNSPECIFIED"));
 }
 
+TEST_F(TraceReaderTest, GeneratorParametersMustBeUsable) {
+  Trace t = ValidTrace();
+  *t.header.mutable_tensors(1)->mutable_init() =
+      Parse<trace::TensorInit>("generator { kind: UNIFORM low: 1 high: 1 }");
+  EXPECT_THAT(BinaryError(t), HasSubstr("tensors[1].init.generator: UNIFORM range [1, 1) is "
+                                        "empty or not finite; expected finite low < high"));
+  t.header.mutable_tensors(1)->mutable_init()->mutable_generator()->set_kind(
+      trace::TensorInit::Generator::ARANGE);
+  t.header.mutable_tensors(1)->mutable_init()->mutable_generator()->set_step(
+      std::numeric_limits<double>::quiet_NaN());
+  EXPECT_THAT(BinaryError(t), HasSubstr("ARANGE start 0 step nan is not finite"));
+}
+
+TEST_F(TraceReaderTest, TensorMustFitTheAddressSpace) {
+  Trace t = ValidTrace();
+  t.header.mutable_tensors(2)->set_gm_addr(UINT64_MAX - 100);
+  EXPECT_THAT(BinaryError(t), HasSubstr("tensors[2].gm_addr: tensor 'c' at 0xffffffffffffff9b "
+                                        "with 32768 bytes runs past the end"));
+}
+
 TEST_F(TraceReaderTest, TimingOnlyMeansNoContentsAndNoChecks) {
   Trace t = ValidTrace();
   t.header.set_timing_only(true);
@@ -672,6 +692,14 @@ TEST_F(TraceReaderTest, LaunchesDoNotNest) {
   EXPECT_THAT(BinaryError(t),
               HasSubstr("record 1 (launch 0 'main', launch_begin 'inner'): launch_begin: launch 0 "
                         "'main' is still open"));
+}
+
+TEST_F(TraceReaderTest, LaunchArgsAreKnownTensors) {
+  Trace t = ValidTrace();
+  t.records[0].mutable_launch_begin()->add_arg_tensor_ids(6);
+  EXPECT_THAT(BinaryError(t),
+              HasSubstr("record 0 (launch 0 'main'): launch_begin.arg_tensor_ids[3]: "
+                        "names tensor 6, but the header declares tensors 0..5"));
 }
 
 TEST_F(TraceReaderTest, LaunchWithoutEnd) {
