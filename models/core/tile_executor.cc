@@ -114,38 +114,40 @@ absl::Status TileExecutor::Prepare(const CompiledKernel& kernel, absl::Span<cons
   for (size_t i = 0; i < args.size(); ++i) {
     const CompiledParam& p = kernel.params[i];
     const BoundArg& a = args[i];
-    const std::string what =
-        absl::StrCat(KernelPrefix(kernel), " argument ", i, " ('", p.name, "')");
+    // Built only when reporting an error: no strings on the hot path.
+    const auto what = [&] {
+      return absl::StrCat(KernelPrefix(kernel), " argument ", i, " ('", p.name, "')");
+    };
     if (p.kind == trace::KernelParam::TENSOR) {
       if (a.kind != BoundArg::Kind::kTensor) {
         return absl::InvalidArgumentError(
-            absl::StrCat(what, " is a TENSOR parameter but a scalar was bound"));
+            absl::StrCat(what(), " is a TENSOR parameter but a scalar was bound"));
       }
       const TensorBinding& t = a.tensor;
       if (t.rank < 1 || t.rank > kMaxViewRank) {
-        return absl::InvalidArgumentError(absl::StrCat(what, " is bound to a view of rank ", t.rank,
-                                                       "; expected 1..", kMaxViewRank));
+        return absl::InvalidArgumentError(absl::StrCat(what(), " is bound to a view of rank ",
+                                                       t.rank, "; expected 1..", kMaxViewRank));
       }
       if (p.dtype != trace::DTYPE_UNSPECIFIED && t.dtype != p.dtype) {
-        return absl::InvalidArgumentError(absl::StrCat(what, " is ", DTypeName(p.dtype),
+        return absl::InvalidArgumentError(absl::StrCat(what(), " is ", DTypeName(p.dtype),
                                                        " but is bound to a ", DTypeName(t.dtype),
                                                        " tensor view"));
       }
       for (int d = 0; d < t.rank; ++d) {
         if (t.shape[d] < 0 || t.strides[d] < 0) {
           return absl::InvalidArgumentError(
-              absl::StrCat(what, " is bound to a view with negative shape or stride in dim ", d));
+              absl::StrCat(what(), " is bound to a view with negative shape or stride in dim ", d));
         }
       }
       continue;
     }
     if (a.kind == BoundArg::Kind::kTensor) {
       return absl::InvalidArgumentError(
-          absl::StrCat(what, " is a SCALAR parameter but a tensor view was bound"));
+          absl::StrCat(what(), " is a SCALAR parameter but a tensor view was bound"));
     }
     if (a.kind == BoundArg::Kind::kFloat) {
       if (!IsFloat(p.dtype) && p.dtype != trace::DTYPE_UNSPECIFIED) {
-        return absl::InvalidArgumentError(absl::StrCat(what, " is ", DTypeName(p.dtype),
+        return absl::InvalidArgumentError(absl::StrCat(what(), " is ", DTypeName(p.dtype),
                                                        " but the float ", a.f,
                                                        " was bound; bind an integer"));
       }

@@ -275,6 +275,93 @@ TEST_F(TileExecutorTest, CastsBetweenFp32Fp16Bf16AndInt32) {
   EXPECT_EQ(GetF32(kOut, 6), (std::vector<float>{2, -4, 4, 2000, 140000, 0}));
 }
 
+TEST_F(TileExecutorTest, IntegerTilesComputeExactlyAndDivideTowardZero) {
+  KernelBuilder kb("ints");
+  uint32_t x = kb.TensorParam("x", trace::INT32);
+  uint32_t o = kb.TensorParam("o", trace::INT32);
+  uint32_t t = kb.Tile("t", {6}, trace::INT32);
+  uint32_t q = kb.Tile("q", {6}, trace::INT32);
+  kb.Load(t, x, {C(0)});
+  kb.WithScalar(Op::DIV, q, t, 2);  // C-style: truncates toward zero
+  kb.Binary(Op::ADD, q, q, t);
+  kb.Unary(Op::NEG, q, q);
+  kb.Store(q, o, {C(0)});
+  CompiledKernel k = Compile(kb);
+  const std::vector<double> in = {-7, 7, 16777217, -1, 0, 2147483647};
+  PutAs(trace::INT32, kA, in);
+  auto vec = [](uint64_t addr) {
+    TensorBinding t = Matrix(addr, trace::INT32, 1, 6);
+    t.rank = 1;
+    t.shape[0] = 6;
+    t.strides[0] = 1;
+    return BoundArg::Tensor(t);
+  };
+  ASSERT_TRUE(Run(k, {vec(kA), vec(kOut)}).ok());
+  // -(trunc(v/2) + v); 2^24+1 stays exact; the last saturates at INT32_MAX
+  // before the negation.
+  EXPECT_EQ(GetAs(trace::INT32, kOut, 6),
+            (std::vector<double>{10, -10, -25165825, 1, 0, -2147483647}));
+}
+
+TEST_F(TileExecutorTest, CastsFromHalfAndBf16) {
+  // FP16 -> FP32, FP16 -> BF16, BF16 -> FP32, INT32 -> FP16.
+  KernelBuilder kb("widen");
+  uint32_t h = kb.TensorParam("h", trace::FP16);
+  uint32_t bf = kb.TensorParam("bf", trace::BF16);
+  uint32_t i = kb.TensorParam("i", trace::INT32);
+  uint32_t o = kb.TensorParam("o", trace::FP32);
+  uint32_t ob = kb.TensorParam("ob", trace::BF16);
+  uint32_t oh = kb.TensorParam("oh", trace::FP16);
+  uint32_t th = kb.Tile("th", {4}, trace::FP16);
+  uint32_t tb = kb.Tile("tb", {4}, trace::BF16);
+  uint32_t ti = kb.Tile("ti", {4}, trace::INT32);
+  uint32_t tf = kb.Tile("tf", {4}, trace::FP32);
+  uint32_t thb = kb.Tile("thb", {4}, trace::BF16);
+  uint32_t tih = kb.Tile("tih", {4}, trace::FP16);
+  kb.Load(th, h, {C(0)});
+  kb.Load(tb, bf, {C(0)});
+  kb.Load(ti, i, {C(0)});
+  kb.Unary(Op::CAST, tf, th);
+  kb.Unary(Op::CAST, thb, th);
+  kb.Unary(Op::CAST, tih, ti);
+  kb.Store(tf, o, {C(0)});
+  kb.Store(thb, ob, {C(0)});
+  kb.Store(tih, oh, {C(0)});
+  kb.Unary(Op::CAST, tf, tb);
+  kb.Store(tf, o, {C(4)});
+  CompiledKernel k = Compile(kb);
+  PutAs(trace::FP16, kA, {1.5, -0.333251953125, 1000.5, 65504});
+  PutAs(trace::BF16, kA + 0x100, {3.0, -1.0078125, 256, 1e-3});
+  PutAs(trace::INT32, kA + 0x200, {3, -2049, 70000, 0});
+  auto vec = [](uint64_t addr, trace::DType d, int64_t n) {
+    TensorBinding t = Matrix(addr, d, 1, n);
+    t.rank = 1;
+    t.shape[0] = n;
+    t.strides[0] = 1;
+    return BoundArg::Tensor(t);
+  };
+  ASSERT_TRUE(Run(k, {vec(kA, trace::FP16, 4), vec(kA + 0x100, trace::BF16, 4),
+                      vec(kA + 0x200, trace::INT32, 4), vec(kOut, trace::FP32, 8),
+                      vec(kB, trace::BF16, 4), vec(kB + 0x100, trace::FP16, 4)})
+                  .ok());
+  const std::vector<double> f = GetAs(trace::FP32, kOut, 8);
+  EXPECT_EQ(std::vector<double>(f.begin(), f.begin() + 4),
+            (std::vector<double>{1.5, -0.333251953125, 1000.5, 65504}));  // exact widening
+  EXPECT_EQ(f[4], 3.0);
+  EXPECT_EQ(f[5], -1.0078125);
+  EXPECT_EQ(f[6], 256);
+  EXPECT_EQ(f[7], Bf16ToFloat(FloatToBf16(1e-3f)));
+  // FP16 -> BF16 loses mantissa: 1000.5 -> 1000, 65504 -> 65536.
+  EXPECT_EQ(GetAs(trace::BF16, kB, 4),
+            (std::vector<double>{1.5, Bf16ToFloat(FloatToBf16(-0.333251953125f)), 1000, 65536}));
+  // INT32 -> FP16 rounds to 11 significant bits and overflows to inf.
+  const std::vector<double> ih = GetAs(trace::FP16, kB + 0x100, 4);
+  EXPECT_EQ(ih[0], 3);
+  EXPECT_EQ(ih[1], -2048);
+  EXPECT_TRUE(std::isinf(ih[2]));
+  EXPECT_EQ(ih[3], 0);
+}
+
 // Naive reference: c[m,n] = sum_k a[m,k] b[k,n] over (optionally transposed)
 // row-major storage, in double.
 std::vector<double> NaiveMatmul(const std::vector<double>& a, const std::vector<double>& b, int m,
