@@ -1,0 +1,775 @@
+// Expression evaluation of the tracing interpreter.
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "common/dtype.h"
+#include "frontend/interpreter.h"
+#include "frontend/status_macros.h"
+#include "frontend/tile_ops.h"
+
+namespace pto::ptoc {
+
+namespace {
+
+int64_t PyFloorDiv(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+  return q;
+}
+
+double PyFloatMod(double a, double b) {
+  double m = std::fmod(a, b);
+  if (m != 0 && ((m < 0) != (b < 0))) m += b;
+  return m;
+}
+
+}  // namespace
+
+absl::StatusOr<Value> Interpreter::Eval(const Expr& e, const std::shared_ptr<Env>& env) {
+  switch (e.kind) {
+    case ExprKind::kName: {
+      const Value* v = env->Lookup(e.name);
+      if (!v) return Error(e.loc, absl::StrCat("name '", e.name, "' is not defined"));
+      return *v;
+    }
+    case ExprKind::kInt:
+      return Value::Int(e.int_value);
+    case ExprKind::kFloat:
+      return Value::Float(e.float_value);
+    case ExprKind::kString:
+      return Value::Str(e.name);
+    case ExprKind::kBool:
+      return Value::Bool(e.int_value != 0);
+    case ExprKind::kNone:
+      return Value::None();
+    case ExprKind::kTuple:
+    case ExprKind::kList: {
+      std::vector<Value> items;
+      for (const auto& elt : e.elts) {
+        PTOC_ASSIGN_OR_RETURN(v, Eval(*elt, env));
+        items.push_back(v);
+      }
+      return e.kind == ExprKind::kTuple ? Value::Tuple(items) : Value::List(items);
+    }
+    case ExprKind::kDict:
+      return Error(e.loc, "dict displays are not supported by ptoc");
+    case ExprKind::kListComp:
+      return EvalListComp(e, env);
+    case ExprKind::kAttribute:
+      return EvalAttribute(e, env);
+    case ExprKind::kSubscript:
+      return EvalSubscript(e, env);
+    case ExprKind::kSlice:
+      return Error(e.loc, "a slice is only valid inside a subscript");
+    case ExprKind::kCall:
+      return EvalCall(e, env);
+    case ExprKind::kBinary: {
+      PTOC_ASSIGN_OR_RETURN(a, Eval(*e.elts[0], env));
+      PTOC_ASSIGN_OR_RETURN(b, Eval(*e.elts[1], env));
+      return Binary(e.op, a, b, e.loc);
+    }
+    case ExprKind::kUnary: {
+      PTOC_ASSIGN_OR_RETURN(v, Eval(*e.elts[0], env));
+      if (e.op == "not") {
+        PTOC_ASSIGN_OR_RETURN(t, Truthy(v, e.elts[0]->loc));
+        return Value::Bool(!t);
+      }
+      if (e.op == "+") return v;
+      if (e.op == "-") {
+        if (v.is_float()) return Value::Float(-v.f());
+        if (v.is_integral() || v.As<SymInt>() || v.As<HostTensor>() || v.As<Tile>()) {
+          return Binary("*", v, Value::Int(-1), e.loc);
+        }
+      }
+      if (e.op == "~" && v.is_integral()) return Value::Int(~v.i());
+      return Error(e.loc,
+                   absl::StrCat("bad operand type for unary ", e.op, ": '", v.TypeName(), "'"));
+    }
+    case ExprKind::kCompare:
+      return EvalCompare(e, env);
+    case ExprKind::kBoolOp: {
+      Value last;
+      for (const auto& elt : e.elts) {
+        PTOC_ASSIGN_OR_RETURN(v, Eval(*elt, env));
+        if (v.As<PredicateValue>()) {
+          return Error(elt->loc,
+                       "a predicate must be a single comparison (==, !=, >, <, >=, "
+                       "<=); 'and'/'or' cannot combine predicates");
+        }
+        PTOC_ASSIGN_OR_RETURN(t, Truthy(v, elt->loc));
+        last = v;
+        if (e.op == "and" ? !t : t) return v;
+      }
+      return last;
+    }
+    case ExprKind::kIfExp: {
+      PTOC_ASSIGN_OR_RETURN(test, Eval(*e.elts[1], env));
+      PTOC_ASSIGN_OR_RETURN(t, Truthy(test, e.elts[1]->loc));
+      return Eval(*e.elts[t ? 0 : 2], env);
+    }
+  }
+  return Error(e.loc, "internal error: unknown expression kind");
+}
+
+absl::StatusOr<Value> Interpreter::EvalListComp(const Expr& e, const std::shared_ptr<Env>& env) {
+  // Comprehension variables live in their own scope, as in Python 3.
+  auto scope = std::make_shared<Env>(env);
+  std::vector<Value> out;
+  PTOC_RETURN_IF_ERROR(CompLevel(e, 0, scope, &out));
+  return Value::List(out);
+}
+
+absl::Status Interpreter::CompLevel(const Expr& e, size_t level, const std::shared_ptr<Env>& env,
+                                    std::vector<Value>* out) {
+  if (level == e.comp_targets.size()) {
+    PTOC_ASSIGN_OR_RETURN(v, Eval(*e.elts[0], env));
+    out->push_back(v);
+    return absl::OkStatus();
+  }
+  PTOC_ASSIGN_OR_RETURN(iter, Eval(*e.comp_iters[level], env));
+  PTOC_ASSIGN_OR_RETURN(items, Iterate(iter, e.comp_iters[level]->loc));
+  for (const Value& item : items) {
+    PTOC_RETURN_IF_ERROR(Assign(*e.comp_targets[level], item, env));
+    bool keep = true;
+    for (const auto& cond : e.comp_conds[level]) {
+      PTOC_ASSIGN_OR_RETURN(c, Eval(*cond, env));
+      PTOC_ASSIGN_OR_RETURN(t, Truthy(c, cond->loc));
+      if (!t) {
+        keep = false;
+        break;
+      }
+    }
+    if (keep) PTOC_RETURN_IF_ERROR(CompLevel(e, level + 1, env, out));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Value> Interpreter::EvalCall(const Expr& e, const std::shared_ptr<Env>& env) {
+  PTOC_ASSIGN_OR_RETURN(callee, Eval(*e.elts[0], env));
+  CallArgs args;
+  args.loc = e.loc;
+  for (size_t i = 1; i < e.elts.size(); ++i) {
+    PTOC_ASSIGN_OR_RETURN(v, Eval(*e.elts[i], env));
+    args.positional.push_back(v);
+    args.positional_locs.push_back(e.elts[i]->loc);
+    args.positional_names.push_back(e.elts[i]->kind == ExprKind::kName ? e.elts[i]->name : "");
+  }
+  for (const Keyword& kw : e.keywords) {
+    PTOC_ASSIGN_OR_RETURN(v, Eval(*kw.value, env));
+    args.keywords.emplace_back(kw.name, v);
+    args.keyword_locs.push_back(kw.loc);
+  }
+  const SourceLocation saved = current_loc_;
+  current_loc_ = e.loc;
+  auto result = CallValue(callee, args);
+  current_loc_ = saved;
+  return result;
+}
+
+absl::StatusOr<Value> Interpreter::EvalAttribute(const Expr& e, const std::shared_ptr<Env>& env) {
+  PTOC_ASSIGN_OR_RETURN(base, Eval(*e.elts[0], env));
+  if (auto* ns = base.As<Namespace>()) {
+    if (const Value* v = ns->Get(e.name)) return *v;
+    return Error(e.loc, absl::StrCat(ns->name(), ".", e.name,
+                                     " is not supported by ptoc (see docs/ptoc.md for the "
+                                     "supported API)"));
+  }
+  if (auto* deco = base.As<Decorator>()) {
+    if (deco->kind() == FunctionKind::kJit) {
+      if (e.name == "incore") return Value::Obj(std::make_shared<Decorator>(FunctionKind::kIncore));
+      if (e.name == "inline") return Value::Obj(std::make_shared<Decorator>(FunctionKind::kInline));
+    }
+    return Error(e.loc, absl::StrCat("pl.jit.", e.name,
+                                     " is not supported by ptoc; use pl.jit, pl.jit.incore or "
+                                     "pl.jit.inline"));
+  }
+  if (auto host = base.AsShared<HostTensor>()) {
+    return HostTensorAttribute(this, host, e.name, e.loc);
+  }
+  if (auto* ref = base.As<TensorRef>()) {
+    if (e.name == "shape") {
+      std::vector<Value> dims;
+      for (int64_t d : ref->shape()) dims.push_back(Value::Int(d));
+      return Value::Tuple(dims);
+    }
+    if (e.name == "dtype") {
+      return Value::Obj(std::make_shared<DTypeValue>(ref->dtype(), DTypeName(ref->dtype())));
+    }
+  }
+  if (auto* tile = base.As<Tile>()) {
+    if (e.name == "shape") {
+      std::vector<Value> dims;
+      for (int64_t d : tile->shape()) dims.push_back(Value::Int(d));
+      return Value::Tuple(dims);
+    }
+    if (e.name == "dtype") {
+      return Value::Obj(std::make_shared<DTypeValue>(tile->dtype(), DTypeName(tile->dtype())));
+    }
+  }
+  if (auto* en = base.As<EnumValue>()) {
+    if (e.name == "value") return Value::Int(en->value());
+    if (e.name == "name") return Value::Str(en->member());
+  }
+  return Error(e.loc,
+               absl::StrCat("'", base.TypeName(), "' has no attribute '", e.name, "' in ptoc"));
+}
+
+namespace {
+
+// A slice evaluated from a subscript: bounds as values (None when absent).
+class SliceValue : public Object {
+ public:
+  std::string TypeName() const override { return "slice"; }
+  Value lower, upper, step;
+};
+
+}  // namespace
+
+absl::StatusOr<Value> Interpreter::EvalSubscript(const Expr& e, const std::shared_ptr<Env>& env) {
+  PTOC_ASSIGN_OR_RETURN(base, Eval(*e.elts[0], env));
+  // Evaluate the index; slices become SliceValue objects.
+  std::function<absl::StatusOr<Value>(const Expr&)> eval_index =
+      [&](const Expr& x) -> absl::StatusOr<Value> {
+    if (x.kind == ExprKind::kSlice) {
+      auto s = std::make_shared<SliceValue>();
+      if (x.elts[0]) {
+        PTOC_ASSIGN_OR_RETURN(v, Eval(*x.elts[0], env));
+        s->lower = v;
+      }
+      if (x.elts[1]) {
+        PTOC_ASSIGN_OR_RETURN(v, Eval(*x.elts[1], env));
+        s->upper = v;
+      }
+      if (x.elts[2]) {
+        PTOC_ASSIGN_OR_RETURN(v, Eval(*x.elts[2], env));
+        s->step = v;
+      }
+      return Value::Obj(s);
+    }
+    if (x.kind == ExprKind::kTuple) {
+      std::vector<Value> items;
+      for (const auto& elt : x.elts) {
+        PTOC_ASSIGN_OR_RETURN(v, eval_index(*elt));
+        items.push_back(v);
+      }
+      return Value::Tuple(items);
+    }
+    return Eval(x, env);
+  };
+  PTOC_ASSIGN_OR_RETURN(index, eval_index(*e.elts[1]));
+  const SourceLocation loc = e.elts[1]->loc;
+
+  auto to_host_index = [&](const Value& idx) -> absl::StatusOr<std::vector<HostIndex>> {
+    std::vector<Value> parts = idx.is_tuple() ? idx.items() : std::vector<Value>{idx};
+    std::vector<HostIndex> out;
+    for (const Value& p : parts) {
+      HostIndex ix;
+      if (p.is_integral()) {
+        ix.index = p.i();
+      } else if (auto* s = p.As<SliceValue>()) {
+        ix.is_slice = true;
+        for (auto [v, dst] : {std::pair{&s->lower, &ix.start}, std::pair{&s->upper, &ix.stop},
+                              std::pair{&s->step, &ix.step}}) {
+          if (v->is_none()) continue;
+          if (!v->is_integral()) {
+            return Error(loc, absl::StrCat("slice bounds must be integers, got ", v->TypeName()));
+          }
+          *dst = v->i();
+        }
+      } else {
+        return Error(loc, absl::StrCat("indices must be integers or slices, got ", p.TypeName()));
+      }
+      out.push_back(ix);
+    }
+    return out;
+  };
+
+  if (base.is_sequence() || base.is_str()) {
+    const int64_t len = base.is_str() ? static_cast<int64_t>(base.s().size()) : base.items().size();
+    PTOC_ASSIGN_OR_RETURN(ix, to_host_index(index));
+    if (ix.size() != 1) return Error(loc, "sequences take one index");
+    PTOC_ASSIGN_OR_RETURN(r, ResolveIndex({len}, ix));
+    if (!ix[0].is_slice) {
+      return base.is_str() ? Value::Str(base.s().substr(r.start[0], 1)) : base.items()[r.start[0]];
+    }
+    std::vector<Value> items;
+    for (int64_t k = 0; k < r.count[0]; ++k)
+      items.push_back(base.items()[r.start[0] + k * r.step[0]]);
+    return base.is_tuple() ? Value::Tuple(items) : Value::List(items);
+  }
+  if (auto host = base.AsShared<HostTensor>()) {
+    PTOC_RETURN_IF_ERROR(RequireKnown(*host, e.elts[0]->loc));
+    PTOC_ASSIGN_OR_RETURN(ix, to_host_index(index));
+    auto r = ResolveIndex(host->shape(), ix);
+    if (!r.ok()) return Error(loc, r.status().message());
+    return Value::Obj(HostGather(*host, *r));
+  }
+  if (auto ref = base.AsShared<TensorRef>()) {
+    std::vector<Value> parts = index.is_tuple() ? index.items() : std::vector<Value>{index};
+    std::vector<int64_t> indices;
+    for (const Value& p : parts) {
+      if (!p.is_integral()) {
+        return Error(loc,
+                     "ptoc reads single elements of device tensors (t[i, j] with integer "
+                     "indices); use pl.slice for views and pl.load inside a task");
+      }
+      if (p.i() < 0) {
+        return Error(loc, absl::StrCat("predicate index must be non-negative, got ", p.i()));
+      }
+      indices.push_back(p.i());
+    }
+    if (indices.size() != ref->shape().size()) {
+      return Error(loc, absl::StrCat("needs ", ref->shape().size(),
+                                     " index(es) to locate a single element of a rank-",
+                                     ref->shape().size(), " tensor, got ", indices.size()));
+    }
+    for (size_t d = 0; d < indices.size(); ++d) {
+      if (indices[d] >= ref->shape()[d]) {
+        return Error(loc, absl::StrCat("index ", indices[d], " is out of range for dim ", d,
+                                       " of size ", ref->shape()[d]));
+      }
+    }
+    return Value::Obj(std::make_shared<ElementRef>(ref, indices));
+  }
+  if (auto* arr = base.As<TaskIdArray>()) {
+    if (!index.is_integral()) return Error(loc, "TaskId arrays take one integer index");
+    const int64_t n = arr->slots().size();
+    int64_t i = index.i() < 0 ? index.i() + n : index.i();
+    if (i < 0 || i >= n) {
+      return Error(loc, absl::StrCat("index ", index.i(),
+                                     " is out of range for a TaskId array "
+                                     "of ",
+                                     n));
+    }
+    if (!arr->slots()[i]) return Value::Obj(std::make_shared<TaskIdValue>(-1, -1));
+    return Value::Obj(arr->slots()[i]);
+  }
+  if (auto* a = base.As<Annotation>()) return AnnotationSubscript(this, *a, index, loc);
+  return Error(e.elts[0]->loc, absl::StrCat("'", base.TypeName(), "' is not subscriptable"));
+}
+
+absl::Status Interpreter::AssignSubscript(const Expr& target, const Value& value,
+                                          const std::shared_ptr<Env>& env) {
+  PTOC_ASSIGN_OR_RETURN(base, Eval(*target.elts[0], env));
+  const Expr& index_expr = *target.elts[1];
+  const SourceLocation loc = index_expr.loc;
+  if (base.is_list()) {
+    PTOC_ASSIGN_OR_RETURN(index, Eval(index_expr, env));
+    if (!index.is_integral()) return Error(loc, "list indices must be integers");
+    const int64_t n = base.items().size();
+    const int64_t i = index.i() < 0 ? index.i() + n : index.i();
+    if (i < 0 || i >= n) return Error(loc, "list assignment index out of range");
+    base.items()[i] = value;
+    return absl::OkStatus();
+  }
+  if (auto* arr = base.As<TaskIdArray>()) {
+    PTOC_ASSIGN_OR_RETURN(index, Eval(index_expr, env));
+    if (!index.is_integral()) return Error(loc, "TaskId arrays take one integer index");
+    const int64_t n = arr->slots().size();
+    if (index.i() < 0 || index.i() >= n) {
+      return Error(loc, absl::StrCat("index ", index.i(),
+                                     " is out of range for a TaskId array "
+                                     "of ",
+                                     n));
+    }
+    if (value.is_none()) {
+      arr->slots()[index.i()] = nullptr;
+    } else if (auto t = value.AsShared<TaskIdValue>()) {
+      arr->slots()[index.i()] = t->valid() ? t : nullptr;
+    } else {
+      return Error(target.loc,
+                   absl::StrCat("a TaskId array holds TaskIds, got ", value.TypeName()));
+    }
+    return absl::OkStatus();
+  }
+  // Full and partial slices of tensors: evaluate the index as in a read.
+  auto slice_bounds = [&](const Expr& x,
+                          int64_t len) -> absl::StatusOr<std::pair<int64_t, int64_t>> {
+    // Returns (start, count).
+    if (x.kind != ExprKind::kSlice) {
+      PTOC_ASSIGN_OR_RETURN(v, Eval(x, env));
+      if (!v.is_integral()) return Error(x.loc, "indices must be integers or slices");
+      return std::pair<int64_t, int64_t>{v.i(), -1};
+    }
+    if (x.elts[2]) return Error(x.loc, "slice steps are not supported here");
+    int64_t lo = 0, hi = len;
+    if (x.elts[0]) {
+      PTOC_ASSIGN_OR_RETURN(v, Eval(*x.elts[0], env));
+      if (!v.is_integral()) return Error(x.elts[0]->loc, "slice bounds must be integers");
+      lo = v.i() < 0 ? v.i() + len : v.i();
+    }
+    if (x.elts[1]) {
+      PTOC_ASSIGN_OR_RETURN(v, Eval(*x.elts[1], env));
+      if (!v.is_integral()) return Error(x.elts[1]->loc, "slice bounds must be integers");
+      hi = v.i() < 0 ? v.i() + len : std::min(v.i(), len);
+    }
+    return std::pair<int64_t, int64_t>{lo, std::max<int64_t>(hi - lo, 0)};
+  };
+  std::vector<const Expr*> parts;
+  if (index_expr.kind == ExprKind::kTuple) {
+    for (const auto& elt : index_expr.elts) parts.push_back(elt.get());
+  } else {
+    parts.push_back(&index_expr);
+  }
+  if (auto ref = base.AsShared<TensorRef>()) {
+    if (!in_kernel()) {
+      return Error(target.loc,
+                   "device tensors can only be written inside a task body "
+                   "(pl.at / pl.spmd / @pl.jit.incore)");
+    }
+    if (parts.size() > ref->shape().size()) return Error(loc, "too many indices");
+    std::vector<int64_t> offsets, shape;
+    for (size_t d = 0; d < ref->shape().size(); ++d) {
+      if (d >= parts.size()) {
+        offsets.push_back(0);
+        shape.push_back(ref->shape()[d]);
+        continue;
+      }
+      PTOC_ASSIGN_OR_RETURN(b, slice_bounds(*parts[d], ref->shape()[d]));
+      offsets.push_back(b.first);
+      if (b.second >= 0) shape.push_back(b.second);
+    }
+    PTOC_ASSIGN_OR_RETURN(tile, AsTile(value, target.loc));
+    std::vector<int64_t> region = tile->shape();
+    if (region != shape) {
+      return Error(target.loc, absl::StrCat("cannot store a ", ShapeString(tile->shape()),
+                                            " tile into a ", ShapeString(shape), " region"));
+    }
+    std::vector<Value> offs;
+    for (int64_t o : offsets) offs.push_back(Value::Int(o));
+    return EmitStore(this, tile, offs, ref, false, target.loc);
+  }
+  if (auto host = base.AsShared<HostTensor>()) {
+    std::vector<HostIndex> ix;
+    for (size_t d = 0; d < parts.size(); ++d) {
+      PTOC_ASSIGN_OR_RETURN(b, slice_bounds(*parts[d], host->shape()[d]));
+      HostIndex h;
+      if (b.second < 0) {
+        h.index = b.first;
+      } else {
+        h.is_slice = true;
+        h.start = b.first;
+        h.stop = b.first + b.second;
+      }
+      ix.push_back(h);
+    }
+    auto r = ResolveIndex(host->shape(), ix);
+    if (!r.ok()) return Error(loc, r.status().message());
+    if (auto src = value.AsShared<HostTensor>()) {
+      PTOC_RETURN_IF_ERROR(RequireKnown(*src, target.loc));
+      auto s = HostScatter(host.get(), *r, src.get(), 0);
+      if (!s.ok()) return Error(target.loc, s.message());
+    } else if (value.is_number()) {
+      auto s = HostScatter(host.get(), *r, nullptr, value.f());
+      if (!s.ok()) return Error(target.loc, s.message());
+    } else {
+      return Error(target.loc, absl::StrCat("cannot assign ", value.TypeName(), " into a tensor"));
+    }
+    return absl::OkStatus();
+  }
+  return Error(target.elts[0]->loc,
+               absl::StrCat("'", base.TypeName(), "' does not support item assignment"));
+}
+
+absl::StatusOr<Value> Interpreter::EvalCompare(const Expr& e, const std::shared_ptr<Env>& env) {
+  PTOC_ASSIGN_OR_RETURN(lhs, Eval(*e.elts[0], env));
+  Value result = Value::Bool(true);
+  for (size_t k = 0; k < e.ops.size(); ++k) {
+    PTOC_ASSIGN_OR_RETURN(rhs, Eval(*e.elts[k + 1], env));
+    const std::string& op = e.ops[k];
+    // tensor[idx] OP int-literal (either order) is a dispatch predicate.
+    auto* el = lhs.As<ElementRef>();
+    auto* er = rhs.As<ElementRef>();
+    if (el || er) {
+      if (e.ops.size() != 1) {
+        return Error(e.loc,
+                     "a predicate must be a single comparison; chained comparisons are "
+                     "not supported");
+      }
+      const ElementRef* ref = el ? el : er;
+      const Value& literal = el ? rhs : lhs;
+      if (!literal.is_int()) {
+        return Error(e.loc,
+                     "a predicate must compare one tensor element (e.g. t[i]) against "
+                     "an integer literal; the runtime evaluates a single "
+                     "element-vs-constant comparison");
+      }
+      static const std::map<std::string, std::pair<trace::Predicate::Op, trace::Predicate::Op>>
+          kOps = {{"==", {trace::Predicate::EQ, trace::Predicate::EQ}},
+                  {"!=", {trace::Predicate::NE, trace::Predicate::NE}},
+                  {">", {trace::Predicate::GT, trace::Predicate::LT}},
+                  {"<", {trace::Predicate::LT, trace::Predicate::GT}},
+                  {">=", {trace::Predicate::GE, trace::Predicate::LE}},
+                  {"<=", {trace::Predicate::LE, trace::Predicate::GE}}};
+      auto it = kOps.find(op);
+      if (it == kOps.end()) {
+        return Error(e.loc, absl::StrCat("unsupported comparison '", op, "' in a predicate"));
+      }
+      trace::Predicate p;
+      p.set_tensor_id(ref->tensor()->tensor_id());
+      for (size_t d = 0; d < ref->indices().size(); ++d) {
+        p.add_indices(ref->indices()[d] + ref->tensor()->offsets()[d]);
+      }
+      p.set_op(el ? it->second.first : it->second.second);  // literal on the left flips it
+      p.set_target(literal.i());
+      return Value::Obj(std::make_shared<PredicateValue>(p));
+    }
+    bool r = false;
+    if (op == "is" || op == "is not") {
+      bool same = (lhs.is_none() && rhs.is_none()) ||
+                  (lhs.is_object() && rhs.is_object() && lhs.obj() == rhs.obj()) ||
+                  (lhs.is_bool() && rhs.is_bool() && lhs.b() == rhs.b());
+      r = op == "is" ? same : !same;
+    } else if (op == "in" || op == "not in") {
+      if (!rhs.is_sequence()) {
+        return Error(e.loc, absl::StrCat("'in' needs a tuple or list, got ", rhs.TypeName()));
+      }
+      bool found = false;
+      for (const Value& item : rhs.items()) {
+        PTOC_ASSIGN_OR_RETURN(eq, Binary("==", lhs, item, e.loc));
+        if (eq.is_bool() && eq.b()) found = true;
+      }
+      r = op == "in" ? found : !found;
+    } else {
+      PTOC_ASSIGN_OR_RETURN(v, Binary(op, lhs, rhs, e.loc));
+      if (!v.is_bool()) return v;  // tensor comparisons
+      r = v.b();
+    }
+    if (!r) return Value::Bool(false);
+    lhs = rhs;
+  }
+  return result;
+}
+
+absl::StatusOr<Value> Interpreter::Binary(const std::string& op, const Value& a, const Value& b,
+                                          SourceLocation loc) {
+  const bool cmp = op == "==" || op == "!=" || op == "<" || op == ">" || op == "<=" || op == ">=";
+  // Host tensors.
+  auto ha = a.AsShared<HostTensor>();
+  auto hb = b.AsShared<HostTensor>();
+  if (ha || hb) {
+    if (ha) PTOC_RETURN_IF_ERROR(RequireKnown(*ha, loc));
+    if (hb) PTOC_RETURN_IF_ERROR(RequireKnown(*hb, loc));
+    if (op == "@") {
+      if (!ha || !hb) return Error(loc, "'@' needs two tensors");
+      auto r = HostMatmul(*ha, *hb);
+      if (!r.ok()) return Error(loc, r.status().message());
+      return Value::Obj(*r);
+    }
+    if ((!ha && !a.is_number()) || (!hb && !b.is_number())) {
+      return Error(loc, absl::StrCat("unsupported operand types for ", op, ": '", a.TypeName(),
+                                     "' and '", b.TypeName(), "'"));
+    }
+    std::function<double(double, double)> fn;
+    if (op == "+") fn = [](double x, double y) { return x + y; };
+    if (op == "-") fn = [](double x, double y) { return x - y; };
+    if (op == "*") fn = [](double x, double y) { return x * y; };
+    if (op == "/") fn = [](double x, double y) { return x / y; };
+    if (op == "**") fn = [](double x, double y) { return std::pow(x, y); };
+    if (op == "//") fn = [](double x, double y) { return std::floor(x / y); };
+    if (op == "%") fn = [](double x, double y) { return PyFloatMod(x, y); };
+    if (op == "==") fn = [](double x, double y) { return x == y ? 1.0 : 0.0; };
+    if (op == "!=") fn = [](double x, double y) { return x != y ? 1.0 : 0.0; };
+    if (op == "<") fn = [](double x, double y) { return x < y ? 1.0 : 0.0; };
+    if (op == ">") fn = [](double x, double y) { return x > y ? 1.0 : 0.0; };
+    if (op == "<=") fn = [](double x, double y) { return x <= y ? 1.0 : 0.0; };
+    if (op == ">=") fn = [](double x, double y) { return x >= y ? 1.0 : 0.0; };
+    if (!fn) return Error(loc, absl::StrCat("operator ", op, " is not supported on tensors"));
+    auto r = HostBinary(ha.get(), a.is_number() ? a.f() : 0, a.is_float(), hb.get(),
+                        b.is_number() ? b.f() : 0, b.is_float(), fn, cmp);
+    if (!r.ok()) return Error(loc, r.status().message());
+    // Division of int tensors is true division in torch.
+    if (op == "/" && !IsFloat((*r)->dtype())) {
+      auto f = HostBinary(ha.get(), a.is_number() ? a.f() : 0, true, hb.get(),
+                          b.is_number() ? b.f() : 0, true, fn);
+      if (!f.ok()) return Error(loc, f.status().message());
+      if (ha && hb) return Value::Obj(HostCast(**f, trace::FP32));
+      return Value::Obj(*f);
+    }
+    return Value::Obj(*r);
+  }
+  // Tiles inside a kernel.
+  if (a.As<Tile>() || b.As<Tile>() || (in_kernel() && (a.As<TensorRef>() || b.As<TensorRef>()))) {
+    return TileArithmetic(this, op, a, b, loc);
+  }
+  // Device integers.
+  if ((a.As<SymInt>() || b.As<SymInt>()) && (a.is_integral() || a.As<SymInt>()) &&
+      (b.is_integral() || b.As<SymInt>())) {
+    static const std::map<std::string, trace::IntExpr::BinOp> kOps = {
+        {"+", trace::IntExpr::ADD},
+        {"-", trace::IntExpr::SUB},
+        {"*", trace::IntExpr::MUL},
+        {"//", trace::IntExpr::FLOOR_DIV},
+        {"%", trace::IntExpr::MOD}};
+    auto it = kOps.find(op);
+    if (it == kOps.end()) {
+      return Error(loc, absl::StrCat("operator ", op,
+                                     " is not supported on device integers "
+                                     "(block index, loop variables); use + - * "
+                                     "// %"));
+    }
+    PTOC_ASSIGN_OR_RETURN(x, ToIntExpr(a));
+    PTOC_ASSIGN_OR_RETURN(y, ToIntExpr(b));
+    return IntBinary(it->second, x, y);
+  }
+  if (a.is_integral() && b.is_integral()) {
+    const int64_t x = a.i(), y = b.i();
+    if (op == "+") return Value::Int(x + y);
+    if (op == "-") return Value::Int(x - y);
+    if (op == "*") return Value::Int(x * y);
+    if (op == "/") {
+      if (y == 0) return Error(loc, "division by zero");
+      return Value::Float(static_cast<double>(x) / y);
+    }
+    if (op == "//" || op == "%") {
+      if (y == 0) return Error(loc, "integer division or modulo by zero");
+      const int64_t q = PyFloorDiv(x, y);
+      return Value::Int(op == "//" ? q : x - q * y);
+    }
+    if (op == "**") {
+      if (y < 0) return Value::Float(std::pow(x, y));
+      int64_t r = 1;
+      for (int64_t k = 0; k < y; ++k) r *= x;
+      return Value::Int(r);
+    }
+    if (op == "&") return Value::Int(x & y);
+    if (op == "|") return Value::Int(x | y);
+    if (op == "^") return Value::Int(x ^ y);
+    if (op == "<<") return Value::Int(x << y);
+    if (op == ">>") return Value::Int(x >> y);
+    if (op == "==") return Value::Bool(x == y);
+    if (op == "!=") return Value::Bool(x != y);
+    if (op == "<") return Value::Bool(x < y);
+    if (op == ">") return Value::Bool(x > y);
+    if (op == "<=") return Value::Bool(x <= y);
+    if (op == ">=") return Value::Bool(x >= y);
+  }
+  if (a.is_number() && b.is_number()) {
+    const double x = a.f(), y = b.f();
+    if (op == "+") return Value::Float(x + y);
+    if (op == "-") return Value::Float(x - y);
+    if (op == "*") return Value::Float(x * y);
+    if (op == "/") {
+      if (y == 0) return Error(loc, "float division by zero");
+      return Value::Float(x / y);
+    }
+    if (op == "//") return Value::Float(std::floor(x / y));
+    if (op == "%") return Value::Float(PyFloatMod(x, y));
+    if (op == "**") return Value::Float(std::pow(x, y));
+    if (op == "==") return Value::Bool(x == y);
+    if (op == "!=") return Value::Bool(x != y);
+    if (op == "<") return Value::Bool(x < y);
+    if (op == ">") return Value::Bool(x > y);
+    if (op == "<=") return Value::Bool(x <= y);
+    if (op == ">=") return Value::Bool(x >= y);
+  }
+  if (a.is_str() && b.is_str()) {
+    if (op == "+") return Value::Str(a.s() + b.s());
+    if (op == "==") return Value::Bool(a.s() == b.s());
+    if (op == "!=") return Value::Bool(a.s() != b.s());
+    if (op == "<") return Value::Bool(a.s() < b.s());
+    if (op == ">") return Value::Bool(a.s() > b.s());
+  }
+  if (a.is_sequence() && b.is_sequence() && a.kind() == b.kind() && op == "+") {
+    std::vector<Value> items = a.items();
+    items.insert(items.end(), b.items().begin(), b.items().end());
+    return a.is_tuple() ? Value::Tuple(items) : Value::List(items);
+  }
+  if (a.is_sequence() && b.is_integral() && op == "*") {
+    std::vector<Value> items;
+    for (int64_t k = 0; k < b.i(); ++k)
+      items.insert(items.end(), a.items().begin(), a.items().end());
+    return a.is_tuple() ? Value::Tuple(items) : Value::List(items);
+  }
+  if (op == "==" || op == "!=") {
+    bool eq;
+    if (a.is_sequence() && b.is_sequence()) {
+      eq = a.kind() == b.kind() && a.items().size() == b.items().size();
+      for (size_t k = 0; eq && k < a.items().size(); ++k) {
+        PTOC_ASSIGN_OR_RETURN(v, Binary("==", a.items()[k], b.items()[k], loc));
+        eq = v.is_bool() && v.b();
+      }
+    } else if (a.is_object() && b.is_object()) {
+      auto* ea = a.As<EnumValue>();
+      auto* eb = b.As<EnumValue>();
+      auto* da = a.As<DTypeValue>();
+      auto* db = b.As<DTypeValue>();
+      if (ea && eb) {
+        eq = ea->enum_name() == eb->enum_name() && ea->value() == eb->value();
+      } else if (da && db) {
+        eq = da->dtype() == db->dtype() && da->is_task_id() == db->is_task_id();
+      } else {
+        eq = a.obj() == b.obj();
+      }
+    } else {
+      eq = a.is_none() && b.is_none();
+    }
+    return Value::Bool(op == "==" ? eq : !eq);
+  }
+  return Error(loc, absl::StrCat("unsupported operand types for ", op, ": '", a.TypeName(),
+                                 "' and '", b.TypeName(), "'"));
+}
+
+absl::StatusOr<bool> Interpreter::Truthy(const Value& v, SourceLocation loc) const {
+  switch (v.kind()) {
+    case ValueKind::kNone:
+      return false;
+    case ValueKind::kBool:
+      return v.b();
+    case ValueKind::kInt:
+      return v.i() != 0;
+    case ValueKind::kFloat:
+      return v.f() != 0.0;
+    case ValueKind::kStr:
+      return !v.s().empty();
+    case ValueKind::kTuple:
+    case ValueKind::kList:
+      return !v.items().empty();
+    case ValueKind::kObject:
+      break;
+  }
+  if (v.As<SymInt>()) {
+    return Error(loc,
+                 "a device integer (block index, device loop variable or scalar parameter) "
+                 "cannot decide a compile-time branch; ptoc has no device-side 'if'");
+  }
+  if (v.As<PredicateValue>()) {
+    return Error(loc,
+                 "a device tensor element cannot decide an orchestration branch in ptoc; "
+                 "use it as predicate= of pl.spmd");
+  }
+  if (auto* h = v.As<HostTensor>()) {
+    PTOC_RETURN_IF_ERROR(RequireKnown(*h, loc));
+    if (h->numel() != 1) {
+      return Error(loc, "the truth value of a tensor with more than one element is ambiguous");
+    }
+    return h->values()[0] != 0.0;
+  }
+  return true;
+}
+
+absl::StatusOr<std::vector<Value>> Interpreter::Iterate(const Value& v, SourceLocation loc) const {
+  if (v.is_sequence()) return v.items();
+  if (auto* spec = v.As<LoopSpec>()) {
+    if (!spec->start().is_integral() || !spec->stop().is_integral() ||
+        !spec->step().is_integral()) {
+      return Error(loc, "range bounds must be compile-time integers here");
+    }
+    const int64_t step = spec->step().i();
+    if (step == 0) return Error(loc, "range() step must not be zero");
+    std::vector<Value> items;
+    for (int64_t i = spec->start().i(); step > 0 ? i < spec->stop().i() : i > spec->stop().i();
+         i += step) {
+      items.push_back(Value::Int(i));
+    }
+    return items;
+  }
+  if (v.is_str()) {
+    std::vector<Value> items;
+    for (char c : v.s()) items.push_back(Value::Str(std::string(1, c)));
+    return items;
+  }
+  return Error(loc, absl::StrCat("'", v.TypeName(), "' is not iterable"));
+}
+
+}  // namespace pto::ptoc

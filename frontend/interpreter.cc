@@ -1,0 +1,803 @@
+#include "frontend/interpreter.h"
+
+#include <cmath>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "common/dtype.h"
+#include "frontend/parser.h"
+#include "frontend/status_macros.h"
+
+namespace pto::ptoc {
+
+const Value* Env::Lookup(const std::string& name) const {
+  for (const Env* e = this; e; e = e->parent_.get()) {
+    auto it = e->vars_.find(name);
+    if (it != e->vars_.end()) return &it->second;
+  }
+  return nullptr;
+}
+
+Interpreter::Interpreter(const SourceFile& source, std::unique_ptr<ReferenceEvaluator> reference)
+    : source_(source), reference_(std::move(reference)), program_(source.name()) {
+  builtins_ = std::make_shared<Env>(nullptr);
+  globals_ = std::make_shared<Env>(builtins_);
+  AddPythonBuiltins(this, builtins_.get());
+  pl_ = MakePlModule(this);
+  torch_ = MakeTorchModule(this);
+  runtime_ = std::make_shared<Namespace>("pypto.runtime");
+  runtime_->AddFunction("RunConfig", [this](const CallArgs& args) -> absl::StatusOr<Value> {
+    std::string platform;
+    if (const Value* p = args.Keyword("platform")) {
+      if (!p->is_str()) return Error(args.loc, "RunConfig(platform=...) must be a string");
+      platform = p->s();
+    } else if (!args.positional.empty() && args.positional[0].is_str()) {
+      platform = args.positional[0].s();
+    }
+    // Other RunConfig options (swimlane, dep_gen, ...) only affect the device
+    // tooling; pto_sim's own flags replace them.
+    program_.set_platform(platform);
+    return Value::Obj(std::make_shared<RunConfigValue>(platform));
+  });
+}
+
+uint64_t Interpreter::NextRandomSeed() {
+  // One independent stream per randn call, derived from the manual seed so
+  // that pto_sim can regenerate the same tensor from (kind, seed).
+  uint64_t z = manual_seed_ * 0x9e3779b97f4a7c15ull + (++random_calls_) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 31)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 29);
+}
+
+absl::Status Interpreter::Run(const Module& module) {
+  auto flow = ExecBlock(module.body, globals_);
+  if (!flow.ok()) return flow.status();
+  if (*flow == Flow::kReturn) return Error({1, 1}, "'return' outside a function");
+  return absl::OkStatus();
+}
+
+absl::Status Interpreter::RequireKnown(const HostTensor& t, SourceLocation loc) const {
+  if (t.known()) return absl::OkStatus();
+  return Error(loc,
+               "this tensor was written by a device launch and ptoc's reference evaluation is "
+               "not available yet, so its value is unknown at compile time; only use it as the "
+               "'actual' of torch.testing.assert_close");
+}
+
+// ---------------------------------------------------------------------------
+// Statements
+
+absl::StatusOr<Interpreter::Flow> Interpreter::ExecBlock(const Block& block,
+                                                         const std::shared_ptr<Env>& env) {
+  for (const auto& stmt : block) {
+    PTOC_ASSIGN_OR_RETURN(flow, Exec(*stmt, env));
+    if (flow != Flow::kNormal) return flow;
+  }
+  return Flow::kNormal;
+}
+
+absl::StatusOr<Interpreter::Flow> Interpreter::Exec(const Stmt& stmt,
+                                                    const std::shared_ptr<Env>& env) {
+  current_loc_ = stmt.loc;
+  switch (stmt.kind) {
+    case StmtKind::kExpr: {
+      PTOC_ASSIGN_OR_RETURN(v, Eval(*stmt.value, env));
+      (void)v;
+      return Flow::kNormal;
+    }
+    case StmtKind::kAssign: {
+      PTOC_ASSIGN_OR_RETURN(v, Eval(*stmt.value, env));
+      for (const auto& target : stmt.targets) PTOC_RETURN_IF_ERROR(Assign(*target, v, env));
+      return Flow::kNormal;
+    }
+    case StmtKind::kAnnAssign: {
+      PTOC_ASSIGN_OR_RETURN(annotation, Eval(*stmt.annotation, env));
+      (void)annotation;
+      if (!stmt.value) return Flow::kNormal;
+      PTOC_ASSIGN_OR_RETURN(v, Eval(*stmt.value, env));
+      PTOC_RETURN_IF_ERROR(Assign(*stmt.targets[0], v, env));
+      return Flow::kNormal;
+    }
+    case StmtKind::kAugAssign: {
+      PTOC_ASSIGN_OR_RETURN(current, Eval(*stmt.targets[0], env));
+      PTOC_ASSIGN_OR_RETURN(rhs, Eval(*stmt.value, env));
+      PTOC_ASSIGN_OR_RETURN(result, Binary(stmt.name, current, rhs, stmt.loc));
+      PTOC_RETURN_IF_ERROR(Assign(*stmt.targets[0], result, env));
+      return Flow::kNormal;
+    }
+    case StmtKind::kImport:
+    case StmtKind::kImportFrom:
+      PTOC_RETURN_IF_ERROR(ExecImport(stmt, env));
+      return Flow::kNormal;
+    case StmtKind::kFunctionDef:
+      PTOC_RETURN_IF_ERROR(ExecFunctionDef(stmt, env));
+      return Flow::kNormal;
+    case StmtKind::kReturn:
+      if (call_depth_ == 0) return Error(stmt.loc, "'return' outside a function");
+      if (stmt.value) {
+        PTOC_ASSIGN_OR_RETURN(v, Eval(*stmt.value, env));
+        return_value_ = v;
+      } else {
+        return_value_ = Value::None();
+      }
+      return Flow::kReturn;
+    case StmtKind::kIf:
+      return ExecIf(stmt, env);
+    case StmtKind::kFor:
+      return ExecFor(stmt, env);
+    case StmtKind::kWith:
+      return ExecWith(stmt, env);
+    case StmtKind::kPass:
+      return Flow::kNormal;
+    case StmtKind::kBreak:
+      return Flow::kBreak;
+    case StmtKind::kContinue:
+      return Flow::kContinue;
+    case StmtKind::kAssert: {
+      PTOC_ASSIGN_OR_RETURN(v, Eval(*stmt.value, env));
+      PTOC_ASSIGN_OR_RETURN(ok, Truthy(v, stmt.value->loc));
+      if (!ok) {
+        std::string message = "assertion failed";
+        if (stmt.message) {
+          PTOC_ASSIGN_OR_RETURN(m, Eval(*stmt.message, env));
+          message = absl::StrCat("assertion failed: ", m.is_str() ? m.s() : m.Repr());
+        }
+        return Error(stmt.loc, message);
+      }
+      return Flow::kNormal;
+    }
+  }
+  return Error(stmt.loc, "internal error: unknown statement kind");
+}
+
+absl::Status Interpreter::ExecImport(const Stmt& stmt, const std::shared_ptr<Env>& env) {
+  for (size_t i = 0; i < stmt.names.size(); ++i) {
+    const std::string& name = stmt.names[i];
+    const std::string& alias = stmt.aliases[i];
+    if (stmt.kind == StmtKind::kImport) {
+      if (name == "pypto.language" && !alias.empty()) {
+        env->Set(alias, Value::Obj(pl_));
+      } else if (name == "torch") {
+        env->Set(alias.empty() ? "torch" : alias, Value::Obj(torch_));
+      } else if (name == "math" || name == "sys" || name == "os" || name == "argparse") {
+        return Error(stmt.loc, absl::StrCat("module '", name, "' is not available in ptoc"));
+      } else {
+        return Error(stmt.loc,
+                     absl::StrCat("ptoc cannot import '", name,
+                                  "'; supported: 'import pypto.language as pl', 'import torch', "
+                                  "'from pypto.runtime import RunConfig'"));
+      }
+      continue;
+    }
+    // from M import name
+    if (stmt.name == "pypto" && name == "language") {
+      env->Set(alias.empty() ? name : alias, Value::Obj(pl_));
+    } else if (stmt.name == "pypto.runtime" && name == "RunConfig") {
+      env->Set(alias.empty() ? name : alias, *runtime_->Get("RunConfig"));
+    } else {
+      return Error(stmt.loc, absl::StrCat("ptoc cannot import '", name, "' from '", stmt.name,
+                                          "'; supported: 'from pypto.runtime import RunConfig'"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Interpreter::ExecFunctionDef(const Stmt& stmt, const std::shared_ptr<Env>& env) {
+  std::vector<Value> defaults;
+  std::vector<Value> annotations;
+  for (const Param& p : stmt.params) {
+    if (p.default_value) {
+      PTOC_ASSIGN_OR_RETURN(d, Eval(*p.default_value, env));
+      defaults.push_back(d);
+    } else {
+      defaults.push_back(Value());
+    }
+    if (p.annotation) {
+      PTOC_ASSIGN_OR_RETURN(a, Eval(*p.annotation, env));
+      annotations.push_back(a);
+    } else {
+      annotations.push_back(Value());
+    }
+  }
+  auto fn = std::make_shared<FunctionValue>(&stmt, env, std::move(defaults));
+  fn->annotations() = std::move(annotations);
+  // Decorators apply bottom-up; only pl.jit and its variants are accepted.
+  for (auto it = stmt.decorators.rbegin(); it != stmt.decorators.rend(); ++it) {
+    PTOC_ASSIGN_OR_RETURN(d, Eval(**it, env));
+    auto* deco = d.As<Decorator>();
+    if (!deco) {
+      return Error((*it)->loc,
+                   absl::StrCat("decorator of type '", d.TypeName(),
+                                "' is not supported; ptoc accepts @pl.jit, @pl.jit.incore and "
+                                "@pl.jit.inline"));
+    }
+    fn->set_kind(deco->kind());
+    fn->set_auto_scope(deco->auto_scope());
+  }
+  env->Set(stmt.name, Value::Obj(fn));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Interpreter::Flow> Interpreter::ExecIf(const Stmt& stmt,
+                                                      const std::shared_ptr<Env>& env) {
+  PTOC_ASSIGN_OR_RETURN(test, Eval(*stmt.value, env));
+  PTOC_ASSIGN_OR_RETURN(taken, Truthy(test, stmt.value->loc));
+  const Block& branch = taken ? stmt.body : stmt.orelse;
+  if (branch.empty()) return Flow::kNormal;
+  // Each branch of the orchestration is an AUTO scope (§1.8), except inside
+  // a manual scope; an elif is an if nested in the else branch.
+  const bool scoped = in_launch() && !in_kernel() && !launch_->in_manual_scope();
+  if (scoped) launch_->BeginScope(trace::ScopeBegin::AUTO);
+  auto flow = ExecBlock(branch, env);
+  if (scoped) launch_->EndScope();
+  return flow;
+}
+
+absl::StatusOr<Interpreter::Flow> Interpreter::ExecFor(const Stmt& stmt,
+                                                       const std::shared_ptr<Env>& env) {
+  PTOC_ASSIGN_OR_RETURN(iter, Eval(*stmt.value, env));
+  if (auto* spec = iter.As<TaskScopeSpec>()) {
+    if (!spec->options().spmd) {
+      return Error(stmt.value->loc, "pl.at is a 'with' scope, not a loop");
+    }
+    if (in_kernel()) return Error(stmt.value->loc, "pl.spmd cannot be nested in a task body");
+    if (!in_launch())
+      return Error(stmt.value->loc, "pl.spmd is only valid inside a @pl.jit function");
+    Flow flow = Flow::kNormal;
+    auto tid = TraceTask("spmd", spec->options(), stmt.loc, [&]() -> absl::Status {
+      trace::IntExpr block;
+      block.set_var(trace::IntExpr::BLOCK_IDX);
+      kernel_->NoteBlockIdxRead();
+      PTOC_RETURN_IF_ERROR(
+          Assign(*stmt.targets[0], Value::Obj(std::make_shared<SymInt>(block)), env));
+      PTOC_ASSIGN_OR_RETURN(f, ExecBlock(stmt.body, env));
+      if (f != Flow::kNormal) {
+        return Error(stmt.loc, "return/break/continue cannot leave a pl.spmd body");
+      }
+      return absl::OkStatus();
+    });
+    if (!tid.ok()) return tid.status();
+    return flow;
+  }
+  if (auto* spec = iter.As<LoopSpec>()) {
+    if (in_kernel()) {
+      if (spec->kind() == LoopSpec::Kind::kRange || spec->kind() == LoopSpec::Kind::kParallel) {
+        return RunDeviceLoop(stmt, *spec, env);
+      }
+    } else if (in_launch()) {
+      return RunOrchestrationLoop(stmt, *spec, env);
+    } else if (spec->kind() != LoopSpec::Kind::kPyRange) {
+      return Error(stmt.value->loc,
+                   "pl.range/pl.parallel/pl.unroll are only valid inside a "
+                   "@pl.jit or @pl.jit.incore function");
+    }
+  }
+  PTOC_ASSIGN_OR_RETURN(items, Iterate(iter, stmt.value->loc));
+  for (const Value& item : items) {
+    PTOC_RETURN_IF_ERROR(Assign(*stmt.targets[0], item, env));
+    PTOC_ASSIGN_OR_RETURN(flow, ExecBlock(stmt.body, env));
+    if (flow == Flow::kBreak) break;
+    if (flow == Flow::kReturn) return flow;
+  }
+  return Flow::kNormal;
+}
+
+absl::StatusOr<Interpreter::Flow> Interpreter::RunOrchestrationLoop(
+    const Stmt& stmt, const LoopSpec& spec, const std::shared_ptr<Env>& env) {
+  if (!spec.start().is_integral() || !spec.stop().is_integral() || !spec.step().is_integral()) {
+    return Error(stmt.value->loc, "orchestration loop bounds must be compile-time integers");
+  }
+  const int64_t start = spec.start().i(), stop = spec.stop().i(), step = spec.step().i();
+  if (step == 0) return Error(stmt.value->loc, "loop step must not be zero");
+  // pl.unroll is expanded first: its iterations are siblings in the
+  // enclosing scope. Other loop bodies are AUTO scopes unless in a manual
+  // scope; pl.range (and Python range) is a sequential ancestor (R-seq).
+  const bool unrolled = spec.kind() == LoopSpec::Kind::kUnroll;
+  const bool sequential =
+      spec.kind() == LoopSpec::Kind::kRange || spec.kind() == LoopSpec::Kind::kPyRange;
+  const bool scoped = !unrolled && !launch_->in_manual_scope();
+  if (sequential) launch_->EnterSequentialLoop();
+  Flow result = Flow::kNormal;
+  for (int64_t i = start; step > 0 ? i < stop : i > stop; i += step) {
+    PTOC_RETURN_IF_ERROR(Assign(*stmt.targets[0], Value::Int(i), env));
+    if (scoped) launch_->BeginScope(trace::ScopeBegin::AUTO);
+    auto flow = ExecBlock(stmt.body, env);
+    if (scoped) launch_->EndScope();
+    if (!flow.ok()) return flow.status();
+    if (*flow == Flow::kBreak) break;
+    if (*flow == Flow::kReturn) {
+      result = Flow::kReturn;
+      break;
+    }
+  }
+  if (sequential) launch_->ExitSequentialLoop();
+  return result;
+}
+
+absl::StatusOr<Interpreter::Flow> Interpreter::RunDeviceLoop(const Stmt& stmt, const LoopSpec& spec,
+                                                             const std::shared_ptr<Env>& env) {
+  PTOC_ASSIGN_OR_RETURN(start, ToIntExpr(spec.start()));
+  PTOC_ASSIGN_OR_RETURN(stop, ToIntExpr(spec.stop()));
+  PTOC_ASSIGN_OR_RETURN(step, ToIntExpr(spec.step()));
+  Value var = kernel_->BeginLoop(start, stop, step, Origin(stmt.loc));
+  PTOC_RETURN_IF_ERROR(Assign(*stmt.targets[0], var, env));
+  auto flow = ExecBlock(stmt.body, env);
+  kernel_->EndLoop();
+  if (!flow.ok()) return flow.status();
+  if (*flow != Flow::kNormal) {
+    return Error(stmt.loc, "return/break/continue cannot leave a device loop");
+  }
+  return Flow::kNormal;
+}
+
+absl::StatusOr<Interpreter::Flow> Interpreter::ExecWith(const Stmt& stmt,
+                                                        const std::shared_ptr<Env>& env) {
+  if (stmt.with_exprs.size() != 1) {
+    return Error(stmt.loc, "ptoc supports one context manager per 'with'");
+  }
+  const Expr& item = *stmt.with_exprs[0];
+  PTOC_ASSIGN_OR_RETURN(ctx, Eval(item, env));
+  const Expr* target = stmt.with_targets[0].get();
+  if (ctx.As<ManualScopeSpec>()) {
+    if (!in_launch() || in_kernel()) {
+      return Error(item.loc,
+                   "pl.manual_scope() is only valid in the orchestration body of a "
+                   "@pl.jit function");
+    }
+    if (launch_->in_manual_scope()) {
+      return Error(item.loc, "a manual scope may not be nested inside another manual scope");
+    }
+    if (target) return Error(target->loc, "pl.manual_scope() binds no value; drop 'as'");
+    launch_->BeginScope(trace::ScopeBegin::MANUAL);
+    auto flow = ExecBlock(stmt.body, env);
+    launch_->EndScope();
+    return flow;
+  }
+  if (auto* spec = ctx.As<TaskScopeSpec>()) {
+    if (in_kernel()) {
+      return Error(item.loc, absl::StrCat(spec->TypeName(), " cannot be nested in a task body"));
+    }
+    if (!in_launch()) {
+      return Error(item.loc,
+                   absl::StrCat(spec->TypeName(), " is only valid inside a @pl.jit function"));
+    }
+    Flow body_flow = Flow::kNormal;
+    PTOC_ASSIGN_OR_RETURN(
+        tid, TraceTask(spec->options().spmd ? "spmd" : "at", spec->options(), stmt.loc,
+                       [&]() -> absl::Status {
+                         PTOC_ASSIGN_OR_RETURN(f, ExecBlock(stmt.body, env));
+                         body_flow = f;
+                         if (f != Flow::kNormal) {
+                           return Error(stmt.loc, "return/break/continue cannot leave a task body");
+                         }
+                         return absl::OkStatus();
+                       }));
+    if (target) PTOC_RETURN_IF_ERROR(Assign(*target, tid, env));
+    return body_flow;
+  }
+  return Error(item.loc, absl::StrCat("'", ctx.TypeName(),
+                                      "' is not a context manager ptoc knows; use pl.at, "
+                                      "pl.spmd or pl.manual_scope"));
+}
+
+absl::Status Interpreter::Assign(const Expr& target, const Value& value,
+                                 const std::shared_ptr<Env>& env) {
+  switch (target.kind) {
+    case ExprKind::kName:
+      env->Set(target.name, value);
+      return absl::OkStatus();
+    case ExprKind::kTuple:
+    case ExprKind::kList: {
+      PTOC_ASSIGN_OR_RETURN(items, Iterate(value, target.loc));
+      if (items.size() != target.elts.size()) {
+        return Error(target.loc, absl::StrCat("cannot unpack ", items.size(), " values into ",
+                                              target.elts.size(), " targets"));
+      }
+      for (size_t i = 0; i < items.size(); ++i) {
+        PTOC_RETURN_IF_ERROR(Assign(*target.elts[i], items[i], env));
+      }
+      return absl::OkStatus();
+    }
+    case ExprKind::kSubscript:
+      return AssignSubscript(target, value, env);
+    default:
+      return Error(target.loc, "ptoc cannot assign to this target");
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Calls
+
+absl::StatusOr<std::shared_ptr<Env>> Interpreter::BindParams(const FunctionValue& fn,
+                                                             const CallArgs& args) {
+  const Stmt& def = *fn.def();
+  auto env = std::make_shared<Env>(fn.closure());
+  std::vector<bool> bound(def.params.size(), false);
+  if (args.positional.size() > def.params.size()) {
+    return Error(args.loc, absl::StrCat(def.name, "() takes ", def.params.size(), " arguments but ",
+                                        args.positional.size(), " were given"));
+  }
+  for (size_t i = 0; i < args.positional.size(); ++i) {
+    env->Set(def.params[i].name, args.positional[i]);
+    bound[i] = true;
+  }
+  for (size_t k = 0; k < args.keywords.size(); ++k) {
+    const auto& [name, value] = args.keywords[k];
+    size_t i = 0;
+    while (i < def.params.size() && def.params[i].name != name) ++i;
+    if (i == def.params.size()) {
+      return Error(args.keyword_locs[k],
+                   absl::StrCat(def.name, "() got an unexpected keyword argument '", name, "'"));
+    }
+    if (bound[i]) {
+      return Error(args.keyword_locs[k],
+                   absl::StrCat(def.name, "() got multiple values for argument '", name, "'"));
+    }
+    env->Set(name, value);
+    bound[i] = true;
+  }
+  for (size_t i = 0; i < def.params.size(); ++i) {
+    if (bound[i]) continue;
+    if (!def.params[i].default_value) {
+      return Error(args.loc, absl::StrCat(def.name, "() missing required argument '",
+                                          def.params[i].name, "'"));
+    }
+    env->Set(def.params[i].name, fn.defaults()[i]);
+  }
+  return env;
+}
+
+absl::StatusOr<Value> Interpreter::RunBody(const FunctionValue& fn,
+                                           const std::shared_ptr<Env>& env) {
+  if (call_depth_ > 200) return Error(fn.def()->loc, "recursion too deep");
+  ++call_depth_;
+  return_value_ = Value::None();
+  auto flow = ExecBlock(fn.def()->body, env);
+  --call_depth_;
+  if (!flow.ok()) return flow.status();
+  if (*flow == Flow::kBreak || *flow == Flow::kContinue) {
+    return Error(fn.def()->loc, "'break'/'continue' outside a loop");
+  }
+  Value result = *flow == Flow::kReturn ? return_value_ : Value::None();
+  return_value_ = Value::None();
+  return result;
+}
+
+absl::StatusOr<Value> Interpreter::CallValue(const Value& callee, const CallArgs& args) {
+  if (auto* builtin = callee.As<BuiltinFunction>()) {
+    auto result = builtin->Call(args);
+    if (!result.ok() && result.status().message().find(": error: ") == std::string::npos) {
+      // Builtins without a location get the call's.
+      return Error(args.loc, result.status().message());
+    }
+    return result;
+  }
+  if (auto fn = callee.AsShared<FunctionValue>()) {
+    return CallFunction(fn, args);
+  }
+  if (auto* deco = callee.As<Decorator>()) {
+    if (args.positional.size() == 1 && args.positional[0].As<FunctionValue>()) {
+      auto fn = args.positional[0].AsShared<FunctionValue>();
+      fn->set_kind(deco->kind());
+      return Value::Obj(fn);
+    }
+    bool auto_scope = true;
+    for (const auto& [name, value] : args.keywords) {
+      if (name == "auto_scope" && deco->kind() == FunctionKind::kJit) {
+        auto_scope = value.is_bool() ? value.b() : true;
+      } else if (name != "level") {
+        return Error(args.KeywordLoc(name),
+                     absl::StrCat("unsupported decorator option '", name, "'"));
+      }
+    }
+    return Value::Obj(std::make_shared<Decorator>(deco->kind(), auto_scope));
+  }
+  return Error(args.loc, absl::StrCat("'", callee.TypeName(), "' object is not callable"));
+}
+
+absl::StatusOr<Value> Interpreter::CallFunction(const std::shared_ptr<FunctionValue>& fn,
+                                                const CallArgs& args) {
+  switch (fn->kind()) {
+    case FunctionKind::kJit:
+      if (in_launch()) {
+        return Error(args.loc,
+                     "calling a @pl.jit function from inside another launch is not "
+                     "supported; use @pl.jit.inline for helpers");
+      }
+      return Launch(fn, args);
+    case FunctionKind::kIncore:
+      if (!in_launch()) {
+        return Error(args.loc,
+                     "a @pl.jit.incore kernel can only be called from a @pl.jit "
+                     "function");
+      }
+      return CallIncore(fn, args);
+    case FunctionKind::kInline:
+    case FunctionKind::kPlain: {
+      PTOC_ASSIGN_OR_RETURN(env, BindParams(*fn, args));
+      return RunBody(*fn, env);
+    }
+  }
+  return Error(args.loc, "internal error: unknown function kind");
+}
+
+absl::StatusOr<Value> Interpreter::Launch(const std::shared_ptr<FunctionValue>& fn,
+                                          const CallArgs& call) {
+  const Stmt& def = *fn->def();
+  CallArgs args = call;
+  // config= is the runtime's RunConfig; pto_sim's --config replaces it.
+  for (size_t k = 0; k < args.keywords.size(); ++k) {
+    if (args.keywords[k].first == "config") {
+      if (auto* rc = args.keywords[k].second.As<RunConfigValue>()) {
+        program_.set_platform(rc->platform());
+      }
+      args.keywords.erase(args.keywords.begin() + k);
+      args.keyword_locs.erase(args.keyword_locs.begin() + k);
+      break;
+    }
+  }
+  PTOC_ASSIGN_OR_RETURN(env, BindParams(*fn, args));
+  launch_ = std::make_unique<LaunchBuilder>(launch_count_++, def.name);
+  launch_fn_ = fn.get();
+  task_sites_ = 0;
+  trace::StreamRecord begin;
+  begin.mutable_launch_begin()->set_name(def.name);
+  begin.mutable_launch_begin()->set_origin(Origin(args.loc));
+  // Host tensors become GM tensors; their host objects receive the results.
+  std::vector<std::shared_ptr<HostTensor>> host_args;
+  for (size_t i = 0; i < def.params.size(); ++i) {
+    const Param& p = def.params[i];
+    const Value* v = env->Lookup(p.name);
+    auto host = v ? v->AsShared<HostTensor>() : nullptr;
+    if (!host) continue;
+    // The harness variable's name when the argument was a plain name.
+    std::string name = p.name;
+    if (i < call.positional_names.size() && !call.positional_names[i].empty()) {
+      name = call.positional_names[i];
+    }
+    const uint32_t id = program_.TensorForHost(host, name, Origin(args.loc));
+    begin.mutable_launch_begin()->add_arg_tensor_ids(id);
+    // Inside the function the tensor goes by its parameter name.
+    auto ref = std::make_shared<TensorRef>(id, p.name, host->dtype(), host->shape());
+    env->Set(p.name, Value::Obj(ref));
+    host_args.push_back(host);
+    if (auto* a = fn->annotations()[i].As<Annotation>()) {
+      if (a->direction() == trace::KernelParam::INOUT) launch_->AddInOutRoot(id);
+    }
+  }
+  program_.AddRecord(begin);
+  if (fn->auto_scope()) launch_->BeginScope(trace::ScopeBegin::AUTO);
+  auto result = RunBody(*fn, env);
+  if (!result.ok()) {
+    launch_.reset();
+    return result.status();
+  }
+  if (fn->auto_scope()) launch_->EndScope();
+  for (auto& r : launch_->records()) program_.AddRecord(r);
+  trace::StreamRecord end;
+  end.mutable_launch_end();
+  program_.AddRecord(end);
+  // Tensors a task may write lose their host value until the reference runs.
+  std::set<uint32_t> written;
+  for (const auto& r : launch_->records()) {
+    if (!r.has_submit()) continue;
+    int kid = -1;
+    for (int k : r.submit().kernel_ids()) kid = std::max(kid, k);
+    const auto& params = program_.kernel(kid).program().params();
+    for (int i = 0; i < r.submit().args_size(); ++i) {
+      const auto& arg = r.submit().args(i);
+      if (arg.has_tensor() && i < params.size() &&
+          params.Get(i).direction() != trace::KernelParam::IN) {
+        written.insert(arg.tensor().tensor_id());
+      }
+    }
+  }
+  for (uint32_t id : written) {
+    if (auto host = program_.HostFor(id)) host->set_known(false);
+  }
+  launch_.reset();
+  launch_fn_ = nullptr;
+  // The jit function's return value, mapped back to host tensors.
+  std::function<Value(const Value&)> to_host = [&](const Value& v) -> Value {
+    if (auto* ref = v.As<TensorRef>()) {
+      auto host = program_.HostFor(ref->tensor_id());
+      if (host && ref->is_whole()) return Value::Obj(host);
+      return Value::None();
+    }
+    if (v.is_tuple()) {
+      std::vector<Value> items;
+      for (const Value& item : v.items()) items.push_back(to_host(item));
+      return Value::Tuple(items);
+    }
+    return v;
+  };
+  return to_host(*result);
+}
+
+absl::StatusOr<Value> Interpreter::CallIncore(const std::shared_ptr<FunctionValue>& fn,
+                                              const CallArgs& args) {
+  const Stmt& def = *fn->def();
+  PTOC_ASSIGN_OR_RETURN(env, BindParams(*fn, args));
+  auto bind = [&](bool as_task) -> absl::Status {
+    for (size_t i = 0; i < def.params.size(); ++i) {
+      const Param& p = def.params[i];
+      const Value v = *env->Lookup(p.name);
+      auto* a = fn->annotations()[i].As<Annotation>();
+      if (auto ref = v.AsShared<TensorRef>()) {
+        const auto direction = a ? a->direction() : trace::KernelParam::IN;
+        const uint32_t param = kernel_->UseTensor(ref, false, direction != trace::KernelParam::IN);
+        kernel_->DeclareTensorDirection(param, direction);
+        continue;
+      }
+      if (a && a->kind() == Annotation::Kind::kScalar && as_task) {
+        if (!v.is_number()) {
+          return Error(args.ArgLoc(i),
+                       absl::StrCat("parameter '", p.name,
+                                    "' is pl.Scalar; pass an int or float, got ", v.TypeName()));
+        }
+        env->Set(p.name, kernel_->AddScalarParam(p.name, a->dtype(), v));
+      }
+    }
+    return absl::OkStatus();
+  };
+  if (in_kernel()) {
+    // Inside pl.at / pl.spmd: the call is the scope's kernel body.
+    kernel_->NoteKernelCall();
+    PTOC_RETURN_IF_ERROR(bind(false));
+    return RunBody(*fn, env);
+  }
+  TaskOptions options;
+  Value result;
+  PTOC_ASSIGN_OR_RETURN(tid, TraceTask(def.name, options, args.loc, [&]() -> absl::Status {
+                          PTOC_RETURN_IF_ERROR(bind(true));
+                          PTOC_ASSIGN_OR_RETURN(r, RunBody(*fn, env));
+                          result = r;
+                          return absl::OkStatus();
+                        }));
+  (void)tid;
+  return result;
+}
+
+absl::StatusOr<std::vector<uint32_t>> Interpreter::ResolveDeps(const std::vector<Value>& deps,
+                                                               SourceLocation loc) const {
+  std::vector<uint32_t> out;
+  std::set<int> seen;
+  auto add = [&](const TaskIdValue* t) -> absl::Status {
+    if (!t || !t->valid()) return absl::OkStatus();  // invalid TaskIds add no edge
+    if (t->launch() != launch_->serial()) {
+      return Error(loc,
+                   "this TaskId belongs to an earlier launch; deps= can only name tasks "
+                   "of the same @pl.jit call");
+    }
+    if (seen.insert(t->index()).second) out.push_back(t->index());
+    return absl::OkStatus();
+  };
+  for (const Value& d : deps) {
+    if (d.is_none()) continue;
+    if (auto* t = d.As<TaskIdValue>()) {
+      PTOC_RETURN_IF_ERROR(add(t));
+    } else if (auto* arr = d.As<TaskIdArray>()) {
+      for (const auto& slot : arr->slots()) PTOC_RETURN_IF_ERROR(add(slot.get()));
+    } else {
+      return Error(loc, absl::StrCat("deps= entries must be a TaskId, a TASK_ID array, an array "
+                                     "element (arr[i]) or None; got ",
+                                     d.TypeName()));
+    }
+  }
+  return out;
+}
+
+absl::StatusOr<int> Interpreter::EmitDummy(const std::vector<Value>& deps, SourceLocation loc) {
+  PTOC_ASSIGN_OR_RETURN(resolved, ResolveDeps(deps, loc));
+  // A dep-carrying dummy whose deps are all invalid is not submitted.
+  if (!deps.empty() && resolved.empty()) return -1;
+  trace::Dummy dummy;
+  dummy.set_name(absl::StrCat(launch_->name(), "_dummy", task_sites_++));
+  for (uint32_t d : resolved) dummy.add_deps(d);
+  dummy.set_origin(Origin(loc));
+  return launch_->AddDummy(std::move(dummy));
+}
+
+absl::StatusOr<Value> Interpreter::TraceTask(const std::string& default_name,
+                                             const TaskOptions& options, SourceLocation loc,
+                                             const std::function<absl::Status()>& body) {
+  const std::string name = !options.name_hint.empty() ? options.name_hint
+                           : (default_name == "at" || default_name == "spmd")
+                               ? absl::StrCat(launch_->name(), "_", default_name, task_sites_)
+                               : default_name;
+  ++task_sites_;
+  KernelBuilder builder(name);
+  if (options.split) builder.set_split(*options.split);
+  if (options.slot_num) builder.set_slot_num(*options.slot_num);
+  kernel_ = &builder;
+  absl::Status status = body();
+  kernel_ = nullptr;
+  PTOC_RETURN_IF_ERROR(status);
+  PTOC_ASSIGN_OR_RETURN(kernel, builder.Finish(Origin(loc)));
+  const trace::CoreType core_type = kernel.core_type();
+  const int kid = program_.AddKernel(std::move(kernel));
+
+  trace::Submit submit;
+  submit.set_name(name);
+  switch (core_type) {
+    case trace::AIC:
+      submit.add_kernel_ids(kid), submit.add_kernel_ids(-1), submit.add_kernel_ids(-1);
+      break;
+    case trace::MIX:
+      submit.add_kernel_ids(kid), submit.add_kernel_ids(kid), submit.add_kernel_ids(kid);
+      break;
+    default:
+      submit.add_kernel_ids(-1), submit.add_kernel_ids(kid), submit.add_kernel_ids(-1);
+      break;
+  }
+  if (options.spmd) {
+    if (auto* avail = options.core_num.As<AvailableCount>()) {
+      submit.set_block_symbol(avail->symbol());
+    } else {
+      submit.set_block_num(options.core_num.i());
+    }
+  } else {
+    submit.set_block_num(1);
+  }
+  submit.set_sync_start(options.sync_start);
+  // Arguments follow the kernel's parameter order.
+  const trace::KernelProgram& program = program_.kernel(kid).program();
+  std::vector<trace::Arg> args(program.params_size());
+  std::vector<uint32_t> written_roots;
+  for (const auto& use : builder.tensors()) {
+    trace::TensorArg* t = args[use.param].mutable_tensor();
+    t->set_tensor_id(use.ref->tensor_id());
+    if (!use.ref->is_whole()) {
+      for (int64_t o : use.ref->offsets()) t->add_offsets(o);
+      for (int64_t s : use.ref->shape()) t->add_shape(s);
+    }
+    bool no_dep = false;
+    for (const auto& nd : options.no_dep) no_dep |= nd->tensor_id() == use.ref->tensor_id();
+    const auto param_direction = program.params(use.param).direction();
+    t->set_direction(launch_->CallSiteDirection(param_direction, use.ref->tensor_id(), no_dep));
+    if (param_direction != trace::KernelParam::IN) written_roots.push_back(use.ref->tensor_id());
+  }
+  for (const auto& scalar : builder.scalars()) {
+    trace::ScalarArg* s = args[scalar.param].mutable_scalar();
+    if (scalar.value.is_float()) {
+      s->set_f(scalar.value.f());
+    } else {
+      s->set_i(scalar.value.i());
+    }
+  }
+  for (auto& a : args) *submit.add_args() = std::move(a);
+  PTOC_ASSIGN_OR_RETURN(deps, ResolveDeps(options.deps, loc));
+  for (uint32_t d : deps) submit.add_deps(d);
+  if (options.predicate) *submit.mutable_predicate() = *options.predicate;
+  submit.set_allow_early_resolve(options.allow_early_resolve);
+  submit.set_origin(Origin(loc));
+  const int index = launch_->AddSubmit(std::move(submit));
+  launch_->NoteWrites(written_roots);
+  return Value::Obj(std::make_shared<TaskIdValue>(launch_->serial(), index));
+}
+
+absl::StatusOr<std::shared_ptr<Tile>> Interpreter::AsTile(const Value& v, SourceLocation loc) {
+  if (auto tile = v.AsShared<Tile>()) return tile;
+  if (auto ref = v.AsShared<TensorRef>()) {
+    if (!in_kernel()) return Error(loc, "tensor ops are only valid inside a task body");
+    // Tensor-level op: load the whole view (§3.1: ConvertTensorToTileOps).
+    const uint32_t param = kernel_->UseTensor(ref, true, false);
+    auto tile = kernel_->NewTile(ref->shape(), ref->dtype(), trace::VEC);
+    trace::Op* op = kernel_->Emit(trace::Op::LOAD, Origin(loc));
+    op->set_dst(tile->index());
+    op->set_param(param);
+    for (size_t d = 0; d < ref->shape().size(); ++d) op->add_offsets()->set_constant(0);
+    return tile;
+  }
+  return Error(loc, absl::StrCat("expected a tile or a tensor, got ", v.TypeName()));
+}
+
+absl::StatusOr<trace::TraceText> CompileSource(const SourceFile& source) {
+  PTOC_ASSIGN_OR_RETURN(module, Parse(source));
+  Interpreter interp(source, std::make_unique<UnavailableReference>());
+  PTOC_RETURN_IF_ERROR(interp.Run(module));
+  return interp.Finish();
+}
+
+}  // namespace pto::ptoc

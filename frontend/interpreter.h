@@ -1,0 +1,160 @@
+#ifndef PTO_FRONTEND_INTERPRETER_H_
+#define PTO_FRONTEND_INTERPRETER_H_
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "frontend/ast.h"
+#include "frontend/host_tensor.h"
+#include "frontend/kernel_builder.h"
+#include "frontend/launch_builder.h"
+#include "frontend/pl_values.h"
+#include "frontend/program_builder.h"
+#include "frontend/reference.h"
+#include "frontend/source.h"
+#include "frontend/value.h"
+
+namespace pto::ptoc {
+
+// A variable scope: one per function call, plus the module's.
+class Env {
+ public:
+  explicit Env(std::shared_ptr<Env> parent) : parent_(std::move(parent)) {}
+  const Value* Lookup(const std::string& name) const;
+  void Set(const std::string& name, Value v) { vars_[name] = std::move(v); }
+
+ private:
+  std::map<std::string, Value> vars_;
+  std::shared_ptr<Env> parent_;
+};
+
+// The tracing interpreter: runs the harness at compile time; a call of a
+// @pl.jit function becomes one launch whose orchestration code emits records,
+// and whose pl.at / pl.spmd bodies and incore calls are traced into kernels.
+class Interpreter {
+ public:
+  Interpreter(const SourceFile& source, std::unique_ptr<ReferenceEvaluator> reference);
+
+  absl::Status Run(const Module& module);
+  trace::TraceText Finish() const { return program_.Finish(); }
+
+  // ---- used by the builtin modules (pl_module.cc, torch_module.cc)
+  absl::Status Error(SourceLocation loc, absl::string_view message) const {
+    return source_.Error(loc, message);
+  }
+  std::string Origin(SourceLocation loc) const { return source_.Origin(loc); }
+  bool in_kernel() const { return kernel_ != nullptr; }
+  bool in_launch() const { return launch_ != nullptr; }
+  KernelBuilder* kernel() { return kernel_; }
+  LaunchBuilder* launch() { return launch_.get(); }
+  ProgramBuilder& program() { return program_; }
+  SourceLocation current_loc() const { return current_loc_; }
+
+  // Torch RNG state (torch.manual_seed / torch.randn).
+  uint64_t NextRandomSeed();
+  void SetManualSeed(uint64_t seed) {
+    manual_seed_ = seed;
+    random_calls_ = 0;
+  }
+
+  // Ensures a host tensor's value is known (computed by the reference).
+  absl::Status RequireKnown(const HostTensor& t, SourceLocation loc) const;
+  // A tile value for `v`: a tile, or a GM tensor view loaded whole.
+  absl::StatusOr<std::shared_ptr<Tile>> AsTile(const Value& v, SourceLocation loc);
+  absl::StatusOr<Value> CallValue(const Value& callee, const CallArgs& args);
+  absl::StatusOr<int> EmitDummy(const std::vector<Value>& deps, SourceLocation loc);
+  absl::StatusOr<std::vector<uint32_t>> ResolveDeps(const std::vector<Value>& deps,
+                                                    SourceLocation loc) const;
+  void AddCheck(trace::Check check) {
+    trace::StreamRecord r;
+    *r.mutable_check() = std::move(check);
+    program_.AddRecord(std::move(r));
+  }
+
+ private:
+  enum class Flow { kNormal, kReturn, kBreak, kContinue };
+
+  absl::StatusOr<Flow> ExecBlock(const Block& block, const std::shared_ptr<Env>& env);
+  absl::StatusOr<Flow> Exec(const Stmt& stmt, const std::shared_ptr<Env>& env);
+  absl::Status ExecImport(const Stmt& stmt, const std::shared_ptr<Env>& env);
+  absl::Status ExecFunctionDef(const Stmt& stmt, const std::shared_ptr<Env>& env);
+  absl::StatusOr<Flow> ExecFor(const Stmt& stmt, const std::shared_ptr<Env>& env);
+  absl::StatusOr<Flow> ExecWith(const Stmt& stmt, const std::shared_ptr<Env>& env);
+  absl::StatusOr<Flow> ExecIf(const Stmt& stmt, const std::shared_ptr<Env>& env);
+  absl::Status Assign(const Expr& target, const Value& value, const std::shared_ptr<Env>& env);
+  absl::Status AssignSubscript(const Expr& target, const Value& value,
+                               const std::shared_ptr<Env>& env);
+
+  absl::StatusOr<Value> Eval(const Expr& e, const std::shared_ptr<Env>& env);
+  absl::StatusOr<Value> EvalCall(const Expr& e, const std::shared_ptr<Env>& env);
+  absl::StatusOr<Value> EvalAttribute(const Expr& e, const std::shared_ptr<Env>& env);
+  absl::StatusOr<Value> EvalSubscript(const Expr& e, const std::shared_ptr<Env>& env);
+  absl::StatusOr<Value> EvalCompare(const Expr& e, const std::shared_ptr<Env>& env);
+  absl::StatusOr<Value> EvalListComp(const Expr& e, const std::shared_ptr<Env>& env);
+  absl::Status CompLevel(const Expr& e, size_t level, const std::shared_ptr<Env>& env,
+                         std::vector<Value>* out);
+
+ public:
+  absl::StatusOr<Value> Binary(const std::string& op, const Value& a, const Value& b,
+                               SourceLocation loc);
+  absl::StatusOr<bool> Truthy(const Value& v, SourceLocation loc) const;
+  absl::StatusOr<std::vector<Value>> Iterate(const Value& v, SourceLocation loc) const;
+
+ private:
+  absl::StatusOr<Value> CallFunction(const std::shared_ptr<FunctionValue>& fn,
+                                     const CallArgs& args);
+  absl::StatusOr<std::shared_ptr<Env>> BindParams(const FunctionValue& fn, const CallArgs& args);
+  absl::StatusOr<Value> RunBody(const FunctionValue& fn, const std::shared_ptr<Env>& env);
+  absl::StatusOr<Value> Launch(const std::shared_ptr<FunctionValue>& fn, const CallArgs& args);
+  absl::StatusOr<Value> CallIncore(const std::shared_ptr<FunctionValue>& fn, const CallArgs& args);
+
+  // Traces `body` as one task's kernel and emits its submit; returns the
+  // TaskId value.
+  absl::StatusOr<Value> TraceTask(const std::string& default_name, const TaskOptions& options,
+                                  SourceLocation loc, const std::function<absl::Status()>& body);
+  absl::StatusOr<Flow> RunOrchestrationLoop(const Stmt& stmt, const LoopSpec& spec,
+                                            const std::shared_ptr<Env>& env);
+  absl::StatusOr<Flow> RunDeviceLoop(const Stmt& stmt, const LoopSpec& spec,
+                                     const std::shared_ptr<Env>& env);
+
+  const SourceFile& source_;
+  std::unique_ptr<ReferenceEvaluator> reference_;
+  std::shared_ptr<Env> globals_;
+  std::shared_ptr<Env> builtins_;
+  std::shared_ptr<Namespace> pl_;
+  std::shared_ptr<Namespace> torch_;
+  std::shared_ptr<Namespace> runtime_;
+  ProgramBuilder program_;
+  std::unique_ptr<LaunchBuilder> launch_;
+  KernelBuilder* kernel_ = nullptr;
+  FunctionValue* launch_fn_ = nullptr;
+  int launch_count_ = 0;
+  int task_sites_ = 0;
+  Value return_value_;
+  SourceLocation current_loc_;
+  uint64_t manual_seed_ = 0;
+  uint64_t random_calls_ = 0;
+  int call_depth_ = 0;
+};
+
+// Builders of the two modules, bound to an interpreter.
+std::shared_ptr<Namespace> MakePlModule(Interpreter* interp);
+std::shared_ptr<Namespace> MakeTorchModule(Interpreter* interp);
+// Attributes of host tensors (shape, dtype, float(), to(), ...).
+absl::StatusOr<Value> HostTensorAttribute(Interpreter* interp, const std::shared_ptr<HostTensor>& t,
+                                          const std::string& name, SourceLocation loc);
+// pl.Out[pl.Tensor], pl.Scalar[pl.INT32], pl.Tile[[r, c], pl.FP32], ...
+absl::StatusOr<Value> AnnotationSubscript(Interpreter* interp, const Annotation& a,
+                                          const Value& index, SourceLocation loc);
+// Python builtins (range, len, min, ...).
+void AddPythonBuiltins(Interpreter* interp, Env* env);
+
+// Compiles a whole kernel description into a trace.
+absl::StatusOr<trace::TraceText> CompileSource(const SourceFile& source);
+
+}  // namespace pto::ptoc
+
+#endif  // PTO_FRONTEND_INTERPRETER_H_

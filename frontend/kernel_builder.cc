@@ -1,0 +1,260 @@
+#include "frontend/kernel_builder.h"
+
+#include <set>
+
+#include "absl/strings/str_cat.h"
+
+namespace pto::ptoc {
+
+absl::StatusOr<trace::IntExpr> ToIntExpr(const Value& v) {
+  trace::IntExpr e;
+  if (v.is_integral()) {
+    e.set_constant(v.i());
+    return e;
+  }
+  if (auto* sym = v.As<SymInt>()) return sym->expr();
+  return absl::InvalidArgumentError(
+      absl::StrCat("expected an integer or a device integer, got ", v.TypeName()));
+}
+
+namespace {
+int64_t FloorDiv(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+  return q;
+}
+}  // namespace
+
+Value IntBinary(trace::IntExpr::BinOp op, const trace::IntExpr& a, const trace::IntExpr& b) {
+  if (a.kind_case() == trace::IntExpr::kConstant && b.kind_case() == trace::IntExpr::kConstant) {
+    const int64_t x = a.constant(), y = b.constant();
+    switch (op) {
+      case trace::IntExpr::ADD:
+        return Value::Int(x + y);
+      case trace::IntExpr::SUB:
+        return Value::Int(x - y);
+      case trace::IntExpr::MUL:
+        return Value::Int(x * y);
+      case trace::IntExpr::FLOOR_DIV:
+        if (y != 0) return Value::Int(FloorDiv(x, y));
+        break;
+      case trace::IntExpr::MOD:
+        if (y != 0) return Value::Int(x - FloorDiv(x, y) * y);
+        break;
+      case trace::IntExpr::MIN:
+        return Value::Int(std::min(x, y));
+      case trace::IntExpr::MAX:
+        return Value::Int(std::max(x, y));
+      default:
+        break;
+    }
+  }
+  // x * 1, x + 0 and friends keep the trees short.
+  if (b.kind_case() == trace::IntExpr::kConstant) {
+    if ((op == trace::IntExpr::ADD || op == trace::IntExpr::SUB) && b.constant() == 0) {
+      return Value::Obj(std::make_shared<SymInt>(a));
+    }
+    if ((op == trace::IntExpr::MUL || op == trace::IntExpr::FLOOR_DIV) && b.constant() == 1) {
+      return Value::Obj(std::make_shared<SymInt>(a));
+    }
+  }
+  if (a.kind_case() == trace::IntExpr::kConstant && op == trace::IntExpr::MUL &&
+      a.constant() == 1) {
+    return Value::Obj(std::make_shared<SymInt>(b));
+  }
+  trace::IntExpr e;
+  e.mutable_binary()->set_op(op);
+  *e.mutable_binary()->mutable_lhs() = a;
+  *e.mutable_binary()->mutable_rhs() = b;
+  return Value::Obj(std::make_shared<SymInt>(std::move(e)));
+}
+
+uint32_t KernelBuilder::UseTensor(const std::shared_ptr<TensorRef>& ref, bool read, bool write) {
+  for (auto& use : tensors_) {
+    if (use.ref->SameView(*ref)) {
+      use.read |= read;
+      use.written |= write;
+      return use.param;
+    }
+  }
+  KernelTensorUse use;
+  use.ref = ref;
+  use.param = program_.params_size();
+  use.read = read;
+  use.written = write;
+  trace::KernelParam* p = program_.add_params();
+  p->set_name(ref->name());
+  p->set_kind(trace::KernelParam::TENSOR);
+  p->set_dtype(ref->dtype());
+  tensors_.push_back(use);
+  return use.param;
+}
+
+void KernelBuilder::DeclareTensorDirection(uint32_t param,
+                                           trace::KernelParam::Direction direction) {
+  for (auto& use : tensors_) {
+    if (use.param == param) {
+      // In < Out < InOut when one tensor reaches two parameters.
+      auto rank = [](trace::KernelParam::Direction d) {
+        return d == trace::KernelParam::INOUT ? 3 : d == trace::KernelParam::OUT ? 2 : d ? 1 : 0;
+      };
+      if (rank(direction) > rank(use.declared)) use.declared = direction;
+    }
+  }
+}
+
+Value KernelBuilder::AddScalarParam(const std::string& name, trace::DType dtype, Value call_value) {
+  const uint32_t index = program_.params_size();
+  trace::KernelParam* p = program_.add_params();
+  p->set_name(name);
+  p->set_kind(trace::KernelParam::SCALAR);
+  p->set_dtype(dtype);
+  scalars_.push_back({index, std::move(call_value)});
+  trace::IntExpr e;
+  e.set_scalar_param(index);
+  return Value::Obj(std::make_shared<SymInt>(std::move(e)));
+}
+
+std::shared_ptr<Tile> KernelBuilder::NewTile(const std::vector<int64_t>& shape, trace::DType dtype,
+                                             trace::MemSpace space) {
+  trace::TileDecl* decl = program_.add_tiles();
+  for (int64_t d : shape) decl->add_shape(d);
+  decl->set_dtype(dtype);
+  decl->set_space(space);
+  decl->set_name(absl::StrCat("t", program_.tiles_size() - 1));
+  return std::make_shared<Tile>(program_.tiles_size() - 1, shape, dtype);
+}
+
+trace::Op* KernelBuilder::Emit(trace::Op::Kind kind, const std::string& origin) {
+  trace::Op* op =
+      loop_stack_.empty() ? program_.add_ops() : loop_stack_.back()->mutable_loop()->add_body();
+  op->set_kind(kind);
+  op->set_origin(origin);
+  return op;
+}
+
+Value KernelBuilder::BeginLoop(trace::IntExpr start, trace::IntExpr stop, trace::IntExpr step,
+                               const std::string& origin) {
+  trace::Op* op = Emit(trace::Op::LOOP, origin);
+  const uint32_t var = next_loop_var_++;
+  op->mutable_loop()->set_var(var);
+  *op->mutable_loop()->mutable_start() = std::move(start);
+  *op->mutable_loop()->mutable_stop() = std::move(stop);
+  *op->mutable_loop()->mutable_step() = std::move(step);
+  loop_stack_.push_back(op);
+  trace::IntExpr e;
+  e.set_loop_var(var);
+  return Value::Obj(std::make_shared<SymInt>(std::move(e)));
+}
+
+void KernelBuilder::EndLoop() { loop_stack_.pop_back(); }
+
+namespace {
+
+using OpList = google::protobuf::RepeatedPtrField<trace::Op>;
+
+void ForEachOp(OpList* ops, const std::function<void(trace::Op*)>& fn) {
+  for (trace::Op& op : *ops) {
+    fn(&op);
+    if (op.kind() == trace::Op::LOOP) ForEachOp(op.mutable_loop()->mutable_body(), fn);
+  }
+}
+
+bool IsCubeSpace(trace::MemSpace s) { return s == trace::MAT || s == trace::ACC; }
+
+// Engine of a loop: that of its body when uniform.
+trace::Engine LoopEngine(const trace::Op& loop) {
+  trace::Engine engine = trace::ENGINE_UNSPECIFIED;
+  for (const trace::Op& op : loop.loop().body()) {
+    if (op.engine() == trace::ENGINE_UNSPECIFIED) continue;
+    if (engine == trace::ENGINE_UNSPECIFIED) {
+      engine = op.engine();
+    } else if (engine != op.engine()) {
+      return trace::ENGINE_UNSPECIFIED;  // both engines run parts of it
+    }
+  }
+  return engine;
+}
+
+void AssignLoopEngines(OpList* ops) {
+  for (trace::Op& op : *ops) {
+    if (op.kind() != trace::Op::LOOP) continue;
+    AssignLoopEngines(op.mutable_loop()->mutable_body());
+    op.set_engine(LoopEngine(op));
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<trace::Kernel> KernelBuilder::Finish(const std::string& origin) {
+  // Tiles read by a matmul come from a load into Mat (cube side).
+  std::set<uint32_t> cube_inputs, vector_inputs;
+  ForEachOp(program_.mutable_ops(), [&](trace::Op* op) {
+    for (uint32_t s : op->srcs()) {
+      (op->kind() == trace::Op::MATMUL ? cube_inputs : vector_inputs).insert(s);
+    }
+  });
+  absl::Status status;
+  ForEachOp(program_.mutable_ops(), [&](trace::Op* op) {
+    if (op->kind() != trace::Op::LOAD || !cube_inputs.count(op->dst())) return;
+    if (vector_inputs.count(op->dst()) && status.ok()) {
+      status = absl::InvalidArgumentError(
+          absl::StrCat(op->origin(),
+                       ": a loaded tile feeds both pl.matmul (cube) and a vector op; load it "
+                       "once per engine"));
+    }
+    program_.mutable_tiles(op->dst())->set_space(trace::MAT);
+  });
+  if (!status.ok()) return status;
+  bool cube = false, vector = false;
+  ForEachOp(program_.mutable_ops(), [&](trace::Op* op) {
+    trace::Engine engine = trace::ENGINE_VECTOR;
+    switch (op->kind()) {
+      case trace::Op::MATMUL:
+        engine = trace::ENGINE_CUBE;
+        break;
+      case trace::Op::LOAD:
+        engine = IsCubeSpace(program_.tiles(op->dst()).space()) ? trace::ENGINE_CUBE
+                                                                : trace::ENGINE_VECTOR;
+        break;
+      case trace::Op::STORE:
+        engine = IsCubeSpace(program_.tiles(op->srcs(0)).space()) ? trace::ENGINE_CUBE
+                                                                  : trace::ENGINE_VECTOR;
+        break;
+      case trace::Op::LOOP:
+      case trace::Op::SYNCALL:
+      case trace::Op::FENCE:
+      case trace::Op::CACHE_INVALID:
+        engine = trace::ENGINE_UNSPECIFIED;  // shared: whichever engines the kernel has
+        break;
+      default:
+        break;
+    }
+    op->set_engine(engine);
+    cube |= engine == trace::ENGINE_CUBE;
+    vector |= engine == trace::ENGINE_VECTOR;
+  });
+  AssignLoopEngines(program_.mutable_ops());
+  trace::CoreType core_type = cube && vector ? trace::MIX : cube ? trace::AIC : trace::AIV;
+  if (core_type != trace::MIX) {
+    ForEachOp(program_.mutable_ops(),
+              [](trace::Op* op) { op->set_engine(trace::ENGINE_UNSPECIFIED); });
+  }
+  for (const auto& use : tensors_) {
+    trace::KernelParam::Direction d = use.declared;
+    if (d == trace::KernelParam::DIRECTION_UNSPECIFIED) {
+      d = use.read && use.written ? trace::KernelParam::INOUT
+          : use.written           ? trace::KernelParam::OUT
+                                  : trace::KernelParam::IN;
+    }
+    program_.mutable_params(use.param)->set_direction(d);
+  }
+  trace::Kernel kernel;
+  kernel.set_name(name_);
+  kernel.set_core_type(core_type);
+  kernel.set_origin(origin);
+  *kernel.mutable_program() = program_;
+  return kernel;
+}
+
+}  // namespace pto::ptoc

@@ -1,0 +1,119 @@
+#ifndef PTO_FRONTEND_KERNEL_BUILDER_H_
+#define PTO_FRONTEND_KERNEL_BUILDER_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "frontend/program_builder.h"
+#include "frontend/value.h"
+#include "proto/task_stream.pb.h"
+
+namespace pto::ptoc {
+
+// A tile inside a kernel being traced: one virtual register of the program.
+class Tile : public Object {
+ public:
+  Tile(uint32_t index, std::vector<int64_t> shape, trace::DType dtype)
+      : index_(index), shape_(std::move(shape)), dtype_(dtype) {}
+  std::string TypeName() const override { return "pl.Tile"; }
+  uint32_t index() const { return index_; }
+  const std::vector<int64_t>& shape() const { return shape_; }
+  trace::DType dtype() const { return dtype_; }
+
+ private:
+  uint32_t index_;
+  std::vector<int64_t> shape_;
+  trace::DType dtype_;
+};
+
+// An integer known only on the device (block index, device loop variable,
+// scalar parameter, or arithmetic over them).
+class SymInt : public Object {
+ public:
+  explicit SymInt(trace::IntExpr expr) : expr_(std::move(expr)) {}
+  std::string TypeName() const override { return "device int"; }
+  const trace::IntExpr& expr() const { return expr_; }
+
+ private:
+  trace::IntExpr expr_;
+};
+
+// The IntExpr for a compile-time int or a SymInt value; error otherwise.
+absl::StatusOr<trace::IntExpr> ToIntExpr(const Value& v);
+// Folds constants; returns a SymInt value unless both sides are constants.
+Value IntBinary(trace::IntExpr::BinOp op, const trace::IntExpr& a, const trace::IntExpr& b);
+
+// One captured tensor (or tensor parameter) of a kernel and how the body used
+// it.
+struct KernelTensorUse {
+  std::shared_ptr<TensorRef> ref;
+  uint32_t param = 0;
+  bool read = false;
+  bool written = false;
+  // Declared by an incore function's annotation (pl.Out / pl.InOut / In);
+  // overrides what the body did.
+  trace::KernelParam::Direction declared = trace::KernelParam::DIRECTION_UNSPECIFIED;
+};
+
+struct KernelScalarUse {
+  uint32_t param = 0;
+  Value value;  // the call-site value (int or float)
+};
+
+// Records the op program of one task while its body is being interpreted:
+// tiles as virtual registers, integer expressions over the block index, device
+// loops as Op.LOOP.
+class KernelBuilder {
+ public:
+  explicit KernelBuilder(std::string name) : name_(std::move(name)) {}
+
+  // Param index of `ref` (a view is its own param), recording the access.
+  uint32_t UseTensor(const std::shared_ptr<TensorRef>& ref, bool read, bool write);
+  void DeclareTensorDirection(uint32_t param, trace::KernelParam::Direction direction);
+  // Adds a scalar parameter and returns the device int that reads it.
+  Value AddScalarParam(const std::string& name, trace::DType dtype, Value call_value);
+
+  std::shared_ptr<Tile> NewTile(const std::vector<int64_t>& shape, trace::DType dtype,
+                                trace::MemSpace space);
+  trace::Op* Emit(trace::Op::Kind kind, const std::string& origin);
+
+  // Device loops: ops emitted between Begin and End go into the loop body.
+  Value BeginLoop(trace::IntExpr start, trace::IntExpr stop, trace::IntExpr step,
+                  const std::string& origin);
+  void EndLoop();
+  bool in_device_loop() const { return !loop_stack_.empty(); }
+
+  void set_split(trace::SplitMode split) { program_.set_split(split); }
+  void set_slot_num(uint32_t n) { program_.set_slot_num(n); }
+  void set_block_num_known(bool reads_block) { reads_block_idx_ |= reads_block; }
+  void NoteBlockIdxRead() { reads_block_idx_ = true; }
+  bool reads_block_idx() const { return reads_block_idx_; }
+  int kernel_calls() const { return kernel_calls_; }
+  void NoteKernelCall() { ++kernel_calls_; }
+
+  const std::vector<KernelTensorUse>& tensors() const { return tensors_; }
+  const std::vector<KernelScalarUse>& scalars() const { return scalars_; }
+  const std::string& name() const { return name_; }
+
+  // Assigns memory spaces and engines by op affinity (§3.1), decides
+  // AIC / AIV / MIX and returns the kernel (id unset).
+  absl::StatusOr<trace::Kernel> Finish(const std::string& origin);
+
+ private:
+  std::string name_;
+  trace::KernelProgram program_;
+  std::vector<KernelTensorUse> tensors_;
+  std::vector<KernelScalarUse> scalars_;
+  // Params in the order they were first used: tensors and scalars interleave.
+  std::vector<trace::Op*> loop_stack_;
+  uint32_t next_loop_var_ = 0;
+  bool reads_block_idx_ = false;
+  int kernel_calls_ = 0;
+};
+
+}  // namespace pto::ptoc
+
+#endif  // PTO_FRONTEND_KERNEL_BUILDER_H_

@@ -1,0 +1,99 @@
+#ifndef PTO_FRONTEND_LAUNCH_BUILDER_H_
+#define PTO_FRONTEND_LAUNCH_BUILDER_H_
+
+#include <cstdint>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "frontend/value.h"
+#include "proto/task_stream.pb.h"
+
+namespace pto::ptoc {
+
+// A runtime TaskId: the 0-based record index of a submit/dummy/alloc within
+// its launch, or invalid (None, an unset array slot, a skipped dummy).
+class TaskIdValue : public Object {
+ public:
+  TaskIdValue(int launch, int index) : launch_(launch), index_(index) {}
+  std::string TypeName() const override { return "pl.TaskId"; }
+  int launch() const { return launch_; }
+  int index() const { return index_; }
+  bool valid() const { return index_ >= 0; }
+
+ private:
+  int launch_;
+  int index_;
+};
+
+// pl.array.create(N, pl.TASK_ID): slots start invalid; arr[i] = tid updates.
+class TaskIdArray : public Object {
+ public:
+  explicit TaskIdArray(size_t n) : slots_(n) {}
+  std::string TypeName() const override { return "pl.Array[TASK_ID]"; }
+  std::vector<std::shared_ptr<TaskIdValue>>& slots() { return slots_; }
+
+ private:
+  std::vector<std::shared_ptr<TaskIdValue>> slots_;
+};
+
+// The orchestration records of one launch: scopes (AUTO/MANUAL with depth),
+// submits, dummies and allocs, each taking one index; and the §1.13 call-site
+// direction rules that need the scope structure (R-seq, R-prior, R-enclosing).
+class LaunchBuilder {
+ public:
+  LaunchBuilder(int launch_serial, std::string name) : serial_(launch_serial), name_(name) {}
+
+  int serial() const { return serial_; }
+  const std::string& name() const { return name_; }
+
+  // The launch's outer scope (depth 0) is implicit; every BeginScope emits a
+  // ScopeBegin one deeper.
+  void BeginScope(trace::ScopeBegin::Mode mode);
+  void EndScope();
+  uint32_t depth() const { return scopes_.size(); }
+  bool in_manual_scope() const;
+
+  // Sequential (pl.range) ancestors in the orchestration: R-seq.
+  void EnterSequentialLoop() { ++sequential_loops_; }
+  void ExitSequentialLoop() { --sequential_loops_; }
+
+  // Tensors whose root is a jit parameter declared pl.InOut: R-enclosing.
+  void AddInOutRoot(uint32_t tensor_id) { inout_roots_.insert(tensor_id); }
+
+  // The call-site direction of a tensor argument bound to a kernel parameter
+  // of direction `param` (§1.13).
+  trace::ArgDirection CallSiteDirection(trace::KernelParam::Direction param, uint32_t root_tensor,
+                                        bool no_dep) const;
+  // Marks the roots a task wrote, for R-prior of later siblings.
+  void NoteWrites(const std::vector<uint32_t>& roots);
+
+  // Appends a record and returns its index.
+  int AddSubmit(trace::Submit submit);
+  int AddDummy(trace::Dummy dummy);
+  int AddAlloc(trace::Alloc alloc);
+  void AddHostRead(trace::HostRead read);
+
+  std::vector<trace::StreamRecord>& records() { return records_; }
+  int task_count() const { return next_index_; }
+
+ private:
+  struct Scope {
+    trace::ScopeBegin::Mode mode;
+    std::set<uint32_t> written_roots;
+  };
+
+  int serial_;
+  std::string name_;
+  std::vector<Scope> scopes_;
+  Scope outer_{trace::ScopeBegin::AUTO, {}};
+  int sequential_loops_ = 0;
+  std::set<uint32_t> inout_roots_;
+  std::vector<trace::StreamRecord> records_;
+  int next_index_ = 0;
+};
+
+}  // namespace pto::ptoc
+
+#endif  // PTO_FRONTEND_LAUNCH_BUILDER_H_

@@ -1,0 +1,92 @@
+// ptoc FILE.py -o OUT.pb [--pbtxt]: compiles a PyPTO-syntax kernel description
+// into a pto_sim task stream. Exit 0 on success, 2 on any error.
+#include <exception>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+
+#include "common/trace_writer.h"
+#include "frontend/interpreter.h"
+
+namespace {
+
+constexpr int kExitOk = 0;
+constexpr int kExitError = 2;
+
+int Usage(const char* message) {
+  std::cerr << "ptoc: error: " << message << "\n"
+            << "usage: ptoc FILE.py -o OUT.pb [--pbtxt]\n"
+            << "  --pbtxt  write the stream as protobuf text (one TraceText message)\n";
+  return kExitError;
+}
+
+absl::Status WriteStream(const pto::trace::TraceText& trace, const std::string& path) {
+  auto writer = pto::TraceWriter::Create(path, trace.header());
+  if (!writer.ok()) return writer.status();
+  for (const auto& record : trace.records()) {
+    absl::Status s = (*writer)->Write(record);
+    if (!s.ok()) return s;
+  }
+  return (*writer)->Finish();
+}
+
+int Run(int argc, char** argv) {
+  std::string input, output;
+  bool pbtxt = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "-o") {
+      if (++i >= argc) return Usage("-o needs a file name");
+      output = argv[i];
+    } else if (arg == "--pbtxt") {
+      pbtxt = true;
+    } else if (arg == "-h" || arg == "--help") {
+      Usage("help requested");
+      return kExitOk;
+    } else if (!arg.empty() && arg[0] == '-') {
+      return Usage(("unknown option " + arg).c_str());
+    } else if (input.empty()) {
+      input = arg;
+    } else {
+      return Usage("more than one input file");
+    }
+  }
+  if (input.empty()) return Usage("no input file");
+  if (output.empty()) return Usage("no output file (-o OUT.pb)");
+  std::ifstream in(input, std::ios::binary);
+  if (!in) {
+    std::cerr << input << ": error: cannot open the kernel description\n";
+    return kExitError;
+  }
+  std::stringstream text;
+  text << in.rdbuf();
+  pto::ptoc::SourceFile source(input, text.str());
+  auto trace = pto::ptoc::CompileSource(source);
+  if (!trace.ok()) {
+    std::cerr << trace.status().message() << "\n";
+    return kExitError;
+  }
+  absl::Status written = pbtxt ? pto::WriteTraceText(output, *trace) : WriteStream(*trace, output);
+  if (!written.ok()) {
+    std::cerr << output << ": error: " << written.message() << "\n";
+    return kExitError;
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return Run(argc, argv);
+  } catch (const std::exception& e) {
+    std::cerr << "ptoc: internal error: " << e.what()
+              << "\nThis is a bug in ptoc, not in your kernel description; please report it "
+                 "with the input file.\n";
+  } catch (...) {
+    std::cerr << "ptoc: internal error (unknown exception); please report it with the input "
+                 "file.\n";
+  }
+  return kExitError;
+}

@@ -1,0 +1,671 @@
+// The `pl` module: decorators, annotations, dtypes and enums, task scopes,
+// loops, tensors and TaskId arrays, tile ops and pl.system.
+#include "absl/strings/str_cat.h"
+#include "common/dtype.h"
+#include "frontend/arg_reader.h"
+#include "frontend/interpreter.h"
+#include "frontend/status_macros.h"
+#include "frontend/tile_ops.h"
+
+namespace pto::ptoc {
+
+namespace {
+
+absl::StatusOr<std::vector<int64_t>> IntList(Interpreter* interp, const Value& v,
+                                             SourceLocation loc, const char* what) {
+  if (!v.is_sequence()) {
+    return interp->Error(loc,
+                         absl::StrCat(what, " must be a list of integers, got ", v.TypeName()));
+  }
+  std::vector<int64_t> out;
+  for (const Value& item : v.items()) {
+    if (!item.is_integral()) {
+      return interp->Error(
+          loc, absl::StrCat(what, " must be compile-time integers, got ", item.TypeName()));
+    }
+    out.push_back(item.i());
+  }
+  return out;
+}
+
+absl::StatusOr<std::vector<Value>> ValueList(Interpreter* interp, const Value& v,
+                                             SourceLocation loc, const char* what) {
+  if (!v.is_sequence()) {
+    return interp->Error(loc, absl::StrCat(what, " must be a list, got ", v.TypeName()));
+  }
+  return v.items();
+}
+
+absl::StatusOr<trace::DType> DTypeOf(Interpreter* interp, const Value& v, SourceLocation loc) {
+  auto* d = v.As<DTypeValue>();
+  if (!d || d->is_task_id()) {
+    return interp->Error(loc, absl::StrCat("expected a dtype such as pl.FP32, got ", v.TypeName()));
+  }
+  return d->dtype();
+}
+
+bool IsEnum(const Value& v, const char* enum_name, const char* member) {
+  auto* e = v.As<EnumValue>();
+  return e && e->enum_name() == enum_name && (!member || e->member() == member);
+}
+
+Value MakeEnum(Namespace* ns, const std::string& enum_name,
+               std::vector<std::pair<std::string, int64_t>> members) {
+  auto e = std::make_shared<Namespace>(enum_name);
+  for (const auto& [name, value] : members) {
+    e->Set(name, Value::Obj(std::make_shared<EnumValue>(enum_name, name, value)));
+  }
+  return Value::Obj(e);
+}
+
+Value Annot(Annotation::Kind kind, const std::string& spelling, bool wrapper = false,
+            trace::KernelParam::Direction direction = trace::KernelParam::IN) {
+  auto a = std::make_shared<Annotation>(kind, spelling);
+  a->set_wrapper(wrapper);
+  a->set_direction(direction);
+  return Value::Obj(a);
+}
+
+// Fills optimizations= entries into `options`.
+absl::Status ReadOptimizations(Interpreter* interp, const Value& v, SourceLocation loc,
+                               TaskOptions* options) {
+  PTOC_ASSIGN_OR_RETURN(items, ValueList(interp, v, loc, "optimizations="));
+  for (const Value& item : items) {
+    auto* opt = item.As<Optimization>();
+    if (!opt) {
+      return interp->Error(loc, absl::StrCat("optimizations= entries must be pl.split(...) or "
+                                             "pl.cross_core_slot(...), got ",
+                                             item.TypeName()));
+    }
+    if (opt->split) options->split = opt->split;
+    if (opt->slot_num) options->slot_num = opt->slot_num;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ReadDeps(Interpreter* interp, const Value& v, SourceLocation loc,
+                      TaskOptions* options) {
+  if (!v.is_sequence()) {
+    return interp->Error(loc, "deps= must be a list / tuple / comprehension of TaskId values");
+  }
+  bool whole = false, slot = false;
+  for (const Value& d : v.items()) {
+    if (d.As<TaskIdArray>()) {
+      whole = true;
+    } else if (d.As<TaskIdValue>()) {
+      slot = true;
+    } else if (!d.is_none()) {
+      return interp->Error(loc, absl::StrCat("deps= entries must be a TaskId variable, a "
+                                             "TASK_ID array element (e.g. arr[i]), or None — "
+                                             "got ",
+                                             d.TypeName()));
+    }
+  }
+  if (whole && slot) {
+    return interp->Error(loc, "deps= cannot mix a whole TASK_ID array with per-element entries");
+  }
+  options->deps = v.items();
+  return absl::OkStatus();
+}
+
+absl::StatusOr<bool> BoolArg(Interpreter* interp, const ArgReader& r, size_t i,
+                             const char* message) {
+  if (!r.Has(i)) return false;
+  if (!r.Get(i)->is_bool()) return interp->Error(r.Loc(i), message);
+  return r.Get(i)->b();
+}
+
+absl::StatusOr<Value> MakeLoop(Interpreter* interp, LoopSpec::Kind kind, const CallArgs& args,
+                               const char* name) {
+  if (!args.keywords.empty() && !(args.keywords.size() == 1 && args.keywords[0].first == "stage")) {
+    // init_values= (loop-carried values) has no meaning for a tracing frontend.
+    return interp->Error(
+        args.keyword_locs[0],
+        absl::StrCat(name, "() keyword '", args.keywords[0].first, "' is not supported by ptoc"));
+  }
+  const auto& p = args.positional;
+  if (p.empty() || p.size() > 3) {
+    return interp->Error(args.loc, absl::StrCat(name, "() takes 1 to 3 arguments"));
+  }
+  for (size_t i = 0; i < p.size(); ++i) {
+    if (!p[i].is_integral() && !p[i].As<SymInt>()) {
+      return interp->Error(args.ArgLoc(i),
+                           absl::StrCat(name, "() bounds must be integers, got ", p[i].TypeName()));
+    }
+  }
+  if (kind == LoopSpec::Kind::kUnroll) {
+    for (size_t i = 0; i < p.size(); ++i) {
+      if (!p[i].is_integral()) {
+        return interp->Error(args.ArgLoc(i), "pl.unroll bounds must be literals");
+      }
+    }
+  }
+  Value start = p.size() >= 2 ? p[0] : Value::Int(0);
+  Value stop = p.size() >= 2 ? p[1] : p[0];
+  Value step = p.size() == 3 ? p[2] : Value::Int(1);
+  return Value::Obj(std::make_shared<LoopSpec>(kind, start, stop, step));
+}
+
+absl::Status RequireOrchestration(Interpreter* interp, SourceLocation loc, const char* what) {
+  if (interp->in_launch() && !interp->in_kernel()) return absl::OkStatus();
+  return interp->Error(loc, absl::StrCat(what,
+                                         " is only valid in the orchestration body of a "
+                                         "@pl.jit function (outside task bodies)"));
+}
+
+trace::CoreType CoreTypeOf(const Value& v) {
+  if (auto* e = v.As<EnumValue>()) {
+    if (e->member() == "AIV") return trace::AIV;
+    if (e->member() == "AIC") return trace::AIC;
+    if (e->member() == "MIX") return trace::MIX;
+  }
+  if (v.is_str()) {
+    if (v.s() == "aiv_only") return trace::AIV;
+    if (v.s() == "aic_only") return trace::AIC;
+    if (v.s() == "mix") return trace::MIX;
+  }
+  return trace::CORE_TYPE_UNSPECIFIED;
+}
+
+void AddDTypes(Namespace* ns) {
+  const std::vector<std::pair<const char*, trace::DType>> dtypes = {
+      {"FP32", trace::FP32},     {"FP16", trace::FP16},     {"BF16", trace::BF16},
+      {"INT8", trace::INT8},     {"INT16", trace::INT16},   {"INT32", trace::INT32},
+      {"INT64", trace::INT64},   {"UINT8", trace::UINT8},   {"UINT16", trace::UINT16},
+      {"UINT32", trace::UINT32}, {"UINT64", trace::UINT64}, {"BOOL", trace::BOOL},
+      {"INDEX", trace::INT64}};
+  for (const auto& [name, dtype] : dtypes) {
+    ns->Set(name, Value::Obj(std::make_shared<DTypeValue>(dtype, name)));
+  }
+  ns->Set("TASK_ID", Value::Obj(std::make_shared<DTypeValue>(trace::DTYPE_UNSPECIFIED, "TASK_ID",
+                                                             /*task_id=*/true)));
+}
+
+}  // namespace
+
+absl::StatusOr<Value> AnnotationSubscript(Interpreter* interp, const Annotation& a,
+                                          const Value& index, SourceLocation loc) {
+  if (a.is_wrapper()) {
+    auto* inner = index.As<Annotation>();
+    if (!inner || inner->kind() != Annotation::Kind::kTensor) {
+      return interp->Error(loc, absl::StrCat(a.spelling(), "[...] wraps a tensor type, e.g. ",
+                                             a.spelling(), "[pl.Tensor]"));
+    }
+    auto out = std::make_shared<Annotation>(*inner);
+    out->set_direction(a.direction());
+    return Value::Obj(out);
+  }
+  auto out = std::make_shared<Annotation>(a);
+  if (a.kind() == Annotation::Kind::kScalar) {
+    PTOC_ASSIGN_OR_RETURN(dtype, DTypeOf(interp, index, loc));
+    out->set_dtype(dtype);
+  } else if (a.kind() == Annotation::Kind::kTensor || a.kind() == Annotation::Kind::kTile) {
+    // pl.Tensor[[r, c], pl.FP32]: shape and dtype are documentation here.
+    if (index.is_tuple() && index.items().size() == 2) {
+      if (auto* d = index.items()[1].As<DTypeValue>()) out->set_dtype(d->dtype());
+    }
+  }
+  return Value::Obj(out);
+}
+
+std::shared_ptr<Namespace> MakePlModule(Interpreter* interp) {
+  auto pl = std::make_shared<Namespace>("pl");
+  Interpreter* I = interp;
+
+  pl->Set("jit", Value::Obj(std::make_shared<Decorator>(FunctionKind::kJit)));
+  pl->Set("Tensor", Annot(Annotation::Kind::kTensor, "pl.Tensor"));
+  pl->Set("Out", Annot(Annotation::Kind::kTensor, "pl.Out", true, trace::KernelParam::OUT));
+  pl->Set("InOut", Annot(Annotation::Kind::kTensor, "pl.InOut", true, trace::KernelParam::INOUT));
+  pl->Set("Scalar", Annot(Annotation::Kind::kScalar, "pl.Scalar"));
+  pl->Set("Tile", Annot(Annotation::Kind::kTile, "pl.Tile"));
+  pl->Set("TaskId", Annot(Annotation::Kind::kTaskId, "pl.TaskId"));
+  pl->Set("Array", Annot(Annotation::Kind::kArray, "pl.Array"));
+  AddDTypes(pl.get());
+  pl->Set("Level", MakeEnum(pl.get(), "pl.Level",
+                            {{"AIV", 0},
+                             {"AIC", 1},
+                             {"CORE_GROUP", 2},
+                             {"CHIP_DIE", 3},
+                             {"CHIP", 4},
+                             {"HOST", 5},
+                             {"CLUSTER_0", 6},
+                             {"CLUSTER_1", 7},
+                             {"CLUSTER_2", 8},
+                             {"GLOBAL", 9}}));
+  pl->Set("SplitMode",
+          MakeEnum(pl.get(), "pl.SplitMode", {{"NONE", 0}, {"UP_DOWN", 1}, {"LEFT_RIGHT", 2}}));
+  pl->Set("SyncAllMode", MakeEnum(pl.get(), "pl.SyncAllMode", {{"HARD", 1}, {"SOFT", 2}}));
+  pl->Set("KernelType", MakeEnum(pl.get(), "pl.KernelType", {{"AIV", 2}, {"AIC", 1}, {"MIX", 3}}));
+  pl->Set("AtomicType", MakeEnum(pl.get(), "pl.AtomicType", {{"NONE", 0}, {"Add", 1}}));
+
+  // ---- task scopes
+  pl->AddFunction("at", [I](const CallArgs& args) -> absl::StatusOr<Value> {
+    ArgReader r(I, args, "pl.at",
+                {"level", "role", "optimizations", "deps", "no_dep_args", "dumps",
+                 "allow_early_resolve", "name_hint", "windowize"});
+    PTOC_RETURN_IF_ERROR(r.Check());
+    if (!r.Has(0)) return r.Missing(0);
+    if (!IsEnum(*r.Get(0), "pl.Level", "CORE_GROUP")) {
+      return I->Error(r.Loc(0),
+                      "ptoc supports pl.at(level=pl.Level.CORE_GROUP) only (one "
+                      "task per scope); other levels belong to the distributed stack");
+    }
+    if (r.Has(1)) return I->Error(r.Loc(1), "role= is rejected with CORE_GROUP");
+    TaskOptions options;
+    if (r.Has(2)) PTOC_RETURN_IF_ERROR(ReadOptimizations(I, *r.Get(2), r.Loc(2), &options));
+    if (r.Has(3)) PTOC_RETURN_IF_ERROR(ReadDeps(I, *r.Get(3), r.Loc(3), &options));
+    if (r.Has(4)) {
+      if (!r.Get(4)->is_list()) {
+        return I->Error(r.Loc(4), "pl.at(no_dep_args=...) must be a list literal of tensor names");
+      }
+      for (const Value& t : r.Get(4)->items()) {
+        auto ref = t.AsShared<TensorRef>();
+        if (!ref) {
+          return I->Error(r.Loc(4), absl::StrCat("pl.at(no_dep_args=...) entry is not a tensor "
+                                                 "(got type ",
+                                                 t.TypeName(), ")"));
+        }
+        options.no_dep.push_back(ref);
+      }
+    }
+    PTOC_ASSIGN_OR_RETURN(aer, BoolArg(I, r, 6,
+                                       "pl.at() allow_early_resolve must be a boolean "
+                                       "literal (True/False)"));
+    options.allow_early_resolve = aer;
+    if (r.Has(7)) {
+      if (!r.Get(7)->is_str()) return r.Wrong(7, "a string");
+      options.name_hint = r.Get(7)->s();
+    }
+    return Value::Obj(std::make_shared<TaskScopeSpec>(options));
+  });
+
+  pl->AddFunction("spmd", [I](const CallArgs& args) -> absl::StatusOr<Value> {
+    ArgReader r(I, args, "pl.spmd",
+                {"core_num", "sync_start", "name_hint", "optimizations", "deps",
+                 "allow_early_resolve", "predicate"});
+    PTOC_RETURN_IF_ERROR(r.Check());
+    if (!r.Has(0)) {
+      return I->Error(args.loc, "pl.spmd() requires core_num (first positional argument)");
+    }
+    TaskOptions options;
+    options.spmd = true;
+    const Value& n = *r.Get(0);
+    if (n.is_integral()) {
+      if (n.i() <= 0) {
+        return I->Error(r.Loc(0), absl::StrCat("core_num must be a positive integer, got ", n.i()));
+      }
+    } else if (!n.As<AvailableCount>()) {
+      return I->Error(r.Loc(0),
+                      absl::StrCat("core_num must be an integer expression, got ", n.TypeName()));
+    }
+    options.core_num = n;
+    PTOC_ASSIGN_OR_RETURN(sync, BoolArg(I, r, 1, "sync_start must be True or False"));
+    options.sync_start = sync;
+    if (r.Has(2)) {
+      if (!r.Get(2)->is_str()) return r.Wrong(2, "a string");
+      options.name_hint = r.Get(2)->s();
+    }
+    if (r.Has(3)) PTOC_RETURN_IF_ERROR(ReadOptimizations(I, *r.Get(3), r.Loc(3), &options));
+    if (r.Has(4)) PTOC_RETURN_IF_ERROR(ReadDeps(I, *r.Get(4), r.Loc(4), &options));
+    PTOC_ASSIGN_OR_RETURN(aer, BoolArg(I, r, 5,
+                                       "pl.spmd() allow_early_resolve must be a "
+                                       "boolean literal (True/False)"));
+    options.allow_early_resolve = aer;
+    if (r.Get(6) && r.Get(6)->is_none()) {
+      return I->Error(r.Loc(6),
+                      "'pl.spmd()' predicate must be a single comparison (==, !=, >, "
+                      "<, >=, <=); got None (to dispatch unconditionally, omit "
+                      "predicate= entirely)");
+    }
+    if (r.Has(6)) {
+      auto* p = r.Get(6)->As<PredicateValue>();
+      if (!p) {
+        return I->Error(r.Loc(6), absl::StrCat("'pl.spmd()' predicate must be a single "
+                                               "comparison (==, !=, >, <, >=, <=); got ",
+                                               r.Get(6)->TypeName()));
+      }
+      const trace::DType dtype = I->program().tensor(p->predicate().tensor_id()).dtype();
+      if (!IsSignedInt(dtype)) {
+        return I->Error(r.Loc(6), absl::StrCat("predicate operand must be a signed "
+                                               "8/16/32/64-bit integer tensor, got ",
+                                               DTypeName(dtype),
+                                               ". The runtime sign-extends the value it reads, "
+                                               "so an unsigned operand can compare as negative "
+                                               "and silently invert the dispatch decision"));
+      }
+      options.predicate = p->predicate();
+    }
+    return Value::Obj(std::make_shared<TaskScopeSpec>(options));
+  });
+
+  pl->AddFunction("manual_scope", [I](const CallArgs& args) -> absl::StatusOr<Value> {
+    if (!args.positional.empty() || !args.keywords.empty()) {
+      return I->Error(args.loc, "pl.manual_scope() does not accept arguments");
+    }
+    return Value::Obj(std::make_shared<ManualScopeSpec>());
+  });
+
+  // ---- loops
+  pl->AddFunction("range", [I](const CallArgs& args) {
+    return MakeLoop(I, LoopSpec::Kind::kRange, args, "pl.range");
+  });
+  pl->AddFunction("parallel", [I](const CallArgs& args) {
+    return MakeLoop(I, LoopSpec::Kind::kParallel, args, "pl.parallel");
+  });
+  pl->AddFunction("unroll", [I](const CallArgs& args) {
+    return MakeLoop(I, LoopSpec::Kind::kUnroll, args, "pl.unroll");
+  });
+
+  // ---- optimizations
+  pl->AddFunction("split", [I](const CallArgs& args) -> absl::StatusOr<Value> {
+    ArgReader r(I, args, "pl.split", {"mode"});
+    PTOC_RETURN_IF_ERROR(r.Check());
+    if (!r.Has(0) || !IsEnum(*r.Get(0), "pl.SplitMode", nullptr)) {
+      return I->Error(args.loc, "pl.split(mode) needs a pl.SplitMode");
+    }
+    auto opt = std::make_shared<Optimization>();
+    opt->split = static_cast<trace::SplitMode>(r.Get(0)->As<EnumValue>()->value());
+    return Value::Obj(opt);
+  });
+  pl->AddFunction("cross_core_slot", [I](const CallArgs& args) -> absl::StatusOr<Value> {
+    ArgReader r(I, args, "pl.cross_core_slot", {"slot_num"});
+    PTOC_RETURN_IF_ERROR(r.Check());
+    if (!r.Has(0) || !r.Get(0)->is_int() || r.Get(0)->i() <= 0) {
+      return I->Error(args.loc, absl::StrCat("pl.cross_core_slot slot_num must be a positive "
+                                             "integer, got ",
+                                             r.Has(0) ? r.Get(0)->Repr() : "nothing"));
+    }
+    auto opt = std::make_shared<Optimization>();
+    opt->slot_num = static_cast<uint32_t>(r.Get(0)->i());
+    return Value::Obj(opt);
+  });
+
+  // ---- tensors and TaskId arrays (orchestration)
+  pl->AddFunction("create_tensor", [I](const CallArgs& args) -> absl::StatusOr<Value> {
+    ArgReader r(I, args, "pl.create_tensor", {"shape", "dtype", "manual_dep", "init_value"});
+    PTOC_RETURN_IF_ERROR(r.Check());
+    PTOC_RETURN_IF_ERROR(RequireOrchestration(I, args.loc, "pl.create_tensor"));
+    if (!r.Has(0)) return r.Missing(0);
+    if (!r.Has(1)) return r.Missing(1);
+    PTOC_ASSIGN_OR_RETURN(shape, IntList(I, *r.Get(0), r.Loc(0), "shape"));
+    PTOC_ASSIGN_OR_RETURN(dtype, DTypeOf(I, *r.Get(1), r.Loc(1)));
+    PTOC_ASSIGN_OR_RETURN(manual, BoolArg(I, r, 2, "manual_dep must be True or False"));
+    trace::TensorInit init;
+    if (r.Has(3)) {
+      if (!r.Get(3)->is_number()) return r.Wrong(3, "a number");
+      init.mutable_fill()->set_value(r.Get(3)->f());
+    }
+    const std::string name =
+        absl::StrCat(I->launch()->name(), "_tensor", I->launch()->task_count());
+    const uint32_t id =
+        I->program().NewDeviceTensor(name, dtype, shape, manual, init, I->Origin(args.loc));
+    trace::Alloc alloc;
+    alloc.add_tensor_ids(id);
+    alloc.set_origin(I->Origin(args.loc));
+    I->launch()->AddAlloc(alloc);
+    return Value::Obj(std::make_shared<TensorRef>(id, name, dtype, shape));
+  });
+
+  auto array = std::make_shared<Namespace>("pl.array");
+  array->AddFunction("create", [I](const CallArgs& args) -> absl::StatusOr<Value> {
+    ArgReader r(I, args, "pl.array.create", {"size", "dtype"});
+    PTOC_RETURN_IF_ERROR(r.Check());
+    if (!r.Has(0) || !r.Get(0)->is_int() || r.Get(0)->i() <= 0) {
+      return I->Error(args.loc, "pl.array.create(N, dtype) needs a compile-time positive N");
+    }
+    auto* d = r.Has(1) ? r.Get(1)->As<DTypeValue>() : nullptr;
+    if (!d || !d->is_task_id()) {
+      return I->Error(args.loc, "ptoc supports pl.array.create(N, pl.TASK_ID) arrays only");
+    }
+    return Value::Obj(std::make_shared<TaskIdArray>(r.Get(0)->i()));
+  });
+  pl->Set("array", Value::Obj(array));
+
+  pl->AddFunction("slice", [I](const CallArgs& args) -> absl::StatusOr<Value> {
+    ArgReader r(I, args, "pl.slice", {"tensor", "shape", "offsets"});
+    PTOC_RETURN_IF_ERROR(r.Check());
+    for (size_t i = 0; i < 3; ++i) {
+      if (!r.Has(i)) return r.Missing(i);
+    }
+    auto ref = r.Get(0)->AsShared<TensorRef>();
+    if (!ref) return r.Wrong(0, "a tensor");
+    PTOC_ASSIGN_OR_RETURN(shape, IntList(I, *r.Get(1), r.Loc(1), "pl.slice shape"));
+    PTOC_ASSIGN_OR_RETURN(offsets, IntList(I, *r.Get(2), r.Loc(2), "pl.slice offsets"));
+    if (shape.size() != ref->shape().size() || offsets.size() != ref->shape().size()) {
+      return I->Error(args.loc, absl::StrCat("pl.slice of a rank-", ref->shape().size(),
+                                             " tensor needs that many shape and offset entries"));
+    }
+    for (size_t d = 0; d < shape.size(); ++d) {
+      if (offsets[d] < 0 || shape[d] <= 0 || offsets[d] + shape[d] > ref->shape()[d]) {
+        return I->Error(
+            args.loc, absl::StrCat("pl.slice dim ", d, " covers [", offsets[d], ", ",
+                                   offsets[d] + shape[d], ") of a dim of size ", ref->shape()[d]));
+      }
+    }
+    return Value::Obj(ref->View(offsets, shape));
+  });
+
+  // ---- tile ops
+  auto load = [I](const CallArgs& args) -> absl::StatusOr<Value> {
+    ArgReader r(I, args, "pl.load", {"tensor", "offsets", "shapes", "target_memory"});
+    PTOC_RETURN_IF_ERROR(r.Check());
+    for (size_t i = 0; i < 3; ++i) {
+      if (!r.Has(i)) return r.Missing(i);
+    }
+    auto ref = r.Get(0)->AsShared<TensorRef>();
+    if (!ref) return r.Wrong(0, "a tensor");
+    PTOC_ASSIGN_OR_RETURN(offsets, ValueList(I, *r.Get(1), r.Loc(1), "offsets"));
+    PTOC_ASSIGN_OR_RETURN(shape, IntList(I, *r.Get(2), r.Loc(2), "shapes"));
+    PTOC_ASSIGN_OR_RETURN(tile, EmitLoad(I, ref, offsets, shape, args.loc));
+    return Value::Obj(tile);
+  };
+  auto store = [I](const CallArgs& args) -> absl::StatusOr<Value> {
+    ArgReader r(I, args, "pl.store", {"tile", "offsets", "output_tensor", "atomic"});
+    PTOC_RETURN_IF_ERROR(r.Check());
+    for (size_t i = 0; i < 3; ++i) {
+      if (!r.Has(i)) return r.Missing(i);
+    }
+    PTOC_ASSIGN_OR_RETURN(tile, I->AsTile(*r.Get(0), r.Loc(0)));
+    auto ref = r.Get(2)->AsShared<TensorRef>();
+    if (!ref) return r.Wrong(2, "a tensor");
+    PTOC_ASSIGN_OR_RETURN(offsets, ValueList(I, *r.Get(1), r.Loc(1), "offsets"));
+    const bool atomic = r.Has(3) && IsEnum(*r.Get(3), "pl.AtomicType", "Add");
+    PTOC_RETURN_IF_ERROR(EmitStore(I, tile, offsets, ref, atomic, args.loc));
+    return *r.Get(2);
+  };
+  pl->AddFunction("load", load);
+  pl->AddFunction("store", store);
+
+  const std::vector<std::pair<const char*, trace::Op::Kind>> binary = {
+      {"add", trace::Op::ADD}, {"sub", trace::Op::SUB},     {"mul", trace::Op::MUL},
+      {"div", trace::Op::DIV}, {"maximum", trace::Op::MAX}, {"minimum", trace::Op::MIN}};
+  for (const auto& [name, kind] : binary) {
+    const std::string fn = absl::StrCat("pl.", name);
+    const trace::Op::Kind k = kind;
+    pl->AddFunction(name, [I, fn, k](const CallArgs& args) -> absl::StatusOr<Value> {
+      ArgReader r(I, args, fn, {"lhs", "rhs"});
+      PTOC_RETURN_IF_ERROR(r.Check());
+      if (!r.Has(0)) return r.Missing(0);
+      if (!r.Has(1)) return r.Missing(1);
+      return TileElementwise(I, k, *r.Get(0), *r.Get(1), args.loc);
+    });
+  }
+  const std::vector<std::pair<const char*, trace::Op::Kind>> unary = {
+      {"exp", trace::Op::EXP},        {"neg", trace::Op::NEG},     {"sqrt", trace::Op::SQRT},
+      {"rsqrt", trace::Op::RSQRT},    {"recip", trace::Op::RECIP}, {"row_sum", trace::Op::ROW_SUM},
+      {"row_max", trace::Op::ROW_MAX}};
+  for (const auto& [name, kind] : unary) {
+    const std::string fn = absl::StrCat("pl.", name);
+    const trace::Op::Kind k = kind;
+    pl->AddFunction(name, [I, fn, k](const CallArgs& args) -> absl::StatusOr<Value> {
+      ArgReader r(I, args, fn, {"x"});
+      PTOC_RETURN_IF_ERROR(r.Check());
+      if (!r.Has(0)) return r.Missing(0);
+      return TileUnary(I, k, *r.Get(0), args.loc);
+    });
+  }
+  pl->AddFunction("matmul", [I](const CallArgs& args) -> absl::StatusOr<Value> {
+    ArgReader r(I, args, "pl.matmul", {"lhs", "rhs", "out_dtype", "a_trans", "b_trans"});
+    PTOC_RETURN_IF_ERROR(r.Check());
+    if (!r.Has(0)) return r.Missing(0);
+    if (!r.Has(1)) return r.Missing(1);
+    trace::DType out = trace::FP32;
+    if (r.Has(2)) {
+      PTOC_ASSIGN_OR_RETURN(d, DTypeOf(I, *r.Get(2), r.Loc(2)));
+      out = d;
+    }
+    PTOC_ASSIGN_OR_RETURN(at, BoolArg(I, r, 3, "a_trans must be True or False"));
+    PTOC_ASSIGN_OR_RETURN(bt, BoolArg(I, r, 4, "b_trans must be True or False"));
+    return TileMatmul(I, *r.Get(0), *r.Get(1), out, at, bt, args.loc);
+  });
+  pl->AddFunction("cast", [I](const CallArgs& args) -> absl::StatusOr<Value> {
+    ArgReader r(I, args, "pl.cast", {"x", "target_type"});
+    PTOC_RETURN_IF_ERROR(r.Check());
+    if (!r.Has(0)) return r.Missing(0);
+    if (!r.Has(1)) return r.Missing(1);
+    PTOC_ASSIGN_OR_RETURN(dtype, DTypeOf(I, *r.Get(1), r.Loc(1)));
+    PTOC_ASSIGN_OR_RETURN(src, I->AsTile(*r.Get(0), r.Loc(0)));
+    auto dst = I->kernel()->NewTile(src->shape(), dtype, trace::VEC);
+    trace::Op* op = I->kernel()->Emit(trace::Op::CAST, I->Origin(args.loc));
+    op->set_dst(dst->index());
+    op->add_srcs(src->index());
+    return Value::Obj(dst);
+  });
+
+  // ---- pl.tile
+  auto tile = std::make_shared<Namespace>("pl.tile");
+  auto block_var = [I](trace::IntExpr::Var var, const char* name) {
+    return [I, var, name](const CallArgs& args) -> absl::StatusOr<Value> {
+      if (!I->in_kernel()) {
+        return I->Error(args.loc, absl::StrCat("pl.tile.", name,
+                                               "() is only valid inside a "
+                                               "task body"));
+      }
+      if (var == trace::IntExpr::BLOCK_IDX) I->kernel()->NoteBlockIdxRead();
+      trace::IntExpr e;
+      e.set_var(var);
+      return Value::Obj(std::make_shared<SymInt>(e));
+    };
+  };
+  tile->AddFunction("get_block_idx", block_var(trace::IntExpr::BLOCK_IDX, "get_block_idx"));
+  tile->AddFunction("get_block_num", block_var(trace::IntExpr::BLOCK_NUM, "get_block_num"));
+  tile->AddFunction("get_subblock_idx",
+                    block_var(trace::IntExpr::SUBBLOCK_IDX, "get_subblock_idx"));
+  tile->AddFunction("load", load);
+  tile->AddFunction("store", store);
+  pl->Set("tile", Value::Obj(tile));
+
+  // ---- pl.system
+  auto system = std::make_shared<Namespace>("pl.system");
+  system->AddFunction("syncall", [I](const CallArgs& args) -> absl::StatusOr<Value> {
+    ArgReader r(I, args, "pl.system.syncall", {"core_type", "mode", "gm_workspace", "used_cores"});
+    PTOC_RETURN_IF_ERROR(r.Check());
+    if (!I->in_kernel()) return I->Error(args.loc, "syncall is only valid inside a task body");
+    trace::Op::SyncMode mode = trace::Op::HARD;
+    if (r.Has(1)) {
+      const Value& m = *r.Get(1);
+      if (IsEnum(m, "pl.SyncAllMode", "SOFT") || (m.is_str() && m.s() == "soft")) {
+        mode = trace::Op::SOFT;
+      } else if (!IsEnum(m, "pl.SyncAllMode", "HARD") && !(m.is_str() && m.s() == "hard")) {
+        return I->Error(r.Loc(1),
+                        absl::StrCat("syncall mode must be 'hard' or 'soft', got ", m.Repr()));
+      }
+    }
+    trace::CoreType core = trace::MIX;
+    if (r.Has(0)) {
+      core = CoreTypeOf(*r.Get(0));
+      if (core == trace::CORE_TYPE_UNSPECIFIED) {
+        return I->Error(r.Loc(0), "syncall core_type must be pl.KernelType.AIV/AIC/MIX");
+      }
+    }
+    trace::Op* op = I->kernel()->Emit(trace::Op::SYNCALL, I->Origin(args.loc));
+    op->mutable_sync()->set_mode(mode);
+    op->mutable_sync()->set_core_type(core);
+    if (mode == trace::Op::HARD) {
+      if (r.Has(2) || r.Has(3)) {
+        return I->Error(args.loc,
+                        "syncall(mode='hard') takes no gm_workspace/used_cores; pass "
+                        "mode='soft' to use the GM-polling barrier");
+      }
+      return Value::None();
+    }
+    if (!r.Has(2)) {
+      return I->Error(args.loc,
+                      "soft syncall requires gm_workspace (a shared, zero-initialized "
+                      "GM INT32 tensor)");
+    }
+    auto ws = r.Get(2)->AsShared<TensorRef>();
+    if (!ws) return r.Wrong(2, "a tensor");
+    if (!r.Has(3)) {
+      return I->Error(args.loc,
+                      "soft syncall requires explicit used_cores; pass 0 only when the "
+                      "device launch configuration matches the runtime's logical grid");
+    }
+    PTOC_ASSIGN_OR_RETURN(used, ToIntExpr(*r.Get(3)));
+    // Re-fetch: UseTensor may add a param but never moves emitted ops.
+    const uint32_t param = I->kernel()->UseTensor(ws, true, true);
+    op->mutable_sync()->set_workspace_param(param);
+    *op->mutable_sync()->mutable_used_cores() = used;
+    return Value::None();
+  });
+  system->AddFunction("fence", [I](const CallArgs& args) -> absl::StatusOr<Value> {
+    if (!I->in_kernel()) return I->Error(args.loc, "fence is only valid inside a task body");
+    I->kernel()->Emit(trace::Op::FENCE, I->Origin(args.loc));
+    return Value::None();
+  });
+  system->AddFunction("cacheinvalid", [I](const CallArgs& args) -> absl::StatusOr<Value> {
+    ArgReader r(I, args, "pl.system.cacheinvalid", {"tensor", "shapes", "offsets"});
+    PTOC_RETURN_IF_ERROR(r.Check());
+    if (!I->in_kernel()) {
+      return I->Error(args.loc, "cacheinvalid is only valid inside a task body");
+    }
+    if (!r.Has(0)) {
+      I->kernel()->Emit(trace::Op::CACHE_INVALID, I->Origin(args.loc))->set_whole_cache(true);
+      return Value::None();
+    }
+    auto ref = r.Get(0)->AsShared<TensorRef>();
+    if (!ref) return r.Wrong(0, "a tensor");
+    std::vector<Value> offsets(ref->shape().size(), Value::Int(0));
+    if (r.Has(2)) {
+      PTOC_ASSIGN_OR_RETURN(o, ValueList(I, *r.Get(2), r.Loc(2), "offsets"));
+      offsets = o;
+    }
+    const uint32_t param = I->kernel()->UseTensor(ref, true, false);
+    trace::Op* op = I->kernel()->Emit(trace::Op::CACHE_INVALID, I->Origin(args.loc));
+    op->set_param(param);
+    for (const Value& v : offsets) {
+      PTOC_ASSIGN_OR_RETURN(e, ToIntExpr(v));
+      *op->add_offsets() = e;
+    }
+    return Value::None();
+  });
+  system->AddFunction("task_dummy", [I](const CallArgs& args) -> absl::StatusOr<Value> {
+    if (!args.positional.empty()) {
+      return I->Error(args.loc, "pl.system.task_dummy must not use positional arguments");
+    }
+    const Value* deps = args.Keyword("deps");
+    for (const auto& [name, v] : args.keywords) {
+      if (name != "deps") {
+        return I->Error(
+            args.KeywordLoc(name),
+            absl::StrCat("pl.system.task_dummy does not accept keyword argument '", name, "'"));
+      }
+    }
+    if (!deps) return I->Error(args.loc, "pl.system.task_dummy requires keyword argument 'deps'");
+    PTOC_RETURN_IF_ERROR(RequireOrchestration(I, args.loc, "pl.system.task_dummy"));
+    TaskOptions options;
+    PTOC_RETURN_IF_ERROR(ReadDeps(I, *deps, args.KeywordLoc("deps"), &options));
+    PTOC_ASSIGN_OR_RETURN(index, I->EmitDummy(options.deps, args.loc));
+    return Value::Obj(std::make_shared<TaskIdValue>(index < 0 ? -1 : I->launch()->serial(), index));
+  });
+  system->AddFunction("available_aiv_count", [](const CallArgs&) -> absl::StatusOr<Value> {
+    return Value::Obj(std::make_shared<AvailableCount>(trace::AVAILABLE_AIV));
+  });
+  system->AddFunction("available_cluster_count", [](const CallArgs&) -> absl::StatusOr<Value> {
+    return Value::Obj(std::make_shared<AvailableCount>(trace::AVAILABLE_CLUSTER));
+  });
+  pl->Set("system", Value::Obj(system));
+  return pl;
+}
+
+}  // namespace pto::ptoc

@@ -1,0 +1,221 @@
+#ifndef PTO_FRONTEND_PL_VALUES_H_
+#define PTO_FRONTEND_PL_VALUES_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "frontend/ast.h"
+#include "frontend/launch_builder.h"
+#include "frontend/program_builder.h"
+#include "frontend/value.h"
+#include "proto/task_stream.pb.h"
+
+namespace pto::ptoc {
+
+// Values of the `pl` and `torch` APIs that are not tensors, tiles or TaskIds.
+
+// pl.FP32, torch.float32, pl.TASK_ID, ...
+class DTypeValue : public Object {
+ public:
+  DTypeValue(trace::DType dtype, std::string spelling, bool task_id = false)
+      : dtype_(dtype), spelling_(std::move(spelling)), task_id_(task_id) {}
+  std::string TypeName() const override { return "dtype"; }
+  trace::DType dtype() const { return dtype_; }
+  const std::string& spelling() const { return spelling_; }
+  bool is_task_id() const { return task_id_; }
+
+ private:
+  trace::DType dtype_;
+  std::string spelling_;
+  bool task_id_;
+};
+
+// A member of pl.Level, pl.SplitMode, pl.SyncAllMode, pl.KernelType, ...
+class EnumValue : public Object {
+ public:
+  EnumValue(std::string enum_name, std::string member, int64_t value)
+      : enum_name_(std::move(enum_name)), member_(std::move(member)), value_(value) {}
+  std::string TypeName() const override { return enum_name_; }
+  const std::string& enum_name() const { return enum_name_; }
+  const std::string& member() const { return member_; }
+  int64_t value() const { return value_; }
+
+ private:
+  std::string enum_name_;
+  std::string member_;
+  int64_t value_;
+};
+
+// A type annotation: pl.Tensor, pl.Out[pl.Tensor], pl.Scalar[pl.INT32], ...
+class Annotation : public Object {
+ public:
+  enum class Kind { kTensor, kScalar, kTile, kTaskId, kArray, kOther };
+  Annotation(Kind kind, std::string spelling) : kind_(kind), spelling_(std::move(spelling)) {}
+  std::string TypeName() const override { return "annotation"; }
+  Kind kind() const { return kind_; }
+  // Wrappers (pl.Out, pl.InOut) before they are subscripted.
+  bool is_wrapper() const { return wrapper_; }
+  void set_wrapper(bool w) { wrapper_ = w; }
+  trace::KernelParam::Direction direction() const { return direction_; }
+  void set_direction(trace::KernelParam::Direction d) { direction_ = d; }
+  trace::DType dtype() const { return dtype_; }
+  void set_dtype(trace::DType d) { dtype_ = d; }
+  const std::string& spelling() const { return spelling_; }
+
+ private:
+  Kind kind_;
+  std::string spelling_;
+  bool wrapper_ = false;
+  trace::KernelParam::Direction direction_ = trace::KernelParam::IN;
+  trace::DType dtype_ = trace::DTYPE_UNSPECIFIED;
+};
+
+enum class FunctionKind { kPlain, kJit, kIncore, kInline };
+
+class Env;
+
+// A `def` evaluated at run time (closure over its defining environment).
+class FunctionValue : public Object {
+ public:
+  FunctionValue(const Stmt* def, std::shared_ptr<Env> closure, std::vector<Value> defaults)
+      : def_(def), closure_(std::move(closure)), defaults_(std::move(defaults)) {}
+  std::string TypeName() const override { return "function"; }
+  const Stmt* def() const { return def_; }
+  const std::shared_ptr<Env>& closure() const { return closure_; }
+  const std::vector<Value>& defaults() const { return defaults_; }
+  FunctionKind kind() const { return kind_; }
+  void set_kind(FunctionKind k) { kind_ = k; }
+  bool auto_scope() const { return auto_scope_; }
+  void set_auto_scope(bool a) { auto_scope_ = a; }
+  // Parameter annotations, evaluated when the def ran.
+  std::vector<Value>& annotations() { return annotations_; }
+
+ private:
+  const Stmt* def_;
+  std::shared_ptr<Env> closure_;
+  std::vector<Value> defaults_;
+  std::vector<Value> annotations_;
+  FunctionKind kind_ = FunctionKind::kPlain;
+  bool auto_scope_ = true;
+};
+
+// pl.jit / pl.jit.incore / pl.jit.inline, possibly with options.
+class Decorator : public Object {
+ public:
+  Decorator(FunctionKind kind, bool auto_scope = true) : kind_(kind), auto_scope_(auto_scope) {}
+  std::string TypeName() const override { return "decorator"; }
+  FunctionKind kind() const { return kind_; }
+  bool auto_scope() const { return auto_scope_; }
+
+ private:
+  FunctionKind kind_;
+  bool auto_scope_;
+};
+
+// pl.range / pl.parallel / pl.unroll / range(...)
+class LoopSpec : public Object {
+ public:
+  enum class Kind { kPyRange, kRange, kParallel, kUnroll };
+  LoopSpec(Kind kind, Value start, Value stop, Value step)
+      : kind_(kind), start_(std::move(start)), stop_(std::move(stop)), step_(std::move(step)) {}
+  std::string TypeName() const override { return kind_ == Kind::kPyRange ? "range" : "pl.range"; }
+  Kind kind() const { return kind_; }
+  const Value& start() const { return start_; }
+  const Value& stop() const { return stop_; }
+  const Value& step() const { return step_; }
+
+ private:
+  Kind kind_;
+  Value start_, stop_, step_;
+};
+
+// pl.split(mode) / pl.cross_core_slot(slot_num=N)
+class Optimization : public Object {
+ public:
+  std::string TypeName() const override { return "pl.optimization"; }
+  std::optional<trace::SplitMode> split;
+  std::optional<uint32_t> slot_num;
+};
+
+// pl.system.available_aiv_count() / available_cluster_count()
+class AvailableCount : public Object {
+ public:
+  explicit AvailableCount(trace::BlockSymbol symbol) : symbol_(symbol) {}
+  std::string TypeName() const override { return "available core count"; }
+  trace::BlockSymbol symbol() const { return symbol_; }
+
+ private:
+  trace::BlockSymbol symbol_;
+};
+
+// `tensor[i, j]` read in orchestration code.
+class ElementRef : public Object {
+ public:
+  ElementRef(std::shared_ptr<TensorRef> tensor, std::vector<int64_t> indices)
+      : tensor_(std::move(tensor)), indices_(std::move(indices)) {}
+  std::string TypeName() const override { return "tensor element"; }
+  const std::shared_ptr<TensorRef>& tensor() const { return tensor_; }
+  const std::vector<int64_t>& indices() const { return indices_; }
+
+ private:
+  std::shared_ptr<TensorRef> tensor_;
+  std::vector<int64_t> indices_;
+};
+
+// `tensor[i, j] OP literal` — a dispatch predicate.
+class PredicateValue : public Object {
+ public:
+  explicit PredicateValue(trace::Predicate p) : predicate_(std::move(p)) {}
+  std::string TypeName() const override { return "predicate"; }
+  const trace::Predicate& predicate() const { return predicate_; }
+
+ private:
+  trace::Predicate predicate_;
+};
+
+// What pl.at / pl.spmd / an incore call asks of its task.
+struct TaskOptions {
+  std::string name_hint;
+  std::vector<Value> deps;  // TaskIds, TaskId arrays, None
+  std::vector<std::shared_ptr<TensorRef>> no_dep;
+  bool allow_early_resolve = false;
+  bool sync_start = false;
+  bool spmd = false;
+  Value core_num;  // int or AvailableCount (spmd only)
+  std::optional<trace::Predicate> predicate;
+  std::optional<trace::SplitMode> split;
+  std::optional<uint32_t> slot_num;
+};
+
+// pl.at(...) or pl.spmd(...) awaiting its `with`/`for`.
+class TaskScopeSpec : public Object {
+ public:
+  explicit TaskScopeSpec(TaskOptions options) : options_(std::move(options)) {}
+  std::string TypeName() const override { return options_.spmd ? "pl.spmd" : "pl.at"; }
+  const TaskOptions& options() const { return options_; }
+
+ private:
+  TaskOptions options_;
+};
+
+class ManualScopeSpec : public Object {
+ public:
+  std::string TypeName() const override { return "pl.manual_scope"; }
+};
+
+class RunConfigValue : public Object {
+ public:
+  explicit RunConfigValue(std::string platform) : platform_(std::move(platform)) {}
+  std::string TypeName() const override { return "RunConfig"; }
+  const std::string& platform() const { return platform_; }
+
+ private:
+  std::string platform_;
+};
+
+}  // namespace pto::ptoc
+
+#endif  // PTO_FRONTEND_PL_VALUES_H_
