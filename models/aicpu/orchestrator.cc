@@ -1,0 +1,312 @@
+#include "models/aicpu/orchestrator.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "models/aicpu/task_lifecycle.h"
+
+namespace pto {
+namespace {
+
+sc_core::sc_time Ps(TimePs ps) { return sc_core::sc_time::from_value(ps); }
+
+TaskShape ShapeOf(const int32_t kernel_ids[3]) {
+  const bool aic = kernel_ids[0] >= 0;
+  const bool aiv = kernel_ids[1] >= 0 || kernel_ids[2] >= 0;
+  if (aic && aiv) return TaskShape::kMix;
+  return aic ? TaskShape::kAic : TaskShape::kAiv;
+}
+
+}  // namespace
+
+Orchestrator::Orchestrator(sc_core::sc_module_name name, ChipContext* context,
+                           RuntimeSignals* signals, RecordSource* source, LaunchListener* listener)
+    : sc_module(name), context_(context), signals_(signals), source_(source), listener_(listener) {
+  SC_METHOD(Step);
+  sensitive << wake_;
+  // Runs once at time zero to start reading the trace.
+}
+
+TimePs Orchestrator::Now() const { return sc_core::sc_time_stamp().value(); }
+
+void Orchestrator::Wake() {
+  // A pending publish has its own timed wake-up; an earlier notification
+  // would override it.
+  if (wait_ == Wait::kLaunchDrain || wait_ == Wait::kHostRead) wake_.notify(sc_core::SC_ZERO_TIME);
+}
+
+void Orchestrator::Fail(absl::Status status) {
+  context_->Fail(
+      absl::Status(status.code(), absl::StrCat(source_->Where(), ": ", status.message())));
+}
+
+std::string Orchestrator::WaitingFor() const {
+  switch (wait_) {
+    case Wait::kLaunchDrain:
+      return absl::StrCat("the end of launch ", launch_, ": ", context_->tasks().live_tasks(),
+                          " task(s) never retired");
+    case Wait::kHostRead:
+      return absl::StrCat("a host read of tensor ", host_read_.tensor_id(),
+                          " whose producer never completed");
+    case Wait::kPublish:
+      return "publishing a task";
+    case Wait::kNone:
+      return "the next record";
+  }
+  return "";
+}
+
+void Orchestrator::Step() {
+  if (done_ || !context_->fatal().ok()) return;
+  switch (wait_) {
+    case Wait::kPublish:
+      Publish(pending_publish_);
+      pending_publish_ = kNoTask;
+      break;
+    case Wait::kLaunchDrain:
+      if (!LaunchDrained()) return;
+      listener_->OnLaunchEnd(launch_, context_->counters());
+      break;
+    case Wait::kHostRead:
+      if (!HostReadSatisfied()) return;
+      break;
+    case Wait::kNone:
+      break;
+  }
+  wait_ = Wait::kNone;
+  while (true) {
+    absl::StatusOr<bool> more = source_->Next(&record_);
+    if (!more.ok()) return Fail(more.status());
+    if (!*more) {
+      done_ = true;
+      return;
+    }
+    switch (record_.kind_case()) {
+      case trace::StreamRecord::kLaunchBegin:
+        BeginLaunch(record_.launch_begin());
+        continue;
+      case trace::StreamRecord::kScopeBegin:
+        scopes_.push_back(Scope{record_.scope_begin().mode(), record_.scope_begin().depth(), {}});
+        continue;
+      case trace::StreamRecord::kScopeEnd:
+        EndScope();
+        continue;
+      case trace::StreamRecord::kAlloc: {
+        const TimePs cost = Alloc(record_.alloc());
+        context_->counters().orchestrator_busy += cost;
+        wait_ = Wait::kPublish;  // nothing to publish; just pay the time
+        wake_.notify(Ps(cost));
+        return;
+      }
+      case trace::StreamRecord::kSubmit:
+      case trace::StreamRecord::kDummy: {
+        absl::StatusOr<TimePs> cost =
+            record_.has_submit() ? Submit(record_.submit()) : SubmitDummy(record_.dummy());
+        if (!cost.ok()) return Fail(cost.status());
+        context_->counters().orchestrator_busy += *cost;
+        wait_ = Wait::kPublish;
+        wake_.notify(Ps(*cost));
+        return;
+      }
+      case trace::StreamRecord::kHostRead:
+        host_read_ = record_.host_read();
+        if (!HostReadSatisfied()) {
+          wait_ = Wait::kHostRead;
+          return;
+        }
+        continue;
+      case trace::StreamRecord::kLaunchEnd:
+        while (!scopes_.empty()) EndScope();
+        if (!LaunchDrained()) {
+          wait_ = Wait::kLaunchDrain;
+          return;
+        }
+        listener_->OnLaunchEnd(launch_, context_->counters());
+        continue;
+      case trace::StreamRecord::kCheck:
+        listener_->OnCheck(record_.check());
+        continue;
+      case trace::StreamRecord::KIND_NOT_SET:
+        return Fail(absl::InvalidArgumentError("record has no kind"));
+    }
+  }
+}
+
+void Orchestrator::BeginLaunch(const trace::LaunchBegin& begin) {
+  ++launch_;
+  context_->counters() = LaunchCounters{};
+  context_->counters().launch_start = Now();
+  context_->deps().Clear();
+  launch_first_seq_ = next_seq_;
+  std::fill(std::begin(ring_next_local_), std::end(ring_next_local_), 0);
+  scopes_.assign(1, Scope{trace::ScopeBegin::AUTO, 0, {}});
+  creator_of_tensor_.assign(context_->tensor_count(), std::nullopt);
+  listener_->OnLaunchBegin(launch_, begin.name());
+}
+
+void Orchestrator::EndScope() {
+  Scope scope = std::move(scopes_.back());
+  scopes_.pop_back();
+  for (TaskSeq seq : scope.tasks) context_->tasks().ReleaseScope(seq);
+  context_->tasks().AdvanceWatermark();
+}
+
+bool Orchestrator::LaunchDrained() const { return context_->tasks().live_tasks() == 0; }
+
+bool Orchestrator::HostReadSatisfied() const {
+  const trace::Tensor& tensor = context_->tensor(host_read_.tensor_id());
+  trace::TensorArg element;
+  element.set_tensor_id(tensor.id());
+  for (int64_t index : host_read_.indices()) {
+    element.add_offsets(index);
+    element.add_shape(1);
+  }
+  absl::StatusOr<TensorView> view = MakeView(tensor, element);
+  if (!view.ok()) return true;  // the reader validated the indices
+  std::vector<TensorMapMatch> matches;
+  context_->deps().tensor_map().Lookup(*view, &matches);
+  for (const TensorMapMatch& match : matches) {
+    const Task* producer = context_->tasks().Find(match.producer);
+    if (producer != nullptr && !producer->completed) return false;
+  }
+  return true;
+}
+
+Task& Orchestrator::NewTask(TaskShape shape, const std::string& name) {
+  Task& task = context_->tasks().Create(next_seq_++);
+  task.launch = static_cast<uint32_t>(launch_);
+  task.index_in_launch = static_cast<uint32_t>(task.seq - launch_first_seq_);
+  task.shape = shape;
+  task.name = name;
+  task.scope_depth = scopes_.back().depth;
+  const uint64_t ring = std::min<uint32_t>(task.scope_depth, 3);
+  task.runtime_id = (ring << 32) | ring_next_local_[ring]++;
+  task.manual_scope = scopes_.back().mode == trace::ScopeBegin::MANUAL;
+  scopes_.back().tasks.push_back(task.seq);
+  return task;
+}
+
+TimePs Orchestrator::Alloc(const trace::Alloc& alloc) {
+  Task& task = NewTask(TaskShape::kAlloc, "alloc");
+  ++context_->counters().alloc_tasks;
+  for (uint32_t id : alloc.tensor_ids()) creator_of_tensor_[id] = task.seq;
+  // Completed inline by the orchestrator: no scheduler work.
+  const TimePs cost = Ns(context_->config().aicpu.alloc_ns);
+  task.fanin_pending = 0;
+  task.times.submit = task.times.ready = Now() + cost;
+  CompleteTask(*context_, task, Now() + cost);
+  return cost;
+}
+
+absl::StatusOr<TimePs> Orchestrator::Submit(const trace::Submit& submit) {
+  int32_t ids[3] = {submit.kernel_ids(0), submit.kernel_ids(1), submit.kernel_ids(2)};
+  Task& task = NewTask(ShapeOf(ids), submit.name());
+  ++context_->counters().tasks;
+  std::copy(ids, ids + 3, task.kernel_ids);
+  task.kernel = ids[0] >= 0 ? ids[0] : (ids[1] >= 0 ? ids[1] : ids[2]);
+  task.subtasks_per_block = task.shape == TaskShape::kMix ? 3 : 1;
+  task.sync_start = submit.sync_start();
+  task.allow_early_resolve = submit.allow_early_resolve();
+  switch (submit.blocks_case()) {
+    case trace::Submit::kBlockSymbol:
+      task.block_num = submit.block_symbol() == trace::AVAILABLE_AIV
+                           ? context_->config().aiv_count()
+                           : context_->config().aic_count();
+      break;
+    default:
+      task.block_num = submit.block_num();
+      break;
+  }
+  if (task.sync_start && task.block_num > 1) {
+    return absl::UnimplementedError(
+        "submit.sync_start: co-resident (sync_start) launches are not supported yet");
+  }
+  if (task.allow_early_resolve) {
+    return absl::UnimplementedError(
+        "submit.allow_early_resolve: early dispatch (pre-staging consumers) is not supported yet");
+  }
+  if (submit.has_predicate()) {
+    const trace::Predicate& p = submit.predicate();
+    const trace::Tensor& tensor = context_->tensor(p.tensor_id());
+    int64_t flat = 0;
+    for (int d = 0; d < tensor.shape_size(); ++d) flat = flat * tensor.shape(d) + p.indices(d);
+    task.predicate.present = true;
+    task.predicate.dtype = tensor.dtype();
+    task.predicate.addr = tensor.gm_addr() + flat * DTypeSize(tensor.dtype());
+    task.predicate.op = p.op();
+    task.predicate.target = p.target();
+  }
+  return InferAndWire(task, submit.args(), submit.deps());
+}
+
+absl::StatusOr<TimePs> Orchestrator::SubmitDummy(const trace::Dummy& dummy) {
+  Task& task = NewTask(TaskShape::kDummy, dummy.name().empty() ? "dummy" : dummy.name());
+  ++context_->counters().dummy_tasks;
+  task.allow_early_resolve = dummy.allow_early_resolve();
+  return InferAndWire(task, dummy.args(), dummy.deps());
+}
+
+absl::StatusOr<TimePs> Orchestrator::InferAndWire(
+    Task& task, const google::protobuf::RepeatedPtrField<trace::Arg>& args,
+    const google::protobuf::RepeatedField<uint32_t>& deps) {
+  dep_args_.clear();
+  dep_arg_to_task_arg_.clear();
+  task.args.clear();
+  task.args.reserve(args.size());
+  for (const trace::Arg& arg : args) {
+    TaskArg& out = task.args.emplace_back();
+    if (arg.has_scalar()) {
+      out.scalar_is_float = arg.scalar().value_case() == trace::ScalarArg::kF;
+      out.scalar_f = arg.scalar().f();
+      out.scalar_i = arg.scalar().i();
+      continue;
+    }
+    const trace::TensorArg& tensor_arg = arg.tensor();
+    const trace::Tensor& tensor = context_->tensor(tensor_arg.tensor_id());
+    absl::StatusOr<TensorView> view = MakeView(tensor, tensor_arg);
+    if (!view.ok()) return view.status();
+    out.is_tensor = true;
+    out.view = *view;
+    out.direction = tensor_arg.direction();
+    DepArg& dep = dep_args_.emplace_back();
+    dep.view = *view;
+    dep.direction = tensor_arg.direction();
+    dep.manual_dep = tensor.manual_dep();
+    dep.creator = creator_of_tensor_[tensor.id()];
+    dep_arg_to_task_arg_.push_back(static_cast<int>(task.args.size() - 1));
+    if (tensor_arg.direction() == trace::OUTPUT) creator_of_tensor_[tensor.id()] = task.seq;
+  }
+  explicit_deps_.clear();
+  for (uint32_t index : deps) explicit_deps_.push_back(launch_first_seq_ + index);
+
+  InferStats stats;
+  const trace::ScopeBegin::Mode mode =
+      task.manual_scope ? trace::ScopeBegin::MANUAL : trace::ScopeBegin::AUTO;
+  context_->deps().Infer(task.seq, mode, dep_args_, explicit_deps_, &edges_, &stats);
+  for (DepEdge& edge : edges_) {
+    if (edge.arg_index >= 0) edge.arg_index = dep_arg_to_task_arg_[edge.arg_index];
+    context_->observer().OnEdge(task, edge);
+  }
+  context_->counters().edges += edges_.size();
+  UniqueProducers(task.seq, edges_, &producers_);
+  task.producers = static_cast<int64_t>(producers_.size());
+  for (TaskSeq producer : producers_) context_->tasks().AddDependency(producer, task);
+
+  pending_publish_ = task.seq;
+  const AicpuParams& aicpu = context_->config().aicpu;
+  return Ns(aicpu.submit_base_ns + aicpu.submit_per_tensor_arg_ns * stats.tensor_args +
+            aicpu.submit_per_probe_ns * static_cast<double>(stats.entries_probed));
+}
+
+void Orchestrator::Publish(TaskSeq seq) {
+  if (seq == kNoTask) return;  // an alloc: completed inline already
+  Task* task = context_->tasks().Find(seq);
+  const TimePs now = Now();
+  task->times.submit = now;
+  if (TaskTable::ReleaseFanin(*task)) {
+    RouteReady(*context_, *task, now);
+    signals_->WakeSchedulers(now);
+  }
+}
+
+}  // namespace pto

@@ -1,0 +1,22 @@
+#ifndef PTO_MODELS_AICPU_RUNTIME_SIGNALS_H_
+#define PTO_MODELS_AICPU_RUNTIME_SIGNALS_H_
+
+#include "models/aicpu/task.h"
+
+namespace pto {
+
+// Wake-ups between the AICPU threads. On the device the threads spin on
+// shared memory; the model instead wakes a sleeping thread exactly when
+// something it would observe has changed, so idle loops cost no events.
+class RuntimeSignals {
+ public:
+  virtual ~RuntimeSignals() = default;
+  // Ready work (or a dummy) becomes visible at `visible_at`.
+  virtual void WakeSchedulers(TimePs visible_at) = 0;
+  // A task completed or retired; the orchestrator may be waiting for it.
+  virtual void WakeOrchestrator() = 0;
+};
+
+}  // namespace pto
+
+#endif  // PTO_MODELS_AICPU_RUNTIME_SIGNALS_H_

@@ -1,0 +1,46 @@
+#ifndef PTO_MODELS_CHIP_H_
+#define PTO_MODELS_CHIP_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "models/aicpu/orchestrator.h"
+#include "models/aicpu/runtime_signals.h"
+#include "models/aicpu/scheduler_thread.h"
+#include "models/chip_context.h"
+#include "models/core/aicore.h"
+#include "models/gm/global_memory.h"
+#include "systemc"
+
+namespace pto {
+
+// The modelled chip: GM, `clusters` x (1 AIC + 2 AIV) cores, the AICPU's
+// scheduler threads (each owning clusters round-robin) and its orchestrator.
+// Core ids follow the runtime's blocked layout: AIC of cluster c is c, its
+// AIVs are clusters + 2c and clusters + 2c + 1.
+class Chip : public sc_core::sc_module, public RuntimeSignals {
+ public:
+  Chip(sc_core::sc_module_name name, ChipContext* context, RecordSource* source,
+       LaunchListener* listener);
+
+  void WakeSchedulers(TimePs visible_at) override;
+  void WakeOrchestrator() override;
+
+  const Orchestrator& orchestrator() const { return *orchestrator_; }
+  const std::vector<std::unique_ptr<SchedulerThread>>& schedulers() const { return schedulers_; }
+  const std::vector<std::unique_ptr<AiCore>>& cores() const { return cores_; }
+  // Why the run cannot finish, when the simulation ran out of events early.
+  std::string DescribeStall() const;
+
+ private:
+  ChipContext* context_;
+  std::unique_ptr<GlobalMemory> gm_;
+  std::vector<std::unique_ptr<AiCore>> cores_;
+  std::vector<std::unique_ptr<SchedulerThread>> schedulers_;
+  std::unique_ptr<Orchestrator> orchestrator_;
+};
+
+}  // namespace pto
+
+#endif  // PTO_MODELS_CHIP_H_

@@ -1,0 +1,36 @@
+#include "models/chip_context.h"
+
+#include <algorithm>
+
+#include "systemc"
+
+namespace pto {
+
+ChipContext::ChipContext(ChipConfig config, const trace::StreamHeader& header,
+                         std::vector<CompiledKernel> kernels, bool functional,
+                         RunObserver* observer)
+    : config_(std::move(config)),
+      header_(header),
+      kernels_(std::move(kernels)),
+      functional_(functional),
+      observer_(observer),
+      tasks_([this](Task& task) { OnRetire(task); }) {
+  for (const trace::Tensor& t : header.tensors()) {
+    memory_.AddRegion(t.gm_addr(), t.size_bytes(), t.name(), functional);
+  }
+}
+
+void ChipContext::OnRetire(Task& task) {
+  deps_.EraseProducer(task.seq);
+  counters_.last_retire = std::max(counters_.last_retire, task.times.finish);
+  observer_->OnTaskRetired(task);
+}
+
+void ChipContext::Fail(absl::Status status) {
+  if (fatal_.ok()) {
+    fatal_ = std::move(status);
+    sc_core::sc_stop();
+  }
+}
+
+}  // namespace pto

@@ -1,0 +1,88 @@
+#ifndef PTO_MODELS_CHIP_CONTEXT_H_
+#define PTO_MODELS_CHIP_CONTEXT_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "models/aicpu/dep_inference.h"
+#include "models/aicpu/ready_queues.h"
+#include "models/aicpu/task_table.h"
+#include "models/chip_config.h"
+#include "models/core/kernel_program.h"
+#include "models/gm/memory_image.h"
+#include "models/run_observer.h"
+#include "proto/task_stream.pb.h"
+
+namespace pto {
+
+// Counters of one launch, reset when it begins.
+struct LaunchCounters {
+  uint64_t tasks = 0;  // submits (dummies and allocs counted apart)
+  uint64_t dummy_tasks = 0;
+  uint64_t alloc_tasks = 0;
+  uint64_t task_dispatches = 0;   // tasks popped from the ready queues
+  uint64_t block_dispatches = 0;  // blocks launched on a core or cluster
+  uint64_t predicated_skips = 0;
+  uint64_t edges = 0;  // inferred edge records (before de-duplication)
+  TimePs launch_start = 0;
+  TimePs first_kernel_start = kNever;
+  TimePs last_kernel_end = kNever;
+  TimePs last_retire = 0;
+  TimePs aic_busy = 0;  // summed core-busy time per core type
+  TimePs aiv_busy = 0;
+  TimePs orchestrator_busy = 0;
+  TimePs scheduler_busy = 0;  // summed over threads
+};
+
+// State shared by the chip's modules: the AICPU runtime's shared memory (task
+// window, ready queues, tensor map), the compiled kernels, GM contents and the
+// observer. Modules hold a pointer; it outlives them.
+class ChipContext {
+ public:
+  ChipContext(ChipConfig config, const trace::StreamHeader& header,
+              std::vector<CompiledKernel> kernels, bool functional, RunObserver* observer);
+
+  const ChipConfig& config() const { return config_; }
+  const trace::Tensor& tensor(uint32_t id) const { return header_.tensors(id); }
+  size_t tensor_count() const { return header_.tensors_size(); }
+  const CompiledKernel& kernel(int32_t id) const { return kernels_[id]; }
+  bool functional() const { return functional_; }
+  RunObserver& observer() { return *observer_; }
+
+  MemoryImage& memory() { return memory_; }
+  TaskTable& tasks() { return tasks_; }
+  ReadyQueues& ready() { return ready_; }
+  DependencyInference& deps() { return deps_; }
+  LaunchCounters& counters() { return counters_; }
+  // Reused by CompleteTask so completions allocate nothing.
+  std::vector<TaskSeq>& ready_scratch() { return ready_scratch_; }
+
+  // The first runtime fatal error ends the simulation (sc_stop); later ones
+  // are dropped so the report names the cause, not its echoes.
+  void Fail(absl::Status status);
+  const absl::Status& fatal() const { return fatal_; }
+
+ private:
+  void OnRetire(Task& task);
+
+  ChipConfig config_;
+  const trace::StreamHeader& header_;
+  std::vector<CompiledKernel> kernels_;
+  bool functional_;
+  RunObserver* observer_;
+  MemoryImage memory_;
+  TaskTable tasks_;
+  ReadyQueues ready_;
+  DependencyInference deps_;
+  LaunchCounters counters_;
+  std::vector<TaskSeq> ready_scratch_;
+  absl::Status fatal_;
+};
+
+// Picoseconds from a configured nanosecond figure.
+inline TimePs Ns(double ns) { return static_cast<TimePs>(ns * 1000.0 + 0.5); }
+
+}  // namespace pto
+
+#endif  // PTO_MODELS_CHIP_CONTEXT_H_

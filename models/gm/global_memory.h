@@ -1,0 +1,38 @@
+#ifndef PTO_MODELS_GM_GLOBAL_MEMORY_H_
+#define PTO_MODELS_GM_GLOBAL_MEMORY_H_
+
+#include "models/gm/memory_image.h"
+#include "systemc"
+#include "tlm"
+#include "tlm_utils/multi_passthrough_target_socket.h"
+
+namespace pto {
+
+// Marks a write transaction as an atomic add of elements of `dtype`.
+struct AtomicAddExtension : tlm::tlm_extension<AtomicAddExtension> {
+  DType dtype = trace::DTYPE_UNSPECIFIED;
+  tlm_extension_base* clone() const override { return new AtomicAddExtension(*this); }
+  void copy_from(const tlm_extension_base& other) override {
+    dtype = static_cast<const AtomicAddExtension&>(other).dtype;
+  }
+};
+
+// Global memory as a TLM-2.0 target (loosely timed, blocking transport). It
+// owns the memory image; every core's initiator socket binds here. First
+// order: no added delay — the cores' op costs charge transfer time; L2 and
+// HBM contention land here with the memory issue.
+class GlobalMemory : public sc_core::sc_module {
+ public:
+  tlm_utils::multi_passthrough_target_socket<GlobalMemory> socket;
+
+  GlobalMemory(sc_core::sc_module_name name, MemoryImage* image);
+
+ private:
+  void b_transport(int initiator, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
+
+  MemoryImage* image_;
+};
+
+}  // namespace pto
+
+#endif  // PTO_MODELS_GM_GLOBAL_MEMORY_H_

@@ -1,0 +1,73 @@
+// pto_sim: replays a task stream on a SystemC model of an Ascend-class NPU.
+
+#include <cstdlib>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "CLI/CLI.hpp"
+#include "sim/config_loader.h"
+#include "sim/run_driver.h"
+#include "systemc"
+
+#ifndef PTO_SIM_VERSION
+#define PTO_SIM_VERSION "unknown"
+#endif
+
+namespace pto {
+namespace {
+
+int Main(int argc, char** argv) {
+  RunOptions options;
+  bool print_config = false;
+  CLI::App app{
+      "pto_sim: simulate an Ascend-class NPU's task runtime on a task stream.\n"
+      "Exit codes: 0 ok, 1 a check failed, 2 bad input or config, 3 simulated deadlock or "
+      "runtime fatal."};
+  app.set_version_flag("--version", std::string("pto_sim ") + PTO_SIM_VERSION);
+  app.add_option("--config", options.config_path,
+                 "chip configuration (YAML), e.g. configs/ascend.yaml")
+      ->required();
+  app.add_option("--trace", options.trace_path, "task stream (.pb, or .pbtxt text format)");
+  app.add_option("--out", options.out_dir, "directory for stats.json and other outputs");
+  app.add_option("--set", options.overrides, "override a config key: --set key=value (repeatable)");
+  app.add_flag("--print-config", print_config,
+               "print the effective config, one 'key: value' line per key, and exit");
+  app.add_flag("--summary-only", options.summary_only,
+               "write only the summary keys (no per-task records)");
+  app.add_flag("--timing-only", options.timing_only,
+               "ignore tensor contents and checks: timing paths only");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? kExitOk : kExitBadInput;
+  }
+  if (print_config) {
+    absl::StatusOr<ChipConfig> config = LoadChipConfig(options.config_path, options.overrides);
+    if (!config.ok()) {
+      std::cerr << "pto_sim: error: " << config.status().message() << "\n";
+      return kExitBadInput;
+    }
+    std::cout << PrintConfig(*config);
+    return kExitOk;
+  }
+  if (options.trace_path.empty()) {
+    std::cerr << "pto_sim: error: --trace is required (or use --print-config)\n";
+    return kExitBadInput;
+  }
+  return RunSimulation(options, std::cout, std::cerr);
+}
+
+}  // namespace
+}  // namespace pto
+
+int sc_main(int argc, char** argv) { return pto::Main(argc, argv); }
+
+int main(int argc, char** argv) {
+  // The SystemC banner is noise on stderr for a command-line tool.
+  setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", /*overwrite=*/0);
+  sc_core::sc_report_handler::set_actions("/OSCI/SystemC", sc_core::SC_INFO,
+                                          sc_core::SC_DO_NOTHING);
+  return sc_core::sc_elab_and_sim(argc, argv);
+}

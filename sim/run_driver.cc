@@ -1,0 +1,331 @@
+#include "sim/run_driver.h"
+
+#include <sys/stat.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "common/tensor_fill.h"
+#include "models/chip.h"
+#include "models/core/kernel_program.h"
+#include "nlohmann/json.hpp"
+#include "sim/check_runner.h"
+#include "sim/config_loader.h"
+#include "sim/stats_writer.h"
+#include "sim/trace_reader.h"
+#include "systemc"
+
+namespace pto {
+namespace {
+
+int ExitCodeFor(const absl::Status& status) {
+  switch (status.code()) {
+    case absl::StatusCode::kInvalidArgument:
+    case absl::StatusCode::kNotFound:
+    case absl::StatusCode::kUnimplemented:
+    case absl::StatusCode::kDataLoss:
+    case absl::StatusCode::kFailedPrecondition:
+      return kExitBadInput;
+    default:
+      return kExitRuntime;
+  }
+}
+
+// Forwards the chip's observations to the current launch's writer.
+class ForwardingObserver : public RunObserver {
+ public:
+  void set_target(RunObserver* target) { target_ = target; }
+  void OnEdge(const Task& consumer, const DepEdge& edge) override {
+    if (target_) target_->OnEdge(consumer, edge);
+  }
+  void OnCoreInterval(const CoreInterval& interval) override {
+    if (target_) target_->OnCoreInterval(interval);
+  }
+  void OnTaskRetired(const Task& task) override {
+    if (target_) target_->OnTaskRetired(task);
+  }
+
+ private:
+  RunObserver* target_ = nullptr;
+};
+
+class ReaderSource : public RecordSource {
+ public:
+  explicit ReaderSource(TraceReader* reader) : reader_(reader) {}
+  absl::StatusOr<bool> Next(trace::StreamRecord* record) override { return reader_->Next(record); }
+  std::string Where() const override { return reader_->Where(); }
+
+ private:
+  TraceReader* reader_;
+};
+
+struct LaunchReport {
+  int index = 0;
+  std::string name;
+  LaunchCounters counters;
+  std::vector<CheckResult> checks;
+  std::unique_ptr<StatsWriter> writer;
+};
+
+// Runs the launches and owns everything that outlives one of them.
+class Session : public LaunchListener {
+ public:
+  Session(const RunOptions& options, std::ostream& out, std::ostream& err)
+      : options_(options), out_(out), err_(err) {}
+
+  int Run();
+
+  void OnLaunchBegin(int launch, const std::string& name) override;
+  void OnLaunchEnd(int launch, const LaunchCounters& counters) override;
+  void OnCheck(const trace::Check& check) override;
+
+ private:
+  absl::Status Prepare();
+  absl::Status FinishLaunch();
+  nlohmann::json Summary(const LaunchReport& report) const;
+  void PrintLaunch(const LaunchReport& report);
+  absl::Status WriteRunSummary();
+  int Fail(const absl::Status& status, int code);
+
+  const RunOptions& options_;
+  std::ostream& out_;
+  std::ostream& err_;
+  ChipConfig config_;
+  std::unique_ptr<TraceReader> reader_;
+  std::unique_ptr<ReaderSource> source_;
+  std::unique_ptr<ChipContext> context_;
+  ForwardingObserver observer_;
+  std::unique_ptr<LaunchReport> current_;
+  std::vector<nlohmann::json> launch_summaries_;
+  int checks_passed_ = 0;
+  int checks_failed_ = 0;
+  bool functional_ = true;
+};
+
+int Session::Fail(const absl::Status& status, int code) {
+  err_ << "pto_sim: error: " << status.message() << "\n";
+  return code;
+}
+
+absl::Status Session::Prepare() {
+  absl::StatusOr<ChipConfig> config = LoadChipConfig(options_.config_path, options_.overrides);
+  if (!config.ok()) return config.status();
+  config_ = *std::move(config);
+
+  absl::StatusOr<std::unique_ptr<TraceReader>> reader = TraceReader::Open(options_.trace_path);
+  if (!reader.ok()) return reader.status();
+  reader_ = *std::move(reader);
+  source_ = std::make_unique<ReaderSource>(reader_.get());
+  const trace::StreamHeader& header = reader_->header();
+
+  std::vector<CompiledKernel> kernels;
+  for (const trace::Kernel& kernel : header.kernels()) {
+    absl::StatusOr<CompiledKernel> compiled = CompileKernel(kernel);
+    if (!compiled.ok()) {
+      return absl::Status(compiled.status().code(),
+                          absl::StrCat(options_.trace_path, ": ", compiled.status().message()));
+    }
+    for (const CompiledOp& op : compiled->ops) {
+      if (op.kind == trace::Op::SYNCALL || op.kind == trace::Op::FENCE ||
+          op.kind == trace::Op::CACHE_INVALID) {
+        return absl::UnimplementedError(absl::StrCat(
+            options_.trace_path, ": ", op.label,
+            ": syncall, fence and cacheinvalid are not supported yet (they come with the GM "
+            "cache and FFTS barrier model)"));
+      }
+    }
+    kernels.push_back(*std::move(compiled));
+  }
+  functional_ = !header.timing_only() && !options_.timing_only;
+  context_ =
+      std::make_unique<ChipContext>(config_, header, std::move(kernels), functional_, &observer_);
+  if (functional_) {
+    for (const trace::Tensor& tensor : header.tensors()) {
+      const size_t count = tensor.size_bytes() / DTypeSize(tensor.dtype());
+      uint8_t* dst = context_->memory().Span(tensor.gm_addr(), tensor.size_bytes());
+      if (absl::Status s = FillTensor(tensor.init(), tensor.dtype(), count, dst); !s.ok()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(options_.trace_path, ": tensor '", tensor.name(), "': ", s.message()));
+      }
+    }
+  }
+  if (!options_.out_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(options_.out_dir, ec);
+    if (ec) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("--out ", options_.out_dir, ": cannot create directory: ", ec.message()));
+    }
+  }
+  return absl::OkStatus();
+}
+
+void Session::OnLaunchBegin(int launch, const std::string& name) {
+  if (current_) {
+    if (absl::Status s = FinishLaunch(); !s.ok()) context_->Fail(s);
+  }
+  current_ = std::make_unique<LaunchReport>();
+  current_->index = launch;
+  current_->name = name;
+  if (!options_.out_dir.empty()) {
+    const std::string dir = absl::StrCat(options_.out_dir, "/launch_", launch);
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    current_->writer = std::make_unique<StatsWriter>(dir, !options_.summary_only);
+    if (absl::Status s = current_->writer->Open(); !s.ok()) context_->Fail(s);
+    observer_.set_target(current_->writer.get());
+  }
+}
+
+void Session::OnLaunchEnd(int, const LaunchCounters& counters) { current_->counters = counters; }
+
+void Session::OnCheck(const trace::Check& check) {
+  if (!functional_) return;  // timing-only: nothing to compare
+  CheckResult result = RunCheck(check, context_->tensor(check.tensor_id()), context_->memory());
+  (result.passed ? checks_passed_ : checks_failed_)++;
+  current_->checks.push_back(std::move(result));
+}
+
+nlohmann::json Session::Summary(const LaunchReport& report) const {
+  const LaunchCounters& c = report.counters;
+  const TimePs makespan =
+      c.first_kernel_start == kNever ? 0 : c.last_kernel_end - c.first_kernel_start;
+  const double aic_share =
+      makespan > 0 ? static_cast<double>(c.aic_busy) / (makespan * config_.aic_count()) : 0.0;
+  const double aiv_share =
+      makespan > 0 ? static_cast<double>(c.aiv_busy) / (makespan * config_.aiv_count()) : 0.0;
+  nlohmann::json checks = nlohmann::json::array();
+  int passed = 0, failed = 0;
+  for (const CheckResult& r : report.checks) {
+    (r.passed ? passed : failed)++;
+    nlohmann::json j = {{"name", r.name},
+                        {"tensor", r.tensor},
+                        {"origin", r.origin},
+                        {"passed", r.passed},
+                        {"max_abs_error", r.max_abs_error},
+                        {"mismatches", r.mismatches}};
+    if (!r.passed) {
+      j["first_mismatch"] = r.first_mismatch;
+      j["actual"] = r.actual;
+      j["expected"] = r.expected;
+    }
+    if (!r.error.empty()) j["error"] = r.error;
+    checks.push_back(std::move(j));
+  }
+  return {{"launch", report.index},
+          {"name", report.name},
+          {"makespan_us", Us(makespan)},
+          {"device_wall_us", Us(c.last_retire - c.launch_start)},
+          {"tasks", c.tasks},
+          {"dummy_tasks", c.dummy_tasks},
+          {"alloc_tasks", c.alloc_tasks},
+          {"task_dispatches", c.task_dispatches},
+          {"block_dispatches", c.block_dispatches},
+          {"predicated_skips", c.predicated_skips},
+          {"edges", c.edges},
+          {"engine_busy_share", {{"aic", aic_share}, {"aiv", aiv_share}}},
+          {"orchestrator_busy_us", Us(c.orchestrator_busy)},
+          {"scheduler_busy_us", Us(c.scheduler_busy)},
+          {"checks", {{"passed", passed}, {"failed", failed}, {"results", checks}}}};
+}
+
+void Session::PrintLaunch(const LaunchReport& report) {
+  const nlohmann::json s = Summary(report);
+  out_ << absl::StrFormat("launch %d '%s': makespan %.3f us, device wall %.3f us\n", report.index,
+                          report.name, s["makespan_us"].get<double>(),
+                          s["device_wall_us"].get<double>());
+  out_ << absl::StrFormat(
+      "  tasks %d (+%d dummies, %d allocs), task dispatches %d, block dispatches %d, "
+      "predicated skips %d\n",
+      report.counters.tasks, report.counters.dummy_tasks, report.counters.alloc_tasks,
+      report.counters.task_dispatches, report.counters.block_dispatches,
+      report.counters.predicated_skips);
+  out_ << absl::StrFormat(
+      "  busy: AIC %.1f%%, AIV %.1f%%; orchestrator %.3f us, schedulers %.3f us\n",
+      100 * s["engine_busy_share"]["aic"].get<double>(),
+      100 * s["engine_busy_share"]["aiv"].get<double>(), s["orchestrator_busy_us"].get<double>(),
+      s["scheduler_busy_us"].get<double>());
+  for (const CheckResult& r : report.checks) out_ << "  " << DescribeCheck(r) << "\n";
+}
+
+absl::Status Session::FinishLaunch() {
+  LaunchReport& report = *current_;
+  PrintLaunch(report);
+  nlohmann::json summary = Summary(report);
+  if (report.writer) {
+    if (absl::Status s = report.writer->Finalize(summary); !s.ok()) return s;
+    observer_.set_target(nullptr);
+  }
+  launch_summaries_.push_back(std::move(summary));
+  current_.reset();
+  return absl::OkStatus();
+}
+
+absl::Status Session::WriteRunSummary() {
+  if (options_.out_dir.empty()) return absl::OkStatus();
+  namespace fs = std::filesystem;
+  const std::string dir = options_.out_dir;
+  if (launch_summaries_.size() == 1) {
+    // One launch: its files live in DIR itself.
+    const fs::path launch_dir = fs::path(dir) / "launch_0";
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(launch_dir, ec)) {
+      fs::rename(entry.path(), fs::path(dir) / entry.path().filename(), ec);
+      if (ec)
+        return absl::DataLossError(absl::StrCat(dir, ": cannot move ", entry.path().string()));
+    }
+    fs::remove(launch_dir, ec);
+    return absl::OkStatus();
+  }
+  nlohmann::json total = {{"launches", launch_summaries_.size()}};
+  for (const char* key :
+       {"makespan_us", "device_wall_us", "orchestrator_busy_us", "scheduler_busy_us"}) {
+    double sum = 0;
+    for (const auto& s : launch_summaries_) sum += s[key].get<double>();
+    total[key] = sum;
+  }
+  for (const char* key : {"tasks", "dummy_tasks", "alloc_tasks", "task_dispatches",
+                          "block_dispatches", "predicated_skips", "edges"}) {
+    uint64_t sum = 0;
+    for (const auto& s : launch_summaries_) sum += s[key].get<uint64_t>();
+    total[key] = sum;
+  }
+  total["checks"] = {{"passed", checks_passed_}, {"failed", checks_failed_}};
+  total["per_launch"] = launch_summaries_;
+  StatsWriter writer(dir, /*records=*/false);
+  return writer.Finalize(total);
+}
+
+int Session::Run() {
+  if (absl::Status s = Prepare(); !s.ok()) return Fail(s, ExitCodeFor(s));
+  out_ << absl::StrFormat("pto_sim: %s on %s (%d clusters, %d scheduler threads)%s\n",
+                          options_.trace_path, config_.chip.name, config_.chip.clusters,
+                          config_.aicpu.scheduler_threads, functional_ ? "" : ", timing only");
+  Chip chip("chip", context_.get(), source_.get(), this);
+  sc_core::sc_start();
+  if (!context_->fatal().ok()) return Fail(context_->fatal(), ExitCodeFor(context_->fatal()));
+  if (!chip.orchestrator().done()) {
+    return Fail(absl::DeadlineExceededError(
+                    absl::StrCat("simulated deadlock at ", Us(sc_core::sc_time_stamp().value()),
+                                 " us: nothing left to happen, but ", chip.DescribeStall())),
+                kExitRuntime);
+  }
+  if (current_) {
+    if (absl::Status s = FinishLaunch(); !s.ok()) return Fail(s, kExitRuntime);
+  }
+  if (absl::Status s = WriteRunSummary(); !s.ok()) return Fail(s, kExitRuntime);
+  out_ << absl::StrFormat("checks: %d passed, %d failed\n", checks_passed_, checks_failed_);
+  return checks_failed_ > 0 ? kExitCheckFailed : kExitOk;
+}
+
+}  // namespace
+
+int RunSimulation(const RunOptions& options, std::ostream& out, std::ostream& err) {
+  Session session(options, out, err);
+  return session.Run();
+}
+
+}  // namespace pto

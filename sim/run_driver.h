@@ -1,0 +1,34 @@
+#ifndef PTO_SIM_RUN_DRIVER_H_
+#define PTO_SIM_RUN_DRIVER_H_
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace pto {
+
+// pto_sim's exit codes (DESIGN.md §3 rule 7).
+enum ExitCode : int {
+  kExitOk = 0,
+  kExitCheckFailed = 1,
+  kExitBadInput = 2,
+  kExitRuntime = 3,  // simulated deadlock, hang, runtime fatal or time limit
+};
+
+struct RunOptions {
+  std::string config_path;
+  std::vector<std::string> overrides;  // --set key=value
+  std::string trace_path;
+  std::string out_dir;        // empty: no files
+  bool summary_only = false;  // summary keys only, no per-task records
+  bool timing_only = false;   // no data: tensors without contents, no checks
+};
+
+// Elaborates the chip once and runs every launch of the trace on it, printing
+// the summary to `out` and errors to `err`. Returns the exit code. SystemC
+// elaborates once per process, so call this at most once.
+int RunSimulation(const RunOptions& options, std::ostream& out, std::ostream& err);
+
+}  // namespace pto
+
+#endif  // PTO_SIM_RUN_DRIVER_H_

@@ -1,0 +1,120 @@
+#include "sim/stats_writer.h"
+
+#include <cstdio>
+
+#include "absl/strings/str_cat.h"
+
+namespace pto {
+namespace {
+
+nlohmann::json TimeOrNull(TimePs t) {
+  return t == kNever ? nlohmann::json(nullptr) : nlohmann::json(Us(t));
+}
+
+}  // namespace
+
+StatsWriter::StatsWriter(std::string dir, bool records) : dir_(std::move(dir)), records_(records) {
+  tasks_.path = absl::StrCat(dir_, "/.tasks.jsonl.tmp");
+  edges_.path = absl::StrCat(dir_, "/.edges.jsonl.tmp");
+  intervals_.path = absl::StrCat(dir_, "/.core_intervals.jsonl.tmp");
+}
+
+StatsWriter::~StatsWriter() {
+  for (Stream* s : {&tasks_, &edges_, &intervals_}) {
+    if (s->out.is_open()) s->out.close();
+    std::remove(s->path.c_str());
+  }
+}
+
+absl::Status StatsWriter::Open() {
+  if (!records_) return absl::OkStatus();
+  for (Stream* s : {&tasks_, &edges_, &intervals_}) {
+    s->out.open(s->path, std::ios::trunc);
+    if (!s->out) return absl::UnavailableError(absl::StrCat(s->path, ": cannot open for writing"));
+  }
+  return absl::OkStatus();
+}
+
+void StatsWriter::Append(Stream& stream, const std::string& line) {
+  if (!stream.empty) stream.out << ",\n";
+  stream.out << line;
+  stream.empty = false;
+}
+
+void StatsWriter::OnEdge(const Task& consumer, const DepEdge& edge) {
+  if (!records_) return;
+  const TaskSeq launch_base = consumer.seq - consumer.index_in_launch;
+  nlohmann::json j = {{"pred", edge.producer - launch_base},
+                      {"succ", consumer.index_in_launch},
+                      {"source", EdgeSourceName(edge.source)},
+                      {"arg", edge.arg_index}};
+  if (edge.source == EdgeSource::kTensorMap) j["overlap"] = OverlapName(edge.overlap);
+  Append(edges_, j.dump());
+}
+
+void StatsWriter::OnCoreInterval(const CoreInterval& interval) {
+  if (!records_) return;
+  line_ =
+      nlohmann::json::array({interval.core, interval.task, interval.block, Us(interval.dispatch),
+                             Us(interval.receive), Us(interval.start), Us(interval.end)})
+          .dump();
+  Append(intervals_, line_);
+}
+
+void StatsWriter::OnTaskRetired(const Task& task) {
+  if (!records_) return;
+  nlohmann::json j = {{"index", task.index_in_launch},
+                      {"seq", task.seq},
+                      {"task_id", std::to_string(task.runtime_id)},
+                      {"name", task.name},
+                      {"kind", TaskShapeName(task.shape)},
+                      {"block_num", task.block_num},
+                      {"scope_depth", task.scope_depth},
+                      {"predicated_skip", task.predicated_skip},
+                      {"producers", task.producers},
+                      {"submit_us", TimeOrNull(task.times.submit)},
+                      {"ready_us", TimeOrNull(task.times.ready)},
+                      {"dispatch_us", TimeOrNull(task.times.first_dispatch)},
+                      {"start_us", TimeOrNull(task.times.first_start)},
+                      {"end_us", TimeOrNull(task.times.last_end)},
+                      {"finish_us", TimeOrNull(task.times.finish)},
+                      {"core", task.first_core}};
+  Append(tasks_, j.dump());
+}
+
+absl::Status StatsWriter::Splice(std::ofstream& out, Stream& stream, const char* key) {
+  stream.out.close();
+  out << ",\n\"" << key << "\": [\n";
+  if (!stream.empty) {  // streaming an empty buffer would set failbit
+    std::ifstream in(stream.path);
+    out << in.rdbuf();
+  }
+  out << "\n]";
+  return absl::OkStatus();
+}
+
+absl::Status StatsWriter::Finalize(const nlohmann::json& summary) {
+  const std::string path = absl::StrCat(dir_, "/stats.json");
+  const std::string tmp = absl::StrCat(path, ".tmp");
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    if (!out) return absl::UnavailableError(absl::StrCat(tmp, ": cannot open for writing"));
+    std::string head = summary.dump(2);
+    head.pop_back();  // the closing brace; the arrays follow
+    while (!head.empty() && (head.back() == '\n' || head.back() == ' ')) head.pop_back();
+    out << head;
+    if (records_) {
+      Splice(out, tasks_, "task_records");
+      Splice(out, edges_, "edge_records");
+      Splice(out, intervals_, "core_intervals");
+    }
+    out << "\n}\n";
+    if (!out) return absl::DataLossError(absl::StrCat(tmp, ": write failed"));
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    return absl::DataLossError(absl::StrCat(path, ": cannot rename ", tmp));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace pto

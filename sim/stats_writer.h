@@ -1,0 +1,55 @@
+#ifndef PTO_SIM_STATS_WRITER_H_
+#define PTO_SIM_STATS_WRITER_H_
+
+#include <fstream>
+#include <string>
+
+#include "absl/status/status.h"
+#include "models/run_observer.h"
+#include "nlohmann/json.hpp"
+
+namespace pto {
+
+// Writes one launch's stats.json. Per-task records, inferred edges and core
+// intervals are streamed to temporary files as the run produces them, then
+// spliced after the summary keys when the launch is finalised, so memory
+// stays bounded however long the launch is. With `records` false only the
+// summary is written. The final file appears by rename, complete or not at
+// all.
+class StatsWriter : public RunObserver {
+ public:
+  StatsWriter(std::string dir, bool records);
+  ~StatsWriter() override;
+
+  absl::Status Open();
+  void OnEdge(const Task& consumer, const DepEdge& edge) override;
+  void OnCoreInterval(const CoreInterval& interval) override;
+  void OnTaskRetired(const Task& task) override;
+
+  // Writes DIR/stats.json: `summary`'s keys, then "task_records", "edge_records" and
+  // "core_intervals" arrays when records are on.
+  absl::Status Finalize(const nlohmann::json& summary);
+
+ private:
+  struct Stream {
+    std::string path;
+    std::ofstream out;
+    bool empty = true;
+  };
+  void Append(Stream& stream, const std::string& line);
+  absl::Status Splice(std::ofstream& out, Stream& stream, const char* key);
+
+  std::string dir_;
+  bool records_;
+  Stream tasks_;
+  Stream edges_;
+  Stream intervals_;
+  std::string line_;  // reused
+};
+
+// Microseconds from picoseconds, for output.
+inline double Us(TimePs ps) { return static_cast<double>(ps) / 1e6; }
+
+}  // namespace pto
+
+#endif  // PTO_SIM_STATS_WRITER_H_
