@@ -1,0 +1,30 @@
+# A region claim: nothing is inferred inside pl.manual_scope().
+# Source: seeds/004 Managing Dependencies (verbatim: the page's shared setup block, then the kernel).
+import pypto.language as pl
+import torch
+from pypto.runtime import RunConfig
+
+N, TILE_ROWS, COLS = 4, 64, 128
+ROWS = N * TILE_ROWS
+CFG = RunConfig(platform="__PLATFORM__")
+
+torch.manual_seed(0)
+A = torch.randn(ROWS, COLS, dtype=torch.float32)
+
+
+def check(kernel):
+    out = torch.zeros(ROWS, COLS, dtype=torch.float32)
+    kernel(A, out, config=CFG)
+    torch.testing.assert_close(out, A * 2.0, rtol=1e-4, atol=1e-4)
+
+@pl.jit
+def region_claim(a: pl.Tensor, out: pl.Out[pl.Tensor]):
+    with pl.manual_scope():                       # nothing is inferred in here
+        for i in pl.range(N):
+            with pl.at(level=pl.Level.CORE_GROUP):
+                t = pl.load(a, [i * TILE_ROWS, 0], [TILE_ROWS, COLS])
+                pl.store(pl.mul(t, 2.0), [i * TILE_ROWS, 0], out)
+    return out
+
+
+check(region_claim)

@@ -1,0 +1,29 @@
+# A sequential loop writing one buffer: a WAW chain, one edge per iteration.
+# Source: seeds/004 Managing Dependencies, accumulation chain (verbatim: the page's shared setup block, then the kernel).
+import pypto.language as pl
+import torch
+from pypto.runtime import RunConfig
+
+N, TILE_ROWS, COLS = 4, 64, 128
+ROWS = N * TILE_ROWS
+CFG = RunConfig(platform="__PLATFORM__")
+
+torch.manual_seed(0)
+A = torch.randn(ROWS, COLS, dtype=torch.float32)
+
+
+def check(kernel):
+    out = torch.zeros(ROWS, COLS, dtype=torch.float32)
+    kernel(A, out, config=CFG)
+    torch.testing.assert_close(out, A * 2.0, rtol=1e-4, atol=1e-4)
+
+@pl.jit
+def serialized(a: pl.Tensor, out: pl.Out[pl.Tensor]):
+    for i in pl.range(N):
+        with pl.at(level=pl.Level.CORE_GROUP):   # writes `out` every iteration
+            t = pl.load(a, [i * TILE_ROWS, 0], [TILE_ROWS, COLS])
+            pl.store(pl.mul(t, 2.0), [i * TILE_ROWS, 0], out)   # -> WAW edge on i-1
+    return out
+
+
+check(serialized)
