@@ -13,7 +13,7 @@ add_library(pto_kernel_exec STATIC
 target_include_directories(pto_kernel_exec PUBLIC ${PROJECT_SOURCE_DIR})
 target_link_libraries(pto_kernel_exec PUBLIC
   pto_common pto_proto Eigen3::Eigen
-  absl::status absl::statusor absl::strings absl::span)
+  absl::status absl::statusor absl::strings absl::span absl::flat_hash_map)
 
 pto_cc_test(kernel_exec_test
   SOURCES

@@ -1,6 +1,7 @@
 #include "models/core/kernel_program.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <string>
 #include <utility>
@@ -559,7 +560,9 @@ const char* EngineName(EngineKind engine) {
 }
 
 absl::StatusOr<CompiledKernel> CompileKernel(const trace::Kernel& kernel) {
+  static std::atomic<uint64_t> next_uid{1};
   CompiledKernel out;
+  out.uid = next_uid.fetch_add(1, std::memory_order_relaxed);
   out.id = kernel.id();
   out.name = kernel.name();
   out.origin = kernel.origin();

@@ -68,6 +68,9 @@ struct CompiledParam {
 // A validated kernel, ready for TileExecutor. Kernels with a CostSummary body
 // have no ops; `cost` describes them.
 struct CompiledKernel {
+  // Unique per CompileKernel call (copies share it), so executors can cache
+  // per-kernel data such as op costs; 0 = never cache.
+  uint64_t uid = 0;
   uint32_t id = 0;
   std::string name;
   std::string origin;

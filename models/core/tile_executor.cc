@@ -99,7 +99,21 @@ absl::Status TileExecutor::Execute(const CompiledKernel& kernel, const BlockCont
                      ": functional execution needs a GmPort; pass one or run timing-only"));
   }
   if (absl::Status s = Prepare(kernel, args, functional); !s.ok()) return s;
-  return RunProgram(kernel, block, args, functional, gm, profile);
+  return RunProgram(kernel, OpCosts(kernel), block, args, functional, gm, profile);
+}
+
+const std::vector<double>& TileExecutor::OpCosts(const CompiledKernel& kernel) {
+  std::vector<double>* costs = &scratch_costs_;
+  if (kernel.uid != 0) {
+    auto [it, inserted] = op_costs_.try_emplace(kernel.uid);
+    costs = &it->second;
+    if (!inserted) return *costs;
+  }
+  costs->resize(kernel.ops.size());
+  for (size_t i = 0; i < kernel.ops.size(); ++i) {
+    (*costs)[i] = OpCostNs(kernel.ops[i], kernel, config_);
+  }
+  return *costs;
 }
 
 absl::Status TileExecutor::Prepare(const CompiledKernel& kernel, absl::Span<const BoundArg> args,
@@ -159,10 +173,6 @@ absl::Status TileExecutor::Prepare(const CompiledKernel& kernel, absl::Span<cons
     }
   }
   loop_values_.assign(kernel.loop_var_count, 0);
-  op_cost_ns_.resize(kernel.ops.size());
-  for (size_t i = 0; i < kernel.ops.size(); ++i) {
-    op_cost_ns_[i] = OpCostNs(kernel.ops[i], kernel, config_);
-  }
   if (functional) {
     if (tiles_.size() < kernel.tiles.size()) tiles_.resize(kernel.tiles.size());
     for (size_t i = 0; i < kernel.tiles.size(); ++i) {
@@ -180,9 +190,10 @@ absl::Status TileExecutor::Prepare(const CompiledKernel& kernel, absl::Span<cons
   return absl::OkStatus();
 }
 
-absl::Status TileExecutor::RunProgram(const CompiledKernel& kernel, const BlockContext& block,
-                                      absl::Span<const BoundArg> args, bool functional, GmPort* gm,
-                                      ExecutionProfile* profile) {
+absl::Status TileExecutor::RunProgram(const CompiledKernel& kernel,
+                                      const std::vector<double>& op_costs,
+                                      const BlockContext& block, absl::Span<const BoundArg> args,
+                                      bool functional, GmPort* gm, ExecutionProfile* profile) {
   IntEnv env;
   env.block_idx = block.block_idx;
   env.block_num = block.block_num;
@@ -236,7 +247,7 @@ absl::Status TileExecutor::RunProgram(const CompiledKernel& kernel, const BlockC
     rec.kind = op.kind;
     rec.engine = op.engine;
     rec.elements = op.elements;
-    rec.cost_ns = op_cost_ns_[pc];
+    rec.cost_ns = op_costs[pc];
     switch (op.kind) {
       case Op::LOAD: {
         Window w;

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/types/span.h"
 #include "models/chip_config.h"
@@ -102,9 +103,10 @@ class TileExecutor {
 
   absl::Status Prepare(const CompiledKernel& kernel, absl::Span<const BoundArg> args,
                        bool functional);
-  absl::Status RunProgram(const CompiledKernel& kernel, const BlockContext& block,
-                          absl::Span<const BoundArg> args, bool functional, GmPort* gm,
-                          ExecutionProfile* profile);
+  const std::vector<double>& OpCosts(const CompiledKernel& kernel);
+  absl::Status RunProgram(const CompiledKernel& kernel, const std::vector<double>& op_costs,
+                          const BlockContext& block, absl::Span<const BoundArg> args,
+                          bool functional, GmPort* gm, ExecutionProfile* profile);
   absl::Status ResolveWindow(const CompiledKernel& kernel, const CompiledOp& op,
                              const CompiledTile& tile, absl::Span<const BoundArg> args,
                              const BlockContext& block, Window* window);
@@ -125,8 +127,10 @@ class TileExecutor {
 
   ChipConfig config_;
   std::vector<TileValues> tiles_;
-  std::vector<uint8_t> staging_;    // one tile row (or one element) of GM bytes
-  std::vector<double> op_cost_ns_;  // per CompiledKernel op, this run's config
+  std::vector<uint8_t> staging_;  // one tile row (or one element) of GM bytes
+  // Op costs per kernel (by CompiledKernel::uid) under config_; computed once.
+  absl::flat_hash_map<uint64_t, std::vector<double>> op_costs_;
+  std::vector<double> scratch_costs_;  // for kernels with uid 0
   std::vector<int64_t> loop_values_;
   std::vector<int64_t> param_ints_;
   std::vector<double> param_floats_;

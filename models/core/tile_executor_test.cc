@@ -726,6 +726,24 @@ TEST_F(TileExecutorTest, PinnedDurationOfA128CubedFp16MatmulKernel) {
   EXPECT_LE(ns, 10000);
 }
 
+TEST_F(TileExecutorTest, CachedOpCostsFollowTheKernel) {
+  // Kernels compiled one after another (even into the same storage) must not
+  // share cached costs; a hand-built kernel with uid 0 is costed every time.
+  for (Op::Kind kind : {Op::ADD, Op::EXP, Op::ADD}) {
+    KernelBuilder kb("k");
+    uint32_t t = kb.Tile("t", {64, 64}, trace::FP32);
+    kb.Full(t, 1.0);
+    kb.Unary(kind, t, t);
+    if (kind == Op::ADD) kb.program()->mutable_ops(1)->add_srcs(t);
+    CompiledKernel k = Compile(kb);
+    ASSERT_TRUE(Run(k, {}).ok());
+    EXPECT_NEAR(profile_.records[1].cost_ns, VectorOpNs(kind, trace::FP32, 4096, config_), 1e-9);
+    k.uid = 0;
+    ASSERT_TRUE(Run(k, {}).ok());
+    EXPECT_NEAR(profile_.records[1].cost_ns, VectorOpNs(kind, trace::FP32, 4096, config_), 1e-9);
+  }
+}
+
 TEST_F(TileExecutorTest, SyncOpsAreProfiledNoOps) {
   KernelBuilder kb("sync");
   kb.Add(Op::SYNCALL).mutable_sync()->set_mode(Op::HARD);
