@@ -273,6 +273,11 @@ absl::Status TileExecutor::RunProgram(const CompiledKernel& kernel,
         if (functional) Compute(kernel, op);
         break;
     }
+    if (profile->records.size() >= kMaxOpInstancesPerBlock) {
+      return absl::ResourceExhaustedError(
+          absl::StrCat(op.label, ": the block has executed ", kMaxOpInstancesPerBlock,
+                       " op instances; check the loop bounds (runaway loop?) or split the kernel"));
+    }
     profile->Add(rec);
     ++pc;
   }

@@ -68,6 +68,10 @@ struct BoundArg {
 // (beyond what Eigen's matrix product may use internally).
 class TileExecutor {
  public:
+  // A block that executes more op instances than this fails (a runaway device
+  // loop would otherwise hang the simulation and exhaust memory).
+  static constexpr size_t kMaxOpInstancesPerBlock = size_t{1} << 20;
+
   explicit TileExecutor(const ChipConfig& config);
 
   // `functional` = false is timing-only: no GM traffic and no math, but the

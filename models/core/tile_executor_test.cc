@@ -546,6 +546,18 @@ TEST_F(TileExecutorTest, DeviceLoopsDriveOffsetsIncludingNegativeSteps) {
   EXPECT_EQ(profile_.records.size(), 12u + 8u + 6u);
 }
 
+TEST_F(TileExecutorTest, RunawayLoopsFailInsteadOfHanging) {
+  KernelBuilder kb("runaway");
+  kb.BeginLoop(0, C(0), C(int64_t{1} << 40));
+  kb.Add(Op::FENCE);
+  kb.EndLoop();
+  CompiledKernel k = Compile(kb);
+  absl::Status s = Run(k, {}, {}, /*functional=*/false);
+  EXPECT_EQ(s.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(s.message(), HasSubstr("op 1 (FENCE, test.py:2): the block has executed 1048576 op "
+                                     "instances; check the loop bounds"));
+}
+
 TEST_F(TileExecutorTest, SpmdBlocksTogetherCoverTheWholeTensor) {
   // out[64*b : 64*b+64, :] = x[...] + 1 for b in 0..3, rows addressed by
   // block_idx * (rows / block_num).
