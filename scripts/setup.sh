@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs the Debian packages pto_sim needs (when missing) and builds it.
+# Usage: scripts/setup.sh [build-dir]   (default: build)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build_dir="${1:-build}"
+
+packages=(
+  cmake ninja-build g++ pkg-config
+  libsystemc-dev libprotobuf-dev protobuf-compiler libabsl-dev libyaml-cpp-dev
+  libgtest-dev libgmock-dev libbenchmark-dev libeigen3-dev nlohmann-json3-dev libcli11-dev
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}" >&2
+  if [[ $(id -u) -ne 0 ]]; then sudo=sudo; else sudo=; fi
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$build_dir" -j"$(nproc)"

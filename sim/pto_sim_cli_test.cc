@@ -1,0 +1,323 @@
+// End-to-end tests of the pto_sim command line: each runs the real binary in
+// its own process on the bundled traces and configs.
+
+#include <cmath>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "common/trace_writer.h"
+#include "gmock/gmock.h"
+#include "google/protobuf/text_format.h"
+#include "gtest/gtest.h"
+#include "sim/testing/cli_runner.h"
+
+namespace pto {
+namespace {
+
+using ::pto::testing::CliResult;
+using ::pto::testing::FreshDir;
+using ::pto::testing::ReadFile;
+using ::pto::testing::ReadJson;
+using ::pto::testing::RunCli;
+using ::testing::HasSubstr;
+
+const std::string kPtoSim = PTO_SIM_BINARY;
+const std::string kSource = PTO_SOURCE_DIR;
+
+std::string Config() { return kSource + "/configs/ascend.yaml"; }
+std::string BundledTrace(const std::string& name) { return kSource + "/traces/" + name + ".pbtxt"; }
+
+trace::TraceText LoadTrace(const std::string& name) {
+  trace::TraceText text;
+  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(ReadFile(BundledTrace(name)), &text));
+  return text;
+}
+
+std::string SaveTrace(const trace::TraceText& text, const std::string& name) {
+  const std::string path = FreshDir("traces_" + name) + "/" + name + ".pbtxt";
+  EXPECT_TRUE(WriteTraceText(path, text).ok());
+  return path;
+}
+
+struct SimRun {
+  CliResult cli;
+  nlohmann::json stats;
+  std::string out_dir;
+};
+
+SimRun Simulate(const std::string& trace_path, std::vector<std::string> extra = {}) {
+  SimRun run;
+  run.out_dir = FreshDir("out_" + std::filesystem::path(trace_path).stem().string());
+  std::vector<std::string> args = {"--config", Config(), "--trace", trace_path, "--out",
+                                   run.out_dir};
+  args.insert(args.end(), extra.begin(), extra.end());
+  run.cli = RunCli(kPtoSim, args);
+  const std::string stats = run.out_dir + "/stats.json";
+  if (std::filesystem::exists(stats)) run.stats = ReadJson(stats);
+  return run;
+}
+
+// The core intervals of the task with launch index `index`.
+std::vector<nlohmann::json> IntervalsOf(const nlohmann::json& stats, int index) {
+  uint64_t seq = 0;
+  for (const auto& task : stats["task_records"]) {
+    if (task["index"] == index) seq = task["seq"];
+  }
+  std::vector<nlohmann::json> intervals;
+  for (const auto& interval : stats["core_intervals"]) {
+    if (interval[1] == seq) intervals.push_back(interval);
+  }
+  return intervals;
+}
+
+TEST(PtoSimCliTest, SpmdAddIsOneTaskOneDispatchFourBlocks) {
+  const SimRun run = Simulate(BundledTrace("spmd_add"));
+  ASSERT_EQ(run.cli.exit_code, 0) << run.cli.err;
+  EXPECT_EQ(run.stats["tasks"], 1);
+  EXPECT_EQ(run.stats["task_dispatches"], 1);
+  EXPECT_EQ(run.stats["block_dispatches"], 4);
+  EXPECT_EQ(run.stats["checks"]["passed"], 1);
+  EXPECT_EQ(run.stats["core_intervals"].size(), 4u);
+  EXPECT_THAT(run.cli.out, HasSubstr("checks: 1 passed, 0 failed"));
+}
+
+TEST(PtoSimCliTest, PerBlockTasksChainThroughTheTensorMapAndTakeLonger) {
+  const SimRun spmd = Simulate(BundledTrace("spmd_add"));
+  const SimRun per_block = Simulate(BundledTrace("per_block_add"));
+  ASSERT_EQ(per_block.cli.exit_code, 0) << per_block.cli.err;
+  EXPECT_EQ(per_block.stats["tasks"], 4);
+  EXPECT_EQ(per_block.stats["task_dispatches"], 4);
+  int tensormap_edges = 0;
+  for (const auto& edge : per_block.stats["edge_records"]) {
+    if (edge["source"] == "tensormap") {
+      ++tensormap_edges;
+      EXPECT_EQ(edge["succ"].get<int>(), edge["pred"].get<int>() + 1) << edge;
+    }
+  }
+  EXPECT_EQ(tensormap_edges, 3);
+  // The WAW chain serialises the four blocks; SPMD runs them side by side.
+  EXPECT_GT(per_block.stats["makespan_us"].get<double>(),
+            2 * spmd.stats["makespan_us"].get<double>());
+}
+
+TEST(PtoSimCliTest, RawChainOrdersTheConsumerAfterTheProducer) {
+  const SimRun run = Simulate(BundledTrace("raw_chain"));
+  ASSERT_EQ(run.cli.exit_code, 0) << run.cli.err;
+  const auto producer = IntervalsOf(run.stats, 0);
+  const auto consumer = IntervalsOf(run.stats, 1);
+  ASSERT_EQ(producer.size(), 1u);
+  ASSERT_EQ(consumer.size(), 1u);
+  EXPECT_GE(consumer[0][5].get<double>(), producer[0][6].get<double>());  // start >= end
+}
+
+class PredicateGateTest : public ::testing::TestWithParam<int> {};
+
+TEST_P(PredicateGateTest, FalseGateRetiresTheWriterWithoutACore) {
+  const int gate = GetParam();
+  trace::TraceText text = LoadTrace("predicate_chain");
+  for (auto& tensor : *text.mutable_header()->mutable_tensors()) {
+    if (tensor.name() == "gate") tensor.mutable_init()->mutable_fill()->set_value(gate);
+  }
+  const bool runs = gate > 0;
+  for (auto& record : *text.mutable_records()) {
+    if (record.has_check() && !runs) {
+      // out == 2a == 2i without the increment.
+      auto* expected = record.mutable_check()->mutable_expected()->mutable_generator();
+      expected->set_start(0);
+      expected->set_step(2);
+    }
+  }
+  const SimRun run = Simulate(SaveTrace(text, "gate_" + std::to_string(gate + 10)));
+  ASSERT_EQ(run.cli.exit_code, 0) << run.cli.out << run.cli.err;
+  EXPECT_EQ(run.stats["checks"]["passed"], 1);
+  EXPECT_EQ(run.stats["predicated_skips"], runs ? 0 : 1);
+  EXPECT_EQ(IntervalsOf(run.stats, 1).size(), runs ? 1u : 0u);  // the writer
+  EXPECT_EQ(IntervalsOf(run.stats, 2).size(), 1u);              // the consumer always runs
+  // The graph is the same whatever the gate says.
+  EXPECT_EQ(run.stats["tasks"], 3);
+  EXPECT_EQ(run.stats["edges"], 2);
+}
+
+INSTANTIATE_TEST_SUITE_P(Gates, PredicateGateTest, ::testing::Values(1, 0, -3));
+
+TEST(PtoSimCliTest, FailedCheckExitsOneAndNamesTheElement) {
+  trace::TraceText text = LoadTrace("spmd_add");
+  for (auto& record : *text.mutable_records()) {
+    if (record.has_check()) {
+      record.mutable_check()->mutable_expected()->mutable_generator()->set_start(1);
+    }
+  }
+  const SimRun run = Simulate(SaveTrace(text, "wrong_expectation"));
+  EXPECT_EQ(run.cli.exit_code, 1);
+  EXPECT_THAT(run.cli.out, HasSubstr("FAIL"));
+  EXPECT_THAT(run.cli.out, HasSubstr("first at [0, 0]"));
+  EXPECT_EQ(run.stats["checks"]["failed"], 1);
+}
+
+TEST(PtoSimCliTest, SummaryOnlyWritesNoRecords) {
+  const SimRun run = Simulate(BundledTrace("spmd_add"), {"--summary-only"});
+  ASSERT_EQ(run.cli.exit_code, 0) << run.cli.err;
+  EXPECT_EQ(run.stats["block_dispatches"], 4);
+  EXPECT_FALSE(run.stats.contains("task_records"));
+  EXPECT_FALSE(run.stats.contains("core_intervals"));
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(run.out_dir),
+                          std::filesystem::directory_iterator()),
+            1);
+}
+
+TEST(PtoSimCliTest, TimingOnlySkipsChecksButKeepsTheTiming) {
+  const SimRun full = Simulate(BundledTrace("spmd_add"));
+  const SimRun timing = Simulate(BundledTrace("spmd_add"), {"--timing-only"});
+  ASSERT_EQ(timing.cli.exit_code, 0) << timing.cli.err;
+  EXPECT_EQ(timing.stats["checks"]["passed"], 0);
+  EXPECT_DOUBLE_EQ(timing.stats["makespan_us"].get<double>(),
+                   full.stats["makespan_us"].get<double>());
+}
+
+TEST(PtoSimCliTest, SeveralLaunchesWriteOneDirectoryEachAndASum) {
+  trace::TraceText text = LoadTrace("spmd_add");
+  const int records = text.records_size();
+  for (int i = 0; i < records; ++i) *text.add_records() = text.records(i);
+  const SimRun run = Simulate(SaveTrace(text, "two_launches"));
+  ASSERT_EQ(run.cli.exit_code, 0) << run.cli.err;
+  EXPECT_EQ(run.stats["launches"], 2);
+  EXPECT_EQ(run.stats["tasks"], 2);
+  EXPECT_EQ(run.stats["checks"]["passed"], 2);
+  const nlohmann::json first = ReadJson(run.out_dir + "/launch_0/stats.json");
+  const nlohmann::json second = ReadJson(run.out_dir + "/launch_1/stats.json");
+  EXPECT_EQ(second["block_dispatches"], 4);
+  EXPECT_NEAR(run.stats["makespan_us"].get<double>(),
+              first["makespan_us"].get<double>() + second["makespan_us"].get<double>(), 1e-9);
+}
+
+TEST(PtoSimCliTest, SameInputsGiveByteIdenticalStats) {
+  const SimRun a = Simulate(BundledTrace("predicate_chain"));
+  const std::string first = ReadFile(a.out_dir + "/stats.json");
+  const SimRun b = Simulate(BundledTrace("predicate_chain"));
+  EXPECT_EQ(first, ReadFile(b.out_dir + "/stats.json"));
+}
+
+TEST(PtoSimCliTest, PrintConfigLinesRoundTripThroughSet) {
+  const CliResult printed = RunCli(kPtoSim, {"--config", Config(), "--print-config"});
+  ASSERT_EQ(printed.exit_code, 0) << printed.err;
+  EXPECT_THAT(printed.out, HasSubstr("chip.clusters: 24\n"));
+  EXPECT_THAT(printed.out, HasSubstr("aicpu.scheduler_threads: 3\n"));
+  EXPECT_THAT(printed.out, HasSubstr("core.dispatch_slots: 2\n"));
+  std::vector<std::string> args = {"--config", Config(), "--print-config"};
+  std::istringstream lines(printed.out);
+  for (std::string line; std::getline(lines, line);) {
+    const size_t colon = line.find(": ");
+    ASSERT_NE(colon, std::string::npos) << line;
+    args.push_back("--set");
+    args.push_back(line.substr(0, colon) + "=" + line.substr(colon + 2));
+  }
+  const CliResult again = RunCli(kPtoSim, args);
+  EXPECT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(again.out, printed.out);
+  const CliResult changed =
+      RunCli(kPtoSim, {"--config", Config(), "--set", "chip.clusters=8", "--print-config"});
+  EXPECT_THAT(changed.out, HasSubstr("chip.clusters: 8\n"));
+}
+
+TEST(PtoSimCliTest, FewerClustersStillRunAndWaveTheBlocks) {
+  const SimRun run = Simulate(BundledTrace("spmd_add"), {"--set", "chip.clusters=1"});
+  ASSERT_EQ(run.cli.exit_code, 0) << run.cli.err;
+  // 4 blocks on 2 AIVs: two waves.
+  EXPECT_EQ(run.stats["block_dispatches"], 4);
+  EXPECT_GT(run.stats["task_dispatches"].get<int>(), 1);
+  EXPECT_EQ(run.stats["checks"]["passed"], 1);
+}
+
+// ---------------------------------------------------------------------------
+// Bad input: exit 2 with a message that says where and what.
+
+struct BadInput {
+  std::string name;
+  std::vector<std::string> args;  // after --config
+  std::string message;
+};
+
+std::string BadTrace(const std::string& name) { return kSource + "/sim/testdata/bad/" + name; }
+
+std::string MutatedSpmdAdd(const std::string& name, void (*mutate)(trace::TraceText*)) {
+  trace::TraceText text = LoadTrace("spmd_add");
+  mutate(&text);
+  return SaveTrace(text, name);
+}
+
+std::string CorruptTrace() {
+  const std::string path = FreshDir("corrupt") + "/corrupt.pb";
+  ::pto::testing::WriteFile(path, std::string("\x0a\xff\xff\xff\x0f not a task stream", 24));
+  return path;
+}
+
+std::vector<BadInput> BadInputs() {
+  return {
+      {"missing_trace", {"--trace", "/nonexistent/x.pb"}, "/nonexistent/x.pb"},
+      {"truncated_pb", {"--trace", BadTrace("truncated.pb")}, "truncated"},
+      {"wrong_version", {"--trace", BadTrace("wrong_version.pb")}, "version"},
+      {"unknown_kernel", {"--trace", BadTrace("unknown_kernel.pbtxt")}, "kernel"},
+      {"dep_on_later_task", {"--trace", BadTrace("dep_on_later_task.pbtxt")}, "deps"},
+      {"view_out_of_bounds", {"--trace", BadTrace("view_out_of_bounds.pbtxt")}, "dim"},
+      {"unknown_tensor",
+       {"--trace", MutatedSpmdAdd("unknown_tensor",
+                                  [](trace::TraceText* t) {
+                                    for (auto& r : *t->mutable_records()) {
+                                      if (r.has_submit()) {
+                                        r.mutable_submit()->mutable_args(0)->mutable_tensor()
+                                            ->set_tensor_id(42);
+                                      }
+                                    }
+                                  })},
+       "tensor"},
+      {"dtype_mismatch_in_op",
+       {"--trace", MutatedSpmdAdd("dtype_mismatch",
+                                  [](trace::TraceText* t) {
+                                    auto* program =
+                                        t->mutable_header()->mutable_kernels(0)->mutable_program();
+                                    program->mutable_tiles(1)->set_dtype(trace::FP16);
+                                  })},
+       "FP16"},
+      {"corrupt_pb", {"--trace", CorruptTrace()}, "corrupt.pb"},
+      {"unknown_config_key", {"--trace", BadTrace("truncated.pb"), "--set", "chip.cluster=4"},
+       "did you mean 'chip.clusters'"},
+      {"negative_core_count", {"--trace", BadTrace("truncated.pb"), "--set", "chip.clusters=-1"},
+       "chip.clusters"},
+      {"zero_dispatch_slots", {"--set", "core.dispatch_slots=0", "--print-config"},
+       "core.dispatch_slots"},
+      {"unknown_option", {"--trace", BadTrace("truncated.pb"), "--frobnicate"}, "frobnicate"},
+  };
+}
+
+class BadInputTest : public ::testing::TestWithParam<BadInput> {};
+
+TEST_P(BadInputTest, ExitsTwoWithAClearMessage) {
+  std::vector<std::string> args = {"--config", Config()};
+  args.insert(args.end(), GetParam().args.begin(), GetParam().args.end());
+  const CliResult result = RunCli(kPtoSim, args);
+  EXPECT_EQ(result.exit_code, 2) << result.out << result.err;
+  EXPECT_THAT(result.err, HasSubstr(GetParam().message));
+  EXPECT_TRUE(result.out.find("checks:") == std::string::npos) << result.out;
+}
+
+INSTANTIATE_TEST_SUITE_P(Catalogue, BadInputTest, ::testing::ValuesIn(BadInputs()),
+                         [](const auto& info) { return info.param.name; });
+
+TEST(PtoSimCliTest, MissingConfigIsBadInput) {
+  const CliResult result = RunCli(kPtoSim, {"--trace", BundledTrace("spmd_add")});
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_THAT(result.err, HasSubstr("--config"));
+}
+
+TEST(PtoSimCliTest, HelpAndVersionExitZero) {
+  const CliResult help = RunCli(kPtoSim, {"--help"});
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_THAT(help.out, HasSubstr("--print-config"));
+  const CliResult version = RunCli(kPtoSim, {"--version"});
+  EXPECT_EQ(version.exit_code, 0);
+  EXPECT_THAT(version.out, HasSubstr("pto_sim"));
+}
+
+}  // namespace
+}  // namespace pto

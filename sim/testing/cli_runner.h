@@ -1,0 +1,30 @@
+#ifndef PTO_SIM_TESTING_CLI_RUNNER_H_
+#define PTO_SIM_TESTING_CLI_RUNNER_H_
+
+#include <string>
+#include <vector>
+
+#include "nlohmann/json.hpp"
+
+namespace pto::testing {
+
+struct CliResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+// Runs `binary` with `args` in a fresh process (SystemC elaborates once per
+// process) and captures its exit code, stdout and stderr.
+CliResult RunCli(const std::string& binary, const std::vector<std::string>& args);
+
+// A fresh, empty directory under the test's temporary directory.
+std::string FreshDir(const std::string& name);
+
+std::string ReadFile(const std::string& path);
+void WriteFile(const std::string& path, const std::string& text);
+nlohmann::json ReadJson(const std::string& path);
+
+}  // namespace pto::testing
+
+#endif  // PTO_SIM_TESTING_CLI_RUNNER_H_
