@@ -440,6 +440,12 @@ absl::Status Interpreter::AssignSubscript(const Expr& target, const Value& value
     return EmitStore(this, tile, offs, ref, false, target.loc);
   }
   if (auto host = base.AsShared<HostTensor>()) {
+    if (program_.FindTensorForHost(host.get())) {
+      return Error(target.loc,
+                   "this tensor was already passed to a launch; ptoc cannot send a "
+                   "host-side change to the device copy; build a new tensor "
+                   "instead (e.g. x = x.clone(); x[...] = ...)");
+    }
     std::vector<HostIndex> ix;
     for (size_t d = 0; d < parts.size(); ++d) {
       PTOC_ASSIGN_OR_RETURN(b, slice_bounds(*parts[d], host->shape()[d]));

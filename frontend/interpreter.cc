@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/dtype.h"
+#include "common/tensor_fill.h"
 #include "frontend/parser.h"
 #include "frontend/status_macros.h"
 
@@ -59,10 +60,46 @@ absl::Status Interpreter::Run(const Module& module) {
 
 absl::Status Interpreter::RequireKnown(const HostTensor& t, SourceLocation loc) const {
   if (t.known()) return absl::OkStatus();
-  return Error(loc,
-               "this tensor was written by a device launch and ptoc's reference evaluation is "
-               "not available yet, so its value is unknown at compile time; only use it as the "
-               "'actual' of torch.testing.assert_close");
+  return Error(loc, absl::StrCat("this tensor was written by a device launch whose reference "
+                                 "evaluation failed (",
+                                 reference_failure_,
+                                 "), so its value is unknown at compile time; only use it as "
+                                 "the 'actual' of torch.testing.assert_close"));
+}
+
+void Interpreter::EvaluateLaunch(const std::set<uint32_t>& written) {
+  const trace::StreamHeader& header = program_.header();
+  // Bring GM up to date with tensors declared since the last launch.
+  for (; gm_tensors_ < header.tensors_size(); ++gm_tensors_) {
+    const trace::Tensor& t = header.tensors(gm_tensors_);
+    const size_t end = t.gm_addr() + t.size_bytes();
+    if (gm_.size() < end) gm_.resize(end, 0);
+    absl::Status s = FillTensor(t.init(), t.dtype(), t.size_bytes() / DTypeSize(t.dtype()),
+                                gm_.data() + t.gm_addr());
+    if (!s.ok() && reference_failure_.empty()) reference_failure_ = std::string(s.message());
+  }
+  absl::Status status = reference_failure_.empty()
+                            ? reference_->RunLaunch(header, launch_->records(), &gm_)
+                            : absl::FailedPreconditionError(reference_failure_);
+  if (!status.ok() && reference_failure_.empty()) {
+    reference_failure_ = std::string(status.message());
+  }
+  for (uint32_t id : written) {
+    auto host = program_.HostFor(id);
+    if (!host) continue;
+    if (!status.ok()) {
+      host->set_known(false);
+      continue;
+    }
+    const trace::Tensor& t = header.tensors(id);
+    const size_t elem = DTypeSize(t.dtype());
+    std::vector<double> values(host->numel());
+    for (size_t i = 0; i < values.size(); ++i) {
+      values[i] = LoadAsDouble(t.dtype(), gm_.data() + t.gm_addr() + i * elem);
+    }
+    host->Assign(values);
+    host->set_known(true);
+  }
 }
 
 // ---------------------------------------------------------------------------
@@ -593,9 +630,7 @@ absl::StatusOr<Value> Interpreter::Launch(const std::shared_ptr<FunctionValue>& 
       }
     }
   }
-  for (uint32_t id : written) {
-    if (auto host = program_.HostFor(id)) host->set_known(false);
-  }
+  EvaluateLaunch(written);
   launch_.reset();
   launch_fn_ = nullptr;
   // The jit function's return value, mapped back to host tensors.
@@ -793,10 +828,20 @@ absl::StatusOr<std::shared_ptr<Tile>> Interpreter::AsTile(const Value& v, Source
   return Error(loc, absl::StrCat("expected a tile or a tensor, got ", v.TypeName()));
 }
 
-absl::StatusOr<trace::TraceText> CompileSource(const SourceFile& source) {
+void Interpreter::Warn(SourceLocation loc, absl::string_view message) {
+  std::string text(Error(loc, message).message());
+  const size_t pos = text.find(": error: ");
+  if (pos != std::string::npos) text.replace(pos, 9, ": warning: ");
+  warnings_.push_back(std::move(text));
+}
+
+absl::StatusOr<trace::TraceText> CompileSource(const SourceFile& source,
+                                               std::vector<std::string>* warnings) {
   PTOC_ASSIGN_OR_RETURN(module, Parse(source));
-  Interpreter interp(source, std::make_unique<UnavailableReference>());
-  PTOC_RETURN_IF_ERROR(interp.Run(module));
+  Interpreter interp(source, MakeTileExecutorReference());
+  absl::Status status = interp.Run(module);
+  if (warnings) *warnings = interp.warnings();
+  PTOC_RETURN_IF_ERROR(status);
   return interp.Finish();
 }
 

@@ -3,6 +3,7 @@
 
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -68,6 +69,9 @@ class Interpreter {
   absl::StatusOr<int> EmitDummy(const std::vector<Value>& deps, SourceLocation loc);
   absl::StatusOr<std::vector<uint32_t>> ResolveDeps(const std::vector<Value>& deps,
                                                     SourceLocation loc) const;
+  // Diagnostics that do not stop compilation, formatted like errors.
+  void Warn(SourceLocation loc, absl::string_view message);
+  const std::vector<std::string>& warnings() const { return warnings_; }
   void AddCheck(trace::Check check) {
     trace::StreamRecord r;
     *r.mutable_check() = std::move(check);
@@ -109,6 +113,9 @@ class Interpreter {
   absl::StatusOr<std::shared_ptr<Env>> BindParams(const FunctionValue& fn, const CallArgs& args);
   absl::StatusOr<Value> RunBody(const FunctionValue& fn, const std::shared_ptr<Env>& env);
   absl::StatusOr<Value> Launch(const std::shared_ptr<FunctionValue>& fn, const CallArgs& args);
+  // Runs the finished launch on the reference and refreshes the host values
+  // of the tensors it wrote (or marks them unknown when it cannot).
+  void EvaluateLaunch(const std::set<uint32_t>& written);
   absl::StatusOr<Value> CallIncore(const std::shared_ptr<FunctionValue>& fn, const CallArgs& args);
 
   // Traces `body` as one task's kernel and emits its submit; returns the
@@ -135,6 +142,12 @@ class Interpreter {
   int task_sites_ = 0;
   Value return_value_;
   SourceLocation current_loc_;
+  // ptoc's copy of GM for the reference evaluation, and how many header
+  // tensors it has initialised.
+  std::vector<uint8_t> gm_;
+  int gm_tensors_ = 0;
+  std::string reference_failure_;
+  std::vector<std::string> warnings_;
   uint64_t manual_seed_ = 0;
   uint64_t random_calls_ = 0;
   int call_depth_ = 0;
@@ -152,8 +165,10 @@ absl::StatusOr<Value> AnnotationSubscript(Interpreter* interp, const Annotation&
 // Python builtins (range, len, min, ...).
 void AddPythonBuiltins(Interpreter* interp, Env* env);
 
-// Compiles a whole kernel description into a trace.
-absl::StatusOr<trace::TraceText> CompileSource(const SourceFile& source);
+// Compiles a whole kernel description into a trace; warnings (if given)
+// receive non-fatal diagnostics.
+absl::StatusOr<trace::TraceText> CompileSource(const SourceFile& source,
+                                               std::vector<std::string>* warnings = nullptr);
 
 }  // namespace pto::ptoc
 

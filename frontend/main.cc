@@ -62,7 +62,9 @@ int Run(int argc, char** argv) {
   std::stringstream text;
   text << in.rdbuf();
   pto::ptoc::SourceFile source(input, text.str());
-  auto trace = pto::ptoc::CompileSource(source);
+  std::vector<std::string> warnings;
+  auto trace = pto::ptoc::CompileSource(source, &warnings);
+  for (const std::string& w : warnings) std::cerr << w << "\n";
   if (!trace.ok()) {
     std::cerr << trace.status().message() << "\n";
     return kExitError;

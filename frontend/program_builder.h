@@ -83,6 +83,7 @@ class ProgramBuilder {
   void AddRecord(trace::StreamRecord record) { records_.push_back(std::move(record)); }
   void set_platform(const std::string& platform) { header_.set_platform(platform); }
 
+  const trace::StreamHeader& header() const { return header_; }
   trace::TraceText Finish() const;
 
  private:

@@ -2,6 +2,8 @@
 #define PTO_FRONTEND_REFERENCE_H_
 
 #include <cstdint>
+#include <map>
+#include <memory>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -9,31 +11,25 @@
 
 namespace pto::ptoc {
 
-// Evaluates a launch sequentially (tasks in program order) on ptoc's own copy
-// of GM, so the harness can use device results at compile time.
+// Evaluates a launch sequentially (tasks in program order, every block of an
+// SPMD task in index order) on ptoc's own copy of GM, so the harness can use
+// device results at compile time (the expected values of later checks,
+// inputs of later launches).
 class ReferenceEvaluator {
  public:
   virtual ~ReferenceEvaluator() = default;
-  // Whether this evaluator can execute kernels at all.
-  virtual bool available() const = 0;
-  // Runs the submits of `launch` (records of one launch) against GM whose
-  // tensors are described by `header`; `gm` holds every tensor's bytes at its
-  // gm_addr and is updated in place.
+  // Runs the submits of one launch. `gm` holds every header tensor's bytes at
+  // its gm_addr and is updated in place; it grows to cover new tensors.
   virtual absl::Status RunLaunch(const trace::StreamHeader& header,
                                  const std::vector<trace::StreamRecord>& launch,
                                  std::vector<uint8_t>* gm) = 0;
 };
 
-// The evaluator used until the functional tile executor can be linked: it
-// executes nothing, so device-written tensors stay unknown to the harness.
-class UnavailableReference : public ReferenceEvaluator {
- public:
-  bool available() const override { return false; }
-  absl::Status RunLaunch(const trace::StreamHeader&, const std::vector<trace::StreamRecord>&,
-                         std::vector<uint8_t>*) override {
-    return absl::UnimplementedError("reference evaluation is not available");
-  }
-};
+// The reference built on the functional tile executor of models/core
+// (CompileKernel + TileExecutor), with a2a3 default core counts for the
+// available_*_count() widths. A predicate is evaluated by reading the gate
+// element (sign-extended) before the task runs.
+std::unique_ptr<ReferenceEvaluator> MakeTileExecutorReference();
 
 }  // namespace pto::ptoc
 

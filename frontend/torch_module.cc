@@ -258,12 +258,16 @@ std::shared_ptr<Namespace> MakeTorchModule(Interpreter* interp) {
     if (r.Has(3)) atol = r.Get(3)->f();
     auto converted = HostCast(*expected, actual->dtype());
     if (actual->known()) {
-      // Nothing device-side to check: compare now.
+      // Compared now against ptoc's sequential reference (or host values).
+      // A mismatch is a warning, not an error: a trace may deliberately show
+      // a race that only the simulator's concurrency exposes.
       for (int64_t i = 0; i < actual->numel(); ++i) {
         const double a = actual->values()[i], e = converted->values()[i];
-        if (std::fabs(a - e) > atol + rtol * std::fabs(e)) {
-          return I->Error(args.loc, absl::StrCat("assert_close failed at compile time: element ", i,
-                                                 " is ", a, ", expected ", e));
+        if (!(std::fabs(a - e) <= atol + rtol * std::fabs(e))) {
+          I->Warn(args.loc, absl::StrCat("the sequential reference disagrees with the expected "
+                                         "value at element ",
+                                         i, " (", a, " vs ", e, "); the check is emitted anyway"));
+          break;
         }
       }
     }

@@ -1,0 +1,200 @@
+// Golden tests on the streams ptoc emits for every trace in traces/*.py.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "frontend/interpreter.h"
+#include "frontend/stream_summary.h"
+
+namespace pto::ptoc {
+namespace {
+
+using ::testing::ElementsAre;
+
+trace::TraceText CompileTrace(const std::string& name) {
+  const std::string path = std::string(PTO_TRACES_DIR) + "/" + name + ".py";
+  std::ifstream in(path);
+  EXPECT_TRUE(in.good()) << path;
+  std::stringstream text;
+  text << in.rdbuf();
+  SourceFile source(name + ".py", text.str());
+  auto trace = CompileSource(source);
+  EXPECT_TRUE(trace.ok()) << trace.status();
+  return trace.ok() ? *trace : trace::TraceText();
+}
+
+int CountSubmits(const LaunchSummary& l) {
+  int n = 0;
+  for (const auto& t : l.tasks) n += t.kind == "submit";
+  return n;
+}
+
+TEST(GoldenTest, SpmdBlocksFile_PerBlockTasksThenOneSpmdTask) {
+  auto launches = Summarize(CompileTrace("spmd_blocks"));
+  ASSERT_EQ(launches.size(), 2u);
+  const LaunchSummary& per_block = launches[0];
+  EXPECT_EQ(per_block.name, "per_block_tasks");
+  ASSERT_EQ(CountSubmits(per_block), 4);
+  // Unrolled siblings in one scope: c is OUTPUT_EXISTING, then INOUT (R-prior).
+  for (int i = 0; i < 4; ++i) {
+    const TaskSummary& t = per_block.tasks[i];
+    EXPECT_EQ(t.core_type, trace::AIV);
+    EXPECT_EQ(t.block_num, 1);
+    EXPECT_EQ(t.scope_depth, 1u);
+    EXPECT_TRUE(t.deps.empty());
+    ASSERT_EQ(t.directions.size(), 3u);
+    EXPECT_EQ(t.directions[0], trace::INPUT);
+    EXPECT_EQ(t.directions[1], trace::INPUT);
+    EXPECT_EQ(t.directions[2], i == 0 ? trace::OUTPUT_EXISTING : trace::INOUT);
+  }
+  EXPECT_EQ(per_block.scope_shape, "A1 T T T T E1 ");
+
+  const LaunchSummary& spmd = launches[1];
+  EXPECT_EQ(spmd.name, "spmd_blocks");
+  ASSERT_EQ(CountSubmits(spmd), 1);
+  EXPECT_EQ(spmd.tasks[0].block_num, 4);
+  EXPECT_THAT(spmd.tasks[0].directions,
+              ElementsAre(trace::INPUT, trace::INPUT, trace::OUTPUT_EXISTING));
+}
+
+TEST(GoldenTest, SpmdKernelIndexesRowsByBlockIdxNotPerBlockCopies) {
+  trace::TraceText t = CompileTrace("spmd_blocks");
+  // The SPMD kernel is the last one; its load offsets are BLOCK_IDX * 64.
+  const auto& program = t.header().kernels(t.header().kernels_size() - 1).program();
+  ASSERT_GE(program.ops_size(), 1);
+  const auto& load = program.ops(0);
+  EXPECT_EQ(load.kind(), trace::Op::LOAD);
+  ASSERT_EQ(load.offsets(0).kind_case(), trace::IntExpr::kBinary);
+  EXPECT_EQ(load.offsets(0).binary().op(), trace::IntExpr::MUL);
+  EXPECT_EQ(load.offsets(0).binary().lhs().var(), trace::IntExpr::BLOCK_IDX);
+  EXPECT_EQ(load.offsets(0).binary().rhs().constant(), 64);
+  EXPECT_EQ(load.offsets(1).constant(), 0);
+}
+
+TEST(GoldenTest, GatedTwoLaunchesWithPredicateAndExplicitDep) {
+  trace::TraceText t = CompileTrace("gated");
+  auto launches = Summarize(t);
+  ASSERT_EQ(launches.size(), 2u);
+  for (const LaunchSummary& l : launches) {
+    EXPECT_EQ(l.scope_shape, "A1 M2 T T E2 E1 ");
+    ASSERT_EQ(CountSubmits(l), 2);
+    EXPECT_EQ(l.tasks[0].block_num, 4);
+    EXPECT_FALSE(l.tasks[0].has_predicate);
+    EXPECT_THAT(l.tasks[0].directions, ElementsAre(trace::INPUT, trace::OUTPUT_EXISTING));
+    EXPECT_EQ(l.tasks[1].block_num, 4);
+    EXPECT_TRUE(l.tasks[1].has_predicate);
+    EXPECT_THAT(l.tasks[1].deps, ElementsAre(0u));
+    EXPECT_THAT(l.tasks[1].directions, ElementsAre(trace::INOUT));
+    EXPECT_EQ(l.tasks[1].scope_depth, 2u);
+  }
+  // The predicate reads gate[0, 0] > 0 of each launch's own gate tensor.
+  int checks = 0;
+  std::vector<uint32_t> gate_ids;
+  for (const auto& r : t.records()) {
+    if (r.has_submit() && r.submit().has_predicate()) {
+      const auto& p = r.submit().predicate();
+      EXPECT_EQ(p.op(), trace::Predicate::GT);
+      EXPECT_EQ(p.target(), 0);
+      EXPECT_THAT(p.indices(), ElementsAre(0, 0));
+      gate_ids.push_back(p.tensor_id());
+    }
+    checks += r.has_check();
+  }
+  EXPECT_EQ(checks, 2);
+  ASSERT_EQ(gate_ids.size(), 2u);
+  EXPECT_EQ(t.header().tensors(gate_ids[0]).dtype(), trace::INT32);
+  EXPECT_TRUE(t.header().tensors(gate_ids[0]).init().zeros());
+  EXPECT_DOUBLE_EQ(t.header().tensors(gate_ids[1]).init().fill().value(), 1.0);
+  // Both launches run the same two kernels.
+  EXPECT_EQ(t.header().kernels_size(), 2);
+}
+
+TEST(GoldenTest, GatedInputsTravelAsRandnGeneratorAndExpectedAsBytes) {
+  trace::TraceText t = CompileTrace("gated");
+  const auto& a = t.header().tensors(0);
+  EXPECT_EQ(a.name(), "A");
+  EXPECT_EQ(a.init().generator().kind(), trace::TensorInit::Generator::RANDN);
+  for (const auto& tensor : t.header().tensors()) EXPECT_EQ(tensor.gm_addr() % 1024, 0u);
+  for (const auto& r : t.records()) {
+    if (!r.has_check()) continue;
+    EXPECT_EQ(r.check().expected().data().size(), 256u * 128u * 4u);
+    EXPECT_DOUBLE_EQ(r.check().rtol(), 1e-4);
+  }
+}
+
+TEST(GoldenTest, EarlyResolveProducerFlaggedConsumerNot) {
+  auto launches = Summarize(CompileTrace("early_resolve"));
+  ASSERT_EQ(launches.size(), 1u);
+  const LaunchSummary& l = launches[0];
+  ASSERT_EQ(CountSubmits(l), 2);
+  EXPECT_TRUE(l.tasks[0].allow_early_resolve);
+  EXPECT_FALSE(l.tasks[1].allow_early_resolve);
+  EXPECT_THAT(l.tasks[0].directions,
+              ElementsAre(trace::INPUT, trace::INPUT, trace::OUTPUT_EXISTING));
+  // The consumer reads scratch (RAW edge inferred by the runtime) and writes out.
+  EXPECT_THAT(l.tasks[1].directions, ElementsAre(trace::INPUT, trace::OUTPUT_EXISTING));
+  EXPECT_EQ(l.tasks[1].tensor_ids[0], l.tasks[0].tensor_ids[2]);
+}
+
+TEST(GoldenTest, SerializedRangeBodiesAreScopesAndOutIsInoutBySeq) {
+  auto launches = Summarize(CompileTrace("serialized"));
+  ASSERT_EQ(launches.size(), 1u);
+  const LaunchSummary& l = launches[0];
+  ASSERT_EQ(CountSubmits(l), 4);
+  EXPECT_EQ(l.scope_shape, "A1 A2 T E2 A2 T E2 A2 T E2 A2 T E2 E1 ");
+  for (const auto& t : l.tasks) {
+    EXPECT_EQ(t.scope_depth, 2u);
+    EXPECT_THAT(t.directions, ElementsAre(trace::INPUT, trace::INOUT));
+  }
+}
+
+TEST(GoldenTest, NarrowClaimMarksOutNoDep) {
+  auto launches = Summarize(CompileTrace("narrow_claim"));
+  ASSERT_EQ(launches.size(), 1u);
+  ASSERT_EQ(CountSubmits(launches[0]), 4);
+  for (const auto& t : launches[0].tasks) {
+    EXPECT_THAT(t.directions, ElementsAre(trace::INPUT, trace::NO_DEP));
+    EXPECT_TRUE(t.deps.empty());
+  }
+}
+
+TEST(GoldenTest, RegionClaimOpensNoScopeInsideTheManualScope) {
+  auto launches = Summarize(CompileTrace("region_claim"));
+  ASSERT_EQ(launches.size(), 1u);
+  const LaunchSummary& l = launches[0];
+  ASSERT_EQ(CountSubmits(l), 4);
+  EXPECT_EQ(l.scope_shape, "A1 M2 T T T T E2 E1 ");
+  for (const auto& t : l.tasks) EXPECT_EQ(t.scope_depth, 2u);
+}
+
+TEST(GoldenTest, TensorClaimCopyDependsOnTheWholeWritersArray) {
+  trace::TraceText trace = CompileTrace("tensor_claim");
+  auto launches = Summarize(trace);
+  ASSERT_EQ(launches.size(), 1u);
+  const LaunchSummary& l = launches[0];
+  ASSERT_EQ(CountSubmits(l), 5);
+  ASSERT_EQ(l.tasks.size(), 6u);
+  EXPECT_EQ(l.tasks[0].kind, "alloc");
+  EXPECT_EQ(l.tasks[0].scope_depth, 1u);
+  const TaskSummary& copy = l.tasks[5];
+  EXPECT_THAT(copy.deps, ElementsAre(1u, 2u, 3u, 4u));
+  EXPECT_EQ(copy.scope_depth, 1u);
+  EXPECT_THAT(copy.directions, ElementsAre(trace::INPUT, trace::OUTPUT_EXISTING));
+  // The scratch tensor is manual_dep and created by the alloc.
+  const uint32_t scratch = copy.tensor_ids[0];
+  EXPECT_TRUE(trace.header().tensors(scratch).manual_dep());
+  // The copy's kernel is one device loop over the four bands.
+  for (const auto& r : trace.records()) {
+    if (!r.has_submit() || r.submit().deps_size() == 0) continue;
+    const auto& program = trace.header().kernels(r.submit().kernel_ids(1)).program();
+    ASSERT_EQ(program.ops_size(), 1);
+    EXPECT_EQ(program.ops(0).kind(), trace::Op::LOOP);
+    EXPECT_EQ(program.ops(0).loop().stop().constant(), 4);
+    EXPECT_EQ(program.ops(0).loop().body_size(), 2);
+  }
+}
+
+}  // namespace
+}  // namespace pto::ptoc
