@@ -26,15 +26,15 @@ struct AicpuParams {
   double submit_base_ns = 500;
   double submit_per_tensor_arg_ns = 80;
   double submit_per_probe_ns = 20;
-  double alloc_ns = 200;                 // alloc_tensors task
-  double cond_poll_ns = 100;             // one COND MMIO read
-  double dispatch_publish_ns = 30;       // payload build + wmb + DMB write
-  double dispatch_to_core_ns = 140;      // DMB write until the core sees it
-  double fin_to_visible_ns = 180;        // core FIN until COND shows it
-  double resolve_base_ns = 400;          // fan-out walk of a completed task
+  double alloc_ns = 200;             // alloc_tensors task
+  double cond_poll_ns = 100;         // one COND MMIO read
+  double dispatch_publish_ns = 30;   // payload build + wmb + DMB write
+  double dispatch_to_core_ns = 140;  // DMB write until the core sees it
+  double fin_to_visible_ns = 180;    // core FIN until COND shows it
+  double resolve_base_ns = 400;      // fan-out walk of a completed task
   double resolve_per_consumer_ns = 90;
-  double dummy_retire_ns = 150;          // a dummy or predicate-false task
-  double loop_overhead_ns = 115;         // one idle scheduler iteration
+  double dummy_retire_ns = 150;   // a dummy or predicate-false task
+  double loop_overhead_ns = 115;  // one idle scheduler iteration
 };
 
 struct RingParams {

@@ -100,7 +100,7 @@ TEST(CompiledIntExprTest, DivisionByZeroAtRunTimeNamesTheOperator) {
   env.block_idx = 0;
   absl::Status s = EvalError(Bin(IntExpr::FLOOR_DIV, C(64), BlockIdx()), env);
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(s.message(), HasSubstr("FLOOR_DIV by zero"));
+  EXPECT_THAT(std::string(s.message()), HasSubstr("FLOOR_DIV by zero"));
   EXPECT_THAT(EvalError(Bin(IntExpr::MOD, C(64), BlockIdx()), env).message(),
               HasSubstr("MOD by zero"));
 }

@@ -554,7 +554,7 @@ TEST_F(TileExecutorTest, RunawayLoopsFailInsteadOfHanging) {
   CompiledKernel k = Compile(kb);
   absl::Status s = Run(k, {}, {}, /*functional=*/false);
   EXPECT_EQ(s.code(), absl::StatusCode::kResourceExhausted);
-  EXPECT_THAT(s.message(), HasSubstr("op 1 (FENCE, test.py:2): the block has executed 1048576 op "
+  EXPECT_THAT(std::string(s.message()), HasSubstr("op 1 (FENCE, test.py:2): the block has executed 1048576 op "
                                      "instances; check the loop bounds"));
 }
 
@@ -594,7 +594,7 @@ TEST_F(TileExecutorTest, OutOfBoundsLoadNamesTheOpAndOffsets) {
   EXPECT_TRUE(Run(k, args, {0, 2, 0}).ok());
   absl::Status s = Run(k, args, {1, 2, 0});
   EXPECT_EQ(s.code(), absl::StatusCode::kOutOfRange);
-  EXPECT_THAT(s.message(), HasSubstr("kernel 'oob' op 0 (LOAD, test.py:1): tile 't' at offsets "
+  EXPECT_THAT(std::string(s.message()), HasSubstr("kernel 'oob' op 0 (LOAD, test.py:1): tile 't' at offsets "
                                      "[0, 40] leaves the view [64, 64] of param 'x' in dim 1"));
   // Timing-only runs check bounds too.
   EXPECT_EQ(Run(k, args, {1, 2, 0}, /*functional=*/false).code(), absl::StatusCode::kOutOfRange);
