@@ -20,8 +20,11 @@ trace::TraceText CompileTrace(const std::string& name) {
   std::stringstream text;
   text << in.rdbuf();
   SourceFile source(name + ".py", text.str());
-  auto trace = CompileSource(source);
+  std::vector<std::string> warnings;
+  auto trace = CompileSource(source, &warnings);
   EXPECT_TRUE(trace.ok()) << trace.status();
+  // Every check of every trace agrees with ptoc's sequential reference.
+  for (const std::string& w : warnings) ADD_FAILURE() << w;
   return trace.ok() ? *trace : trace::TraceText();
 }
 
@@ -194,6 +197,114 @@ TEST(GoldenTest, TensorClaimCopyDependsOnTheWholeWritersArray) {
     EXPECT_EQ(program.ops(0).loop().stop().constant(), 4);
     EXPECT_EQ(program.ops(0).loop().body_size(), 2);
   }
+}
+
+TEST(GoldenTest, MixedKernelStagedIsTwoTasksMixedFormsAreOneMixTask) {
+  trace::TraceText t = CompileTrace("mixed_kernel");
+  auto launches = Summarize(t);
+  ASSERT_EQ(launches.size(), 3u);
+  const LaunchSummary& staged = launches[0];
+  ASSERT_EQ(CountSubmits(staged), 2);
+  EXPECT_EQ(staged.tasks[0].kind, "alloc");
+  EXPECT_EQ(staged.tasks[1].name, "cube_only");
+  EXPECT_EQ(staged.tasks[1].core_type, trace::AIC);
+  EXPECT_EQ(staged.tasks[2].name, "vector_only");
+  EXPECT_EQ(staged.tasks[2].core_type, trace::AIV);
+  // The edge cube -> vector goes through the acc intermediate.
+  EXPECT_EQ(staged.tasks[2].directions[0], trace::INPUT);
+  EXPECT_EQ(staged.tasks[2].tensor_ids[0], staged.tasks[1].tensor_ids.back());
+  const trace::SplitMode splits[] = {trace::SPLIT_UP_DOWN, trace::SPLIT_LEFT_RIGHT};
+  for (int i = 1; i <= 2; ++i) {
+    ASSERT_EQ(CountSubmits(launches[i]), 1);
+    const TaskSummary& mix = launches[i].tasks[0];
+    EXPECT_EQ(mix.core_type, trace::MIX);
+    EXPECT_THAT(mix.directions,
+                ElementsAre(trace::INPUT, trace::INPUT, trace::INPUT, trace::OUTPUT_EXISTING));
+  }
+  int mix_kernels = 0;
+  for (const auto& k : t.header().kernels()) {
+    if (k.core_type() != trace::MIX) continue;
+    EXPECT_EQ(k.program().split(), splits[mix_kernels]);
+    EXPECT_EQ(k.program().slot_num(), 2u);
+    ++mix_kernels;
+  }
+  EXPECT_EQ(mix_kernels, 2);
+}
+
+TEST(GoldenTest, SlicedTasksWriteDisjointViews) {
+  auto launches = Summarize(CompileTrace("sliced"));
+  ASSERT_EQ(launches.size(), 1u);
+  ASSERT_EQ(CountSubmits(launches[0]), 4);
+  trace::TraceText t = CompileTrace("sliced");
+  int i = 0;
+  for (const auto& r : t.records()) {
+    if (!r.has_submit()) continue;
+    const auto& part = r.submit().args(1).tensor();
+    EXPECT_EQ(part.direction(), trace::INOUT);  // R-seq; disjoint regions keep them unordered
+    EXPECT_THAT(part.offsets(), ElementsAre(64 * i, 0));
+    EXPECT_THAT(part.shape(), ElementsAre(64, 128));
+    EXPECT_TRUE(r.submit().deps().empty());
+    ++i;
+  }
+}
+
+// The barrier op of the only kernel of a trace.
+trace::Op FindSyncall(const trace::TraceText& t) {
+  for (const auto& op : t.header().kernels(0).program().ops()) {
+    if (op.kind() == trace::Op::SYNCALL) return op;
+  }
+  ADD_FAILURE() << "no SYNCALL";
+  return trace::Op();
+}
+
+TEST(GoldenTest, SoftBarrierIsOneSpmdTaskWithAGmPollingSyncall) {
+  trace::TraceText t = CompileTrace("soft_barrier");
+  auto launches = Summarize(t);
+  ASSERT_EQ(CountSubmits(launches[0]), 1);
+  const TaskSummary& task = launches[0].tasks[0];
+  EXPECT_EQ(task.block_num, 4);
+  EXPECT_FALSE(task.sync_start);
+  EXPECT_THAT(task.directions, ElementsAre(trace::INPUT, trace::INOUT, trace::OUTPUT_EXISTING));
+  const trace::Op sync = FindSyncall(t);
+  EXPECT_EQ(sync.sync().mode(), trace::Op::SOFT);
+  EXPECT_EQ(sync.sync().core_type(), trace::AIV);
+  EXPECT_EQ(sync.sync().workspace_param(), 1u);
+  EXPECT_EQ(sync.sync().used_cores().constant(), 4);
+  EXPECT_EQ(t.header().tensors(task.tensor_ids[1]).dtype(), trace::INT32);
+}
+
+TEST(GoldenTest, HardBarrierFillsEveryAivSymbolicallyWithSyncStart) {
+  trace::TraceText t = CompileTrace("hard_barrier");
+  auto launches = Summarize(t);
+  ASSERT_EQ(CountSubmits(launches[0]), 1);
+  const TaskSummary& task = launches[0].tasks[0];
+  EXPECT_EQ(task.block_num, 0);
+  EXPECT_EQ(task.block_symbol, trace::AVAILABLE_AIV);
+  EXPECT_TRUE(task.sync_start);
+  const trace::Op sync = FindSyncall(t);
+  EXPECT_EQ(sync.sync().mode(), trace::Op::HARD);
+  EXPECT_EQ(sync.sync().core_type(), trace::AIV);
+}
+
+TEST(GoldenTest, CrossCoreRingStreamsFourTilesInOneDeviceLoop) {
+  trace::TraceText t = CompileTrace("cross_core_ring");
+  auto launches = Summarize(t);
+  ASSERT_EQ(CountSubmits(launches[0]), 1);
+  EXPECT_EQ(launches[0].tasks[0].core_type, trace::MIX);
+  const auto& program = t.header().kernels(0).program();
+  EXPECT_EQ(program.slot_num(), 2u);
+  const trace::Op* loop = nullptr;
+  for (const auto& op : program.ops()) {
+    if (op.kind() == trace::Op::LOOP) loop = &op;
+  }
+  ASSERT_NE(loop, nullptr);
+  EXPECT_GE(loop->loop().stop().constant(), 3);
+  bool cube = false, vector = false;
+  for (const auto& op : loop->loop().body()) {
+    cube |= op.kind() == trace::Op::MATMUL && op.engine() == trace::ENGINE_CUBE;
+    vector |= op.kind() == trace::Op::ADD && op.engine() == trace::ENGINE_VECTOR;
+  }
+  EXPECT_TRUE(cube && vector);
 }
 
 }  // namespace

@@ -55,8 +55,8 @@ class TileExecutorReference : public ReferenceEvaluator {
       int kid = -1;
       for (int k : s.kernel_ids()) kid = std::max(kid, k);
       if (kid < 0) continue;
-      auto compiled = Compiled(header, kid);
-      if (!compiled.ok()) return compiled.status();
+      auto phases = Phases(header, kid);
+      if (!phases.ok()) return phases.status();
       std::vector<BoundArg> args;
       for (const auto& a : s.args()) {
         if (a.has_scalar()) {
@@ -87,21 +87,25 @@ class TileExecutorReference : public ReferenceEvaluator {
         blocks =
             s.block_symbol() == trace::AVAILABLE_AIV ? config_.aiv_count() : config_.aic_count();
       }
-      for (int64_t b = 0; b < blocks; ++b) {
-        BlockContext block;
-        block.block_idx = b;
-        block.block_num = blocks;
-        absl::Status st =
-            executor_.Execute(**compiled, block, args, /*functional=*/true, &port, &profile_);
-        if (!st.ok()) {
-          return absl::InvalidArgumentError(
-              absl::StrCat(s.origin(), ": reference evaluation of task '", s.name(), "' block ", b,
-                           " failed: ", st.message()));
-        }
-        if (!port.status().ok()) {
-          return absl::InvalidArgumentError(
-              absl::StrCat(s.origin(), ": task '", s.name(),
-                           "' accessed GM out of range: ", port.status().message()));
+      // Blocks run in index order, phase by phase: every block reaches a
+      // barrier before any block passes it.
+      for (const CompiledKernel& phase : **phases) {
+        for (int64_t b = 0; b < blocks; ++b) {
+          BlockContext block;
+          block.block_idx = b;
+          block.block_num = blocks;
+          absl::Status st =
+              executor_.Execute(phase, block, args, /*functional=*/true, &port, &profile_);
+          if (!st.ok()) {
+            return absl::InvalidArgumentError(
+                absl::StrCat(s.origin(), ": reference evaluation of task '", s.name(), "' block ",
+                             b, " failed: ", st.message()));
+          }
+          if (!port.status().ok()) {
+            return absl::InvalidArgumentError(
+                absl::StrCat(s.origin(), ": task '", s.name(),
+                             "' accessed GM out of range: ", port.status().message()));
+          }
         }
       }
     }
@@ -110,24 +114,48 @@ class TileExecutorReference : public ReferenceEvaluator {
   }
 
  private:
-  absl::StatusOr<const CompiledKernel*> Compiled(const trace::StreamHeader& header, int kid) {
+  // The kernel split at its top-level syncalls into phases (one phase when
+  // it has none); a syncall inside a device loop cannot be split and runs as
+  // one phase, block after block.
+  absl::StatusOr<const std::vector<CompiledKernel>*> Phases(const trace::StreamHeader& header,
+                                                            int kid) {
     auto it = kernels_.find(kid);
     if (it != kernels_.end()) return &it->second;
-    auto compiled = CompileKernel(header.kernels(kid));
-    if (!compiled.ok()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(header.kernels(kid).origin(),
-                       ": ptoc produced a kernel the executor rejects (a ptoc "
-                       "bug): ",
-                       compiled.status().message()));
+    const trace::Kernel& kernel = header.kernels(kid);
+    std::vector<trace::Kernel> parts;
+    if (kernel.has_program()) {
+      trace::Kernel current = kernel;
+      current.mutable_program()->clear_ops();
+      for (const trace::Op& op : kernel.program().ops()) {
+        if (op.kind() == trace::Op::SYNCALL) {
+          parts.push_back(current);
+          current.mutable_program()->clear_ops();
+          continue;
+        }
+        *current.mutable_program()->add_ops() = op;
+      }
+      parts.push_back(current);
+    } else {
+      parts.push_back(kernel);
     }
-    return &kernels_.emplace(kid, std::move(*compiled)).first->second;
+    std::vector<CompiledKernel> compiled;
+    for (const trace::Kernel& part : parts) {
+      auto c = CompileKernel(part);
+      if (!c.ok()) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            kernel.origin(), ": the reference cannot run kernel '", kernel.name(), "'",
+            parts.size() > 1 ? " split at its syncalls (a tile used across a barrier?)" : "", ": ",
+            c.status().message()));
+      }
+      compiled.push_back(std::move(*c));
+    }
+    return &kernels_.emplace(kid, std::move(compiled)).first->second;
   }
 
   ChipConfig config_;
   TileExecutor executor_;
   ExecutionProfile profile_;
-  std::map<int, CompiledKernel> kernels_;
+  std::map<int, std::vector<CompiledKernel>> kernels_;
 };
 
 }  // namespace
