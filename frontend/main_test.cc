@@ -1,0 +1,94 @@
+// End-to-end tests of the ptoc command line: exit codes and diagnostics.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include "proto/task_stream.pb.h"
+
+namespace {
+
+using ::testing::HasSubstr;
+
+struct Result {
+  int exit_code = -1;
+  std::string output;  // stdout + stderr
+};
+
+Result RunPtoc(const std::string& args) {
+  const std::string command = std::string(PTOC_BINARY) + " " + args + " 2>&1";
+  Result r;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (!pipe) return r;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof(buf), pipe)) > 0) r.output.append(buf, n);
+  const int status = pclose(pipe);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+std::string WriteFile(const std::string& name, const std::string& text) {
+  const std::string path = ::testing::TempDir() + "/" + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+TEST(PtocMainTest, CompilesToALengthDelimitedStreamAndExitsZero) {
+  const std::string src =
+      WriteFile("ok.py",
+                "import pypto.language as pl\nimport torch\n"
+                "@pl.jit\n"
+                "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+                "    for i in pl.spmd(2):\n"
+                "        pl.store(pl.load(a, [i * 8, 0], [8, 8]), [i * 8, 0], out)\n"
+                "    return out\n"
+                "out = torch.zeros(16, 8)\n"
+                "f(torch.ones(16, 8), out)\n");
+  const std::string out = ::testing::TempDir() + "/ok.pb";
+  Result r = RunPtoc(src + " -o " + out);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  std::ifstream in(out, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_GT(bytes.size(), 2u);
+  // The first message is the header, prefixed by its varint length.
+  size_t len = 0, shift = 0, pos = 0;
+  while (pos < bytes.size()) {
+    const unsigned char c = bytes[pos++];
+    len |= size_t(c & 0x7f) << shift;
+    shift += 7;
+    if (!(c & 0x80)) break;
+  }
+  pto::trace::StreamHeader header;
+  ASSERT_TRUE(header.ParseFromString(bytes.substr(pos, len)));
+  EXPECT_EQ(header.version(), 1u);
+  EXPECT_EQ(header.tensors_size(), 2);
+
+  Result text = RunPtoc(src + " -o " + out + "txt --pbtxt");
+  EXPECT_EQ(text.exit_code, 0) << text.output;
+  std::ifstream txt(out + "txt");
+  std::string content((std::istreambuf_iterator<char>(txt)), std::istreambuf_iterator<char>());
+  EXPECT_THAT(content, HasSubstr("block_num: 2"));
+}
+
+TEST(PtocMainTest, ErrorsExitTwoWithFileLineColumnSourceAndCaret) {
+  const std::string src = WriteFile("bad.py", "x = 1\nwhile x:\n    pass\n");
+  Result r = RunPtoc(src + " -o " + ::testing::TempDir() + "/bad.pb");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.output, HasSubstr("bad.py:2:1: error: 'while' loops are not supported"));
+  EXPECT_THAT(r.output, HasSubstr("\nwhile x:\n^"));
+}
+
+TEST(PtocMainTest, UsageErrorsExitTwo) {
+  EXPECT_EQ(RunPtoc("").exit_code, 2);
+  EXPECT_EQ(RunPtoc("a.py").exit_code, 2);  // no -o
+  Result missing = RunPtoc("/nonexistent/k.py -o /tmp/x.pb");
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_THAT(missing.output, HasSubstr("cannot open"));
+  EXPECT_EQ(RunPtoc("a.py -o b.pb --frobnicate").exit_code, 2);
+}
+
+}  // namespace
