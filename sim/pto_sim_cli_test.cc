@@ -111,6 +111,41 @@ TEST(PtoSimCliTest, RawChainOrdersTheConsumerAfterTheProducer) {
   EXPECT_GE(consumer[0][5].get<double>(), producer[0][6].get<double>());  // start >= end
 }
 
+TEST(PtoSimCliTest, MixTaskTakesOneWholeClusterAndDummiesTakeNoCore) {
+  const SimRun run = Simulate(kSource + "/sim/testdata/mix_dummy_alloc.pbtxt");
+  ASSERT_EQ(run.cli.exit_code, 0) << run.cli.out << run.cli.err;
+  EXPECT_EQ(run.stats["checks"]["passed"], 2);
+  EXPECT_EQ(run.stats["tasks"], 3);
+  EXPECT_EQ(run.stats["dummy_tasks"], 1);
+  EXPECT_EQ(run.stats["alloc_tasks"], 1);
+  // Matmul + bias as one MIX task: one pop, one block, three cores of one
+  // cluster (AIC id c, AIVs 24 + 2c and 24 + 2c + 1).
+  const auto mix = IntervalsOf(run.stats, 1);
+  ASSERT_EQ(mix.size(), 3u);
+  const int aic = mix[0][0];
+  EXPECT_LT(aic, 24);
+  EXPECT_EQ(mix[1][0], 24 + 2 * aic);
+  EXPECT_EQ(mix[2][0], 24 + 2 * aic + 1);
+  EXPECT_TRUE(IntervalsOf(run.stats, 0).empty());  // the alloc
+  EXPECT_TRUE(IntervalsOf(run.stats, 3).empty());  // the dummy
+  // The alloc is everyone's creator; the dummy joins records 1 and 2.
+  int creator_edges = 0, explicit_into_dummy = 0;
+  for (const auto& edge : run.stats["edge_records"]) {
+    if (edge["source"] == "creator") {
+      EXPECT_EQ(edge["pred"], 0);
+      ++creator_edges;
+    }
+    if (edge["source"] == "explicit" && edge["succ"] == 3) ++explicit_into_dummy;
+  }
+  EXPECT_EQ(creator_edges, 3);
+  EXPECT_EQ(explicit_into_dummy, 2);
+  // copy_again waits for the dummy, which waits for copy_out.
+  const auto copy_out = IntervalsOf(run.stats, 2);
+  const auto copy_again = IntervalsOf(run.stats, 4);
+  ASSERT_EQ(copy_again.size(), 1u);
+  EXPECT_GT(copy_again[0][5].get<double>(), copy_out[0][6].get<double>());
+}
+
 class PredicateGateTest : public ::testing::TestWithParam<int> {};
 
 TEST_P(PredicateGateTest, FalseGateRetiresTheWriterWithoutACore) {
