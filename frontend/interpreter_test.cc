@@ -347,6 +347,30 @@ TEST(InterpreterTest, SlicesBecomeViewArgumentsAndCreateTensorAllocs) {
   EXPECT_EQ(views, 2);
 }
 
+TEST(InterpreterTest, AutoScopeFalseInlineHelpersAtomicStoresAndEmptyDummies) {
+  trace::TraceText t = Compile(
+      "@pl.jit.inline\n"
+      "def band(a, out, i):\n"
+      "    with pl.at(level=pl.Level.CORE_GROUP):\n"
+      "        pl.store(pl.load(a, [i * 8, 0], [8, 8]), [0, 0], out, atomic=pl.AtomicType.Add)\n"
+      "@pl.jit(auto_scope=False)\n"
+      "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+      "    for i in pl.unroll(2):\n"
+      "        band(a, out, i)\n"
+      "    ready = pl.system.task_dummy(deps=[])\n"
+      "    return out\n"
+      "out = torch.zeros(8, 8)\n"
+      "f(torch.ones(16, 8), out)\n"
+      "assert float(out[7, 7]) == 2.0\n");
+  auto l = Summarize(t)[0];
+  EXPECT_EQ(l.scope_shape, "T T D ");
+  ASSERT_EQ(l.tasks.size(), 3u);
+  EXPECT_EQ(l.tasks[0].scope_depth, 0u);
+  EXPECT_EQ(l.tasks[2].kind, "dummy");
+  EXPECT_TRUE(l.tasks[2].deps.empty());
+  EXPECT_TRUE(t.header().kernels(0).program().ops(1).atomic_add());
+}
+
 // ---- errors for things outside the subset or misused
 
 TEST(InterpreterTest, UnsupportedImportsDecoratorsAndApis) {
