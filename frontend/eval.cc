@@ -550,6 +550,20 @@ absl::StatusOr<Value> Interpreter::EvalCompare(const Expr& e, const std::shared_
 absl::StatusOr<Value> Interpreter::Binary(const std::string& op, const Value& a, const Value& b,
                                           SourceLocation loc) {
   const bool cmp = op == "==" || op == "!=" || op == "<" || op == ">" || op == "<=" || op == ">=";
+  if (a.As<ElementRef>() || b.As<ElementRef>()) {
+    // t[i, j] in orchestration arithmetic: the element's value (comparisons
+    // stay lazy in EvalCompare so that they can serve as predicate=).
+    Value x = a, y = b;
+    if (auto* el = a.As<ElementRef>()) {
+      PTOC_ASSIGN_OR_RETURN(v, ReadElementRef(this, *el, loc));
+      x = v;
+    }
+    if (auto* el = b.As<ElementRef>()) {
+      PTOC_ASSIGN_OR_RETURN(v, ReadElementRef(this, *el, loc));
+      y = v;
+    }
+    return Binary(op, x, y, loc);
+  }
   // Host tensors.
   auto ha = a.AsShared<HostTensor>();
   auto hb = b.AsShared<HostTensor>();
@@ -716,7 +730,7 @@ absl::StatusOr<Value> Interpreter::Binary(const std::string& op, const Value& a,
                                  "' and '", b.TypeName(), "'"));
 }
 
-absl::StatusOr<bool> Interpreter::Truthy(const Value& v, SourceLocation loc) const {
+absl::StatusOr<bool> Interpreter::Truthy(const Value& v, SourceLocation loc) {
   switch (v.kind()) {
     case ValueKind::kNone:
       return false;
@@ -739,10 +753,32 @@ absl::StatusOr<bool> Interpreter::Truthy(const Value& v, SourceLocation loc) con
                  "a device integer (block index, device loop variable or scalar parameter) "
                  "cannot decide a compile-time branch; ptoc has no device-side 'if'");
   }
-  if (v.As<PredicateValue>()) {
-    return Error(loc,
-                 "a device tensor element cannot decide an orchestration branch in ptoc; "
-                 "use it as predicate= of pl.spmd");
+  if (auto* p = v.As<PredicateValue>()) {
+    // An orchestration branch on a device value: resolved at compile time.
+    const trace::Predicate& pred = p->predicate();
+    std::vector<int64_t> indices(pred.indices().begin(), pred.indices().end());
+    PTOC_ASSIGN_OR_RETURN(value, ReadDeviceElement(pred.tensor_id(), indices, loc));
+    const double x = value.f(), y = static_cast<double>(pred.target());
+    switch (pred.op()) {
+      case trace::Predicate::EQ:
+        return x == y;
+      case trace::Predicate::NE:
+        return x != y;
+      case trace::Predicate::GT:
+        return x > y;
+      case trace::Predicate::LT:
+        return x < y;
+      case trace::Predicate::GE:
+        return x >= y;
+      case trace::Predicate::LE:
+        return x <= y;
+      default:
+        return Error(loc, "internal error: predicate without an operator");
+    }
+  }
+  if (auto* el = v.As<ElementRef>()) {
+    PTOC_ASSIGN_OR_RETURN(value, ReadElementRef(this, *el, loc));
+    return value.f() != 0.0;
   }
   if (auto* h = v.As<HostTensor>()) {
     PTOC_RETURN_IF_ERROR(RequireKnown(*h, loc));

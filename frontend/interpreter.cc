@@ -67,9 +67,8 @@ absl::Status Interpreter::RequireKnown(const HostTensor& t, SourceLocation loc) 
                                  "the 'actual' of torch.testing.assert_close"));
 }
 
-void Interpreter::EvaluateLaunch(const std::set<uint32_t>& written) {
+void Interpreter::SyncGm() {
   const trace::StreamHeader& header = program_.header();
-  // Bring GM up to date with tensors declared since the last launch.
   for (; gm_tensors_ < header.tensors_size(); ++gm_tensors_) {
     const trace::Tensor& t = header.tensors(gm_tensors_);
     const size_t end = t.gm_addr() + t.size_bytes();
@@ -78,6 +77,49 @@ void Interpreter::EvaluateLaunch(const std::set<uint32_t>& written) {
                                 gm_.data() + t.gm_addr());
     if (!s.ok() && reference_failure_.empty()) reference_failure_ = std::string(s.message());
   }
+}
+
+absl::StatusOr<Value> Interpreter::ReadDeviceElement(uint32_t tensor_id,
+                                                     const std::vector<int64_t>& indices,
+                                                     SourceLocation loc) {
+  if (!in_launch() || in_kernel()) {
+    return Error(loc, "device tensor elements can only be read in the orchestration body");
+  }
+  trace::HostRead read;
+  read.set_tensor_id(tensor_id);
+  for (int64_t i : indices) read.add_indices(i);
+  read.set_origin(Origin(loc));
+  launch_->AddHostRead(read);
+  // The orchestrator waits for the element's producer; at compile time the
+  // reference runs the tasks submitted so far, in program order.
+  SyncGm();
+  std::vector<uint8_t> gm = gm_;
+  absl::Status s = reference_failure_.empty()
+                       ? reference_->RunLaunch(program_.header(), launch_->records(), &gm)
+                       : absl::FailedPreconditionError(reference_failure_);
+  if (!s.ok()) {
+    return Error(loc, absl::StrCat("reading a device value in the orchestration needs ptoc's "
+                                   "reference evaluation, which failed: ",
+                                   s.message()));
+  }
+  const trace::Tensor& t = program_.tensor(tensor_id);
+  int64_t flat = 0;
+  for (int d = 0; d < t.shape_size(); ++d) flat = flat * t.shape(d) + indices[d];
+  const uint8_t* elem = gm.data() + t.gm_addr() + flat * DTypeSize(t.dtype());
+  if (IsFloat(t.dtype())) return Value::Float(LoadAsDouble(t.dtype(), elem));
+  return Value::Int(LoadAsInt64(t.dtype(), elem));
+}
+
+absl::StatusOr<Value> ReadElementRef(Interpreter* interp, const ElementRef& el,
+                                     SourceLocation loc) {
+  std::vector<int64_t> indices = el.indices();
+  for (size_t d = 0; d < indices.size(); ++d) indices[d] += el.tensor()->offsets()[d];
+  return interp->ReadDeviceElement(el.tensor()->tensor_id(), indices, loc);
+}
+
+void Interpreter::EvaluateLaunch(const std::set<uint32_t>& written) {
+  const trace::StreamHeader& header = program_.header();
+  SyncGm();
   absl::Status status = reference_failure_.empty()
                             ? reference_->RunLaunch(header, launch_->records(), &gm_)
                             : absl::FailedPreconditionError(reference_failure_);

@@ -104,7 +104,11 @@ class Interpreter {
  public:
   absl::StatusOr<Value> Binary(const std::string& op, const Value& a, const Value& b,
                                SourceLocation loc);
-  absl::StatusOr<bool> Truthy(const Value& v, SourceLocation loc) const;
+  absl::StatusOr<bool> Truthy(const Value& v, SourceLocation loc);
+  // Reads a device tensor element in the orchestration: emits a HostRead and
+  // resolves the value with the reference over the tasks submitted so far.
+  absl::StatusOr<Value> ReadDeviceElement(uint32_t tensor_id, const std::vector<int64_t>& indices,
+                                          SourceLocation loc);
   absl::StatusOr<std::vector<Value>> Iterate(const Value& v, SourceLocation loc) const;
 
  private:
@@ -116,6 +120,8 @@ class Interpreter {
   // Runs the finished launch on the reference and refreshes the host values
   // of the tensors it wrote (or marks them unknown when it cannot).
   void EvaluateLaunch(const std::set<uint32_t>& written);
+  // Initialises ptoc's GM copy for tensors declared since the last call.
+  void SyncGm();
   absl::StatusOr<Value> CallIncore(const std::shared_ptr<FunctionValue>& fn, const CallArgs& args);
 
   // Traces `body` as one task's kernel and emits its submit; returns the
@@ -162,6 +168,8 @@ absl::StatusOr<Value> HostTensorAttribute(Interpreter* interp, const std::shared
 // pl.Out[pl.Tensor], pl.Scalar[pl.INT32], pl.Tile[[r, c], pl.FP32], ...
 absl::StatusOr<Value> AnnotationSubscript(Interpreter* interp, const Annotation& a,
                                           const Value& index, SourceLocation loc);
+// The value of a device tensor element read in the orchestration.
+absl::StatusOr<Value> ReadElementRef(Interpreter* interp, const ElementRef& el, SourceLocation loc);
 // Python builtins (range, len, min, ...).
 void AddPythonBuiltins(Interpreter* interp, Env* env);
 

@@ -371,6 +371,38 @@ TEST(InterpreterTest, AutoScopeFalseInlineHelpersAtomicStoresAndEmptyDummies) {
   EXPECT_TRUE(t.header().kernels(0).program().ops(1).atomic_add());
 }
 
+TEST(InterpreterTest, OrchestrationReadsOfDeviceValuesResolveThroughTheReference) {
+  trace::TraceText t = Compile(
+      "@pl.jit\n"
+      "def f(a: pl.Tensor, cnt: pl.Out[pl.Tensor], out: pl.Out[pl.Tensor]):\n"
+      "    with pl.at(level=pl.Level.CORE_GROUP):\n"
+      "        pl.store(pl.load(a, [0, 0], [1, 8]), [0, 0], cnt)\n"
+      "    n = int(cnt[0, 1])\n"
+      "    for i in pl.range(n):\n"
+      "        with pl.at(level=pl.Level.CORE_GROUP):\n"
+      "            pl.store(pl.load(a, [0, 0], [1, 8]), [i, 0], out)\n"
+      "    if cnt[0, 0] > 5:\n"
+      "        with pl.at(level=pl.Level.CORE_GROUP, name_hint='never'):\n"
+      "            pl.store(pl.load(a, [0, 0], [1, 8]), [0, 0], out)\n"
+      "    return out\n"
+      "a = torch.full((1, 8), 3.0)\n"
+      "out = torch.zeros(4, 8)\n"
+      "f(a, torch.zeros(1, 8), out)\n"
+      "assert float(out[2, 0]) == 3.0 and float(out[3, 0]) == 0.0\n");
+  auto l = Summarize(t)[0];
+  // One writer, n = 3 loop tasks, and the `if` (3 > 5) not taken.
+  ASSERT_EQ(l.tasks.size(), 4u);
+  for (const auto& task : l.tasks) EXPECT_NE(task.name, "never");
+  int reads = 0;
+  for (const auto& r : t.records()) {
+    if (!r.has_host_read()) continue;
+    EXPECT_EQ(r.host_read().tensor_id(), 1u);
+    EXPECT_EQ(r.host_read().indices(0), 0);
+    ++reads;
+  }
+  EXPECT_EQ(reads, 2);
+}
+
 // ---- errors for things outside the subset or misused
 
 TEST(InterpreterTest, UnsupportedImportsDecoratorsAndApis) {

@@ -2,6 +2,7 @@
 // float, bool, str, list, tuple, enumerate, zip, sum, print, isinstance-free.
 #include <cmath>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "frontend/interpreter.h"
 #include "frontend/status_macros.h"
@@ -68,14 +69,23 @@ void AddPythonBuiltins(Interpreter* interp, Env* env) {
   });
   add("int", [I](const CallArgs& args) -> absl::StatusOr<Value> {
     if (args.positional.size() != 1) return I->Error(args.loc, "int() takes one argument");
-    const Value& v = args.positional[0];
+    Value v = args.positional[0];
+    if (auto* el = v.As<ElementRef>()) {
+      PTOC_ASSIGN_OR_RETURN(read, ReadElementRef(I, *el, args.loc));
+      v = read;
+    }
     if (v.is_number()) return Value::Int(static_cast<int64_t>(v.f()));
-    if (v.is_str()) return Value::Int(std::stoll(v.s()));
+    int64_t parsed = 0;
+    if (v.is_str() && absl::SimpleAtoi(v.s(), &parsed)) return Value::Int(parsed);
     return I->Error(args.loc, absl::StrCat("int() of ", v.TypeName()));
   });
   add("float", [I](const CallArgs& args) -> absl::StatusOr<Value> {
     if (args.positional.size() != 1) return I->Error(args.loc, "float() takes one argument");
-    const Value& v = args.positional[0];
+    Value v = args.positional[0];
+    if (auto* el = v.As<ElementRef>()) {
+      PTOC_ASSIGN_OR_RETURN(read, ReadElementRef(I, *el, args.loc));
+      v = read;
+    }
     if (v.is_number()) return Value::Float(v.f());
     if (auto* h = v.As<HostTensor>()) {
       PTOC_RETURN_IF_ERROR(I->RequireKnown(*h, args.loc));
