@@ -56,6 +56,11 @@ struct CoreParams {
   double vector_fp16_per_cycle = 128;
   double vector_int32_per_cycle = 64;
   double vector_exp_slowdown = 4;  // transcendental ops cost this many passes
+  // Data-cache maintenance and in-kernel barriers (ns).
+  double dcci_ns = 200;  // one dcci + dsb, runtime-semantics.md §3 (150-300 ns)
+  double fence_ns = 30;  // fence with nothing outstanding, §3 (dsb st ~30 ns)
+  double hard_syncall_ns = 100;       // assumption: FFTS release after the last arrival
+  double soft_syncall_poll_ns = 300;  // assumption: one re-read (dcci + load) of the counter
 };
 
 struct GmParams {
@@ -63,6 +68,12 @@ struct GmParams {
   double hbm_efficiency = 0.625;              // effective / peak
   int64_t l2_line_bytes = 512;
   int64_t dcache_line_bytes = 64;
+  int64_t l2_capacity_bytes = 192ll << 20;  // assumption for 910B (bytes)
+  double l2_hit_latency_ns = 150;           // assumption
+  double l2_miss_latency_ns = 500;          // assumption (HBM round trip)
+  // Extra transfer time when the innermost contiguous run is below one L2
+  // line (fraction): frontend-semantics.md §3.3 measured 16-25 %.
+  double narrow_row_penalty = 0.2;
 };
 
 struct ChipConfig {
