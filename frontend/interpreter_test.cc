@@ -403,6 +403,25 @@ TEST(InterpreterTest, OrchestrationReadsOfDeviceValuesResolveThroughTheReference
   EXPECT_EQ(reads, 2);
 }
 
+TEST(InterpreterTest, DepsReadTheTaskIdArrayAsItStandsIncludingEarlierParallelIterations) {
+  auto l = Summarize(
+      Compile("@pl.jit\n"
+              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+              "    tids = pl.array.create(3, pl.TASK_ID)\n"
+              "    with pl.manual_scope():\n"
+              "        for i in pl.parallel(3):\n"
+              "            with pl.at(level=pl.Level.CORE_GROUP, deps=[tids]) as t:\n"
+              "                pl.store(pl.load(a, [i * 8, 0], [8, 8]), [i * 8, 0], out)\n"
+              "            tids[i] = t\n"
+              "    return out\n"
+              "f(torch.ones(24, 8), torch.zeros(24, 8))\n"))[0];
+  ASSERT_EQ(l.tasks.size(), 3u);
+  EXPECT_TRUE(l.tasks[0].deps.empty());
+  EXPECT_THAT(l.tasks[1].deps, ElementsAre(0u));
+  EXPECT_THAT(l.tasks[2].deps, ElementsAre(0u, 1u));
+  EXPECT_EQ(l.scope_shape, "A1 M2 T T T E2 E1 ");
+}
+
 // ---- errors for things outside the subset or misused
 
 TEST(InterpreterTest, UnsupportedImportsDecoratorsAndApis) {
