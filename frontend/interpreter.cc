@@ -849,6 +849,11 @@ absl::StatusOr<Value> Interpreter::TraceTask(const std::string& default_name,
   if (options.predicate) *submit.mutable_predicate() = *options.predicate;
   submit.set_allow_early_resolve(options.allow_early_resolve);
   submit.set_origin(Origin(loc));
+  for (const auto& verifier : verifiers_) {
+    const TaskSite site{options, submit,           program_.kernel(kid),
+                        loc,     launch_->depth(), launch_->in_manual_scope()};
+    PTOC_RETURN_IF_ERROR(verifier->Check(*this, site));
+  }
   const int index = launch_->AddSubmit(std::move(submit));
   launch_->NoteWrites(written_roots);
   return Value::Obj(std::make_shared<TaskIdValue>(launch_->serial(), index));

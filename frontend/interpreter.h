@@ -17,6 +17,7 @@
 #include "frontend/reference.h"
 #include "frontend/source.h"
 #include "frontend/value.h"
+#include "frontend/verifier.h"
 
 namespace pto::ptoc {
 
@@ -40,6 +41,10 @@ class Interpreter {
   Interpreter(const SourceFile& source, std::unique_ptr<ReferenceEvaluator> reference);
 
   absl::Status Run(const Module& module);
+  // Runs on every task before it is emitted (frontend-semantics.md §2).
+  void AddVerifier(std::unique_ptr<TaskVerifier> verifier) {
+    verifiers_.push_back(std::move(verifier));
+  }
   trace::TraceText Finish() const { return program_.Finish(); }
 
   // ---- used by the builtin modules (pl_module.cc, torch_module.cc)
@@ -154,6 +159,7 @@ class Interpreter {
   int gm_tensors_ = 0;
   std::string reference_failure_;
   std::vector<std::string> warnings_;
+  std::vector<std::unique_ptr<TaskVerifier>> verifiers_;
   uint64_t manual_seed_ = 0;
   uint64_t random_calls_ = 0;
   int call_depth_ = 0;

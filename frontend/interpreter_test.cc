@@ -5,6 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "frontend/parser.h"
 #include "frontend/stream_summary.h"
 
 namespace pto::ptoc {
@@ -420,6 +421,38 @@ TEST(InterpreterTest, DepsReadTheTaskIdArrayAsItStandsIncludingEarlierParallelIt
   EXPECT_THAT(l.tasks[1].deps, ElementsAre(0u));
   EXPECT_THAT(l.tasks[2].deps, ElementsAre(0u, 1u));
   EXPECT_EQ(l.scope_shape, "A1 M2 T T T E2 E1 ");
+}
+
+// A stand-in for the §2 verifiers: rejects SPMD launches wider than two.
+class WidthVerifier : public TaskVerifier {
+ public:
+  absl::Status Check(Interpreter& interp, const TaskSite& site) override {
+    ++calls;
+    if (site.submit.block_num() > 2) return interp.Error(site.loc, "too wide");
+    return absl::OkStatus();
+  }
+  int calls = 0;
+};
+
+TEST(InterpreterTest, TaskVerifiersRunOnEveryTaskAndTheirErrorsStopCompilation) {
+  SourceFile source("v.py", std::string(kPrelude) +
+                                "@pl.jit\n"
+                                "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+                                "    for i in pl.spmd(2):\n"
+                                "        pl.store(pl.load(a, [0, 0], [8, 8]), [0, 0], out)\n"
+                                "    for i in pl.spmd(4):\n"
+                                "        pl.store(pl.load(a, [0, 0], [8, 8]), [0, 0], out)\n"
+                                "    return out\n"
+                                "f(torch.ones(8, 8), torch.zeros(8, 8))\n");
+  auto module = Parse(source);
+  ASSERT_TRUE(module.ok());
+  Interpreter interp(source, MakeTileExecutorReference());
+  auto verifier = std::make_unique<WidthVerifier>();
+  WidthVerifier* v = verifier.get();
+  interp.AddVerifier(std::move(verifier));
+  absl::Status s = interp.Run(*module);
+  EXPECT_THAT(s.message(), HasSubstr("v.py:8:5: error: too wide"));
+  EXPECT_EQ(v->calls, 2);
 }
 
 // ---- errors for things outside the subset or misused
