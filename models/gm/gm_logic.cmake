@@ -1,0 +1,21 @@
+# GM caches and bandwidth: the pure logic behind issue #6 (no SystemC). Included from models/CMakeLists.txt.
+set(PTO_GM_LOGIC_DIR ${CMAKE_CURRENT_LIST_DIR}/..)
+
+add_library(pto_gm_logic STATIC
+  ${PTO_GM_LOGIC_DIR}/gm/data_cache.cc
+  ${PTO_GM_LOGIC_DIR}/gm/l2_cache.cc
+  ${PTO_GM_LOGIC_DIR}/gm/hbm_model.cc
+)
+target_include_directories(pto_gm_logic PUBLIC ${PROJECT_SOURCE_DIR})
+target_link_libraries(pto_gm_logic PUBLIC
+  pto_common absl::flat_hash_map absl::status absl::statusor absl::strings absl::span)
+
+# memory_image.cc belongs to pto_chip (SystemC); the tests compile it in
+# directly rather than link the chip.
+pto_cc_test(gm_logic_test
+  SOURCES
+    ${PTO_GM_LOGIC_DIR}/gm/memory_image.cc
+    ${PTO_GM_LOGIC_DIR}/gm/data_cache_test.cc
+    ${PTO_GM_LOGIC_DIR}/gm/l2_cache_test.cc
+    ${PTO_GM_LOGIC_DIR}/gm/hbm_model_test.cc
+  DEPS pto_gm_logic)

@@ -1,0 +1,70 @@
+#include "models/gm/l2_cache.h"
+
+#include "gtest/gtest.h"
+#include "models/chip_config.h"
+
+namespace pto {
+namespace {
+
+GmParams SmallL2(int64_t lines) {
+  GmParams params;
+  params.l2_line_bytes = 512;
+  params.l2_capacity_bytes = lines * 512;
+  params.l2_hit_latency_ns = 100;
+  params.l2_miss_latency_ns = 400;
+  return params;
+}
+
+TEST(L2CacheTest, DefaultsAre512ByteLinesAnd192MiB) {
+  L2Cache l2{GmParams()};
+  EXPECT_EQ(l2.line_bytes(), 512);
+  EXPECT_EQ(l2.capacity_lines(), (192 << 20) / 512);
+}
+
+TEST(L2CacheTest, ARepeatedReadHits) {
+  L2Cache l2(SmallL2(16));
+  const L2Access first = l2.Access(0x1000, 2048);  // 4 lines
+  EXPECT_EQ(first.miss_lines, 4);
+  EXPECT_EQ(first.hit_lines, 0);
+  const L2Access again = l2.Access(0x1000, 2048);
+  EXPECT_EQ(again.hit_lines, 4);
+  EXPECT_EQ(again.miss_lines, 0);
+  EXPECT_EQ(l2.hits(), 4);
+  EXPECT_EQ(l2.misses(), 4);
+  EXPECT_EQ(l2.LatencyPs(first), 400'000);
+  EXPECT_EQ(l2.LatencyPs(again), 100'000);
+}
+
+TEST(L2CacheTest, UnalignedTransfersTouchEveryLineTheyCover) {
+  L2Cache l2(SmallL2(16));
+  EXPECT_EQ(l2.Access(511, 2).miss_lines, 2);
+  EXPECT_EQ(l2.Access(0, 1).hit_lines, 1);
+}
+
+TEST(L2CacheTest, EvictsTheLeastRecentlyUsedLine) {
+  L2Cache l2(SmallL2(2));
+  l2.Access(0, 512);     // A
+  l2.Access(512, 512);   // B
+  l2.Access(0, 512);     // A again: B is now the LRU line
+  l2.Access(1024, 512);  // C evicts B
+  EXPECT_TRUE(l2.Contains(0));
+  EXPECT_FALSE(l2.Contains(512));
+  EXPECT_TRUE(l2.Contains(1024));
+  EXPECT_EQ(l2.evictions(), 1);
+  EXPECT_EQ(l2.resident_lines(), 2);
+  EXPECT_EQ(l2.Access(512, 512).miss_lines, 1);
+}
+
+TEST(L2CacheTest, AStreamLargerThanTheCacheNeverHits) {
+  L2Cache l2(SmallL2(4));
+  for (int pass = 0; pass < 3; ++pass) {
+    for (int line = 0; line < 8; ++line) l2.Access(line * 512, 512);
+  }
+  EXPECT_EQ(l2.hits(), 0);
+  EXPECT_EQ(l2.misses(), 24);
+  l2.ResetCounters();
+  EXPECT_EQ(l2.misses(), 0);
+}
+
+}  // namespace
+}  // namespace pto
