@@ -1,10 +1,12 @@
-# GM caches and bandwidth: the pure logic behind issue #6 (no SystemC). Included from models/CMakeLists.txt.
+# GM caches and bandwidth and the FFTS barrier: the pure logic behind issue #6
+# (no SystemC). Included from models/CMakeLists.txt.
 set(PTO_GM_LOGIC_DIR ${CMAKE_CURRENT_LIST_DIR}/..)
 
 add_library(pto_gm_logic STATIC
   ${PTO_GM_LOGIC_DIR}/gm/data_cache.cc
   ${PTO_GM_LOGIC_DIR}/gm/l2_cache.cc
   ${PTO_GM_LOGIC_DIR}/gm/hbm_model.cc
+  ${PTO_GM_LOGIC_DIR}/ffts/barrier.cc
 )
 target_include_directories(pto_gm_logic PUBLIC ${PROJECT_SOURCE_DIR})
 target_link_libraries(pto_gm_logic PUBLIC
@@ -18,4 +20,5 @@ pto_cc_test(gm_logic_test
     ${PTO_GM_LOGIC_DIR}/gm/data_cache_test.cc
     ${PTO_GM_LOGIC_DIR}/gm/l2_cache_test.cc
     ${PTO_GM_LOGIC_DIR}/gm/hbm_model_test.cc
+    ${PTO_GM_LOGIC_DIR}/ffts/barrier_test.cc
   DEPS pto_gm_logic)
