@@ -1,5 +1,5 @@
-# GM caches and bandwidth and the FFTS barrier: the pure logic behind issue #6
-# (no SystemC). Included from models/CMakeLists.txt.
+# GM caches and bandwidth, the FFTS barrier and the hazard detector: the pure
+# logic behind issue #6 (no SystemC). Included from models/CMakeLists.txt.
 set(PTO_GM_LOGIC_DIR ${CMAKE_CURRENT_LIST_DIR}/..)
 
 add_library(pto_gm_logic STATIC
@@ -7,6 +7,9 @@ add_library(pto_gm_logic STATIC
   ${PTO_GM_LOGIC_DIR}/gm/l2_cache.cc
   ${PTO_GM_LOGIC_DIR}/gm/hbm_model.cc
   ${PTO_GM_LOGIC_DIR}/ffts/barrier.cc
+  ${PTO_GM_LOGIC_DIR}/hazard/hazard_report.cc
+  ${PTO_GM_LOGIC_DIR}/hazard/block_handoff.cc
+  ${PTO_GM_LOGIC_DIR}/hazard/hazard_detector.cc
 )
 target_include_directories(pto_gm_logic PUBLIC ${PROJECT_SOURCE_DIR})
 target_link_libraries(pto_gm_logic PUBLIC
@@ -21,4 +24,6 @@ pto_cc_test(gm_logic_test
     ${PTO_GM_LOGIC_DIR}/gm/l2_cache_test.cc
     ${PTO_GM_LOGIC_DIR}/gm/hbm_model_test.cc
     ${PTO_GM_LOGIC_DIR}/ffts/barrier_test.cc
+    ${PTO_GM_LOGIC_DIR}/hazard/block_handoff_test.cc
+    ${PTO_GM_LOGIC_DIR}/hazard/hazard_detector_test.cc
   DEPS pto_gm_logic)

@@ -1,0 +1,40 @@
+#ifndef PTO_MODELS_HAZARD_BLOCK_HANDOFF_H_
+#define PTO_MODELS_HAZARD_BLOCK_HANDOFF_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/types/span.h"
+#include "models/hazard/hazard_report.h"
+
+namespace pto {
+
+// One thing a block of a task did: a GM access or a publish event.
+struct BlockLogEntry {
+  int block = 0;
+  int core = -1;
+  bool is_event = false;
+  GmAccessKind access = GmAccessKind::kRead;
+  BlockEventKind event = BlockEventKind::kFence;
+  uint64_t begin = 0;  // access bytes [begin, end); kCacheInvalidLine: the address
+  uint64_t end = 0;
+};
+
+// Checks the GM hand-offs between the blocks of one task. `log` holds every
+// block's entries, each block's in its program order (blocks may
+// interleave). A block's syncalls split its program into phases; a read of
+// bytes another block wrote is ordered only if a syncall separates them, and
+// sees the data only if the writer cleaned the line (cacheinvalid, whole or
+// the region overload on that very line) and fenced after its last write to
+// the line and before that syncall, and the reader invalidated the line after
+// the syncall and before the read. Two blocks writing one line are checked
+// the same way (the later writer's write-allocate reads the line), and in
+// the same phase are false sharing. Atomic adds are exempt. Appends one
+// report per (kind, writer block, reader block, tensor).
+void CheckBlockHandoffs(absl::Span<const BlockLogEntry> log, int64_t line_bytes,
+                        const HazardTask& task, const TensorResolver& resolver,
+                        std::vector<HazardReport>* reports);
+
+}  // namespace pto
+
+#endif  // PTO_MODELS_HAZARD_BLOCK_HANDOFF_H_

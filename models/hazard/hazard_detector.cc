@@ -1,0 +1,342 @@
+#include "models/hazard/hazard_detector.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace pto {
+namespace {
+
+constexpr uint64_t kReachable = ~uint64_t{0};
+
+std::string TaskName(const HazardTask& task) {
+  return absl::StrCat("'", task.name, "' (#", task.seq, ")");
+}
+
+std::string TaskNames(const std::vector<HazardTask>& tasks) {
+  return absl::StrJoin(tasks, ", ", [](std::string* out, const HazardTask& task) {
+    absl::StrAppend(out, TaskName(task));
+  });
+}
+
+// The detail and fix of an inter-task report, once its `others` are final.
+void Describe(HazardReport* report) {
+  const std::string self = TaskName(report->task);
+  const std::string others = TaskNames(report->others);
+  const char* verb = report->others.size() == 1 ? "s" : "";
+  const std::string deps = absl::StrCat("add deps=[", others, "] on ", self);
+  switch (report->kind) {
+    case HazardKind::kRaw:
+      report->detail = absl::StrCat(self, " reads bytes that ", others, " write", verb,
+                                    ", and no dependency path orders them");
+      report->fix = deps;
+      break;
+    case HazardKind::kWaw:
+      report->detail = absl::StrCat(self, " writes cache lines that ", others, " also write", verb,
+                                    ", and no dependency path orders them");
+      report->fix = deps;
+      break;
+    case HazardKind::kWar:
+      report->detail =
+          absl::StrCat(self, " overwrites bytes that ", others, " read", verb,
+                       ", and no dependency path orders them (the runtime does not track WAR)");
+      report->fix = absl::StrCat(
+          deps, " (keep the reader INPUT: promoting it to INOUT serialises every reader)");
+      break;
+    case HazardKind::kPredicate:
+      report->detail =
+          absl::StrCat("the predicate of ", self, " reads an element that ", others, " write", verb,
+                       ", which is not a (transitive) dependency of it, so the "
+                       "predicate may read a stale value");
+      report->fix = deps;
+      break;
+    case HazardKind::kUnpublished:
+    case HazardKind::kFalseSharing:
+      break;  // intra-task reports are described by CheckBlockHandoffs
+  }
+}
+
+}  // namespace
+
+HazardDetector::HazardDetector(Options options, TensorResolver resolver)
+    : options_(options), resolver_(std::move(resolver)) {}
+
+HazardDetector::Node* HazardDetector::Find(TaskSeq seq) {
+  auto it = node_of_task_.find(seq);
+  return it == node_of_task_.end() ? nullptr : &nodes_[it->second];
+}
+
+HazardDetector::Node& HazardDetector::Ensure(TaskSeq seq) {
+  auto [it, inserted] = node_of_task_.try_emplace(seq, 0);
+  if (!inserted) return nodes_[it->second];
+  uint32_t index;
+  if (!free_nodes_.empty()) {
+    index = free_nodes_.back();
+    free_nodes_.pop_back();
+  } else {
+    index = static_cast<uint32_t>(nodes_.size());
+    nodes_.emplace_back();
+  }
+  it->second = index;
+  Node& node = nodes_[index];
+  node.seq = seq;
+  node.name.clear();
+  node.live = true;
+  node.producers.clear();
+  node.consumers.clear();
+  node.accesses.clear();
+  node.pending.clear();
+  node.block_log.clear();
+  node.reach_from.clear();
+  node.visit_stamp = 0;
+  return node;
+}
+
+void HazardDetector::AddTask(TaskSeq seq, std::string name) { Ensure(seq).name = std::move(name); }
+
+void HazardDetector::AddDependency(TaskSeq producer, TaskSeq consumer) {
+  if (producer == consumer) return;
+  Node& to = Ensure(consumer);
+  Node* from = Find(producer);
+  // A retired producer finished long ago: nothing live can race with it.
+  if (from == nullptr) return;
+  if (std::find(to.producers.begin(), to.producers.end(), producer) != to.producers.end()) return;
+  to.producers.push_back(producer);
+  from->consumers.push_back(consumer);
+  ++graph_version_;
+}
+
+bool HazardDetector::Reaches(TaskSeq from, TaskSeq to) {
+  if (from == to) return true;
+  if (from > to) return false;  // every edge points forward in submission order
+  Node* target = Find(to);
+  if (target == nullptr || Find(from) == nullptr) return false;
+  auto memo = target->reach_from.find(from);
+  if (memo != target->reach_from.end()) {
+    if (memo->second == kReachable) return true;
+    if (memo->second == graph_version_) return false;
+  }
+  if (++visit_stamp_ == 0) {  // wrapped: forget old stamps
+    for (Node& node : nodes_) node.visit_stamp = 0;
+    visit_stamp_ = 1;
+  }
+  bfs_queue_.clear();
+  bfs_queue_.push_back(node_of_task_.find(to)->second);
+  target->visit_stamp = visit_stamp_;
+  bool found = false;
+  for (size_t head = 0; head < bfs_queue_.size() && !found; ++head) {
+    for (TaskSeq producer : nodes_[bfs_queue_[head]].producers) {
+      if (producer == from) {
+        found = true;
+        break;
+      }
+      if (producer < from) continue;  // nothing older than `from` leads to it
+      const uint32_t index = node_of_task_.find(producer)->second;
+      if (nodes_[index].visit_stamp == visit_stamp_) continue;
+      nodes_[index].visit_stamp = visit_stamp_;
+      bfs_queue_.push_back(index);
+    }
+  }
+  target->reach_from[from] = found ? kReachable : graph_version_;
+  return found;
+}
+
+HazardTensor HazardDetector::Resolve(uint64_t addr) const {
+  HazardTensor tensor;
+  if (resolver_ && resolver_(addr, &tensor)) return tensor;
+  return HazardTensor();
+}
+
+void HazardDetector::Record(Node& later, const Node& earlier, HazardKind kind, uint64_t begin,
+                            uint64_t end) {
+  HazardTensor tensor = Resolve(begin);
+  auto it = std::find_if(later.pending.begin(), later.pending.end(), [&](const Pending& pending) {
+    return pending.kind == kind && pending.tensor_id == tensor.id;
+  });
+  if (it == later.pending.end()) {
+    Pending pending{kind, tensor.id, HazardReport()};
+    pending.report.kind = kind;
+    pending.report.task = {later.seq, later.name};
+    pending.report.tensor = std::move(tensor);
+    pending.report.region_begin = begin;
+    pending.report.region_end = end;
+    later.pending.push_back(std::move(pending));
+    it = later.pending.end() - 1;
+  }
+  HazardReport& report = it->report;
+  report.region_begin = std::min(report.region_begin, begin);
+  report.region_end = std::max(report.region_end, end);
+  for (const HazardTask& other : report.others) {
+    if (other.seq == earlier.seq) return;
+  }
+  report.others.push_back({earlier.seq, earlier.name});
+}
+
+void HazardDetector::AddAccess(TaskSeq task, GmAccessKind kind, uint64_t addr, uint64_t size) {
+  if (size == 0 || kind == GmAccessKind::kAtomicAdd) return;  // atomics never race
+  uint64_t begin = addr;
+  uint64_t end = addr + size;
+  Use use = Use::kRead;
+  if (kind == GmAccessKind::kWrite) {
+    // A write-back writes whole lines, so a write claims its lines.
+    const uint64_t line = static_cast<uint64_t>(options_.line_bytes);
+    begin = begin / line * line;
+    end = (end + line - 1) / line * line;
+    use = Use::kWrite;
+  }
+  AddUse(task, use, begin, end);
+}
+
+void HazardDetector::AddPredicateRead(TaskSeq task, uint64_t addr, uint64_t size) {
+  if (size == 0) return;
+  AddUse(task, Use::kPredicate, addr, addr + size);
+}
+
+void HazardDetector::AddUse(TaskSeq task, Use use, uint64_t begin, uint64_t end) {
+  Ensure(task);
+  // No node is created below, so these references stay valid.
+  Node& node = *Find(task);
+  const uint64_t granule = static_cast<uint64_t>(options_.index_granule_bytes);
+  const uint64_t first = begin / granule;
+  const uint64_t last = (end - 1) / granule;
+  for (uint64_t g = first; g <= last; ++g) {
+    auto bucket = index_.find(g);
+    if (bucket == index_.end()) continue;
+    for (const AccessRef& ref : bucket->second) {
+      if (ref.seq == task) continue;
+      Node& other = *Find(ref.seq);
+      const Access& theirs = other.accesses[ref.index];
+      const uint64_t lo = std::max(begin, theirs.begin);
+      const uint64_t hi = std::min(end, theirs.end);
+      // Overlapping ranges meet in several buckets; judge them in one.
+      if (lo >= hi || lo / granule != g) continue;
+      const bool mine_later = task > other.seq;
+      Node& later = mine_later ? node : other;
+      Node& earlier = mine_later ? other : node;
+      const Use late_use = mine_later ? use : theirs.use;
+      const Use early_use = mine_later ? theirs.use : use;
+      HazardKind kind;
+      if (early_use == Use::kWrite) {
+        kind = late_use == Use::kWrite       ? HazardKind::kWaw
+               : late_use == Use::kPredicate ? HazardKind::kPredicate
+                                             : HazardKind::kRaw;
+      } else if (late_use == Use::kWrite) {
+        kind = HazardKind::kWar;
+      } else {
+        continue;  // two reads
+      }
+      if (Reaches(earlier.seq, later.seq)) continue;
+      Record(later, earlier, kind, lo, hi);
+    }
+  }
+  const uint32_t index = static_cast<uint32_t>(node.accesses.size());
+  node.accesses.push_back({begin, end, use});
+  for (uint64_t g = first; g <= last; ++g) index_[g].push_back({task, index});
+}
+
+void HazardDetector::AddBlockAccess(TaskSeq task, int block, int core, GmAccessKind kind,
+                                    uint64_t addr, uint64_t size) {
+  BlockLogEntry entry;
+  entry.block = block;
+  entry.core = core;
+  entry.access = kind;
+  entry.begin = addr;
+  entry.end = addr + size;
+  Ensure(task).block_log.push_back(entry);
+}
+
+void HazardDetector::AddBlockEvent(TaskSeq task, int block, int core, BlockEventKind event,
+                                   uint64_t addr) {
+  BlockLogEntry entry;
+  entry.block = block;
+  entry.core = core;
+  entry.is_event = true;
+  entry.event = event;
+  entry.begin = addr;
+  entry.end = addr;
+  Ensure(task).block_log.push_back(entry);
+}
+
+void HazardDetector::EndTask(TaskSeq task) {
+  Node* node = Find(task);
+  if (node == nullptr || node->block_log.empty()) return;
+  CheckBlockHandoffs(node->block_log, options_.line_bytes, {node->seq, node->name}, resolver_,
+                     &ready_);
+  std::vector<BlockLogEntry>().swap(node->block_log);
+}
+
+void HazardDetector::Emit(Node& node) {
+  for (Pending& pending : node.pending) {
+    std::sort(pending.report.others.begin(), pending.report.others.end(),
+              [](const HazardTask& a, const HazardTask& b) { return a.seq < b.seq; });
+    Describe(&pending.report);
+    ready_.push_back(std::move(pending.report));
+  }
+  node.pending.clear();
+}
+
+void HazardDetector::RetireTask(TaskSeq task) {
+  Node* found = Find(task);
+  if (found == nullptr) return;
+  EndTask(task);
+  Node& node = *found;
+  Emit(node);
+  // Splice: producer -> task -> consumer becomes producer -> consumer, so
+  // reachability among the live tasks is unchanged.
+  for (TaskSeq producer : node.producers) {
+    Node& from = *Find(producer);
+    from.consumers.erase(std::remove(from.consumers.begin(), from.consumers.end(), task),
+                         from.consumers.end());
+    for (TaskSeq consumer : node.consumers) {
+      Node& to = *Find(consumer);
+      if (std::find(to.producers.begin(), to.producers.end(), producer) == to.producers.end()) {
+        to.producers.push_back(producer);
+        from.consumers.push_back(consumer);
+      }
+    }
+  }
+  for (TaskSeq consumer : node.consumers) {
+    Node& to = *Find(consumer);
+    to.producers.erase(std::remove(to.producers.begin(), to.producers.end(), task),
+                       to.producers.end());
+  }
+  const uint64_t granule = static_cast<uint64_t>(options_.index_granule_bytes);
+  for (const Access& access : node.accesses) {
+    for (uint64_t g = access.begin / granule; g <= (access.end - 1) / granule; ++g) {
+      auto bucket = index_.find(g);
+      if (bucket == index_.end()) continue;
+      std::vector<AccessRef>& refs = bucket->second;
+      refs.erase(std::remove_if(refs.begin(), refs.end(),
+                                [task](const AccessRef& ref) { return ref.seq == task; }),
+                 refs.end());
+      if (refs.empty()) index_.erase(bucket);
+    }
+  }
+  node.live = false;
+  std::vector<Access>().swap(node.accesses);
+  node.reach_from.clear();
+  const uint32_t index = node_of_task_.find(task)->second;
+  node_of_task_.erase(task);
+  free_nodes_.push_back(index);
+}
+
+void HazardDetector::Flush() {
+  std::vector<TaskSeq> live;
+  live.reserve(node_of_task_.size());
+  for (const auto& [seq, index] : node_of_task_) live.push_back(seq);
+  std::sort(live.begin(), live.end());
+  for (TaskSeq seq : live) {
+    EndTask(seq);
+    Emit(*Find(seq));
+  }
+}
+
+std::vector<HazardReport> HazardDetector::TakeReports() {
+  std::vector<HazardReport> reports;
+  reports.swap(ready_);
+  return reports;
+}
+
+}  // namespace pto

@@ -1,0 +1,127 @@
+#ifndef PTO_MODELS_HAZARD_HAZARD_DETECTOR_H_
+#define PTO_MODELS_HAZARD_HAZARD_DETECTOR_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "models/hazard/block_handoff.h"
+#include "models/hazard/hazard_report.h"
+
+namespace pto {
+
+// Flags GM accesses that nothing orders.
+//
+// Between tasks: the caller reports each task (AddTask, in submission order),
+// its producer edges (AddDependency: inferred and explicit, before the task's
+// accesses), the GM byte ranges it reads and writes (AddAccess; writes are
+// rounded out to whole cache lines, because a write-back writes whole lines;
+// atomic adds are exempt and never reported) and its predicate reads. Two
+// tasks touching overlapping ranges, at least one writing, with no dependency
+// path between them, are a RAW, WAW or WAR hazard (by submission order); an
+// unordered writer of a predicate element is a predicate hazard.
+//
+// Inside one task: per block, the accesses and the publish events in program
+// order (AddBlockAccess / AddBlockEvent), analysed at EndTask. A block
+// reading bytes another block wrote needs a syncall between them, and the
+// publish protocol: the writer does cacheinvalid() + fence() after writing
+// and before the syncall, the reader cacheinvalid() after the syncall and
+// before reading (a region cacheinvalid covers only the line holding its
+// address). Reported whether or not the data happened to be stale. Two
+// blocks writing one cache line without that protocol is false sharing.
+//
+// Memory is bounded by the in-flight window: RetireTask drops a task (call it
+// when the runtime retires it, in ring order) and emits the reports whose
+// later side it is. A task retired before an unordered partner reports its
+// accesses is not compared with it (such accesses were ordered in time by
+// the window). Reachability: a backward BFS from the later task over live
+// producer edges, pruned to tasks submitted after the earlier one (every edge
+// points forward in submission order, so nothing older can lie on a path),
+// memoized per task pair; retiring a task splices its producers onto its
+// consumers, so paths through it survive. Overlaps are found through a
+// bucket index over `index_granule_bytes` chunks of GM.
+class HazardDetector {
+ public:
+  struct Options {
+    int64_t line_bytes = 64;                 // gm.dcache_line_bytes
+    int64_t index_granule_bytes = 64 << 10;  // overlap index bucket
+  };
+  HazardDetector(Options options, TensorResolver resolver);
+
+  void AddTask(TaskSeq seq, std::string name);
+  void AddDependency(TaskSeq producer, TaskSeq consumer);
+  void AddAccess(TaskSeq task, GmAccessKind kind, uint64_t addr, uint64_t size);
+  void AddPredicateRead(TaskSeq task, uint64_t addr, uint64_t size);
+
+  void AddBlockAccess(TaskSeq task, int block, int core, GmAccessKind kind, uint64_t addr,
+                      uint64_t size);
+  // `addr` is the view's base address for kCacheInvalidLine, else ignored.
+  void AddBlockEvent(TaskSeq task, int block, int core, BlockEventKind event, uint64_t addr = 0);
+  // All blocks of `task` are done: analyses and drops its block logs.
+  void EndTask(TaskSeq task);
+
+  void RetireTask(TaskSeq task);
+  // End of the run: emits every pending report (and ends unended tasks).
+  void Flush();
+
+  // Reports completed since the last call, in a deterministic order.
+  std::vector<HazardReport> TakeReports();
+
+  // Whether a dependency path leads from `from` to `to` (both live).
+  bool Reaches(TaskSeq from, TaskSeq to);
+  int64_t live_tasks() const { return static_cast<int64_t>(node_of_task_.size()); }
+
+ private:
+  enum class Use : uint8_t { kRead, kWrite, kPredicate };
+  struct Access {
+    uint64_t begin;
+    uint64_t end;
+    Use use;
+  };
+  struct AccessRef {
+    TaskSeq seq;
+    uint32_t index;
+  };
+  struct Pending {
+    HazardKind kind;
+    int64_t tensor_id;
+    HazardReport report;
+  };
+  struct Node {
+    TaskSeq seq = 0;
+    std::string name;
+    bool live = false;
+    std::vector<TaskSeq> producers;
+    std::vector<TaskSeq> consumers;
+    std::vector<Access> accesses;
+    std::vector<Pending> pending;
+    std::vector<BlockLogEntry> block_log;
+    // Memoized reachability from earlier tasks: seq -> reaches. Negative
+    // answers are valid for one graph version only.
+    absl::flat_hash_map<TaskSeq, uint64_t> reach_from;
+    uint32_t visit_stamp = 0;
+  };
+
+  Node* Find(TaskSeq seq);
+  Node& Ensure(TaskSeq seq);
+  void AddUse(TaskSeq task, Use use, uint64_t begin, uint64_t end);
+  void Record(Node& later, const Node& earlier, HazardKind kind, uint64_t begin, uint64_t end);
+  void Emit(Node& node);
+  HazardTensor Resolve(uint64_t addr) const;
+
+  Options options_;
+  TensorResolver resolver_;
+  absl::flat_hash_map<TaskSeq, uint32_t> node_of_task_;
+  std::vector<Node> nodes_;
+  std::vector<uint32_t> free_nodes_;
+  absl::flat_hash_map<uint64_t, std::vector<AccessRef>> index_;
+  uint64_t graph_version_ = 1;
+  uint32_t visit_stamp_ = 0;
+  std::vector<uint32_t> bfs_queue_;
+  std::vector<HazardReport> ready_;
+};
+
+}  // namespace pto
+
+#endif  // PTO_MODELS_HAZARD_HAZARD_DETECTOR_H_

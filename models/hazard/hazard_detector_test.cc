@@ -1,0 +1,256 @@
+#include "models/hazard/hazard_detector.h"
+
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace pto {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::Field;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using ::testing::SizeIs;
+
+// GM of the dependency kernels (frontend-semantics.md §4.3): a, scratch and
+// out are [256, 128] FP32; bands of 64 rows are 32 KiB.
+constexpr uint64_t kA = 0x100000;
+constexpr uint64_t kScratch = 0x200000;
+constexpr uint64_t kOut = 0x300000;
+constexpr uint64_t kTensorBytes = 256 * 128 * 4;
+constexpr uint64_t kBand = 64 * 128 * 4;
+
+bool Resolve(uint64_t addr, HazardTensor* tensor) {
+  const struct {
+    uint64_t base;
+    const char* name;
+  } tensors[] = {{kA, "a"}, {kScratch, "scratch"}, {kOut, "out"}};
+  for (int id = 0; id < 3; ++id) {
+    if (addr >= tensors[id].base && addr < tensors[id].base + kTensorBytes) {
+      *tensor = {id, tensors[id].name, tensors[id].base};
+      return true;
+    }
+  }
+  return false;
+}
+
+HazardDetector MakeDetector() { return HazardDetector(HazardDetector::Options(), Resolve); }
+
+std::vector<TaskSeq> Seqs(const std::vector<HazardTask>& tasks) {
+  std::vector<TaskSeq> seqs;
+  for (const HazardTask& task : tasks) seqs.push_back(task.seq);
+  return seqs;
+}
+
+// tensor_claim: four writers store bands of `scratch` (manual_dep, so no
+// inferred edges); copy_out reads all of it.
+void SubmitTensorClaim(HazardDetector& detector, bool with_deps) {
+  for (TaskSeq w = 0; w < 4; ++w) {
+    detector.AddTask(w, "tensor_claim.writer");
+    detector.AddAccess(w, GmAccessKind::kRead, kA + w * kBand, kBand);
+    detector.AddAccess(w, GmAccessKind::kWrite, kScratch + w * kBand, kBand);
+  }
+  detector.AddTask(4, "tensor_claim.copy_out");
+  if (with_deps) {
+    for (TaskSeq w = 0; w < 4; ++w) detector.AddDependency(w, 4);
+  }
+  for (uint64_t band = 0; band < 4; ++band) {
+    detector.AddAccess(4, GmAccessKind::kRead, kScratch + band * kBand, kBand);
+    detector.AddAccess(4, GmAccessKind::kWrite, kOut + band * kBand, kBand);
+  }
+  for (TaskSeq seq = 0; seq < 5; ++seq) detector.RetireTask(seq);
+}
+
+TEST(HazardDetectorTest, TensorClaimWithoutDepsIsARawNamingTheWritersAndScratch) {
+  HazardDetector detector = MakeDetector();
+  SubmitTensorClaim(detector, /*with_deps=*/false);
+  const std::vector<HazardReport> reports = detector.TakeReports();
+  ASSERT_THAT(reports, SizeIs(1));
+  const HazardReport& raw = reports[0];
+  EXPECT_EQ(raw.kind, HazardKind::kRaw);
+  EXPECT_EQ(raw.task.seq, 4u);
+  EXPECT_EQ(raw.task.name, "tensor_claim.copy_out");
+  EXPECT_THAT(Seqs(raw.others), ElementsAre(0, 1, 2, 3));
+  EXPECT_EQ(raw.tensor.name, "scratch");
+  EXPECT_EQ(raw.region_begin, kScratch);
+  EXPECT_EQ(raw.region_end, kScratch + kTensorBytes);
+  EXPECT_THAT(raw.fix, HasSubstr("add deps=['tensor_claim.writer' (#0), "));
+  EXPECT_THAT(raw.fix, HasSubstr("on 'tensor_claim.copy_out' (#4)"));
+  EXPECT_EQ(FormatHazard(raw),
+            "hazard: RAW on scratch bytes [0, 131072): 'tensor_claim.copy_out' (#4) reads bytes "
+            "that 'tensor_claim.writer' (#0), 'tensor_claim.writer' (#1), 'tensor_claim.writer' "
+            "(#2), 'tensor_claim.writer' (#3) write, and no dependency path orders them; fix: "
+            "add deps=['tensor_claim.writer' (#0), 'tensor_claim.writer' (#1), "
+            "'tensor_claim.writer' (#2), 'tensor_claim.writer' (#3)] on "
+            "'tensor_claim.copy_out' (#4)");
+  EXPECT_EQ(detector.live_tasks(), 0);
+}
+
+TEST(HazardDetectorTest, TensorClaimWithDepsIsClean) {
+  HazardDetector detector = MakeDetector();
+  SubmitTensorClaim(detector, /*with_deps=*/true);
+  EXPECT_THAT(detector.TakeReports(), IsEmpty());
+}
+
+TEST(HazardDetectorTest, DisjointBandsOfOneTensorAreNotAHazard) {
+  // narrow_claim / region_claim / sliced: four unordered writers of bands.
+  HazardDetector detector = MakeDetector();
+  for (TaskSeq w = 0; w < 4; ++w) {
+    detector.AddTask(w, "band");
+    detector.AddAccess(w, GmAccessKind::kRead, kA + w * kBand, kBand);
+    detector.AddAccess(w, GmAccessKind::kWrite, kOut + w * kBand, kBand);
+  }
+  detector.Flush();
+  EXPECT_THAT(detector.TakeReports(), IsEmpty());
+}
+
+TEST(HazardDetectorTest, AtomicAddTasksAreNeverReported) {
+  HazardDetector detector = MakeDetector();
+  for (TaskSeq t = 0; t < 4; ++t) {
+    detector.AddTask(t, "accumulate");
+    detector.AddAccess(t, GmAccessKind::kAtomicAdd, kOut, 64);
+  }
+  detector.Flush();
+  EXPECT_THAT(detector.TakeReports(), IsEmpty());
+}
+
+TEST(HazardDetectorTest, WritesClaimWholeLinesSoSharedLinesAreAWaw) {
+  HazardDetector detector = MakeDetector();
+  detector.AddTask(0, "left");
+  detector.AddAccess(0, GmAccessKind::kWrite, kOut, 32);
+  detector.AddTask(1, "right");
+  detector.AddAccess(1, GmAccessKind::kWrite, kOut + 32, 32);
+  detector.AddTask(2, "next_line");
+  detector.AddAccess(2, GmAccessKind::kWrite, kOut + 64, 64);
+  detector.Flush();
+  const std::vector<HazardReport> reports = detector.TakeReports();
+  ASSERT_THAT(reports, SizeIs(1));
+  EXPECT_EQ(reports[0].kind, HazardKind::kWaw);
+  EXPECT_EQ(reports[0].task.seq, 1u);
+  EXPECT_THAT(Seqs(reports[0].others), ElementsAre(0));
+  EXPECT_EQ(reports[0].region_begin, kOut);
+  EXPECT_EQ(reports[0].region_end, kOut + 64);
+}
+
+TEST(HazardDetectorTest, AnUnorderedOverwriteOfAReadIsAWarWithTheSeedsFix) {
+  HazardDetector detector = MakeDetector();
+  detector.AddTask(0, "reader");
+  detector.AddAccess(0, GmAccessKind::kRead, kA, 1024);
+  detector.AddTask(1, "overwriter");
+  detector.AddAccess(1, GmAccessKind::kWrite, kA + 512, 1024);
+  detector.Flush();
+  const std::vector<HazardReport> reports = detector.TakeReports();
+  ASSERT_THAT(reports, SizeIs(1));
+  EXPECT_EQ(reports[0].kind, HazardKind::kWar);
+  EXPECT_EQ(reports[0].region_begin, kA + 512);
+  EXPECT_EQ(reports[0].region_end, kA + 1024);
+  EXPECT_THAT(reports[0].fix, HasSubstr("add deps=['reader' (#0)] on 'overwriter' (#1)"));
+  EXPECT_THAT(reports[0].fix, HasSubstr("keep the reader INPUT"));
+}
+
+TEST(HazardDetectorTest, TransitivePathsOrderTasksEvenThroughRetiredOnes) {
+  HazardDetector detector = MakeDetector();
+  detector.AddTask(0, "produce");
+  detector.AddAccess(0, GmAccessKind::kWrite, kOut, 4096);
+  detector.AddTask(1, "middle");
+  detector.AddDependency(0, 1);
+  detector.AddTask(2, "consume");
+  detector.AddDependency(1, 2);
+  EXPECT_TRUE(detector.Reaches(0, 2));
+  EXPECT_FALSE(detector.Reaches(2, 0));
+  detector.RetireTask(1);  // out of order: its edges are spliced
+  EXPECT_TRUE(detector.Reaches(0, 2));
+  detector.AddAccess(2, GmAccessKind::kRead, kOut, 4096);
+  detector.Flush();
+  EXPECT_THAT(detector.TakeReports(), IsEmpty());
+}
+
+TEST(HazardDetectorTest, AccessesReportedInAnyOrderAreCompared) {
+  // The later task runs (and reports) first: the race is still found.
+  HazardDetector detector = MakeDetector();
+  detector.AddTask(0, "early_writer");
+  detector.AddTask(1, "late_reader");
+  detector.AddAccess(1, GmAccessKind::kRead, kScratch, 256);
+  detector.AddAccess(0, GmAccessKind::kWrite, kScratch, 256);
+  detector.RetireTask(0);
+  EXPECT_THAT(detector.TakeReports(), IsEmpty());  // reported with the later side
+  detector.RetireTask(1);
+  const std::vector<HazardReport> reports = detector.TakeReports();
+  ASSERT_THAT(reports, SizeIs(1));
+  EXPECT_EQ(reports[0].kind, HazardKind::kRaw);
+  EXPECT_EQ(reports[0].task.seq, 1u);
+}
+
+TEST(HazardDetectorTest, APredicateWhoseProducerIsNotADependencyIsReported) {
+  HazardDetector detector = MakeDetector();
+  detector.AddTask(0, "set_flag");
+  detector.AddAccess(0, GmAccessKind::kWrite, kA, 4);
+  detector.AddTask(1, "unrelated");
+  detector.AddDependency(0, 1);
+  detector.AddTask(2, "gated");
+  detector.AddPredicateRead(2, kA, 4);
+  detector.Flush();
+  const std::vector<HazardReport> reports = detector.TakeReports();
+  ASSERT_THAT(reports, SizeIs(1));
+  EXPECT_EQ(reports[0].kind, HazardKind::kPredicate);
+  EXPECT_EQ(reports[0].task.seq, 2u);
+  EXPECT_THAT(Seqs(reports[0].others), ElementsAre(0));
+  EXPECT_THAT(FormatHazard(reports[0]),
+              HasSubstr("hazard: predicate read on a bytes [0, 4): the predicate of 'gated' (#2) "
+                        "reads an element that 'set_flag' (#0) writes"));
+  EXPECT_THAT(reports[0].fix, HasSubstr("add deps=['set_flag' (#0)] on 'gated' (#2)"));
+}
+
+TEST(HazardDetectorTest, APredicateOrderedThroughATransitiveDependencyIsClean) {
+  HazardDetector detector = MakeDetector();
+  detector.AddTask(0, "set_flag");
+  detector.AddAccess(0, GmAccessKind::kWrite, kA, 4);
+  detector.AddTask(1, "middle");
+  detector.AddDependency(0, 1);
+  detector.AddTask(2, "gated");
+  detector.AddDependency(1, 2);
+  detector.AddPredicateRead(2, kA, 4);
+  detector.Flush();
+  EXPECT_THAT(detector.TakeReports(), IsEmpty());
+}
+
+TEST(HazardDetectorTest, AnEdgeAddedLaterOverridesAnEarlierNoPathAnswer) {
+  HazardDetector detector = MakeDetector();
+  detector.AddTask(0, "a");
+  detector.AddTask(1, "b");
+  EXPECT_FALSE(detector.Reaches(0, 1));
+  detector.AddDependency(0, 1);
+  EXPECT_TRUE(detector.Reaches(0, 1));
+}
+
+TEST(HazardDetectorTest, MemoryIsBoundedByTheLiveWindow) {
+  HazardDetector detector = MakeDetector();
+  for (TaskSeq seq = 0; seq < 10'000; ++seq) {
+    detector.AddTask(seq, "chain");
+    if (seq > 0) detector.AddDependency(seq - 1, seq);
+    detector.AddAccess(seq, GmAccessKind::kRead, kOut, 4096);
+    detector.AddAccess(seq, GmAccessKind::kWrite, kOut, 4096);
+    if (seq >= 8) detector.RetireTask(seq - 8);
+    EXPECT_LE(detector.live_tasks(), 9);
+  }
+  detector.Flush();
+  EXPECT_THAT(detector.TakeReports(), IsEmpty());
+}
+
+TEST(HazardDetectorTest, UnknownAddressesAreNamedAsSuch) {
+  HazardDetector detector = MakeDetector();
+  detector.AddTask(0, "w");
+  detector.AddAccess(0, GmAccessKind::kWrite, 0x40, 64);
+  detector.AddTask(1, "r");
+  detector.AddAccess(1, GmAccessKind::kRead, 0x40, 4);
+  detector.Flush();
+  const std::vector<HazardReport> reports = detector.TakeReports();
+  ASSERT_THAT(reports, SizeIs(1));
+  EXPECT_THAT(FormatHazard(reports[0]), HasSubstr("on <unknown tensor> at GM [0x40, 0x44)"));
+}
+
+}  // namespace
+}  // namespace pto
