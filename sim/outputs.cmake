@@ -1,0 +1,21 @@
+# Output writers and analyses (issue 7): swimlane records, deps.json, the
+# Perfetto trace, the scheduler-overhead model, the SVG swimlane, and the
+# `deps` and `compare` commands. Pure C++: they consume RunObserver callbacks.
+add_library(pto_outputs STATIC
+  ${CMAKE_CURRENT_LIST_DIR}/spooled_json.cc
+  ${CMAKE_CURRENT_LIST_DIR}/launch_log.cc
+  ${CMAKE_CURRENT_LIST_DIR}/swimlane_writer.cc
+  ${CMAKE_CURRENT_LIST_DIR}/deps_writer.cc
+  ${CMAKE_CURRENT_LIST_DIR}/perfetto_writer.cc
+  ${CMAKE_CURRENT_LIST_DIR}/overhead_analysis.cc
+  ${CMAKE_CURRENT_LIST_DIR}/swimlane_svg.cc
+  ${CMAKE_CURRENT_LIST_DIR}/output_set.cc
+  ${CMAKE_CURRENT_LIST_DIR}/deps_reduction.cc
+  ${CMAKE_CURRENT_LIST_DIR}/deps_command.cc
+  ${CMAKE_CURRENT_LIST_DIR}/compare_command.cc
+)
+target_include_directories(pto_outputs PUBLIC ${PROJECT_SOURCE_DIR})
+target_link_libraries(pto_outputs PUBLIC
+  pto_runtime_logic pto_dep_logic pto_trace_reader pto_common nlohmann_json::nlohmann_json
+  absl::status absl::statusor absl::strings absl::str_format absl::span
+  absl::flat_hash_map absl::flat_hash_set)

@@ -1,0 +1,203 @@
+#include "sim/perfetto_writer.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "nlohmann/json.hpp"
+
+namespace pto {
+namespace {
+
+constexpr int kOrchestratorPid = 1;
+constexpr int kSchedulerPid = 2;
+constexpr int kSchedulerViewPid = 3;
+constexpr int kWorkerViewPid = 4;
+constexpr int kOrchestratorTid = 4000;
+constexpr int kQueueCounterTid = 3999;
+constexpr TimePs kMarkerPs = 20000;  // 0.02 µs, the converter's marker width
+
+int CoreTid(int core) { return 10000 + 10 * core; }
+int SchedTid(int thread) { return 30000 + 10 * thread; }
+int MarkerTid(int thread) { return 19000 + thread; }
+
+std::string Quoted(const std::string& s) { return nlohmann::json(s).dump(); }
+
+const char* PhaseKind(SchedulerPhaseKind kind) {
+  switch (kind) {
+    case SchedulerPhaseKind::kComplete:
+      return "complete";
+    case SchedulerPhaseKind::kDummy:
+      return "dummy";
+    case SchedulerPhaseKind::kDispatch:
+      return "dispatch";
+    case SchedulerPhaseKind::kEarlyDispatch:
+      return "early_dispatch";
+    case SchedulerPhaseKind::kDrain:
+      return "drain";
+    case SchedulerPhaseKind::kRelease:
+      return "release";
+  }
+  return "unknown";
+}
+
+std::string Meta(const char* what, int pid, int tid, const std::string& args) {
+  return absl::StrCat("{\"name\":\"", what, "\",\"ph\":\"M\",\"pid\":", pid, ",\"tid\":", tid,
+                      ",\"args\":", args, "}");
+}
+
+}  // namespace
+
+PerfettoWriter::PerfettoWriter(std::string dir, const OutputChip& chip, const LaunchLog* log)
+    : dir_(std::move(dir)),
+      chip_(chip),
+      log_(log),
+      events_(absl::StrCat(dir_, "/.perfetto_events.tmp")),
+      core_used_(chip.core_count(), false) {}
+
+absl::Status PerfettoWriter::Open() { return events_.Open(); }
+
+void PerfettoWriter::Bar(int pid, int tid, const std::string& name_json, const char* cat,
+                         TimePs start, TimePs end, const std::string& args) {
+  line_ = absl::StrCat("{\"name\":", name_json, ",\"cat\":\"", cat, "\",\"ph\":\"X\",\"pid\":", pid,
+                       ",\"tid\":", tid, ",\"ts\":", FormatUs(start),
+                       ",\"dur\":", FormatUs(std::max<TimePs>(end - start, 0)), ",\"args\":", args,
+                       "}");
+  events_.Append(line_);
+}
+
+std::string PerfettoWriter::BarName(const LaunchLog::TaskInfo* info, uint64_t fallback_id) const {
+  if (info == nullptr) return TaskLabel("task", fallback_id);
+  std::string name = log_->name(*info);
+  if (info->block_num > 1) absl::StrAppend(&name, "_spmd");
+  return TaskLabel(name, info->runtime_id);
+}
+
+void PerfettoWriter::MarkThread(int thread) {
+  thread = std::max(thread, 0);
+  if (sched_thread_used_.size() <= static_cast<size_t>(thread)) {
+    sched_thread_used_.resize(thread + 1, false);
+  }
+  sched_thread_used_[thread] = true;
+}
+
+void PerfettoWriter::OnTaskSubmitted(const Task& task, absl::Span<const DepEdge>, TimePs start,
+                                     TimePs end) {
+  orchestrator_used_ = true;
+  const std::string args =
+      absl::StrCat("{\"submit_idx\":", submit_idx_++, ",\"taskId\":\"", task.runtime_id, "\"}");
+  Bar(kOrchestratorPid, kOrchestratorTid, Quoted(TaskLabel(task.name, task.runtime_id)),
+      "orch_submit", start, end, args);
+}
+
+void PerfettoWriter::OnCoreInterval(const CoreInterval& c) {
+  if (c.core < 0) return;
+  if (static_cast<size_t>(c.core) >= core_used_.size()) core_used_.resize(c.core + 1, false);
+  core_used_[c.core] = true;
+  const LaunchLog::TaskInfo* info = log_ ? log_->Find(c.task) : nullptr;
+  const uint64_t id = info ? info->runtime_id : 0;
+  const std::string name = Quoted(BarName(info, id));
+  const char* cat = info ? TaskShapeName(info->shape) : "task";
+  Bar(kWorkerViewPid, CoreTid(c.core), name, cat, c.receive, c.end,
+      absl::StrCat("{\"taskId\":\"", id, "\",\"block\":", c.block, ",\"reg_task_id\":",
+                   c.reg_task_id, ",\"duration-us\":", FormatUs(c.end - c.receive),
+                   ",\"kernel-duration-us\":", FormatUs(c.end - c.start),
+                   ",\"local_setup_us\":", FormatUs(c.start - c.receive), "}"));
+  Bar(kSchedulerViewPid, CoreTid(c.core), name, cat, c.dispatch, c.finish,
+      absl::StrCat("{\"taskId\":\"", id, "\",\"dispatch-time-us\":", FormatUs(c.dispatch),
+                   ",\"finish-time-us\":", FormatUs(c.finish),
+                   ",\"aicpu-duration-us\":", FormatUs(c.finish - c.dispatch), "}"));
+}
+
+void PerfettoWriter::OnSchedulerPhase(const SchedulerPhase& p) {
+  MarkThread(p.thread);
+  std::string args =
+      absl::StrCat("{\"loop_iter\":", p.loop_iter, ",\"tasks_processed\":", p.tasks_processed);
+  if (p.kind == SchedulerPhaseKind::kDispatch) {
+    absl::StrAppend(&args, ",\"pop_hit\":", p.pop_hit, ",\"pop_miss\":", p.pop_miss);
+  }
+  args += "}";
+  Bar(kSchedulerPid, SchedTid(std::max(p.thread, 0)), Quoted(PhaseKind(p.kind)), "phase", p.start,
+      p.end, args);
+  if (p.kind == SchedulerPhaseKind::kDispatch) {
+    queue_counter_used_ = true;
+    line_ =
+        absl::StrCat("{\"name\":\"shared_ready_queue\",\"ph\":\"C\",\"pid\":", kSchedulerPid,
+                     ",\"tid\":", kQueueCounterTid, ",\"ts\":", FormatUs(p.start),
+                     ",\"args\":{\"AIC\":", p.shared_at_start[0], ",\"AIV\":", p.shared_at_start[1],
+                     ",\"MIX\":", p.shared_at_start[2], "}}");
+    events_.Append(line_);
+  }
+}
+
+void PerfettoWriter::OnInlineRetire(int thread, const Task& task, TimePs at) {
+  thread = std::max(thread, 0);
+  if (marker_thread_used_.size() <= static_cast<size_t>(thread)) {
+    marker_thread_used_.resize(thread + 1, false);
+  }
+  marker_thread_used_[thread] = true;
+  const char* kind = task.predicated_skip ? "predicated_skip" : "dummy_task";
+  Bar(kWorkerViewPid, MarkerTid(thread),
+      Quoted(absl::StrCat(kind, ": ", TaskLabel(task.name, task.runtime_id))), kind, at,
+      at + kMarkerPs, absl::StrCat("{\"taskId\":\"", task.runtime_id, "\"}"));
+}
+
+absl::Status PerfettoWriter::Finalize() {
+  // Process and thread names, then flows, after the streamed bars.
+  const std::pair<int, const char*> processes[] = {{kOrchestratorPid, "AICPU Orchestrator"},
+                                                   {kSchedulerPid, "AICPU Scheduler"},
+                                                   {kSchedulerViewPid, "Scheduler View"},
+                                                   {kWorkerViewPid, "Worker View"}};
+  for (const auto& [pid, name] : processes) {
+    events_.Append(Meta("process_name", pid, 0, absl::StrCat("{\"name\":\"", name, "\"}")));
+    events_.Append(Meta("process_sort_index", pid, 0, absl::StrCat("{\"sort_index\":", pid, "}")));
+  }
+  auto thread_name = [&](int pid, int tid, const std::string& name) {
+    events_.Append(Meta("thread_name", pid, tid, absl::StrCat("{\"name\":", Quoted(name), "}")));
+    events_.Append(Meta("thread_sort_index", pid, tid, absl::StrCat("{\"sort_index\":", tid, "}")));
+  };
+  if (orchestrator_used_) thread_name(kOrchestratorPid, kOrchestratorTid, "Orch_0");
+  for (size_t t = 0; t < sched_thread_used_.size(); ++t) {
+    if (sched_thread_used_[t]) thread_name(kSchedulerPid, SchedTid(t), absl::StrCat("Sched_", t));
+  }
+  if (queue_counter_used_) {
+    thread_name(kSchedulerPid, kQueueCounterTid, "shared_ready_queue (global)");
+  }
+  for (size_t core = 0; core < core_used_.size(); ++core) {
+    if (!core_used_[core]) continue;
+    thread_name(kSchedulerViewPid, CoreTid(core), chip_.CoreName(core));
+    thread_name(kWorkerViewPid, CoreTid(core), chip_.CoreName(core));
+  }
+  for (size_t t = 0; t < marker_thread_used_.size(); ++t) {
+    if (marker_thread_used_[t])
+      thread_name(kWorkerViewPid, MarkerTid(t), absl::StrCat("AICPU_", t));
+  }
+  if (log_ != nullptr) {
+    uint64_t flow_id = 0;
+    for (size_t succ = 0; succ < log_->task_count(); ++succ) {
+      const LaunchLog::TaskInfo& s = log_->task(succ);
+      if (!s.ran()) continue;
+      for (uint32_t pred : log_->producers(succ)) {
+        const LaunchLog::TaskInfo& p = log_->task(pred);
+        if (!p.ran()) continue;
+        const char* name = p.end > s.start ? "hb_violation" : "dependency";
+        ++flow_id;
+        events_.Append(absl::StrCat(
+            "{\"name\":\"", name, "\",\"cat\":\"flow\",\"ph\":\"s\",\"id\":", flow_id,
+            ",\"bind_id\":", flow_id, ",\"pid\":", kWorkerViewPid,
+            ",\"tid\":", CoreTid(p.anchor_core), ",\"ts\":", FormatUs(p.receive), "}"));
+        events_.Append(absl::StrCat(
+            "{\"name\":\"", name, "\",\"cat\":\"flow\",\"ph\":\"f\",\"bp\":\"e\",\"id\":", flow_id,
+            ",\"bind_id\":", flow_id, ",\"pid\":", kWorkerViewPid,
+            ",\"tid\":", CoreTid(s.anchor_core), ",\"ts\":", FormatUs(s.receive), "}"));
+      }
+    }
+  }
+  AtomicFile file(absl::StrCat(dir_, "/perfetto.json"));
+  if (absl::Status s = file.Open(); !s.ok()) return s;
+  file.out() << "{\"displayTimeUnit\": \"ns\",\n\"traceEvents\": ";
+  if (absl::Status s = events_.SpliceInto(file.out()); !s.ok()) return s;
+  file.out() << "}\n";
+  return file.Commit();
+}
+
+}  // namespace pto

@@ -1,0 +1,65 @@
+#ifndef PTO_SIM_PERFETTO_WRITER_H_
+#define PTO_SIM_PERFETTO_WRITER_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "models/run_observer.h"
+#include "sim/launch_log.h"
+#include "sim/spooled_json.h"
+
+namespace pto {
+
+// Writes one launch's perfetto.json: Chrome Trace Event format laid out like
+// the runtime's swimlane_converter (runtime-semantics.md §4.7), timestamps in
+// simulated µs:
+//   pid 1 "AICPU Orchestrator": tid 4000 "Orch_0", one orch_submit bar per submit;
+//   pid 2 "AICPU Scheduler": tid 30000+10t "Sched_t", the outer phase bars;
+//         tid 3999 "shared_ready_queue (global)" counter {AIC, AIV, MIX} at
+//         each dispatch phase;
+//   pid 3 "Scheduler View": tid 10000+10c "AIC_c"/"AIV_c", [dispatch, finish];
+//   pid 4 "Worker View": same tids, kernel bars [receive, end] named
+//         "<name>(rXtY)" ("_spmd" appended to the name of SPMD tasks, category
+//         the task shape so MIX halves are tellable); tid 19000+t "AICPU_t"
+//         carries 0.02 µs dummy / predicated-skip markers;
+//   flows "dependency" (or "hb_violation" when the producer ended after the
+//         consumer started), ph s/f, cat "flow", one per unique producer pair
+//         between the tasks' earliest bars (tasks that never ran on a core,
+//         such as dummies, have no bar and no flows).
+// Bars stream to a temporary file; metadata and flows are added from `log`
+// (fed before this writer) at Finalize(); the file appears by rename.
+class PerfettoWriter : public RunObserver {
+ public:
+  PerfettoWriter(std::string dir, const OutputChip& chip, const LaunchLog* log);
+
+  absl::Status Open();
+  void OnTaskSubmitted(const Task& task, absl::Span<const DepEdge> edges, TimePs start,
+                       TimePs end) override;
+  void OnCoreInterval(const CoreInterval& interval) override;
+  void OnSchedulerPhase(const SchedulerPhase& phase) override;
+  void OnInlineRetire(int thread, const Task& task, TimePs at) override;
+  absl::Status Finalize();
+
+ private:
+  void Bar(int pid, int tid, const std::string& name_json, const char* cat, TimePs start,
+           TimePs end, const std::string& args);
+  std::string BarName(const LaunchLog::TaskInfo* info, uint64_t fallback_id) const;
+  void MarkThread(int thread);
+
+  std::string dir_;
+  OutputChip chip_;
+  const LaunchLog* log_;
+  SpooledArray events_;
+  std::vector<bool> core_used_;
+  std::vector<bool> sched_thread_used_;
+  std::vector<bool> marker_thread_used_;
+  bool orchestrator_used_ = false;
+  bool queue_counter_used_ = false;
+  uint64_t submit_idx_ = 0;
+  std::string line_;
+};
+
+}  // namespace pto
+
+#endif  // PTO_SIM_PERFETTO_WRITER_H_

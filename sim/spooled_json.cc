@@ -1,0 +1,79 @@
+#include "sim/spooled_json.h"
+
+#include <cstdio>
+
+#include "absl/strings/str_cat.h"
+
+namespace pto {
+
+SpooledArray::~SpooledArray() {
+  if (out_.is_open()) out_.close();
+  std::remove(path_.c_str());
+}
+
+absl::Status SpooledArray::Open() {
+  out_.open(path_, std::ios::trunc | std::ios::binary);
+  if (!out_) return absl::UnavailableError(absl::StrCat(path_, ": cannot open for writing"));
+  return absl::OkStatus();
+}
+
+void SpooledArray::Append(absl::string_view element) {
+  // One element per line; SpliceInto puts the separators in.
+  out_.write(element.data(), static_cast<std::streamsize>(element.size()));
+  out_.put('\n');
+  ++size_;
+}
+
+absl::Status SpooledArray::SpliceInto(std::ostream& out, absl::string_view indent,
+                                      absl::string_view separator) {
+  out_.close();
+  if (out_.fail()) return absl::DataLossError(absl::StrCat(path_, ": write failed"));
+  out << '[';
+  if (size_ > 0) {
+    std::ifstream in(path_, std::ios::binary);
+    if (!in) return absl::DataLossError(absl::StrCat(path_, ": cannot reopen"));
+    std::string line;
+    bool first = true;
+    while (std::getline(in, line)) {
+      if (!first) out << separator;
+      if (first && separator.find('\n') != absl::string_view::npos) out << '\n';
+      out << indent << line;
+      first = false;
+    }
+    if (separator.find('\n') != absl::string_view::npos) out << '\n';
+  }
+  out << ']';
+  std::remove(path_.c_str());
+  size_ = 0;
+  return absl::OkStatus();
+}
+
+AtomicFile::~AtomicFile() {
+  if (out_.is_open()) out_.close();
+  if (!committed_) std::remove(tmp_.c_str());
+}
+
+absl::Status AtomicFile::Open() {
+  out_.open(tmp_, std::ios::trunc | std::ios::binary);
+  if (!out_) return absl::UnavailableError(absl::StrCat(tmp_, ": cannot open for writing"));
+  return absl::OkStatus();
+}
+
+absl::Status AtomicFile::Commit() {
+  out_.close();
+  if (out_.fail()) return absl::DataLossError(absl::StrCat(tmp_, ": write failed"));
+  if (std::rename(tmp_.c_str(), path_.c_str()) != 0) {
+    return absl::DataLossError(absl::StrCat(path_, ": cannot rename ", tmp_));
+  }
+  committed_ = true;
+  return absl::OkStatus();
+}
+
+absl::Status WriteFileAtomically(const std::string& path, absl::string_view content) {
+  AtomicFile file(path);
+  if (absl::Status s = file.Open(); !s.ok()) return s;
+  file.out().write(content.data(), static_cast<std::streamsize>(content.size()));
+  return file.Commit();
+}
+
+}  // namespace pto

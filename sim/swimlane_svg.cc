@@ -1,0 +1,308 @@
+#include "sim/swimlane_svg.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "sim/spooled_json.h"
+
+namespace pto {
+namespace {
+
+constexpr const char* kPalette[] = {"#4e79a7", "#f28e2b", "#59a14f", "#e15759",
+                                    "#76b7b2", "#edc948", "#b07aa1", "#ff9da7",
+                                    "#9c755f", "#86bcb6", "#d37295", "#a0cbe8"};
+constexpr int kPaletteSize = sizeof(kPalette) / sizeof(kPalette[0]);
+constexpr double kLeft = 90;
+constexpr double kTop = 48;
+constexpr double kClusterGap = 4;
+
+std::string Escape(const std::string& s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char c : s) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+// A "nice" axis step (1, 2 or 5 × 10^k µs) giving about `ticks` ticks.
+double TickStep(double span_us, int ticks) {
+  const double raw = span_us / ticks;
+  const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
+  for (double m : {1.0, 2.0, 5.0}) {
+    if (m * magnitude >= raw) return m * magnitude;
+  }
+  return 10 * magnitude;
+}
+
+// AIC, AIV0, AIV1 of a cluster, in that order.
+int RoleOf(const OutputChip& chip, int core) {
+  return chip.is_aic(core) ? 0 : 1 + (core - chip.clusters) % 2;
+}
+
+struct Layout {
+  TimePs t0 = 0;
+  double scale = 0;  // px per ps
+  double X(TimePs t) const { return kLeft + static_cast<double>(t - t0) * scale; }
+};
+
+}  // namespace
+
+void RenderSwimlaneSvg(const LaunchLog& log, const OutputChip& chip,
+                       const SwimlaneSvgOptions& options, std::ostream& out) {
+  const std::vector<CoreInterval>& intervals = log.intervals();
+  // Time window over everything drawn.
+  TimePs t0 = kNever, t1 = kNever;
+  auto widen = [&](TimePs t) {
+    if (t0 == kNever || t < t0) t0 = t;
+    t1 = std::max(t1, t);
+  };
+  std::map<int, std::vector<size_t>> by_core;  // ordered: deterministic
+  for (size_t i = 0; i < intervals.size(); ++i) {
+    widen(intervals[i].start);
+    widen(intervals[i].end);
+    by_core[intervals[i].core].push_back(i);
+  }
+  std::map<int, std::vector<size_t>> markers_by_thread;
+  for (size_t i = 0; i < log.task_count(); ++i) {
+    const LaunchLog::TaskInfo& t = log.task(i);
+    if (!t.inline_retired) continue;
+    widen(t.inline_at);
+    markers_by_thread[std::max(t.inline_thread, 0)].push_back(i);
+  }
+  if (t0 == kNever) t0 = t1 = 0;
+  if (t1 <= t0) t1 = t0 + 1000000;  // 1 µs, for a readable axis
+  Layout layout{t0, options.plot_width_px / static_cast<double>(t1 - t0)};
+
+  // Lanes: used cores by cluster, then one marker lane per scheduler thread.
+  std::vector<int> cores;
+  for (const auto& [core, unused] : by_core) cores.push_back(core);
+  std::sort(cores.begin(), cores.end(), [&](int a, int b) {
+    return std::make_pair(chip.cluster_of(a), RoleOf(chip, a)) <
+           std::make_pair(chip.cluster_of(b), RoleOf(chip, b));
+  });
+  const double lane_h = options.lane_height_px;
+  std::map<int, double> lane_y;
+  double y = kTop;
+  int previous_cluster = -1;
+  for (int core : cores) {
+    if (previous_cluster >= 0 && chip.cluster_of(core) != previous_cluster) y += kClusterGap;
+    lane_y[core] = y;
+    previous_cluster = chip.cluster_of(core);
+    y += lane_h;
+  }
+  std::map<int, double> marker_y;
+  if (!markers_by_thread.empty()) y += kClusterGap;
+  for (const auto& [thread, unused] : markers_by_thread) {
+    marker_y[thread] = y;
+    y += lane_h;
+  }
+  const double lanes_bottom = y;
+  std::map<int, std::string> legend;  // colour index -> kernel name
+  auto colour_of = [&](const LaunchLog::TaskInfo& t) {
+    const int key = t.kernel >= 0 ? t.kernel : static_cast<int>(t.name_id);
+    const int index = key % kPaletteSize;
+    legend.emplace(index, log.name(t));
+    return index;
+  };
+
+  const double width = kLeft + options.plot_width_px + 20;
+  const double height = lanes_bottom + 40 + 16 * 4;
+  out << absl::StrFormat(
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
+      "viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\" font-size=\"10\">\n",
+      width, height, width, height);
+  out << "<defs><marker id=\"arrow\" viewBox=\"0 0 6 6\" refX=\"6\" refY=\"3\" markerWidth=\"6\" "
+         "markerHeight=\"6\" orient=\"auto\"><path d=\"M0,0 L6,3 L0,6 z\" fill=\"#333\"/></marker>"
+         "</defs>\n";
+  out << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
+  out << absl::StrFormat(
+      "<text x=\"%.0f\" y=\"14\" font-size=\"12\">pto_sim swimlane: %d core "
+      "records on %d cores, %s us</text>\n",
+      kLeft, intervals.size(), cores.size(), FormatUs(t1 - t0));
+
+  // Time axis.
+  out << "<g class=\"axis\">\n";
+  const double span_us = PsToUs(t1 - t0);
+  const double step = TickStep(span_us, 10);
+  for (double tick = 0; tick <= span_us + 1e-9; tick += step) {
+    const double x = kLeft + tick / span_us * options.plot_width_px;
+    out << absl::StrFormat(
+        "<line x1=\"%.2f\" y1=\"%.0f\" x2=\"%.2f\" y2=\"%.0f\" stroke=\"#ddd\"/>"
+        "<text x=\"%.2f\" y=\"%.0f\" text-anchor=\"middle\">%g</text>\n",
+        x, kTop - 6, x, lanes_bottom, x, kTop - 10, tick);
+  }
+  out << absl::StrFormat("<text x=\"%.0f\" y=\"%.0f\">time (us from %s)</text>\n</g>\n", 4.0,
+                         kTop - 10, FormatUs(t0));
+
+  // Core lanes, grouped by cluster.
+  int open_cluster = -1;
+  for (int core : cores) {
+    const int cluster = chip.cluster_of(core);
+    if (cluster != open_cluster) {
+      if (open_cluster >= 0) out << "</g>\n";
+      out << "<g class=\"cluster\" data-cluster=\"" << cluster << "\">\n";
+      open_cluster = cluster;
+    }
+    const double ly = lane_y[core];
+    out << absl::StrFormat(
+        "<g class=\"lane\" data-core=\"%d\"><rect x=\"%.0f\" y=\"%.1f\" width=\"%d\" "
+        "height=\"%.1f\" fill=\"%s\"/><text x=\"4\" y=\"%.1f\">%s</text>\n",
+        core, kLeft, ly, options.plot_width_px, lane_h,
+        RoleOf(chip, core) == 0 ? "#f4f4f4" : "#fafafa", ly + lane_h - 4, chip.CoreName(core));
+    std::vector<size_t>& list = by_core[core];
+    std::sort(list.begin(), list.end(), [&](size_t a, size_t b) {
+      return std::make_pair(intervals[a].start, a) < std::make_pair(intervals[b].start, b);
+    });
+    // Runs of sub-pixel bars become one aggregate.
+    double agg_x0 = 0, agg_x1 = 0;
+    int agg_count = 0;
+    auto flush = [&]() {
+      if (agg_count == 0) return;
+      out << absl::StrFormat(
+          "<rect class=\"agg\" x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" "
+          "fill=\"#888\"><title>%d records</title></rect>\n",
+          agg_x0, ly + 2, std::max(agg_x1 - agg_x0, 1.0), lane_h - 4, agg_count);
+      agg_count = 0;
+    };
+    for (size_t i : list) {
+      const CoreInterval& c = intervals[i];
+      const double x0 = layout.X(c.start);
+      const double x1 = layout.X(c.end);
+      if (x1 - x0 < options.min_bar_px) {
+        if (agg_count > 0 && x0 > agg_x1 + options.min_bar_px) flush();
+        if (agg_count == 0) agg_x0 = x0;
+        agg_x1 = std::max(agg_count == 0 ? x1 : agg_x1, x1);
+        ++agg_count;
+        continue;
+      }
+      flush();
+      const LaunchLog::TaskInfo* t = log.Find(c.task);
+      std::string cls = "bar";
+      std::string fill = "#bbb";
+      std::string stroke;
+      std::string label = "task";
+      if (t != nullptr) {
+        fill = kPalette[colour_of(*t)];
+        label = TaskLabel(log.name(*t), t->runtime_id);
+        if (t->shape == TaskShape::kMix) {
+          cls += " mix";
+          stroke = " stroke=\"#222\" stroke-width=\"1.2\"";
+        }
+        if (t->block_num > 1) {
+          cls += " spmd";
+          stroke = " stroke=\"#000\" stroke-dasharray=\"3,2\"";
+        }
+      }
+      out << absl::StrFormat(
+          "<rect class=\"%s\" x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" fill=\"%s\"%s>"
+          "<title>%s block %d on %s: start %s us, end %s us</title></rect>\n",
+          cls, x0, ly + 2, x1 - x0, lane_h - 4, fill, stroke, Escape(label), c.block,
+          chip.CoreName(core), FormatUs(c.start), FormatUs(c.end));
+    }
+    flush();
+    out << "</g>\n";
+  }
+  if (open_cluster >= 0) out << "</g>\n";
+
+  // Inline retirements: predicated skips and dummies.
+  for (const auto& [thread, list] : markers_by_thread) {
+    const double ly = marker_y[thread];
+    out << absl::StrFormat(
+        "<g class=\"lane aicpu\" data-thread=\"%d\"><text x=\"4\" y=\"%.1f\">AICPU_%d</text>\n",
+        thread, ly + lane_h - 4, thread);
+    for (size_t i : list) {
+      const LaunchLog::TaskInfo& t = log.task(i);
+      const double x = layout.X(t.inline_at);
+      const double cy = ly + lane_h / 2;
+      const std::string title = absl::StrCat(t.predicated_skip ? "predicated skip: " : "dummy: ",
+                                             Escape(TaskLabel(log.name(t), t.runtime_id)), " at ",
+                                             FormatUs(t.inline_at), " us");
+      if (t.predicated_skip) {
+        out << absl::StrFormat(
+            "<path class=\"marker skip\" d=\"M%.2f,%.1f l6,6 m0,-6 l-6,6\" "
+            "transform=\"translate(-3,-3)\" "
+            "stroke=\"#d00\" stroke-width=\"2\"><title>%s</title></path>\n",
+            x, cy, title);
+      } else {
+        out << absl::StrFormat(
+            "<path class=\"marker dummy\" d=\"M%.2f,%.1f l4,4 l-4,4 l-4,-4 z\" "
+            "transform=\"translate(0,-4)\" fill=\"#777\"><title>%s</title></path>\n",
+            x, cy, title);
+      }
+    }
+    out << "</g>\n";
+  }
+
+  // Dependency arrows between tasks that ran, for small graphs.
+  std::vector<std::pair<size_t, uint32_t>> pairs;
+  for (size_t s = 0;
+       s < log.task_count() && pairs.size() <= static_cast<size_t>(options.max_arrows); ++s) {
+    if (!log.task(s).ran()) continue;
+    for (uint32_t p : log.producers(s)) {
+      if (log.task(p).ran()) pairs.emplace_back(s, p);
+    }
+  }
+  if (!pairs.empty() && pairs.size() <= static_cast<size_t>(options.max_arrows)) {
+    out << "<g class=\"deps\">\n";
+    for (const auto& [s, p] : pairs) {
+      const LaunchLog::TaskInfo& succ = log.task(s);
+      const LaunchLog::TaskInfo& pred = log.task(p);
+      auto lane_of = [&](const LaunchLog::TaskInfo& t) {
+        auto it = lane_y.find(t.anchor_core);
+        return (it == lane_y.end() ? kTop : it->second) + lane_h / 2;
+      };
+      out << absl::StrFormat(
+          "<line class=\"dep\" x1=\"%.2f\" y1=\"%.1f\" x2=\"%.2f\" y2=\"%.1f\" stroke=\"#333\" "
+          "stroke-width=\"0.8\" stroke-opacity=\"0.7\" marker-end=\"url(#arrow)\"/>\n",
+          layout.X(pred.end), lane_of(pred), layout.X(succ.start), lane_of(succ));
+    }
+    out << "</g>\n";
+  }
+
+  // Legend.
+  out << "<g class=\"legend\">\n";
+  double lx = kLeft;
+  double lyy = lanes_bottom + 20;
+  for (const auto& [index, name] : legend) {
+    if (lx > kLeft + options.plot_width_px - 150) {
+      lx = kLeft;
+      lyy += 16;
+    }
+    out << absl::StrFormat(
+        "<rect x=\"%.0f\" y=\"%.0f\" width=\"10\" height=\"10\" fill=\"%s\"/>"
+        "<text x=\"%.0f\" y=\"%.0f\">%s</text>\n",
+        lx, lyy - 9, kPalette[index], lx + 14, lyy, Escape(name));
+    lx += 150;
+  }
+  out << "</g>\n</svg>\n";
+}
+
+absl::Status WriteSwimlaneSvg(const LaunchLog& log, const OutputChip& chip,
+                              const SwimlaneSvgOptions& options, const std::string& dir) {
+  AtomicFile file(absl::StrCat(dir, "/swimlane.svg"));
+  if (absl::Status s = file.Open(); !s.ok()) return s;
+  RenderSwimlaneSvg(log, chip, options, file.out());
+  return file.Commit();
+}
+
+}  // namespace pto

@@ -1,0 +1,44 @@
+#ifndef PTO_SIM_SWIMLANE_SVG_H_
+#define PTO_SIM_SWIMLANE_SVG_H_
+
+#include <ostream>
+#include <string>
+
+#include "absl/status/status.h"
+#include "sim/launch_log.h"
+
+namespace pto {
+
+struct SwimlaneSvgOptions {
+  int plot_width_px = 1400;  // the time axis
+  int lane_height_px = 16;
+  // Consecutive bars on a lane narrower than this are merged into one grey
+  // aggregate bar (class "agg") that says how many records it holds.
+  double min_bar_px = 1.0;
+  // Dependency arrows are drawn when the launch has at most this many unique
+  // producer pairs between tasks that ran on cores.
+  int max_arrows = 200;
+};
+
+// Renders one launch as a self-contained SVG (no scripts, no external files):
+//   * one lane (<g class="lane" data-core="N">) per used core, grouped by
+//     cluster (<g class="cluster" data-cluster="ci">: AIC, AIV0, AIV1);
+//   * one <rect class="bar ..."> per core record [start, end], filled by
+//     kernel (colour by kernel id, or by task name), with a <title> of the
+//     task label, block and times; SPMD blocks have class "spmd" and a dashed
+//     outline, MIX halves class "mix" and a dark outline on every core of the
+//     cluster they occupy;
+//   * predicated skips (class "marker skip", a red cross) and dummies (class
+//     "marker dummy", a grey diamond) on an "AICPU_t" lane per scheduler thread;
+//   * a time axis in µs, a kernel legend, and dependency arrows
+//     (<line class="dep">) for small graphs.
+void RenderSwimlaneSvg(const LaunchLog& log, const OutputChip& chip,
+                       const SwimlaneSvgOptions& options, std::ostream& out);
+
+// Renders to DIR/swimlane.svg through a temporary file and rename.
+absl::Status WriteSwimlaneSvg(const LaunchLog& log, const OutputChip& chip,
+                              const SwimlaneSvgOptions& options, const std::string& dir);
+
+}  // namespace pto
+
+#endif  // PTO_SIM_SWIMLANE_SVG_H_
