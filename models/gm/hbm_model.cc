@@ -9,6 +9,16 @@ double NarrowRowFactor(int64_t innermost_run_bytes, const GmParams& params) {
   return innermost_run_bytes < params.l2_line_bytes ? 1.0 + params.narrow_row_penalty : 1.0;
 }
 
+int64_t ContiguousRunBytes(int64_t elem_bytes, absl::Span<const int64_t> shape,
+                           absl::Span<const int64_t> strides) {
+  int64_t run = 1;
+  for (int d = static_cast<int>(shape.size()) - 1; d >= 0; --d) {
+    if (shape[d] != 1 && strides[d] != run) break;
+    run *= shape[d];
+  }
+  return run * elem_bytes;
+}
+
 HbmModel::HbmModel(const GmParams& params, int64_t bin_ps, int64_t window_bins)
     : params_(params),
       bytes_per_ps_(params.hbm_bandwidth_bytes_per_s * params.hbm_efficiency * 1e-12),

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "absl/types/span.h"
 #include "models/chip_config.h"
 
 namespace pto {
@@ -12,6 +13,12 @@ namespace pto {
 // shorter than one L2 line: 1 + gm.narrow_row_penalty below the line, else 1
 // (frontend-semantics.md §3.3: 128 B rows measured 16-25 % slower).
 double NarrowRowFactor(int64_t innermost_run_bytes, const GmParams& params);
+
+// Bytes in the innermost contiguous run of a strided transfer (shape and
+// strides in elements, outermost first): contiguous inner dimensions fold
+// into one run. The argument NarrowRowFactor wants.
+int64_t ContiguousRunBytes(int64_t elem_bytes, absl::Span<const int64_t> shape,
+                           absl::Span<const int64_t> strides);
 
 // HBM bandwidth shared by every core, at the effective rate
 // gm.hbm_bandwidth_bytes_per_s × gm.hbm_efficiency. Time is cut into bins;

@@ -80,6 +80,18 @@ TEST(HbmModelTest, NarrowRowsCostThePenalty) {
   EXPECT_EQ(hbm.Transfer(0, 1'000'000, 128), 1'200'000);
 }
 
+TEST(HbmModelTest, ContiguousRunsFoldContiguousInnerDimensions) {
+  const int64_t rows[] = {64, 32};
+  const int64_t row_major[] = {128, 1};  // 32 of 128 columns: 128-byte rows
+  EXPECT_EQ(ContiguousRunBytes(4, rows, row_major), 128);
+  const int64_t packed[] = {32, 1};  // whole rows: one run
+  EXPECT_EQ(ContiguousRunBytes(4, rows, packed), 64 * 32 * 4);
+  const int64_t column[] = {64, 1};
+  const int64_t column_strides[] = {128, 1};
+  EXPECT_EQ(ContiguousRunBytes(2, column, column_strides), 2);
+  EXPECT_DOUBLE_EQ(NarrowRowFactor(ContiguousRunBytes(4, rows, row_major), GmParams()), 1.2);
+}
+
 TEST(HbmModelTest, TheWindowSlidesOverLongRuns) {
   HbmModel hbm(OneBytePerPs(), /*bin_ps=*/1'000, /*window_bins=*/16);
   EXPECT_EQ(hbm.Transfer(0, 8'000, 512), 8'000);

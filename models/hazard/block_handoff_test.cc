@@ -243,6 +243,20 @@ TEST(BlockHandoffTest, ADirtyingWriteAfterTheCleanIsNotPublished) {
   EXPECT_THAT(reports[0].detail, HasSubstr("never cacheinvalid()s the line after writing it"));
 }
 
+TEST(BlockHandoffTest, AnInvalidateBeforeTheSyncallDoesNotCountForTheReader) {
+  // The reader drops its lines too early: it may cache the line again (a
+  // prefetch, an earlier read) before the writer's data lands.
+  const std::vector<BlockLogEntry> log = {
+      Access(0, GmAccessKind::kWrite, kOut, 64),  Event(0, BlockEventKind::kCacheInvalidAll),
+      Event(0, BlockEventKind::kFence),           Event(0, BlockEventKind::kSyncall),
+      Event(1, BlockEventKind::kCacheInvalidAll), Event(1, BlockEventKind::kSyncall),
+      Access(1, GmAccessKind::kRead, kOut, 64)};
+  const std::vector<HazardReport> reports = Check(log);
+  ASSERT_THAT(reports, SizeIs(1));
+  EXPECT_EQ(reports[0].fix,
+            "pl.system.cacheinvalid() after the syncall in the reader, before the read");
+}
+
 TEST(BlockHandoffTest, ASingleBlockTaskIsNeverChecked) {
   const std::vector<BlockLogEntry> log = {Access(0, GmAccessKind::kWrite, kOut, 4),
                                           Access(0, GmAccessKind::kRead, kOut, 4)};

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 
@@ -187,6 +188,35 @@ void HazardDetector::AddAccess(TaskSeq task, GmAccessKind kind, uint64_t addr, u
     use = Use::kWrite;
   }
   AddUse(task, use, begin, end);
+}
+
+void HazardDetector::AddViewAccess(TaskSeq task, GmAccessKind kind, uint64_t first_byte,
+                                   int64_t elem_bytes, absl::Span<const int64_t> shape,
+                                   absl::Span<const int64_t> strides) {
+  const int dims = static_cast<int>(shape.size());
+  for (int64_t extent : shape) {
+    if (extent <= 0) return;  // an empty view touches nothing
+  }
+  // Fold the innermost dimensions that are contiguous into one run.
+  int outer = dims - 1;
+  int64_t run = 1;  // elements
+  while (outer >= 0 && (shape[outer] == 1 || strides[outer] == run)) run *= shape[outer--];
+  int64_t runs = 1;
+  for (int d = 0; d <= outer && runs <= kMaxViewRuns; ++d) runs *= shape[d];
+  if (runs > kMaxViewRuns) {
+    int64_t extent = 1;
+    for (int d = 0; d < dims; ++d) extent += (shape[d] - 1) * strides[d];
+    AddAccess(task, kind, first_byte, static_cast<uint64_t>(extent * elem_bytes));
+    return;
+  }
+  absl::InlinedVector<int64_t, 8> index(static_cast<size_t>(outer + 1), 0);
+  for (int64_t r = 0; r < runs; ++r) {
+    int64_t offset = 0;
+    for (int d = 0; d <= outer; ++d) offset += index[d] * strides[d];
+    AddAccess(task, kind, first_byte + static_cast<uint64_t>(offset * elem_bytes),
+              static_cast<uint64_t>(run * elem_bytes));
+    for (int d = outer; d >= 0 && ++index[d] == shape[d]; --d) index[d] = 0;
+  }
 }
 
 void HazardDetector::AddPredicateRead(TaskSeq task, uint64_t addr, uint64_t size) {

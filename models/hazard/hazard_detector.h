@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/types/span.h"
 #include "models/hazard/block_handoff.h"
 #include "models/hazard/hazard_report.h"
 
@@ -52,6 +53,13 @@ class HazardDetector {
   void AddTask(TaskSeq seq, std::string name);
   void AddDependency(TaskSeq producer, TaskSeq consumer);
   void AddAccess(TaskSeq task, GmAccessKind kind, uint64_t addr, uint64_t size);
+  // A strided view (shape and strides in elements, outermost first, as the
+  // runtime's TensorView holds them) starting at `first_byte`: reported as
+  // its contiguous runs, or as its bounding range when it has more than
+  // kMaxViewRuns of them (conservative: may flag gaps between the runs).
+  void AddViewAccess(TaskSeq task, GmAccessKind kind, uint64_t first_byte, int64_t elem_bytes,
+                     absl::Span<const int64_t> shape, absl::Span<const int64_t> strides);
+  static constexpr int64_t kMaxViewRuns = 4096;
   void AddPredicateRead(TaskSeq task, uint64_t addr, uint64_t size);
 
   void AddBlockAccess(TaskSeq task, int block, int core, GmAccessKind kind, uint64_t addr,

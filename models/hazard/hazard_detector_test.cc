@@ -240,6 +240,43 @@ TEST(HazardDetectorTest, MemoryIsBoundedByTheLiveWindow) {
   EXPECT_THAT(detector.TakeReports(), IsEmpty());
 }
 
+TEST(HazardDetectorTest, StridedViewsAreReportedAsTheirContiguousRuns) {
+  // Two column halves of `out` ([256, 128] FP32): rows of 64 elements that
+  // interleave but never share a 64-byte line (256 B per half-row).
+  HazardDetector detector = MakeDetector();
+  const int64_t shape[] = {256, 64};
+  const int64_t strides[] = {128, 1};
+  detector.AddTask(0, "left_half");
+  detector.AddViewAccess(0, GmAccessKind::kWrite, kOut, 4, shape, strides);
+  detector.AddTask(1, "right_half");
+  detector.AddViewAccess(1, GmAccessKind::kWrite, kOut + 64 * 4, 4, shape, strides);
+  detector.AddTask(2, "one_column");
+  const int64_t column_shape[] = {256, 1};
+  detector.AddViewAccess(2, GmAccessKind::kRead, kOut + 4, 4, column_shape, strides);
+  detector.Flush();
+  const std::vector<HazardReport> reports = detector.TakeReports();
+  // Only the column read overlaps, and only the left half.
+  ASSERT_THAT(reports, SizeIs(1));
+  EXPECT_EQ(reports[0].kind, HazardKind::kRaw);
+  EXPECT_THAT(Seqs(reports[0].others), ElementsAre(0));
+  EXPECT_EQ(reports[0].region_begin, kOut + 4);
+  EXPECT_EQ(reports[0].region_end, kOut + 255 * 512 + 8);
+}
+
+TEST(HazardDetectorTest, ViewsWithTooManyRunsFallBackToTheirBoundingRange) {
+  HazardDetector detector = MakeDetector();
+  const int64_t shape[] = {8192, 1};
+  const int64_t strides[] = {2, 1};  // every other FP32 element: 8192 runs
+  detector.AddTask(0, "even");
+  detector.AddViewAccess(0, GmAccessKind::kRead, kA, 4, shape, strides);
+  detector.AddTask(1, "odd_writer");
+  detector.AddAccess(1, GmAccessKind::kWrite, kA + 2 * 8192 * 4 - 64, 64);
+  detector.Flush();
+  const std::vector<HazardReport> reports = detector.TakeReports();
+  ASSERT_THAT(reports, SizeIs(1));  // the bounding range reaches the last line
+  EXPECT_EQ(reports[0].kind, HazardKind::kWar);
+}
+
 TEST(HazardDetectorTest, UnknownAddressesAreNamedAsSuch) {
   HazardDetector detector = MakeDetector();
   detector.AddTask(0, "w");
