@@ -323,7 +323,6 @@ absl::StatusOr<Interpreter::Flow> Interpreter::ExecFor(const Stmt& stmt,
     if (in_kernel()) return Error(stmt.value->loc, "pl.spmd cannot be nested in a task body");
     if (!in_launch())
       return Error(stmt.value->loc, "pl.spmd is only valid inside a @pl.jit function");
-    Flow flow = Flow::kNormal;
     auto tid = TraceTask("spmd", spec->options(), stmt.loc, [&]() -> absl::Status {
       trace::IntExpr block;
       block.set_var(trace::IntExpr::BLOCK_IDX);
@@ -337,7 +336,7 @@ absl::StatusOr<Interpreter::Flow> Interpreter::ExecFor(const Stmt& stmt,
       return absl::OkStatus();
     });
     if (!tid.ok()) return tid.status();
-    return flow;
+    return Flow::kNormal;
   }
   if (auto* spec = iter.As<LoopSpec>()) {
     if (in_kernel()) {
@@ -618,13 +617,11 @@ absl::StatusOr<Value> Interpreter::Launch(const std::shared_ptr<FunctionValue>& 
   }
   PTOC_ASSIGN_OR_RETURN(env, BindParams(*fn, args));
   launch_ = std::make_unique<LaunchBuilder>(launch_count_++, def.name);
-  launch_fn_ = fn.get();
   task_sites_ = 0;
   trace::StreamRecord begin;
   begin.mutable_launch_begin()->set_name(def.name);
   begin.mutable_launch_begin()->set_origin(Origin(args.loc));
   // Host tensors become GM tensors; their host objects receive the results.
-  std::vector<std::shared_ptr<HostTensor>> host_args;
   for (size_t i = 0; i < def.params.size(); ++i) {
     const Param& p = def.params[i];
     const Value* v = env->Lookup(p.name);
@@ -640,7 +637,6 @@ absl::StatusOr<Value> Interpreter::Launch(const std::shared_ptr<FunctionValue>& 
     // Inside the function the tensor goes by its parameter name.
     auto ref = std::make_shared<TensorRef>(id, p.name, host->dtype(), host->shape());
     env->Set(p.name, Value::Obj(ref));
-    host_args.push_back(host);
     if (auto* a = fn->annotations()[i].As<Annotation>()) {
       if (a->direction() == trace::KernelParam::INOUT) launch_->AddInOutRoot(id);
     }
@@ -674,7 +670,6 @@ absl::StatusOr<Value> Interpreter::Launch(const std::shared_ptr<FunctionValue>& 
   }
   EvaluateLaunch(written);
   launch_.reset();
-  launch_fn_ = nullptr;
   // The jit function's return value, mapped back to host tensors.
   std::function<Value(const Value&)> to_host = [&](const Value& v) -> Value {
     if (auto* ref = v.As<TensorRef>()) {
@@ -726,13 +721,15 @@ absl::StatusOr<Value> Interpreter::CallIncore(const std::shared_ptr<FunctionValu
   }
   TaskOptions options;
   Value result;
-  PTOC_ASSIGN_OR_RETURN(tid, TraceTask(def.name, options, args.loc, [&]() -> absl::Status {
-                          PTOC_RETURN_IF_ERROR(bind(true));
-                          PTOC_ASSIGN_OR_RETURN(r, RunBody(*fn, env));
-                          result = r;
-                          return absl::OkStatus();
-                        }));
-  (void)tid;
+  // The kernel's own return value (if any) is what the call evaluates to;
+  // the TaskId of a plain incore call is not observable (fire-and-forget).
+  auto tid = TraceTask(def.name, options, args.loc, [&]() -> absl::Status {
+    PTOC_RETURN_IF_ERROR(bind(true));
+    PTOC_ASSIGN_OR_RETURN(r, RunBody(*fn, env));
+    result = r;
+    return absl::OkStatus();
+  });
+  if (!tid.ok()) return tid.status();
   return result;
 }
 
