@@ -34,6 +34,13 @@ int CountSubmits(const LaunchSummary& l) {
   return n;
 }
 
+TEST(GoldenTest, CompilationIsDeterministic) {
+  for (const char* name : {"gated", "tensor_claim", "mixed_kernel"}) {
+    EXPECT_EQ(CompileTrace(name).SerializeAsString(), CompileTrace(name).SerializeAsString())
+        << name;
+  }
+}
+
 TEST(GoldenTest, SpmdBlocksFile_PerBlockTasksThenOneSpmdTask) {
   auto launches = Summarize(CompileTrace("spmd_blocks"));
   ASSERT_EQ(launches.size(), 2u);
