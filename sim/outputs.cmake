@@ -19,3 +19,10 @@ target_link_libraries(pto_outputs PUBLIC
   pto_runtime_logic pto_dep_logic pto_trace_reader pto_common nlohmann_json::nlohmann_json
   absl::status absl::statusor absl::strings absl::str_format absl::span
   absl::flat_hash_map absl::flat_hash_set)
+
+pto_cc_test(outputs_test
+  SOURCES
+    ${CMAKE_CURRENT_LIST_DIR}/swimlane_writer_test.cc
+    ${CMAKE_CURRENT_LIST_DIR}/deps_writer_test.cc
+    ${CMAKE_CURRENT_LIST_DIR}/overhead_analysis_test.cc
+  DEPS pto_outputs)

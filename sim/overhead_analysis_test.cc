@@ -1,0 +1,188 @@
+#include "sim/overhead_analysis.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "sim/testing/output_fixtures.h"
+
+namespace pto {
+namespace {
+
+using ::pto::testing::Edge;
+using ::pto::testing::IntervalUs;
+using ::pto::testing::kUs;
+using ::pto::testing::MakeTask;
+using ::testing::DoubleNear;
+using ::testing::HasSubstr;
+
+constexpr double kEps = 1e-9;
+
+// A hand-built run on one cluster (AIC 0, AIV 1 and 2), one scheduler thread;
+// all times in µs:
+//   T0 qk  AIC core 0  dispatch 1, start 2,    end 10, finish 11
+//   T1 sf  AIV core 1  dispatch 11, start 12,  end 20, finish 21   <- T0
+//   T2 join (dummy, never on a core)                               <- T1
+//   T3 pv  AIC core 0  dispatch 22, start 23.5, end 30, finish 32  <- T0, T2
+//   T4 x   AIV core 2  dispatch 3, start 4.5,  end 6,  finish 7
+//   T5 y   AIV core 2  dispatch 5 (before T4 ends), start 6.5, end 8, finish 9
+LaunchLog HandBuiltRun() {
+  LaunchLog log;
+  const TaskSeq b = 100;  // launch base sequence number
+  log.AddTask(MakeTask(b + 0, 0, "qk", TaskShape::kAic), {}, 0, 0);
+  log.AddTask(MakeTask(b + 1, 1, "sf", TaskShape::kAiv), {Edge(b + 0, EdgeSource::kCreator, 0)}, 0,
+              0);
+  log.AddTask(MakeTask(b + 2, 2, "join", TaskShape::kDummy), {Edge(b + 1, EdgeSource::kExplicit)},
+              0, 0);
+  log.AddTask(MakeTask(b + 3, 3, "pv", TaskShape::kAic),
+              {Edge(b + 0, EdgeSource::kTensorMap, 0), Edge(b + 2, EdgeSource::kExplicit)}, 0, 0);
+  log.AddTask(MakeTask(b + 4, 4, "x", TaskShape::kAiv), {}, 0, 0);
+  log.AddTask(MakeTask(b + 5, 5, "y", TaskShape::kAiv), {}, 0, 0);
+  log.AddInterval(IntervalUs(0, b + 0, 1, 1, 1.5, 2, 10, 11));
+  log.AddInterval(IntervalUs(2, b + 4, 1, 3, 3.5, 4.5, 6, 7));
+  log.AddInterval(IntervalUs(2, b + 5, 2, 5, 5.2, 6.5, 8, 9));
+  log.AddInterval(IntervalUs(1, b + 1, 1, 11, 11.5, 12, 20, 21));
+  log.AddInterval(IntervalUs(0, b + 3, 2, 22, 22.5, 23.5, 30, 32));
+  // Scheduler thread 0: loop iterations 0..9 between 1 us and 21.5 us.
+  SchedulerPhase p;
+  p.thread = 0;
+  p.kind = SchedulerPhaseKind::kComplete;
+  p.start = 1 * kUs;
+  p.end = 1 * kUs + kUs / 5;
+  p.loop_iter = 0;
+  log.AddPhase(p);
+  p.kind = SchedulerPhaseKind::kDispatch;
+  p.start = p.end;
+  p.end = 1 * kUs + kUs / 2;
+  p.pop_hit = 1;
+  log.AddPhase(p);
+  p.start = 21 * kUs;
+  p.end = 21 * kUs + kUs / 2;
+  p.loop_iter = 9;
+  p.pop_hit = 1;
+  p.pop_miss = 2;
+  log.AddPhase(p);
+  return log;
+}
+
+OutputChip OneCluster() {
+  OutputChip chip;
+  chip.clusters = 1;
+  chip.scheduler_threads = 1;
+  return chip;
+}
+
+TEST(OverheadAnalysisTest, WindowIsFirstStartToLastEnd) {
+  const nlohmann::json a = AnalyzeOverhead(HandBuiltRun(), OneCluster());
+  EXPECT_THAT(a["makespan_us"].get<double>(), DoubleNear(28.0, kEps));  // 30 - 2
+  EXPECT_THAT(a["window_us"]["start"].get<double>(), DoubleNear(2.0, kEps));
+}
+
+TEST(OverheadAnalysisTest, OverheadIsIdleCoreWhileReadyWorkWaits) {
+  const nlohmann::json a = AnalyzeOverhead(HandBuiltRun(), OneCluster());
+  // T1 is ready at T0's end (10) and dispatched at 11 while both AIVs idle: 1 us.
+  // T3 is ready at 20 (T0 ends 10; the dummy stands for T1, which ends 20)
+  // and dispatched at 22 while the AIC idles: 2 us. They never coincide, so
+  // "all" is 0, and "has" (every engine with ready work idles) is 1 + 2.
+  EXPECT_THAT(a["overhead_us"]["aic"].get<double>(), DoubleNear(2.0, kEps));
+  EXPECT_THAT(a["overhead_us"]["aiv"].get<double>(), DoubleNear(1.0, kEps));
+  EXPECT_THAT(a["overhead_us"]["all"].get<double>(), DoubleNear(0.0, kEps));
+  EXPECT_THAT(a["overhead_us"]["has"].get<double>(), DoubleNear(3.0, kEps));
+  EXPECT_THAT(a["overhead_share"]["aic"].get<double>(), DoubleNear(2.0 / 28, kEps));
+  EXPECT_THAT(a["overhead_share"]["aiv"].get<double>(), DoubleNear(1.0 / 28, kEps));
+  EXPECT_THAT(a["overhead_share"]["has"].get<double>(), DoubleNear(3.0 / 28, kEps));
+}
+
+TEST(OverheadAnalysisTest, HeadAndTailPerRecord) {
+  const nlohmann::json a = AnalyzeOverhead(HandBuiltRun(), OneCluster());
+  // Head: T0 2-1 = 1; T3 min(23.5-22, 23.5-10) = 1.5; T1 12-11 = 1;
+  // T4 4.5-3 = 1.5; T5 min(6.5-5, 6.5-6) = 0.5.
+  const nlohmann::json& head = a["head_overhead_us"];
+  EXPECT_EQ(head["aic"]["records"], 2);
+  EXPECT_THAT(head["aic"]["total"].get<double>(), DoubleNear(2.5, kEps));
+  EXPECT_THAT(head["aic"]["max"].get<double>(), DoubleNear(1.5, kEps));
+  EXPECT_THAT(head["aiv"]["total"].get<double>(), DoubleNear(3.0, kEps));
+  EXPECT_THAT(head["aiv"]["avg"].get<double>(), DoubleNear(1.0, kEps));
+  EXPECT_THAT(head["all"]["avg"].get<double>(), DoubleNear(5.5 / 5, kEps));
+  // Tail = finish - end: 1, 2 on the AIC; 1, 1, 1 on the AIVs.
+  const nlohmann::json& tail = a["tail_overhead_us"];
+  EXPECT_THAT(tail["aic"]["avg"].get<double>(), DoubleNear(1.5, kEps));
+  EXPECT_THAT(tail["aic"]["max"].get<double>(), DoubleNear(2.0, kEps));
+  EXPECT_THAT(tail["all"]["total"].get<double>(), DoubleNear(6.0, kEps));
+}
+
+TEST(OverheadAnalysisTest, AicoreSwitchOnlyForPreStagedRecords) {
+  const nlohmann::json a = AnalyzeOverhead(HandBuiltRun(), OneCluster());
+  // Only T5 was dispatched (5) before its core's previous task ended (6):
+  // switch = 6.5 - 6. T3 was dispatched after T0 ended: no switch.
+  const nlohmann::json& cores = a["aicore_switch"]["per_core"];
+  ASSERT_EQ(cores.size(), 3u);
+  EXPECT_EQ(cores[0]["name"], "AIC_0");
+  EXPECT_EQ(cores[0]["switches"], 0);
+  EXPECT_EQ(cores[2]["name"], "AIV_2");
+  EXPECT_EQ(cores[2]["switches"], 1);
+  EXPECT_THAT(cores[2]["total_us"].get<double>(), DoubleNear(0.5, kEps));
+  EXPECT_THAT(a["aicore_switch"]["makespan_bound_us"][0].get<double>(), DoubleNear(0, kEps));
+}
+
+TEST(OverheadAnalysisTest, SchedulerLoopCostAndPops) {
+  const nlohmann::json a = AnalyzeOverhead(HandBuiltRun(), OneCluster());
+  // 10 loops (iter 0..9) over 21.5 - 1 = 20.5 us: 2050 ns per loop.
+  const nlohmann::json& loop = a["scheduler_loop"];
+  EXPECT_EQ(loop["per_thread"][0]["loops"], 10);
+  EXPECT_THAT(loop["per_thread"][0]["ns_per_loop"].get<double>(), DoubleNear(2050, 1e-6));
+  EXPECT_THAT(loop["avg_ns_per_loop"].get<double>(), DoubleNear(2050, 1e-6));
+  EXPECT_THAT(loop["per_thread"][0]["busy_us"].get<double>(), DoubleNear(1.0, kEps));
+  EXPECT_EQ(loop["pop_hit"], 2);
+  EXPECT_EQ(loop["pop_miss"], 2);
+}
+
+TEST(OverheadAnalysisTest, CriticalPathWalksThroughTheDummy) {
+  const nlohmann::json a = AnalyzeOverhead(HandBuiltRun(), OneCluster());
+  // Latest end: T3 (30). Its producers end at 10 (T0) and 20 (T1 behind the
+  // dummy): T1. T1's producer: T0. Root first: T0, T1, T3.
+  const nlohmann::json& path = a["critical_path"];
+  ASSERT_EQ(path["hops"].size(), 3u);
+  EXPECT_EQ(path["hops"][0]["name"], "qk");
+  EXPECT_EQ(path["hops"][1]["name"], "sf");
+  EXPECT_EQ(path["hops"][2]["name"], "pv");
+  EXPECT_EQ(path["hops"][2]["task_id"], "3");
+  // Compute 8 + 8 + 6.5; injected: root 2 - 1, then 12 - 10, then 23.5 - 20.
+  EXPECT_THAT(path["hops"][0]["injected_us"].get<double>(), DoubleNear(1.0, kEps));
+  EXPECT_THAT(path["hops"][1]["injected_us"].get<double>(), DoubleNear(2.0, kEps));
+  EXPECT_THAT(path["hops"][2]["injected_us"].get<double>(), DoubleNear(3.5, kEps));
+  EXPECT_THAT(path["hops"][2]["compute_us"].get<double>(), DoubleNear(6.5, kEps));
+  EXPECT_THAT(path["compute_us"].get<double>(), DoubleNear(22.5, kEps));
+  EXPECT_THAT(path["injected_us"].get<double>(), DoubleNear(6.5, kEps));
+}
+
+TEST(OverheadAnalysisTest, FoldsSpmdBlocksIntoOneTask) {
+  LaunchLog log;
+  Task t = MakeTask(0, 0, "spmd", TaskShape::kAiv);
+  t.block_num = 2;
+  log.AddTask(t, {}, 0, 0);
+  log.AddInterval(IntervalUs(1, 0, 1, 1, 1, 2, 5, 6, /*block=*/0));
+  log.AddInterval(IntervalUs(2, 0, 1, 1.5, 1.5, 3, 7, 8, /*block=*/1));
+  const nlohmann::json a = AnalyzeOverhead(log, OneCluster());
+  const nlohmann::json& hops = a["critical_path"]["hops"];
+  ASSERT_EQ(hops.size(), 1u);
+  EXPECT_THAT(hops[0]["compute_us"].get<double>(), DoubleNear(5.0, kEps));   // 7 - 2
+  EXPECT_THAT(hops[0]["injected_us"].get<double>(), DoubleNear(1.0, kEps));  // 2 - 1
+}
+
+TEST(OverheadAnalysisTest, EmptyRunIsAllZeros) {
+  const nlohmann::json a = AnalyzeOverhead(LaunchLog(), OneCluster());
+  EXPECT_EQ(a["makespan_us"], 0.0);
+  EXPECT_EQ(a["overhead_share"]["aic"], 0.0);
+  EXPECT_TRUE(a["critical_path"]["hops"].empty());
+}
+
+TEST(OverheadAnalysisTest, DescriptionHasTheLinesCiLooksFor) {
+  const std::string text = DescribeOverhead(AnalyzeOverhead(HandBuiltRun(), OneCluster()));
+  EXPECT_THAT(text, HasSubstr("Avg scheduler loop iteration: 2050.0 ns"));
+  EXPECT_THAT(text, HasSubstr("Pop: hit=2, miss=2"));
+  EXPECT_THAT(text,
+              HasSubstr("critical path: 3 hops, compute 22.500 us, scheduler-injected 6.500 us"));
+  EXPECT_THAT(text, HasSubstr("AIC 7.1%"));
+}
+
+}  // namespace
+}  // namespace pto
