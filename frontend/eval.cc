@@ -336,10 +336,8 @@ absl::StatusOr<Value> Interpreter::EvalSubscript(const Expr& e, const std::share
     const int64_t n = arr->slots().size();
     int64_t i = index.i() < 0 ? index.i() + n : index.i();
     if (i < 0 || i >= n) {
-      return Error(loc, absl::StrCat("index ", index.i(),
-                                     " is out of range for a TaskId array "
-                                     "of ",
-                                     n));
+      return Error(loc,
+                   absl::StrCat("index ", index.i(), " is out of range for a TaskId array of ", n));
     }
     if (!arr->slots()[i]) return Value::Obj(std::make_shared<TaskIdValue>(-1, -1));
     return Value::Obj(arr->slots()[i]);
@@ -367,10 +365,8 @@ absl::Status Interpreter::AssignSubscript(const Expr& target, const Value& value
     if (!index.is_integral()) return Error(loc, "TaskId arrays take one integer index");
     const int64_t n = arr->slots().size();
     if (index.i() < 0 || index.i() >= n) {
-      return Error(loc, absl::StrCat("index ", index.i(),
-                                     " is out of range for a TaskId array "
-                                     "of ",
-                                     n));
+      return Error(loc,
+                   absl::StrCat("index ", index.i(), " is out of range for a TaskId array of ", n));
     }
     if (value.is_none()) {
       arr->slots()[index.i()] = nullptr;
@@ -799,9 +795,16 @@ absl::StatusOr<std::vector<Value>> Interpreter::Iterate(const Value& v, SourceLo
     }
     const int64_t step = spec->step().i();
     if (step == 0) return Error(loc, "range() step must not be zero");
+    // Everything is unrolled at compile time: keep loops to a sane size.
+    constexpr int64_t kMaxIterations = 1 << 22;
     std::vector<Value> items;
     for (int64_t i = spec->start().i(); step > 0 ? i < spec->stop().i() : i > spec->stop().i();
          i += step) {
+      if (static_cast<int64_t>(items.size()) == kMaxIterations) {
+        return Error(loc, absl::StrCat("this loop runs more than ", kMaxIterations,
+                                       " iterations at compile time; ptoc unrolls loops, so "
+                                       "make it shorter"));
+      }
       items.push_back(Value::Int(i));
     }
     return items;

@@ -368,6 +368,15 @@ absl::StatusOr<Interpreter::Flow> Interpreter::RunOrchestrationLoop(
   }
   const int64_t start = spec.start().i(), stop = spec.stop().i(), step = spec.step().i();
   if (step == 0) return Error(stmt.value->loc, "loop step must not be zero");
+  constexpr int64_t kMaxIterations = 1 << 22;
+  const int64_t trips =
+      step > 0 ? (stop - start + step - 1) / step : (start - stop - step - 1) / -step;
+  if (trips > kMaxIterations) {
+    return Error(stmt.value->loc,
+                 absl::StrCat("this orchestration loop runs ", trips,
+                              " iterations; ptoc unrolls it into the stream, so keep it under ",
+                              kMaxIterations));
+  }
   // pl.unroll is expanded first: its iterations are siblings in the
   // enclosing scope. Other loop bodies are AUTO scopes unless in a manual
   // scope; pl.range (and Python range) is a sequential ancestor (R-seq).

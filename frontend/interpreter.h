@@ -148,7 +148,6 @@ class Interpreter {
   ProgramBuilder program_;
   std::unique_ptr<LaunchBuilder> launch_;
   KernelBuilder* kernel_ = nullptr;
-  FunctionValue* launch_fn_ = nullptr;
   int launch_count_ = 0;
   int task_sites_ = 0;
   Value return_value_;

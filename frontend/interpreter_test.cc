@@ -471,6 +471,16 @@ TEST(InterpreterTest, UnsupportedImportsDecoratorsAndApis) {
   EXPECT_THAT(CompileError("return 1\n"), HasSubstr("'return' outside a function"));
 }
 
+TEST(InterpreterTest, OversizedLoopsAndTensorsAreErrorsNotCrashes) {
+  EXPECT_THAT(CompileError("for i in range(10 ** 12):\n    pass\n"),
+              HasSubstr("iterations at compile time"));
+  EXPECT_THAT(CompileError("x = torch.zeros(1 << 20, 1 << 20)\n"),
+              HasSubstr("is too large for ptoc"));
+  EXPECT_THAT(CompileError("@pl.jit\ndef f():\n    for i in pl.range(10 ** 9):\n        pass\n"
+                           "f()\n"),
+              HasSubstr("this orchestration loop runs 1000000000 iterations"));
+}
+
 TEST(InterpreterTest, MisplacedPlConstructs) {
   EXPECT_THAT(CompileError("t = pl.load(1, [0], [1])\n"), HasSubstr("must be a tensor"));
   EXPECT_THAT(CompileError("@pl.jit\ndef f(a: pl.Tensor):\n    t = pl.exp(a)\n"

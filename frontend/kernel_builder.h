@@ -88,7 +88,6 @@ class KernelBuilder {
 
   void set_split(trace::SplitMode split) { program_.set_split(split); }
   void set_slot_num(uint32_t n) { program_.set_slot_num(n); }
-  void set_block_num_known(bool reads_block) { reads_block_idx_ |= reads_block; }
   void NoteBlockIdxRead() { reads_block_idx_ = true; }
   bool reads_block_idx() const { return reads_block_idx_; }
   int kernel_calls() const { return kernel_calls_; }
@@ -107,7 +106,6 @@ class KernelBuilder {
   trace::KernelProgram program_;
   std::vector<KernelTensorUse> tensors_;
   std::vector<KernelScalarUse> scalars_;
-  // Params in the order they were first used: tensors and scalars interleave.
   std::vector<trace::Op*> loop_stack_;
   uint32_t next_loop_var_ = 0;
   bool reads_block_idx_ = false;

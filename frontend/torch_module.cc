@@ -31,6 +31,17 @@ absl::StatusOr<std::vector<int64_t>> ShapeArgs(Interpreter* I, const CallArgs& a
     }
     shape.push_back(d.i());
   }
+  // Host tensors live in ptoc's memory (as doubles) and in the stream.
+  constexpr int64_t kMaxElements = int64_t{1} << 28;
+  int64_t n = 1;
+  for (int64_t d : shape) {
+    if (d != 0 && n > kMaxElements / d) {
+      return I->Error(args.loc,
+                      absl::StrCat("tensor of shape ", ShapeString(shape),
+                                   " is too large for ptoc (limit ", kMaxElements, " elements)"));
+    }
+    n *= d;
+  }
   return shape;
 }
 
