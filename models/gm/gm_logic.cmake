@@ -27,3 +27,11 @@ pto_cc_test(gm_logic_test
     ${PTO_GM_LOGIC_DIR}/hazard/block_handoff_test.cc
     ${PTO_GM_LOGIC_DIR}/hazard/hazard_detector_test.cc
   DEPS pto_gm_logic)
+
+if(PTO_BUILD_BENCHMARKS)
+  find_package(benchmark QUIET)
+  if(benchmark_FOUND)
+    add_executable(gm_logic_benchmark ${PTO_GM_LOGIC_DIR}/gm/gm_logic_benchmark.cc)
+    target_link_libraries(gm_logic_benchmark PRIVATE pto_gm_logic benchmark::benchmark)
+  endif()
+endif()

@@ -10,8 +10,6 @@
 namespace pto {
 namespace {
 
-constexpr uint64_t kReachable = ~uint64_t{0};
-
 std::string TaskName(const HazardTask& task) {
   return absl::StrCat("'", task.name, "' (#", task.seq, ")");
 }
@@ -90,8 +88,13 @@ HazardDetector::Node& HazardDetector::Ensure(TaskSeq seq) {
   node.accesses.clear();
   node.pending.clear();
   node.block_log.clear();
-  node.reach_from.clear();
   node.visit_stamp = 0;
+  node.full_low = seq;
+  node.has_prev = any_added_;
+  node.prev_added = last_added_;
+  if (any_added_ && seq < last_added_) in_order_ = false;
+  last_added_ = any_added_ ? std::max(last_added_, seq) : seq;
+  any_added_ = true;
   return node;
 }
 
@@ -106,33 +109,33 @@ void HazardDetector::AddDependency(TaskSeq producer, TaskSeq consumer) {
   if (std::find(to.producers.begin(), to.producers.end(), producer) != to.producers.end()) return;
   to.producers.push_back(producer);
   from->consumers.push_back(consumer);
-  ++graph_version_;
+  if (in_order_ && to.has_prev && to.prev_added == producer) {
+    to.full_low = std::min(to.full_low, from->full_low);
+  }
+  if (consumer <= bfs_root_) bfs_valid_ = false;
 }
 
 bool HazardDetector::Reaches(TaskSeq from, TaskSeq to) {
   if (from == to) return true;
   if (from > to) return false;  // every edge points forward in submission order
   Node* target = Find(to);
-  if (target == nullptr || Find(from) == nullptr) return false;
-  auto memo = target->reach_from.find(from);
-  if (memo != target->reach_from.end()) {
-    if (memo->second == kReachable) return true;
-    if (memo->second == graph_version_) return false;
+  Node* source = Find(from);
+  if (target == nullptr || source == nullptr) return false;
+  if (in_order_ && from >= target->full_low) return true;
+  if (bfs_valid_ && bfs_root_ == to && from >= bfs_bound_) {
+    return source->visit_stamp == visit_stamp_;
   }
   if (++visit_stamp_ == 0) {  // wrapped: forget old stamps
     for (Node& node : nodes_) node.visit_stamp = 0;
     visit_stamp_ = 1;
   }
+  // Every ancestor of `to` down to `from`, so that later questions about
+  // `to` and tasks no older than `from` need no walk.
   bfs_queue_.clear();
   bfs_queue_.push_back(node_of_task_.find(to)->second);
   target->visit_stamp = visit_stamp_;
-  bool found = false;
-  for (size_t head = 0; head < bfs_queue_.size() && !found; ++head) {
+  for (size_t head = 0; head < bfs_queue_.size(); ++head) {
     for (TaskSeq producer : nodes_[bfs_queue_[head]].producers) {
-      if (producer == from) {
-        found = true;
-        break;
-      }
       if (producer < from) continue;  // nothing older than `from` leads to it
       const uint32_t index = node_of_task_.find(producer)->second;
       if (nodes_[index].visit_stamp == visit_stamp_) continue;
@@ -140,8 +143,10 @@ bool HazardDetector::Reaches(TaskSeq from, TaskSeq to) {
       bfs_queue_.push_back(index);
     }
   }
-  target->reach_from[from] = found ? kReachable : graph_version_;
-  return found;
+  bfs_root_ = to;
+  bfs_bound_ = from;
+  bfs_valid_ = true;
+  return source->visit_stamp == visit_stamp_;
 }
 
 HazardTensor HazardDetector::Resolve(uint64_t addr) const {
@@ -231,39 +236,39 @@ void HazardDetector::AddUse(TaskSeq task, Use use, uint64_t begin, uint64_t end)
   const uint64_t granule = static_cast<uint64_t>(options_.index_granule_bytes);
   const uint64_t first = begin / granule;
   const uint64_t last = (end - 1) / granule;
-  for (uint64_t g = first; g <= last; ++g) {
-    auto bucket = index_.find(g);
-    if (bucket == index_.end()) continue;
-    for (const AccessRef& ref : bucket->second) {
-      if (ref.seq == task) continue;
-      Node& other = *Find(ref.seq);
-      const Access& theirs = other.accesses[ref.index];
-      const uint64_t lo = std::max(begin, theirs.begin);
-      const uint64_t hi = std::min(end, theirs.end);
-      // Overlapping ranges meet in several buckets; judge them in one.
-      if (lo >= hi || lo / granule != g) continue;
-      const bool mine_later = task > other.seq;
-      Node& later = mine_later ? node : other;
-      Node& earlier = mine_later ? other : node;
-      const Use late_use = mine_later ? use : theirs.use;
-      const Use early_use = mine_later ? theirs.use : use;
-      HazardKind kind;
-      if (early_use == Use::kWrite) {
-        kind = late_use == Use::kWrite       ? HazardKind::kWaw
-               : late_use == Use::kPredicate ? HazardKind::kPredicate
-                                             : HazardKind::kRaw;
-      } else if (late_use == Use::kWrite) {
-        kind = HazardKind::kWar;
-      } else {
-        continue;  // two reads
+  // Reads conflict with writes only; writes with both.
+  for (const auto* index : {&write_index_, use == Use::kWrite ? &read_index_ : nullptr}) {
+    if (index == nullptr) continue;
+    for (uint64_t g = first; g <= last; ++g) {
+      auto bucket = index->find(g);
+      if (bucket == index->end()) continue;
+      for (const AccessRef& theirs : bucket->second) {
+        const uint64_t lo = std::max(begin, theirs.begin);
+        const uint64_t hi = std::min(end, theirs.end);
+        // Overlapping ranges meet in several buckets; judge them in one.
+        if (lo >= hi || lo / granule != g || theirs.seq == task) continue;
+        Node& other = *Find(theirs.seq);
+        const bool mine_later = task > other.seq;
+        Node& later = mine_later ? node : other;
+        Node& earlier = mine_later ? other : node;
+        const Use late_use = mine_later ? use : theirs.use;
+        const Use early_use = mine_later ? theirs.use : use;
+        HazardKind kind;
+        if (early_use == Use::kWrite) {
+          kind = late_use == Use::kWrite       ? HazardKind::kWaw
+                 : late_use == Use::kPredicate ? HazardKind::kPredicate
+                                               : HazardKind::kRaw;
+        } else {
+          kind = HazardKind::kWar;  // an earlier read, a later write
+        }
+        if (Reaches(earlier.seq, later.seq)) continue;
+        Record(later, earlier, kind, lo, hi);
       }
-      if (Reaches(earlier.seq, later.seq)) continue;
-      Record(later, earlier, kind, lo, hi);
     }
   }
-  const uint32_t index = static_cast<uint32_t>(node.accesses.size());
   node.accesses.push_back({begin, end, use});
-  for (uint64_t g = first; g <= last; ++g) index_[g].push_back({task, index});
+  auto& own = use == Use::kWrite ? write_index_ : read_index_;
+  for (uint64_t g = first; g <= last; ++g) own[g].push_back({task, begin, end, use});
 }
 
 void HazardDetector::AddBlockAccess(TaskSeq task, int block, int core, GmAccessKind kind,
@@ -335,18 +340,19 @@ void HazardDetector::RetireTask(TaskSeq task) {
   const uint64_t granule = static_cast<uint64_t>(options_.index_granule_bytes);
   for (const Access& access : node.accesses) {
     for (uint64_t g = access.begin / granule; g <= (access.end - 1) / granule; ++g) {
-      auto bucket = index_.find(g);
-      if (bucket == index_.end()) continue;
+      auto& index = access.use == Use::kWrite ? write_index_ : read_index_;
+      auto bucket = index.find(g);
+      if (bucket == index.end()) continue;
       std::vector<AccessRef>& refs = bucket->second;
       refs.erase(std::remove_if(refs.begin(), refs.end(),
                                 [task](const AccessRef& ref) { return ref.seq == task; }),
                  refs.end());
-      if (refs.empty()) index_.erase(bucket);
+      if (refs.empty()) index.erase(bucket);
     }
   }
+  if (task == bfs_root_) bfs_valid_ = false;
   node.live = false;
   std::vector<Access>().swap(node.accesses);
-  node.reach_from.clear();
   const uint32_t index = node_of_task_.find(task)->second;
   node_of_task_.erase(task);
   free_nodes_.push_back(index);

@@ -36,12 +36,17 @@ namespace pto {
 // when the runtime retires it, in ring order) and emits the reports whose
 // later side it is. A task retired before an unordered partner reports its
 // accesses is not compared with it (such accesses were ordered in time by
-// the window). Reachability: a backward BFS from the later task over live
-// producer edges, pruned to tasks submitted after the earlier one (every edge
-// points forward in submission order, so nothing older can lie on a path),
-// memoized per task pair; retiring a task splices its producers onto its
-// consumers, so paths through it survive. Overlaps are found through a
-// bucket index over `index_granule_bytes` chunks of GM.
+// the window). Reachability, cheapest first: (1) a chain fast path — a task
+// that depends on the task submitted just before it reaches everything that
+// one reaches down to its `full_low`, so chains (and accumulators updated by
+// every task) answer in O(1); (2) otherwise a backward BFS from the later
+// task over live producer edges, pruned to tasks submitted no earlier than
+// the earlier one (every edge points forward in submission order), whose
+// visited set answers every further query about the same later task. Tasks
+// must be added in seq order for (1); retiring a task splices its producers
+// onto its consumers, so paths through it survive. Overlaps are found through bucket
+// indexes over `index_granule_bytes` chunks of GM, one for reads and one for
+// writes.
 class HazardDetector {
  public:
   struct Options {
@@ -87,9 +92,13 @@ class HazardDetector {
     uint64_t end;
     Use use;
   };
+  // An index entry carries the range, so scanning a bucket needs no node
+  // lookup until two ranges actually overlap.
   struct AccessRef {
     TaskSeq seq;
-    uint32_t index;
+    uint64_t begin;
+    uint64_t end;
+    Use use;
   };
   struct Pending {
     HazardKind kind;
@@ -105,9 +114,12 @@ class HazardDetector {
     std::vector<Access> accesses;
     std::vector<Pending> pending;
     std::vector<BlockLogEntry> block_log;
-    // Memoized reachability from earlier tasks: seq -> reaches. Negative
-    // answers are valid for one graph version only.
-    absl::flat_hash_map<TaskSeq, uint64_t> reach_from;
+    // Every live task with seq in [full_low, seq) is an ancestor: the chain
+    // fast path (a task depending on the task submitted just before it
+    // inherits that task's full_low).
+    TaskSeq full_low = 0;
+    TaskSeq prev_added = 0;  // the task added just before this one
+    bool has_prev = false;
     uint32_t visit_stamp = 0;
   };
 
@@ -123,9 +135,19 @@ class HazardDetector {
   absl::flat_hash_map<TaskSeq, uint32_t> node_of_task_;
   std::vector<Node> nodes_;
   std::vector<uint32_t> free_nodes_;
-  absl::flat_hash_map<uint64_t, std::vector<AccessRef>> index_;
-  uint64_t graph_version_ = 1;
+  // Bucketed by granule; reads (and predicate reads) apart from writes, so a
+  // read scans only the writes: many tasks reading one input cost nothing.
+  absl::flat_hash_map<uint64_t, std::vector<AccessRef>> read_index_;
+  absl::flat_hash_map<uint64_t, std::vector<AccessRef>> write_index_;
+  TaskSeq last_added_ = 0;
+  bool any_added_ = false;
+  bool in_order_ = true;  // tasks arrived in seq order (the fast path needs it)
+  // The last BFS: every ancestor of bfs_root_ with seq >= bfs_bound_ carries
+  // visit_stamp_. Valid until an edge into a task <= bfs_root_ is added.
   uint32_t visit_stamp_ = 0;
+  TaskSeq bfs_root_ = 0;
+  TaskSeq bfs_bound_ = 0;
+  bool bfs_valid_ = false;
   std::vector<uint32_t> bfs_queue_;
   std::vector<HazardReport> ready_;
 };

@@ -217,6 +217,53 @@ TEST(HazardDetectorTest, APredicateOrderedThroughATransitiveDependencyIsClean) {
   EXPECT_THAT(detector.TakeReports(), IsEmpty());
 }
 
+TEST(HazardDetectorTest, TheChainFastPathCoversOnlyTheChain) {
+  HazardDetector detector = MakeDetector();
+  detector.AddTask(0, "outsider");
+  detector.AddTask(1, "chain_head");
+  detector.AddTask(2, "chain_next");
+  detector.AddDependency(1, 2);
+  detector.AddTask(3, "chain_tail");
+  detector.AddDependency(2, 3);
+  EXPECT_TRUE(detector.Reaches(1, 3));
+  EXPECT_TRUE(detector.Reaches(2, 3));
+  EXPECT_FALSE(detector.Reaches(0, 3));
+  detector.AddTask(4, "joins_outsider");
+  detector.AddDependency(0, 4);  // not the previous task: no fast path
+  EXPECT_TRUE(detector.Reaches(0, 4));
+  EXPECT_FALSE(detector.Reaches(3, 4));
+  EXPECT_FALSE(detector.Reaches(1, 4));
+}
+
+TEST(HazardDetectorTest, TasksAddedOutOfOrderStillGetCorrectAnswers) {
+  HazardDetector detector = MakeDetector();
+  detector.AddTask(5, "late");
+  detector.AddTask(3, "early");
+  detector.AddTask(4, "middle");
+  detector.AddDependency(3, 4);
+  EXPECT_TRUE(detector.Reaches(3, 4));
+  EXPECT_FALSE(detector.Reaches(4, 5));
+  EXPECT_FALSE(detector.Reaches(3, 5));
+}
+
+TEST(HazardDetectorTest, OneWalkAnswersEveryQuestionAboutAFanIn) {
+  // A consumer of 200 producers, half of them declared: the unordered half
+  // is reported, the declared half not.
+  HazardDetector detector = MakeDetector();
+  for (TaskSeq w = 0; w < 200; ++w) {
+    detector.AddTask(w, "writer");
+    detector.AddAccess(w, GmAccessKind::kWrite, kScratch + w * 64, 64);
+  }
+  detector.AddTask(200, "reduce");
+  for (TaskSeq w = 0; w < 200; w += 2) detector.AddDependency(w, 200);
+  detector.AddAccess(200, GmAccessKind::kRead, kScratch, 200 * 64);
+  detector.Flush();
+  const std::vector<HazardReport> reports = detector.TakeReports();
+  ASSERT_THAT(reports, SizeIs(1));
+  ASSERT_THAT(reports[0].others, SizeIs(100));
+  for (const HazardTask& other : reports[0].others) EXPECT_EQ(other.seq % 2, 1u);
+}
+
 TEST(HazardDetectorTest, AnEdgeAddedLaterOverridesAnEarlierNoPathAnswer) {
   HazardDetector detector = MakeDetector();
   detector.AddTask(0, "a");
