@@ -797,16 +797,18 @@ absl::StatusOr<std::vector<Value>> Interpreter::Iterate(const Value& v, SourceLo
     if (step == 0) return Error(loc, "range() step must not be zero");
     // Everything is unrolled at compile time: keep loops to a sane size.
     constexpr int64_t kMaxIterations = 1 << 22;
-    std::vector<Value> items;
-    for (int64_t i = spec->start().i(); step > 0 ? i < spec->stop().i() : i > spec->stop().i();
-         i += step) {
-      if (static_cast<int64_t>(items.size()) == kMaxIterations) {
-        return Error(loc, absl::StrCat("this loop runs more than ", kMaxIterations,
-                                       " iterations at compile time; ptoc unrolls loops, so "
-                                       "make it shorter"));
-      }
-      items.push_back(Value::Int(i));
+    const int64_t start = spec->start().i(), stop = spec->stop().i();
+    const int64_t trips =
+        step > 0 ? (stop - start + step - 1) / step : (start - stop - step - 1) / -step;
+    if (trips > kMaxIterations) {
+      return Error(loc, absl::StrCat("this loop runs ", trips,
+                                     " iterations at compile time; ptoc unrolls loops, so keep "
+                                     "it under ",
+                                     kMaxIterations));
     }
+    std::vector<Value> items;
+    for (int64_t i = start; step > 0 ? i < stop : i > stop; i += step)
+      items.push_back(Value::Int(i));
     return items;
   }
   if (v.is_str()) {
