@@ -142,6 +142,25 @@ constexpr char kAddKernel[] =
     "        pl.store(pl.add(pl.load(a, [0, 0], [16, 16]), 1.0), [0, 0], out)\n"
     "    return out\n";
 
+TEST(InterpreterTest, AnnotatedAssignmentsAndShapedTensorAnnotations) {
+  trace::TraceText t = Compile(
+      "R, C = 16, 16\n"
+      "@pl.jit\n"
+      "def k(a: pl.Tensor[[R, C], pl.FP32], out: pl.Out[pl.Tensor[[R, C], pl.FP32]]):\n"
+      "    with pl.at(level=pl.Level.CORE_GROUP):\n"
+      "        t: pl.Tile[[R, C], pl.FP32] = pl.load(a, [0, 0], [R, C])\n"
+      "        u: pl.Tile[[R, C], pl.FP32] = t * 3.0\n"
+      "        pl.store(u, [0, 0], out)\n"
+      "    n: int = 2\n"
+      "    return out\n"
+      "out = torch.zeros(R, C)\n"
+      "k(torch.ones(R, C), out)\n"
+      "assert float(out[0, 0]) == 3.0\n");
+  auto l = Summarize(t)[0];
+  ASSERT_EQ(l.tasks.size(), 1u);
+  EXPECT_THAT(l.tasks[0].directions, ElementsAre(trace::INPUT, trace::OUTPUT_EXISTING));
+}
+
 TEST(InterpreterTest, ReferenceResultsFeedLaterHarnessLines) {
   std::vector<std::string> warnings;
   trace::TraceText t = Compile(std::string(kAddKernel) +
