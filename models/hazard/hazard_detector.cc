@@ -261,11 +261,34 @@ void HazardDetector::AddUse(TaskSeq task, Use use, uint64_t begin, uint64_t end)
         } else {
           kind = HazardKind::kWar;  // an earlier read, a later write
         }
-        if (Reaches(earlier.seq, later.seq)) continue;
-        Record(later, earlier, kind, lo, hi);
+        if (!Reaches(earlier.seq, later.seq)) {
+          Record(later, earlier, kind, lo, hi);
+        } else if (use == Use::kWrite && mine_later && theirs.begin >= begin && theirs.end <= end) {
+          superseded_.push_back(theirs);
+        }
       }
     }
   }
+  // An access this write covers and is ordered after can no longer be the
+  // only side of a hazard: whoever conflicts with it conflicts with this
+  // write too, and is ordered after it only through this task. Dropping it
+  // keeps a chain updating one tensor at O(1) index entries, not O(window).
+  for (const AccessRef& gone : superseded_) {
+    auto& index = gone.use == Use::kWrite ? write_index_ : read_index_;
+    for (uint64_t g = gone.begin / granule; g <= (gone.end - 1) / granule; ++g) {
+      auto bucket = index.find(g);
+      if (bucket == index.end()) continue;
+      std::vector<AccessRef>& refs = bucket->second;
+      refs.erase(std::remove_if(refs.begin(), refs.end(),
+                                [&gone](const AccessRef& ref) {
+                                  return ref.seq == gone.seq && ref.begin == gone.begin &&
+                                         ref.end == gone.end && ref.use == gone.use;
+                                }),
+                 refs.end());
+      if (refs.empty()) index.erase(bucket);
+    }
+  }
+  superseded_.clear();
   node.accesses.push_back({begin, end, use});
   auto& own = use == Use::kWrite ? write_index_ : read_index_;
   for (uint64_t g = first; g <= last; ++g) own[g].push_back({task, begin, end, use});

@@ -44,7 +44,11 @@ namespace pto {
 // the earlier one (every edge points forward in submission order), whose
 // visited set answers every further query about the same later task. Tasks
 // must be added in seq order for (1); retiring a task splices its producers
-// onto its consumers, so paths through it survive. Overlaps are found through bucket
+// onto its consumers, so paths through it survive. A write drops from the
+// index the accesses it covers and is ordered after (they cannot be the only
+// side of a future hazard), so a long chain updating one tensor costs O(1)
+// per task; a report then names the latest unordered writer of a region
+// rather than every one. Overlaps are found through bucket
 // indexes over `index_granule_bytes` chunks of GM, one for reads and one for
 // writes.
 class HazardDetector {
@@ -139,6 +143,7 @@ class HazardDetector {
   // read scans only the writes: many tasks reading one input cost nothing.
   absl::flat_hash_map<uint64_t, std::vector<AccessRef>> read_index_;
   absl::flat_hash_map<uint64_t, std::vector<AccessRef>> write_index_;
+  std::vector<AccessRef> superseded_;  // scratch for AddUse
   TaskSeq last_added_ = 0;
   bool any_added_ = false;
   bool in_order_ = true;  // tasks arrived in seq order (the fast path needs it)

@@ -324,6 +324,38 @@ TEST(HazardDetectorTest, ViewsWithTooManyRunsFallBackToTheirBoundingRange) {
   EXPECT_EQ(reports[0].kind, HazardKind::kWar);
 }
 
+TEST(HazardDetectorTest, AnOrderedCoveringWriteSupersedesOlderAccesses) {
+  // 0 writes, 1 (after 0) rewrites the same lines; 2 reads them unordered
+  // with both: one RAW naming the latest writer, 1.
+  HazardDetector detector = MakeDetector();
+  detector.AddTask(0, "first");
+  detector.AddAccess(0, GmAccessKind::kWrite, kOut, 256);
+  detector.AddTask(1, "second");
+  detector.AddDependency(0, 1);
+  detector.AddAccess(1, GmAccessKind::kWrite, kOut, 256);
+  detector.AddTask(2, "outsider");
+  detector.AddAccess(2, GmAccessKind::kRead, kOut + 64, 4);
+  detector.Flush();
+  const std::vector<HazardReport> reports = detector.TakeReports();
+  ASSERT_THAT(reports, SizeIs(1));
+  EXPECT_THAT(Seqs(reports[0].others), ElementsAre(1));
+}
+
+TEST(HazardDetectorTest, APartialOverwriteKeepsTheOlderWriterVisible) {
+  HazardDetector detector = MakeDetector();
+  detector.AddTask(0, "whole");
+  detector.AddAccess(0, GmAccessKind::kWrite, kOut, 256);
+  detector.AddTask(1, "part");
+  detector.AddDependency(0, 1);
+  detector.AddAccess(1, GmAccessKind::kWrite, kOut, 64);
+  detector.AddTask(2, "outsider");
+  detector.AddAccess(2, GmAccessKind::kRead, kOut + 128, 4);
+  detector.Flush();
+  const std::vector<HazardReport> reports = detector.TakeReports();
+  ASSERT_THAT(reports, SizeIs(1));
+  EXPECT_THAT(Seqs(reports[0].others), ElementsAre(0));
+}
+
 TEST(HazardDetectorTest, UnknownAddressesAreNamedAsSuch) {
   HazardDetector detector = MakeDetector();
   detector.AddTask(0, "w");
