@@ -71,9 +71,10 @@ struct GmParams {
   int64_t l2_capacity_bytes = 192ll << 20;  // assumption for 910B (bytes)
   double l2_hit_latency_ns = 150;           // assumption
   double l2_miss_latency_ns = 500;          // assumption (HBM round trip)
-  // Extra transfer time when the innermost contiguous run is below one L2
-  // line (fraction): frontend-semantics.md §3.3 measured 16-25 %.
+  // Extra transfer time when the innermost contiguous run is shorter than
+  // narrow_row_bytes (fraction): frontend-semantics.md §3.3 measured 16-25 %.
   double narrow_row_penalty = 0.2;
+  int64_t narrow_row_bytes = 512;  // runtime-semantics.md §1.5 (a5: 128)
 };
 
 struct ChipConfig {

@@ -166,7 +166,10 @@ constexpr ConfigKeySpec kSchema[] = {
      "Latency to the first byte of a GM transfer with at least one L2 miss (HBM round trip)"},
     {PTO_CONFIG_KEY(gm, narrow_row_penalty), "ratio", 0, 10, false,
      "runtime-semantics.md §1.5 (128 B rows measured 16-25 % slower; frontend-semantics.md §3.3)",
-     "Extra transfer time when the innermost contiguous run is shorter than one L2 line"},
+     "Extra transfer time when the innermost contiguous run is shorter than gm.narrow_row_bytes"},
+    {PTO_CONFIG_KEY(gm, narrow_row_bytes), "bytes", 1, 65536, false,
+     "runtime-semantics.md §1.5 (innermost tile dim >= 512 B recommended on a2a3, >= 128 B on a5)",
+     "Innermost contiguous run below which a GM transfer pays gm.narrow_row_penalty"},
 };
 // clang-format on
 

@@ -6,7 +6,7 @@
 namespace pto {
 
 double NarrowRowFactor(int64_t innermost_run_bytes, const GmParams& params) {
-  return innermost_run_bytes < params.l2_line_bytes ? 1.0 + params.narrow_row_penalty : 1.0;
+  return innermost_run_bytes < params.narrow_row_bytes ? 1.0 + params.narrow_row_penalty : 1.0;
 }
 
 int64_t ContiguousRunBytes(int64_t elem_bytes, absl::Span<const int64_t> shape,

@@ -76,6 +76,10 @@ TEST(HbmModelTest, NarrowRowsCostThePenalty) {
   GmParams params = OneBytePerPs();
   EXPECT_DOUBLE_EQ(NarrowRowFactor(128, params), 1.2);
   EXPECT_DOUBLE_EQ(NarrowRowFactor(512, params), 1.0);
+  params.narrow_row_bytes = 128;  // a5's GM access granularity
+  EXPECT_DOUBLE_EQ(NarrowRowFactor(128, params), 1.0);
+  EXPECT_DOUBLE_EQ(NarrowRowFactor(64, params), 1.2);
+  params.narrow_row_bytes = 512;
   HbmModel hbm(params);
   EXPECT_EQ(hbm.Transfer(0, 1'000'000, 128), 1'200'000);
 }
