@@ -25,4 +25,9 @@ pto_cc_test(outputs_test
     ${CMAKE_CURRENT_LIST_DIR}/swimlane_writer_test.cc
     ${CMAKE_CURRENT_LIST_DIR}/deps_writer_test.cc
     ${CMAKE_CURRENT_LIST_DIR}/overhead_analysis_test.cc
+    ${CMAKE_CURRENT_LIST_DIR}/perfetto_writer_test.cc
+    ${CMAKE_CURRENT_LIST_DIR}/swimlane_svg_test.cc
+    ${CMAKE_CURRENT_LIST_DIR}/deps_command_test.cc
+    ${CMAKE_CURRENT_LIST_DIR}/compare_command_test.cc
+    ${CMAKE_CURRENT_LIST_DIR}/output_set_test.cc
   DEPS pto_outputs)

@@ -1,0 +1,122 @@
+#include "sim/swimlane_svg.h"
+
+#include <regex>
+#include <sstream>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "sim/testing/output_fixtures.h"
+
+namespace pto {
+namespace {
+
+using ::pto::testing::Edge;
+using ::pto::testing::IntervalUs;
+using ::pto::testing::kUs;
+using ::pto::testing::MakeTask;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+int Count(const std::string& text, const std::string& pattern) {
+  const std::regex re(pattern);
+  return static_cast<int>(
+      std::distance(std::sregex_iterator(text.begin(), text.end(), re), std::sregex_iterator()));
+}
+
+OutputChip TwoClusters() {
+  OutputChip chip;
+  chip.clusters = 2;  // AIC 0,1; AIV 2,3 (cluster 0) and 4,5 (cluster 1)
+  chip.scheduler_threads = 1;
+  return chip;
+}
+
+std::string Render(const LaunchLog& log, SwimlaneSvgOptions options = {}) {
+  std::ostringstream out;
+  RenderSwimlaneSvg(log, TwoClusters(), options, out);
+  return out.str();
+}
+
+// A MIX task on cluster 1 (AIC 1, AIV 4, AIV 5), then an SPMD AIV task on
+// AIVs 2 and 4 that depends on it, and a predicated skip and a dummy.
+LaunchLog SmallRun() {
+  LaunchLog log;
+  log.AddTask(MakeTask(0, 0, "mixed<&>", TaskShape::kMix), {}, 0, 0);
+  Task spmd = MakeTask(1, 1, "spmd", TaskShape::kAiv);
+  spmd.block_num = 2;
+  log.AddTask(spmd, {Edge(0, EdgeSource::kCreator, 0)}, 0, 0);
+  for (int core : {1, 4, 5}) log.AddInterval(IntervalUs(core, 0, 1, 1, 1, 2, 10, 11));
+  log.AddInterval(IntervalUs(2, 1, 1, 11, 11, 12, 15, 16, 0));
+  log.AddInterval(IntervalUs(4, 1, 2, 11, 11, 12, 15, 16, 1));
+  Task skip = MakeTask(2, 2, "gated", TaskShape::kAiv);
+  skip.predicated_skip = true;
+  log.AddTask(skip, {}, 0, 0);
+  log.AddInlineRetire(0, skip, 12 * kUs);
+  Task dummy = MakeTask(3, 3, "join", TaskShape::kDummy);
+  log.AddTask(dummy, {}, 0, 0);
+  log.AddInlineRetire(0, dummy, 13 * kUs);
+  return log;
+}
+
+TEST(SwimlaneSvgTest, OneLanePerUsedCoreGroupedByCluster) {
+  const std::string svg = Render(SmallRun());
+  EXPECT_EQ(Count(svg, "<g class=\"lane\" "), 4);  // cores 1, 2, 4, 5; not 0 or 3
+  EXPECT_EQ(Count(svg, "<g class=\"cluster\""), 2);
+  // Cluster 0 holds AIV 2 only; cluster 1 holds AIC 1, then AIV 4 and 5.
+  const size_t c1 = svg.find("data-cluster=\"1\"");
+  EXPECT_LT(svg.find("data-core=\"2\""), c1);
+  EXPECT_LT(c1, svg.find("data-core=\"1\""));
+  EXPECT_LT(svg.find("data-core=\"1\""), svg.find("data-core=\"4\""));
+  EXPECT_LT(svg.find("data-core=\"4\""), svg.find("data-core=\"5\""));
+}
+
+TEST(SwimlaneSvgTest, OneBarPerCoreRecordWithNamesOnHover) {
+  const std::string svg = Render(SmallRun());
+  EXPECT_EQ(Count(svg, "<rect class=\"bar"), 5);
+  EXPECT_EQ(Count(svg, "<rect class=\"bar mix\""), 3);  // the MIX halves
+  EXPECT_EQ(Count(svg, "<rect class=\"bar spmd\""), 2);
+  EXPECT_THAT(svg, HasSubstr("<title>mixed&lt;&amp;&gt;(t0) block 0 on AIC_1"));
+  EXPECT_THAT(svg, HasSubstr("<title>spmd(t1) block 1 on AIV_4"));
+}
+
+TEST(SwimlaneSvgTest, MarksSkipsAndDummiesDrawsArrowsAndAxis) {
+  const std::string svg = Render(SmallRun());
+  EXPECT_EQ(Count(svg, "class=\"marker skip\""), 1);
+  EXPECT_EQ(Count(svg, "class=\"marker dummy\""), 1);
+  EXPECT_THAT(svg, HasSubstr("predicated skip: gated(t2)"));
+  EXPECT_EQ(Count(svg, "<line class=\"dep\""), 1);
+  EXPECT_THAT(svg, HasSubstr("time (us from"));
+  EXPECT_THAT(svg, Not(HasSubstr("<script")));
+}
+
+TEST(SwimlaneSvgTest, NoArrowsAboveTheLimit) {
+  SwimlaneSvgOptions options;
+  options.max_arrows = 0;
+  EXPECT_EQ(Count(Render(SmallRun(), options), "<line class=\"dep\""), 0);
+}
+
+TEST(SwimlaneSvgTest, TenThousandTasksAggregateIntoFewElements) {
+  LaunchLog log;
+  for (int i = 0; i < 10000; ++i) {
+    log.AddTask(MakeTask(i, i, "k", TaskShape::kAiv), {}, 0, 0);
+    const double t = i * 0.5;
+    log.AddInterval(IntervalUs(2 + i % 4, i, i, t, t, t, t + 0.4, t + 0.45));
+  }
+  const std::string svg = Render(log);
+  // 5000 us over 1400 px: each 0.4 us bar is sub-pixel, so runs merge.
+  EXPECT_EQ(Count(svg, "<rect class=\"bar"), 0);
+  const int aggregates = Count(svg, "<rect class=\"agg\"");
+  EXPECT_GT(aggregates, 0);
+  EXPECT_LT(aggregates, 4 * 1400);
+  EXPECT_LT(svg.size(), 1u << 20);
+  EXPECT_EQ(Count(svg, "<g class=\"lane\" "), 4);
+}
+
+TEST(SwimlaneSvgTest, WritesTheFileByRename) {
+  const std::string dir = ::pto::testing::FreshOutputDir("svg_file");
+  ASSERT_TRUE(WriteSwimlaneSvg(SmallRun(), TwoClusters(), {}, dir).ok());
+  EXPECT_THAT(::pto::testing::ListDir(dir), ::testing::ElementsAre("swimlane.svg"));
+  EXPECT_EQ(::pto::testing::ReadWholeFile(dir + "/swimlane.svg"), Render(SmallRun()));
+}
+
+}  // namespace
+}  // namespace pto
