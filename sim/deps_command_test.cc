@@ -200,7 +200,9 @@ TEST(DepsCommandTest, BadTraceExitsTwo) {
   EXPECT_EQ(missing.code, 2);
   EXPECT_THAT(missing.err, HasSubstr("pto_sim deps: error:"));
   std::string bad = kTrace;
-  bad.replace(bad.find("deps: [1]"), 9, "deps: [7]");  // a later task
+  const size_t deps = bad.find("deps: [ 1 ]");
+  ASSERT_NE(deps, std::string::npos);
+  bad.replace(deps, 11, "deps: [ 7 ]");  // a later task
   const Result later = RunDeps(SaveTrace("deps_cmd_bad", bad), EdgeMode::kFull);
   EXPECT_EQ(later.code, 2);
   EXPECT_THAT(later.out, Not(HasSubstr("launch 'chain'")));

@@ -59,6 +59,14 @@ void FeedRun(RunObserver& o) {
   o.OnInlineRetire(0, c, 7 * kUs);
 }
 
+OutputOptions Options(const std::string& dir, int level = 2) {
+  OutputOptions options;
+  options.dir = dir;
+  options.case_name = "scale_case";
+  options.swimlane_level = level;
+  return options;
+}
+
 OutputChip Chip() {
   OutputChip chip;
   chip.clusters = 1;
@@ -69,7 +77,7 @@ OutputChip Chip() {
 TEST(OutputSetTest, WritesEveryFileAndReturnsTheAnalysis) {
   const std::string dir = FreshOutputDir("set_all");
   const trace::StreamHeader header = Header();
-  OutputSet set({dir, "scale_case", /*swimlane_level=*/4}, Chip(), header);
+  OutputSet set(Options(dir, /*level=*/4), Chip(), header);
   ASSERT_TRUE(set.Open().ok());
   FeedRun(set);
   nlohmann::json overhead;
@@ -97,7 +105,7 @@ TEST(OutputSetTest, SameRunSameBytes) {
   const trace::StreamHeader header = Header();
   std::vector<std::string> dirs = {FreshOutputDir("set_det_a"), FreshOutputDir("set_det_b")};
   for (const std::string& dir : dirs) {
-    OutputSet set({dir, "scale_case", 4}, Chip(), header);
+    OutputSet set(Options(dir, 4), Chip(), header);
     ASSERT_TRUE(set.Open().ok());
     FeedRun(set);
     nlohmann::json overhead;
@@ -111,7 +119,7 @@ TEST(OutputSetTest, SameRunSameBytes) {
 TEST(OutputSetTest, SummaryOnlyWritesAndKeepsNothing) {
   const std::string dir = FreshOutputDir("set_summary_only");
   const trace::StreamHeader header = Header();
-  OutputOptions options{dir, "scale_case"};
+  OutputOptions options = Options(dir);
   options.summary_only = true;
   OutputSet set(options, Chip(), header);
   ASSERT_TRUE(set.Open().ok());
@@ -125,7 +133,7 @@ TEST(OutputSetTest, SummaryOnlyWritesAndKeepsNothing) {
 
 TEST(OutputSetTest, UnwritableDirectoryFailsAtOpen) {
   const trace::StreamHeader header = Header();
-  OutputSet set({"/nonexistent/dir", "x"}, Chip(), header);
+  OutputSet set(Options("/nonexistent/dir"), Chip(), header);
   const absl::Status s = set.Open();
   ASSERT_FALSE(s.ok());
   EXPECT_THAT(std::string(s.message()), HasSubstr("/nonexistent/dir/"));
