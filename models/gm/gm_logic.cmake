@@ -26,6 +26,7 @@ pto_cc_test(gm_logic_test
     ${PTO_GM_LOGIC_DIR}/ffts/barrier_test.cc
     ${PTO_GM_LOGIC_DIR}/hazard/block_handoff_test.cc
     ${PTO_GM_LOGIC_DIR}/hazard/hazard_detector_test.cc
+    ${PTO_GM_LOGIC_DIR}/hazard/handoff_scenario_test.cc
   DEPS pto_gm_logic)
 
 if(PTO_BUILD_BENCHMARKS)
