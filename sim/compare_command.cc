@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <vector>
 
@@ -41,15 +42,23 @@ absl::StatusOr<Json> LoadStats(const std::string& path) {
   return j;
 }
 
-// A number at a '/'-separated path, or NaN when absent.
+// A number at a '/'-separated path (array elements by index), or NaN when
+// absent.
 double At(const Json& j, const std::string& path) {
   const Json* node = &j;
   size_t begin = 0;
   while (begin <= path.size()) {
     const size_t end = std::min(path.find('/', begin), path.size());
     const std::string key = path.substr(begin, end - begin);
-    if (!node->is_object() || !node->contains(key)) return NAN;
-    node = &(*node)[key];
+    if (node->is_array()) {
+      char* rest = nullptr;
+      const unsigned long index = std::strtoul(key.c_str(), &rest, 10);
+      if (key.empty() || *rest != '\0' || index >= node->size()) return NAN;
+      node = &(*node)[index];
+    } else {
+      if (!node->is_object() || !node->contains(key)) return NAN;
+      node = &(*node)[key];
+    }
     begin = end + 1;
   }
   return node->is_number() ? node->get<double>() : NAN;
@@ -78,8 +87,19 @@ constexpr std::pair<const char*, const char*> kMetrics[] = {
     {"edges", "edges"},
     {"busy_share.aic", "engine_busy_share/aic"},
     {"busy_share.aiv", "engine_busy_share/aiv"},
+    {"early_dispatched_blocks", "early_dispatched_blocks"},
     {"orchestrator_busy_us", "orchestrator_busy_us"},
+    {"submit_us_per_task", "orchestrator/submit_us_per_task"},
     {"scheduler_busy_us", "scheduler_busy_us"},
+    {"scheduler_ns_per_loop", "schedulers/ns_per_loop"},
+    {"ring0.peak_task_window", "rings/0/peak_task_window"},
+    {"ring0.orch_blocked_us", "rings/0/orchestrator_blocked_us"},
+    {"ring1.peak_task_window", "rings/1/peak_task_window"},
+    {"ring1.orch_blocked_us", "rings/1/orchestrator_blocked_us"},
+    {"ring2.peak_task_window", "rings/2/peak_task_window"},
+    {"ring2.orch_blocked_us", "rings/2/orchestrator_blocked_us"},
+    {"ring3.peak_task_window", "rings/3/peak_task_window"},
+    {"ring3.orch_blocked_us", "rings/3/orchestrator_blocked_us"},
     {"overhead_share.aic", "scheduler_overhead/overhead_share/aic"},
     {"overhead_share.aiv", "scheduler_overhead/overhead_share/aiv"},
     {"overhead_share.all", "scheduler_overhead/overhead_share/all"},

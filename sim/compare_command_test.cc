@@ -25,6 +25,10 @@ nlohmann::json LaunchSummary(double makespan, int dispatches, double injected_ho
                                std::to_string(dispatches) + R"(,
     "block_dispatches": 3, "predicated_skips": 0, "edges": 2,
     "engine_busy_share": {"aic": 0.5, "aiv": 0.25},
+    "rings": [{"peak_task_window": 4, "orchestrator_blocked_us": 0.0},
+              {"peak_task_window": )" +
+                               std::to_string(dispatches * 2) + R"(,
+               "orchestrator_blocked_us": 1.5}],
     "scheduler_overhead": {
       "overhead_share": {"aic": 0.1, "aiv": 0.2, "all": 0.0, "has": 0.3},
       "critical_path": {"compute_us": 8.0, "injected_us": 3.0, "hops": [
@@ -79,6 +83,8 @@ TEST(CompareCommandTest, SingleLaunchDeltasAbsoluteAndPercent) {
   EXPECT_EQ(Row(r.out, "task_dispatches"), "task_dispatches 4 3 -1 -25.0%");
   EXPECT_EQ(Row(r.out, "overhead_share.has"), "overhead_share.has 0.3 0.3 +0 +0.0%");
   EXPECT_EQ(Row(r.out, "critical_path.hops"), "critical_path.hops 2 2 +0 +0.0%");
+  EXPECT_EQ(Row(r.out, "ring1.peak_task_window"), "ring1.peak_task_window 8 6 -2 -25.0%");
+  EXPECT_EQ(Row(r.out, "ring2.peak_task_window"), "");  // absent on both sides
   EXPECT_THAT(r.out, HasSubstr("hop 1 sf"));
   EXPECT_THAT(Row(r.out, "hop"), HasSubstr("hop 0 qk 1 1 +0"));
   EXPECT_THAT(r.out, MatchesRegex("(.|\n)*hop 1 sf +2 +0.5 +-1.5 +-75.0%(.|\n)*"));
