@@ -31,7 +31,8 @@ struct DataCacheCounters {
 };
 
 // One AICore's private data cache as on a2a3: non-coherent, write-back,
-// write-allocate, with whole lines of `line_bytes` (gm.dcache_line_bytes).
+// write-allocate, with whole lines of `line_bytes` (gm.dcache_line_bytes, a
+// power of two).
 //   * Loads fill whole lines from the backend and hit them until the lines
 //     are invalidated, whatever other cores write meanwhile (stale reads).
 //   * Stores fetch the line first, then land in it and mark it dirty; they
@@ -86,31 +87,49 @@ class DataCache : public GmPort {
 
   int64_t line_bytes() const { return line_bytes_; }
   uint64_t LineOf(uint64_t addr) const { return addr & ~line_mask_; }
-  bool IsCached(uint64_t addr) const { return slot_of_line_.contains(LineOf(addr)); }
+  bool IsCached(uint64_t addr) const;
   bool IsDirty(uint64_t addr) const;
-  int64_t cached_lines() const { return static_cast<int64_t>(slot_of_line_.size()); }
+  int64_t cached_lines() const;
   int64_t dirty_lines() const;
 
   absl::Status status() const { return status_; }
 
  private:
-  static constexpr uint64_t kFreeSlot = ~uint64_t{0};
+  // Lines are kept in pages of 64 consecutive lines with a valid and a dirty
+  // bit per line: one hash lookup per page touched, one memcpy per page, and
+  // fills and write-backs of consecutive lines in one backend call.
+  static constexpr int kLinesPerPage = 64;
+  struct Page {
+    uint64_t addr = 0;  // first byte; kFreePage when the slot is free
+    uint64_t valid = 0;
+    uint64_t dirty = 0;
+  };
+  static constexpr uint64_t kFreePage = ~uint64_t{0};
 
-  // The slot holding `line`, filled from the backend on a miss.
-  uint32_t Lookup(uint64_t line, bool for_write);
-  uint8_t* SlotData(uint32_t slot) { return bytes_.data() + size_t{slot} * line_bytes_; }
-  void WriteBack(uint32_t slot);
-  void Invalidate(uint32_t slot);
+  // The slot of the page holding `addr`, created (empty) when absent.
+  uint32_t PageSlot(uint64_t page_addr);
+  uint8_t* PageData(uint32_t slot) { return bytes_.data() + size_t{slot} * page_bytes_; }
+  // Brings the lines in `mask` of page `slot` in (fetching the missing ones)
+  // and counts hits and misses.
+  void Fill(uint32_t slot, uint64_t mask, bool for_write);
+  // Writes back the dirty lines of page `slot` within `mask`.
+  void WriteBack(uint32_t slot, uint64_t mask);
+  void FreePage(uint32_t slot);
+  // Calls fn(page_addr, from, to, line_mask) for each page [addr, end)
+  // touches: the bytes [from, to) inside it and the bits of their lines.
+  template <typename Fn>
+  void ForEachPage(uint64_t addr, uint64_t end, Fn fn);
   bool CheckRange(uint64_t addr, size_t size, const char* what);
 
   LineBackend* backend_;
   int64_t line_bytes_;
   uint64_t line_mask_;
-  absl::flat_hash_map<uint64_t, uint32_t> slot_of_line_;
-  // Per slot: its line address (kFreeSlot when free), dirty flag and bytes.
-  // Slots are visited in index order, so write-backs are deterministic.
-  std::vector<uint64_t> slot_line_;
-  std::vector<uint8_t> slot_dirty_;
+  int line_shift_;
+  uint64_t page_bytes_;
+  absl::flat_hash_map<uint64_t, uint32_t> slot_of_page_;
+  // Pages by slot, visited in index order so that write-backs are
+  // deterministic; their bytes at PageData(slot).
+  std::vector<Page> pages_;
   std::vector<uint8_t> bytes_;
   std::vector<uint32_t> free_slots_;
   std::vector<uint64_t> write_backs_;

@@ -1,8 +1,10 @@
 #include "models/gm/data_cache.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -184,6 +186,71 @@ TEST_F(DataCacheTest, StrayAccessTouchesNothingAndIsReported) {
   EXPECT_EQ(core0_.cached_lines(), 0);
   ASSERT_FALSE(core0_.status().ok());
   EXPECT_THAT(std::string(core0_.status().message()), HasSubstr("outside every tensor"));
+}
+
+// Counts backend calls: fills and write-backs of consecutive lines are one
+// call each.
+struct CountingPort : GmPort {
+  std::vector<uint8_t> bytes = std::vector<uint8_t>(1 << 16, 0);
+  std::vector<std::pair<uint64_t, size_t>> reads, writes;
+  void Read(uint64_t addr, void* dst, size_t size) override {
+    reads.emplace_back(addr, size);
+    std::memcpy(dst, bytes.data() + addr, size);
+  }
+  void Write(uint64_t addr, const void* src, size_t size) override {
+    writes.emplace_back(addr, size);
+    std::memcpy(bytes.data() + addr, src, size);
+  }
+  void AtomicAdd(uint64_t, DType, const void*, size_t) override {}
+};
+
+TEST(DataCachePageTest, TransfersAcrossPageBoundariesKeepEveryByte) {
+  CountingPort port;
+  for (size_t i = 0; i < port.bytes.size(); ++i) port.bytes[i] = static_cast<uint8_t>(i * 7);
+  GmPortLineBackend backend(&port);
+  DataCache cache(&backend, kLine);
+  // 8 KiB from the middle of one 4 KiB page of lines to the middle of a third.
+  std::vector<uint8_t> data(8192);
+  for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<uint8_t>(255 - i % 251);
+  cache.Write(2048 + 32, data.data(), data.size());
+  EXPECT_EQ(cache.dirty_lines(), 129);  // 8192 bytes at offset 32 straddle 129 lines
+  std::vector<uint8_t> back(data.size());
+  cache.Read(2048 + 32, back.data(), back.size());
+  EXPECT_EQ(back, data);
+  cache.CleanInvalidateAll();
+  EXPECT_EQ(cache.counters().lines_written_back, 129);
+  ASSERT_EQ(cache.write_backs().size(), 129u);
+  EXPECT_EQ(cache.write_backs().front(), 2048u);
+  EXPECT_EQ(cache.write_backs().back(), 2048u + 128 * 64);
+  EXPECT_TRUE(std::equal(data.begin(), data.end(), port.bytes.begin() + 2048 + 32));
+  EXPECT_EQ(port.bytes[2048], static_cast<uint8_t>(2048 * 7));  // untouched head of the line
+  EXPECT_EQ(cache.cached_lines(), 0);
+}
+
+TEST(DataCachePageTest, ConsecutiveLinesMoveInOneBackendCall) {
+  CountingPort port;
+  GmPortLineBackend backend(&port);
+  DataCache cache(&backend, kLine);
+  std::vector<uint8_t> data(1024);
+  cache.Read(0, data.data(), data.size());
+  ASSERT_EQ(port.reads.size(), 1u);
+  EXPECT_EQ(port.reads[0], std::make_pair(uint64_t{0}, size_t{1024}));
+  cache.CleanInvalidateLine(5 * 64);  // a hole in the middle
+  EXPECT_TRUE(cache.IsCached(4 * 64));
+  EXPECT_FALSE(cache.IsCached(5 * 64));
+  EXPECT_TRUE(cache.IsCached(6 * 64));
+  cache.Read(0, data.data(), data.size());
+  ASSERT_EQ(port.reads.size(), 2u);
+  EXPECT_EQ(port.reads[1], std::make_pair(uint64_t{5 * 64}, size_t{64}));
+  EXPECT_EQ(cache.counters().read_hits, 15);
+  EXPECT_EQ(cache.counters().read_misses, 17);
+  cache.Write(64, data.data(), 128);  // lines 1-2
+  cache.Write(256, data.data(), 64);  // line 4
+  cache.WriteBackAll();
+  ASSERT_EQ(port.writes.size(), 2u);
+  EXPECT_EQ(port.writes[0], std::make_pair(uint64_t{64}, size_t{128}));
+  EXPECT_EQ(port.writes[1], std::make_pair(uint64_t{256}, size_t{64}));
+  EXPECT_THAT(cache.write_backs(), ElementsAre(64, 128, 256));
 }
 
 TEST(DataCacheClipTest, LinesRunningPastATensorEndClipAtIt) {

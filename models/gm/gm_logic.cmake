@@ -13,7 +13,7 @@ add_library(pto_gm_logic STATIC
 )
 target_include_directories(pto_gm_logic PUBLIC ${PROJECT_SOURCE_DIR})
 target_link_libraries(pto_gm_logic PUBLIC
-  pto_common absl::flat_hash_map absl::inlined_vector absl::status absl::statusor absl::strings absl::span)
+  pto_common absl::bits absl::flat_hash_map absl::inlined_vector absl::status absl::statusor absl::strings absl::span)
 
 # memory_image.cc belongs to pto_chip (SystemC); the tests compile it in
 # directly rather than link the chip.

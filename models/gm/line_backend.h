@@ -14,11 +14,12 @@ namespace pto {
 class LineBackend {
  public:
   virtual ~LineBackend() = default;
-  // Reads `size` bytes at `addr` (a line fill: line-aligned, one line). Bytes
-  // outside declared memory read as zero: a line may run past a tensor's end.
+  // Reads `size` bytes at `addr`: a line fill of one or more consecutive
+  // whole lines (line-aligned). Bytes outside declared memory read as zero: a
+  // line may run past a tensor's end.
   virtual void ReadLine(uint64_t addr, void* dst, size_t size) = 0;
-  // Writes `size` bytes at `addr` (a whole-line write-back). Bytes outside
-  // declared memory are dropped.
+  // Writes `size` bytes at `addr`: the write-back of one or more consecutive
+  // whole dirty lines. Bytes outside declared memory are dropped.
   virtual void WriteLine(uint64_t addr, const void* src, size_t size) = 0;
   // Atomic read-modify-write add in GM, past every cache.
   virtual void AtomicAdd(uint64_t addr, DType dtype, const void* src, size_t count) = 0;
