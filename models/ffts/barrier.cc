@@ -106,14 +106,4 @@ std::string HardBarrier::Report(const std::string& task_name) const {
       query, ") with sync_start=True, or use mode=pl.SyncAllMode.SOFT for partial occupancy.");
 }
 
-int64_t SoftSyncallExitPs(int64_t own_ready_ps, int64_t last_add_ps, int64_t poll_ps,
-                          int64_t* polls) {
-  // Poll k (k >= 1) completes at own_ready + k × poll and observes the
-  // counter as of its start, own_ready + (k - 1) × poll.
-  int64_t k = 1;
-  if (last_add_ps > own_ready_ps) k += (last_add_ps - own_ready_ps + poll_ps - 1) / poll_ps;
-  if (polls != nullptr) *polls = k;
-  return own_ready_ps + k * poll_ps;
-}
-
 }  // namespace pto

@@ -63,15 +63,6 @@ class HardBarrier {
   int64_t generation_ = 0;
 };
 
-// The soft syncall's poll loop (a GM counter bumped by atomic adds and
-// re-read by each participant every `poll_ps`, core.soft_syncall_poll_ns):
-// a participant that finished its atomic add at `own_ready_ps` and first
-// polls then sees the count complete at the first poll at or after
-// `last_add_ps`, the moment the last participant's add landed. Returns that
-// poll's completion time and, through `polls`, how many polls it made.
-int64_t SoftSyncallExitPs(int64_t own_ready_ps, int64_t last_add_ps, int64_t poll_ps,
-                          int64_t* polls);
-
 }  // namespace pto
 
 #endif  // PTO_MODELS_FFTS_BARRIER_H_

@@ -79,16 +79,5 @@ TEST(HardBarrierTest, RefusesOutsidersAndDoubleArrivals) {
   EXPECT_THAT(std::string(twice.status().message()), HasSubstr("aiv1 [core 5] arrived twice"));
 }
 
-TEST(SoftSyncallTest, PollsUntilTheLastAddLands) {
-  int64_t polls = 0;
-  // Already complete: one poll.
-  EXPECT_EQ(SoftSyncallExitPs(1'000, 500, 300, &polls), 1'300);
-  EXPECT_EQ(polls, 1);
-  // The last add lands 1000 ps later: polls start at 1000, 1300, 1600,
-  // 1900, 2200; the one starting at 2200 sees it and ends at 2500.
-  EXPECT_EQ(SoftSyncallExitPs(1'000, 2'000, 300, &polls), 2'500);
-  EXPECT_EQ(polls, 5);
-}
-
 }  // namespace
 }  // namespace pto
