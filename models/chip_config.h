@@ -69,6 +69,7 @@ struct GmParams {
   int64_t l2_line_bytes = 512;
   int64_t dcache_line_bytes = 64;
   int64_t l2_capacity_bytes = 192ll << 20;  // assumption for 910B (bytes)
+  int64_t l2_associativity = 16;            // assumption: L2 ways per set
   double l2_hit_latency_ns = 150;           // assumption
   double l2_miss_latency_ns = 500;          // assumption (HBM round trip)
   // Extra transfer time when the innermost contiguous run is shorter than

@@ -68,6 +68,19 @@ void BM_L2AndHbmPerTransfer(benchmark::State& state) {
 }
 BENCHMARK(BM_L2AndHbmPerTransfer);
 
+// The same transfers over a working set that fits in L2: all hits.
+void BM_L2HitPerTransfer(benchmark::State& state) {
+  L2Cache l2{GmParams()};
+  uint64_t addr = 0;
+  int64_t hits = 0;
+  for (auto _ : state) {
+    hits += l2.Access(addr, 32 << 10).hit_lines;
+    addr = (addr + (32 << 10)) % (64 << 20);
+  }
+  benchmark::DoNotOptimize(hits);
+}
+BENCHMARK(BM_L2HitPerTransfer);
+
 // A stream of tasks in a window of `range(0)` live tasks: each reads a band
 // of a shared input, writes its own band and depends on its predecessor.
 void BM_HazardDetectorPerTask(benchmark::State& state) {

@@ -3,61 +3,64 @@
 #include <algorithm>
 #include <cmath>
 
+#include "absl/numeric/bits.h"
+
 namespace pto {
 
 L2Cache::L2Cache(const GmParams& params)
     : line_bytes_(params.l2_line_bytes),
-      line_mask_(static_cast<uint64_t>(params.l2_line_bytes) - 1),
-      capacity_lines_(std::max<int64_t>(1, params.l2_capacity_bytes / params.l2_line_bytes)),
+      line_shift_(absl::countr_zero(static_cast<uint64_t>(params.l2_line_bytes))),
       hit_latency_ps_(std::llround(params.l2_hit_latency_ns * 1e3)),
-      miss_latency_ps_(std::llround(params.l2_miss_latency_ns * 1e3)) {}
-
-void L2Cache::Unlink(uint32_t node) {
-  const uint32_t before = prev_[node];
-  const uint32_t after = next_[node];
-  (before == kNone ? head_ : next_[before]) = after;
-  (after == kNone ? tail_ : prev_[after]) = before;
+      miss_latency_ps_(std::llround(params.l2_miss_latency_ns * 1e3)) {
+  const int64_t lines = std::max<int64_t>(1, params.l2_capacity_bytes / params.l2_line_bytes);
+  ways_ = std::clamp<int64_t>(params.l2_associativity, 1, lines);
+  sets_ = lines / ways_;
+  tag_.assign(static_cast<size_t>(sets_ * ways_), kEmpty);
+  last_use_.assign(tag_.size(), 0);
 }
 
-void L2Cache::PushFront(uint32_t node) {
-  prev_[node] = kNone;
-  next_[node] = head_;
-  (head_ == kNone ? tail_ : prev_[head_]) = node;
-  head_ = node;
+bool L2Cache::Contains(uint64_t addr) const {
+  const uint64_t line = addr >> line_shift_;
+  const size_t base = static_cast<size_t>(line % static_cast<uint64_t>(sets_) * ways_);
+  return std::find(tag_.begin() + base, tag_.begin() + base + ways_, line) !=
+         tag_.begin() + base + ways_;
 }
 
 L2Access L2Cache::Access(uint64_t addr, uint64_t size) {
   L2Access access;
   if (size == 0) return access;
-  const uint64_t end = addr + size;
-  for (uint64_t line = addr & ~line_mask_; line < end; line += line_bytes_) {
-    auto [it, inserted] = node_of_line_.try_emplace(line, kNone);
-    if (!inserted) {
-      ++access.hit_lines;
-      if (it->second != head_) {
-        Unlink(it->second);
-        PushFront(it->second);
+  const uint64_t last = (addr + size - 1) >> line_shift_;
+  for (uint64_t line = addr >> line_shift_; line <= last; ++line) {
+    if (++clock_ == 0) {  // the use clock wrapped: restart every age at 0
+      std::fill(last_use_.begin(), last_use_.end(), 0);
+      clock_ = 1;
+    }
+    const size_t base = static_cast<size_t>(line % static_cast<uint64_t>(sets_) * ways_);
+    size_t victim = base;
+    bool hit = false;
+    for (size_t way = base; way < base + ways_; ++way) {
+      if (tag_[way] == line) {
+        victim = way;
+        hit = true;
+        break;
       }
-      continue;
+      // Prefer an empty way, else the least recently used one.
+      if (tag_[victim] != kEmpty && (tag_[way] == kEmpty || last_use_[way] < last_use_[victim])) {
+        victim = way;
+      }
     }
-    ++access.miss_lines;
-    uint32_t node;
-    if (static_cast<int64_t>(line_.size()) < capacity_lines_) {
-      node = static_cast<uint32_t>(line_.size());
-      line_.push_back(line);
-      prev_.push_back(kNone);
-      next_.push_back(kNone);
+    if (hit) {
+      ++access.hit_lines;
     } else {
-      node = tail_;
-      Unlink(node);
-      node_of_line_.erase(line_[node]);
-      ++evictions_;
-      line_[node] = line;
-      // The erase may have moved `it`; look the new line up again.
-      it = node_of_line_.find(line);
+      ++access.miss_lines;
+      if (tag_[victim] == kEmpty) {
+        ++resident_;
+      } else {
+        ++evictions_;
+      }
+      tag_[victim] = line;
     }
-    it->second = node;
-    PushFront(node);
+    last_use_[victim] = clock_;
   }
   hits_ += access.hit_lines;
   misses_ += access.miss_lines;

@@ -6,19 +6,43 @@
 namespace pto {
 namespace {
 
-GmParams SmallL2(int64_t lines) {
+// Fully associative unless `ways` says otherwise.
+GmParams SmallL2(int64_t lines, int64_t ways = 0) {
   GmParams params;
   params.l2_line_bytes = 512;
   params.l2_capacity_bytes = lines * 512;
+  params.l2_associativity = ways == 0 ? lines : ways;
   params.l2_hit_latency_ns = 100;
   params.l2_miss_latency_ns = 400;
   return params;
 }
 
-TEST(L2CacheTest, DefaultsAre512ByteLinesAnd192MiB) {
+TEST(L2CacheTest, DefaultsAre512ByteLinesAnd192MiBIn16Ways) {
   L2Cache l2{GmParams()};
   EXPECT_EQ(l2.line_bytes(), 512);
   EXPECT_EQ(l2.capacity_lines(), (192 << 20) / 512);
+  EXPECT_EQ(l2.ways(), 16);
+}
+
+TEST(L2CacheTest, LinesCompeteOnlyWithinTheirSet) {
+  // 4 sets of 2 ways: lines 0, 4, 8 share set 0; line 1 is in set 1.
+  L2Cache l2(SmallL2(8, 2));
+  l2.Access(0 * 512, 512);
+  l2.Access(1 * 512, 512);
+  l2.Access(4 * 512, 512);
+  l2.Access(8 * 512, 512);  // set 0 is full: evicts line 0, the LRU one
+  EXPECT_FALSE(l2.Contains(0));
+  EXPECT_TRUE(l2.Contains(4 * 512));
+  EXPECT_TRUE(l2.Contains(1 * 512));  // another set: untouched
+  EXPECT_EQ(l2.evictions(), 1);
+  EXPECT_EQ(l2.resident_lines(), 3);
+}
+
+TEST(L2CacheTest, AStreamThatFitsHitsOnEveryLaterPass) {
+  L2Cache l2{GmParams()};
+  for (int pass = 0; pass < 3; ++pass) l2.Access(0x4000000, 64 << 20);  // 64 MiB
+  EXPECT_EQ(l2.misses(), (64 << 20) / 512);
+  EXPECT_EQ(l2.hits(), 2 * (64 << 20) / 512);
 }
 
 TEST(L2CacheTest, ARepeatedReadHits) {
