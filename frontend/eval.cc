@@ -302,7 +302,7 @@ absl::StatusOr<Value> Interpreter::EvalSubscript(const Expr& e, const std::share
     PTOC_ASSIGN_OR_RETURN(ix, to_host_index(index));
     auto r = ResolveIndex(host->shape(), ix);
     if (!r.ok()) return Error(loc, r.status().message());
-    return Value::Obj(HostGather(*host, *r));
+    return Derived(HostGather(*host, *r), {host.get()});
   }
   if (auto ref = base.AsShared<TensorRef>()) {
     std::vector<Value> parts = index.is_tuple() ? index.items() : std::vector<Value>{index};
@@ -570,7 +570,7 @@ absl::StatusOr<Value> Interpreter::Binary(const std::string& op, const Value& a,
       if (!ha || !hb) return Error(loc, "'@' needs two tensors");
       auto r = HostMatmul(*ha, *hb);
       if (!r.ok()) return Error(loc, r.status().message());
-      return Value::Obj(*r);
+      return Derived(*r, {ha.get(), hb.get()});
     }
     if ((!ha && !a.is_number()) || (!hb && !b.is_number())) {
       return Error(loc, absl::StrCat("unsupported operand types for ", op, ": '", a.TypeName(),
@@ -599,10 +599,10 @@ absl::StatusOr<Value> Interpreter::Binary(const std::string& op, const Value& a,
       auto f = HostBinary(ha.get(), a.is_number() ? a.f() : 0, true, hb.get(),
                           b.is_number() ? b.f() : 0, true, fn);
       if (!f.ok()) return Error(loc, f.status().message());
-      if (ha && hb) return Value::Obj(HostCast(**f, trace::FP32));
-      return Value::Obj(*f);
+      if (ha && hb) return Derived(HostCast(**f, trace::FP32), {ha.get(), hb.get()});
+      return Derived(*f, {ha.get(), hb.get()});
     }
-    return Value::Obj(*r);
+    return Derived(*r, {ha.get(), hb.get()});
   }
   // Tiles inside a kernel.
   if (a.As<Tile>() || b.As<Tile>() || (in_kernel() && (a.As<TensorRef>() || b.As<TensorRef>()))) {

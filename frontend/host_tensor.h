@@ -46,12 +46,18 @@ class HostTensor : public Object {
   bool known() const { return known_; }
   void set_known(bool known) { known_ = known; }
 
+  // Computed on the host from a tensor that lives on the device (a slice of
+  // a launch output, out * 2, ...): it has no GM copy a check could name.
+  bool device_derived() const { return device_derived_; }
+  void set_device_derived(bool d) { device_derived_ = d; }
+
  private:
   std::vector<int64_t> shape_;
   trace::DType dtype_;
   std::vector<double> values_;
   std::optional<trace::TensorInit> provenance_;
   bool known_ = true;
+  bool device_derived_ = false;
 };
 
 // Rounds `v` to what a `dtype` element holds.

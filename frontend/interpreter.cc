@@ -58,6 +58,16 @@ absl::Status Interpreter::Run(const Module& module) {
   return absl::OkStatus();
 }
 
+Value Interpreter::Derived(std::shared_ptr<HostTensor> result,
+                           std::initializer_list<const HostTensor*> inputs) {
+  for (const HostTensor* in : inputs) {
+    if (in && (in->device_derived() || program_.FindTensorForHost(in))) {
+      result->set_device_derived(true);
+    }
+  }
+  return Value::Obj(std::move(result));
+}
+
 absl::Status Interpreter::RequireKnown(const HostTensor& t, SourceLocation loc) const {
   if (t.known()) return absl::OkStatus();
   return Error(loc, absl::StrCat("this tensor was written by a device launch whose reference "

@@ -66,6 +66,10 @@ class Interpreter {
     random_calls_ = 0;
   }
 
+  // Marks `result` device-derived when any input lives on the device or is
+  // itself device-derived; returns it as a Value.
+  Value Derived(std::shared_ptr<HostTensor> result,
+                std::initializer_list<const HostTensor*> inputs);
   // Ensures a host tensor's value is known (computed by the reference).
   absl::Status RequireKnown(const HostTensor& t, SourceLocation loc) const;
   // A tile value for `v`: a tile, or a GM tensor view loaded whole.

@@ -179,6 +179,20 @@ TEST(InterpreterTest, ReferenceResultsFeedLaterHarnessLines) {
   EXPECT_EQ(checks, 1);
 }
 
+TEST(InterpreterTest, AssertCloseOnAHostExpressionOfADeviceTensorIsAnError) {
+  EXPECT_THAT(
+      CompileError(std::string(kAddKernel) + "a = torch.ones(16, 16)\n"
+                                             "out = torch.zeros(16, 16)\n"
+                                             "k(a, out)\n"
+                                             "torch.testing.assert_close(out[:8], a[:8] + 1.0)\n"),
+      HasSubstr("bad.py:12:28: error: the 'actual' of assert_close is computed on the "
+                "host from a device tensor"));
+  // Host-only tensors are simply compared at compile time.
+  Compile("torch.testing.assert_close(torch.ones(2) * 2.0, torch.full((2,), 2.0))\n");
+  EXPECT_THAT(CompileError("torch.testing.assert_close(torch.ones(2), torch.zeros(2))\n"),
+              HasSubstr("assert_close failed"));
+}
+
 TEST(InterpreterTest, ReferenceDisagreementIsAWarningAndTheCheckIsStillEmitted) {
   std::vector<std::string> warnings;
   trace::TraceText t = Compile(std::string(kAddKernel) +

@@ -192,7 +192,7 @@ std::shared_ptr<Namespace> MakeTorchModule(Interpreter* interp) {
   });
   torch->AddFunction("exp", [I](const CallArgs& args) -> absl::StatusOr<Value> {
     PTOC_ASSIGN_OR_RETURN(t, TensorArg(I, args, 0, "torch.exp"));
-    return Value::Obj(HostUnary(*t, [](double x) { return std::exp(x); }));
+    return I->Derived(HostUnary(*t, [](double x) { return std::exp(x); }), {t.get()});
   });
   torch->AddFunction("matmul", [I](const CallArgs& args) -> absl::StatusOr<Value> {
     PTOC_ASSIGN_OR_RETURN(a, TensorArg(I, args, 0, "torch.matmul"));
@@ -268,24 +268,35 @@ std::shared_ptr<Namespace> MakeTorchModule(Interpreter* interp) {
     if (r.Has(2)) rtol = r.Get(2)->f();
     if (r.Has(3)) atol = r.Get(3)->f();
     auto converted = HostCast(*expected, actual->dtype());
+    // Only tensors that a launch used exist in GM and can be checked by pto_sim.
+    const std::optional<uint32_t> id = I->program().FindTensorForHost(actual.get());
+    if (!id && actual->device_derived()) {
+      return I->Error(r.Loc(0),
+                      "the 'actual' of assert_close is computed on the host from a "
+                      "device tensor (a slice or an expression), so pto_sim could not "
+                      "check it; compare the whole tensor the launch wrote, e.g. "
+                      "assert_close(out, expected_full)");
+    }
     if (actual->known()) {
-      // Compared now against ptoc's sequential reference (or host values).
-      // A mismatch is a warning, not an error: a trace may deliberately show
-      // a race that only the simulator's concurrency exposes.
+      // Compared now, against ptoc's sequential reference for device tensors.
+      // For those a mismatch is a warning, not an error: a trace may
+      // deliberately show a race that only the simulator's concurrency
+      // exposes. For host-only tensors it is the whole check.
       for (int64_t i = 0; i < actual->numel(); ++i) {
         const double a = actual->values()[i], e = converted->values()[i];
-        if (!(std::fabs(a - e) <= atol + rtol * std::fabs(e))) {
-          I->Warn(args.loc, absl::StrCat("the sequential reference disagrees with the expected "
-                                         "value at element ",
-                                         i, " (", a, " vs ", e, "); the check is emitted anyway"));
-          break;
+        if (std::fabs(a - e) <= atol + rtol * std::fabs(e)) continue;
+        if (!id) {
+          return I->Error(args.loc, absl::StrCat("assert_close failed at compile time: element ", i,
+                                                 " is ", a, ", expected ", e));
         }
+        I->Warn(args.loc, absl::StrCat("the sequential reference disagrees with the expected "
+                                       "value at element ",
+                                       i, " (", a, " vs ", e, "); the check is emitted anyway"));
+        break;
       }
     }
-    trace::Check check;
-    // Only tensors that a launch used exist in GM; others were compared above.
-    const std::optional<uint32_t> id = I->program().FindTensorForHost(actual.get());
     if (!id) return Value::None();
+    trace::Check check;
     check.set_tensor_id(*id);
     if (expected->provenance() && expected->dtype() == actual->dtype()) {
       *check.mutable_expected() = *expected->provenance();
@@ -328,7 +339,7 @@ absl::StatusOr<Value> HostTensorAttribute(Interpreter* I, const std::shared_ptr<
                                                 : trace::BF16;
     return method([I, t, dtype](const CallArgs& args) -> absl::StatusOr<Value> {
       PTOC_RETURN_IF_ERROR(I->RequireKnown(*t, args.loc));
-      return Value::Obj(HostCast(*t, dtype));
+      return I->Derived(HostCast(*t, dtype), {t.get()});
     });
   }
   if (name == "to") {
@@ -337,13 +348,13 @@ absl::StatusOr<Value> HostTensorAttribute(Interpreter* I, const std::shared_ptr<
       const Value* d = args.positional.empty() ? args.Keyword("dtype") : &args.positional[0];
       auto* dt = d ? d->As<DTypeValue>() : nullptr;
       if (!dt) return I->Error(args.loc, "ptoc supports tensor.to(dtype) only");
-      return Value::Obj(HostCast(*t, dt->dtype()));
+      return I->Derived(HostCast(*t, dt->dtype()), {t.get()});
     });
   }
   if (name == "clone" || name == "contiguous") {
     return method([I, t](const CallArgs& args) -> absl::StatusOr<Value> {
       PTOC_RETURN_IF_ERROR(I->RequireKnown(*t, args.loc));
-      return Value::Obj(HostCast(*t, t->dtype()));
+      return I->Derived(HostCast(*t, t->dtype()), {t.get()});
     });
   }
   if (name == "exp") {
