@@ -6,6 +6,7 @@ add_library(pto_gm_logic STATIC
   ${PTO_GM_LOGIC_DIR}/gm/data_cache.cc
   ${PTO_GM_LOGIC_DIR}/gm/l2_cache.cc
   ${PTO_GM_LOGIC_DIR}/gm/hbm_model.cc
+  ${PTO_GM_LOGIC_DIR}/gm/gm_timing.cc
   ${PTO_GM_LOGIC_DIR}/ffts/barrier.cc
   ${PTO_GM_LOGIC_DIR}/ffts/soft_barrier.cc
   ${PTO_GM_LOGIC_DIR}/hazard/hazard_report.cc
@@ -24,6 +25,7 @@ pto_cc_test(gm_logic_test
     ${PTO_GM_LOGIC_DIR}/gm/data_cache_test.cc
     ${PTO_GM_LOGIC_DIR}/gm/l2_cache_test.cc
     ${PTO_GM_LOGIC_DIR}/gm/hbm_model_test.cc
+    ${PTO_GM_LOGIC_DIR}/gm/gm_timing_test.cc
     ${PTO_GM_LOGIC_DIR}/ffts/barrier_test.cc
     ${PTO_GM_LOGIC_DIR}/ffts/soft_barrier_test.cc
     ${PTO_GM_LOGIC_DIR}/hazard/block_handoff_test.cc

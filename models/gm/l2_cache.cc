@@ -17,6 +17,7 @@ L2Cache::L2Cache(const GmParams& params)
   sets_ = lines / ways_;
   tag_.assign(static_cast<size_t>(sets_ * ways_), kEmpty);
   last_use_.assign(tag_.size(), 0);
+  dirty_.assign(tag_.size(), 0);
 }
 
 bool L2Cache::Contains(uint64_t addr) const {
@@ -26,7 +27,7 @@ bool L2Cache::Contains(uint64_t addr) const {
          tag_.begin() + base + ways_;
 }
 
-L2Access L2Cache::Access(uint64_t addr, uint64_t size) {
+L2Access L2Cache::Access(uint64_t addr, uint64_t size, bool is_write) {
   L2Access access;
   if (size == 0) return access;
   const uint64_t last = (addr + size - 1) >> line_shift_;
@@ -57,13 +58,17 @@ L2Access L2Cache::Access(uint64_t addr, uint64_t size) {
         ++resident_;
       } else {
         ++evictions_;
+        access.dirty_evictions += dirty_[victim];
       }
       tag_[victim] = line;
+      dirty_[victim] = 0;
     }
     last_use_[victim] = clock_;
+    dirty_[victim] |= is_write ? 1 : 0;
   }
   hits_ += access.hit_lines;
   misses_ += access.miss_lines;
+  dirty_evictions_ += access.dirty_evictions;
   return access;
 }
 

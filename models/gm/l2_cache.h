@@ -12,24 +12,25 @@ namespace pto {
 struct L2Access {
   int64_t hit_lines = 0;
   int64_t miss_lines = 0;
+  int64_t dirty_evictions = 0;  // written lines pushed out: HBM writes owed
 };
 
 // The chip's shared L2 as a tag store (no data: GM's image holds the bytes):
 // lines of gm.l2_line_bytes, gm.l2_capacity_bytes in total, in sets of
 // gm.l2_associativity ways, least recently used way replaced first (ways =
 // capacity in lines makes it fully associative). Consecutive lines fall in
-// consecutive sets. Reads and writes both allocate. Evicting a dirty line
-// costs nothing extra here: L2-to-HBM write-back traffic is not modelled (a
-// simplification; HBM time is charged for misses only). The tag store is
-// allocated once (12 bytes per line: 4.5 MiB for 192 MiB of 512 B lines);
-// accesses never allocate.
+// consecutive sets. Reads and writes both allocate; written lines are dirty,
+// and evicting one is reported (L2Access::dirty_evictions) so the caller can
+// charge the HBM write. The tag store is allocated once (13 bytes per line:
+// 5 MiB for 192 MiB of 512 B lines); accesses never allocate.
 class L2Cache {
  public:
   explicit L2Cache(const GmParams& params);
 
   // Touches every line of [addr, addr + size): hits become most recently
-  // used, misses are allocated. Counters accumulate.
-  L2Access Access(uint64_t addr, uint64_t size);
+  // used, misses are allocated; a write marks its lines dirty. Counters
+  // accumulate.
+  L2Access Access(uint64_t addr, uint64_t size, bool is_write = false);
 
   // Latency to the first byte of a transfer: the miss latency when any line
   // missed, else the hit latency (ps). Bandwidth time is the HBM model's.
@@ -38,7 +39,8 @@ class L2Cache {
   int64_t hits() const { return hits_; }
   int64_t misses() const { return misses_; }
   int64_t evictions() const { return evictions_; }
-  void ResetCounters() { hits_ = misses_ = evictions_ = 0; }
+  int64_t dirty_evictions() const { return dirty_evictions_; }
+  void ResetCounters() { hits_ = misses_ = evictions_ = dirty_evictions_ = 0; }
 
   int64_t line_bytes() const { return line_bytes_; }
   int64_t capacity_lines() const { return sets_ * ways_; }
@@ -59,11 +61,13 @@ class L2Cache {
   // none) and when it was last used (a running access count).
   std::vector<uint64_t> tag_;
   std::vector<uint32_t> last_use_;
+  std::vector<uint8_t> dirty_;
   uint32_t clock_ = 0;
   int64_t resident_ = 0;
   int64_t hits_ = 0;
   int64_t misses_ = 0;
   int64_t evictions_ = 0;
+  int64_t dirty_evictions_ = 0;
 };
 
 }  // namespace pto

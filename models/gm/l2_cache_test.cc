@@ -38,6 +38,21 @@ TEST(L2CacheTest, LinesCompeteOnlyWithinTheirSet) {
   EXPECT_EQ(l2.resident_lines(), 3);
 }
 
+TEST(L2CacheTest, EvictingAWrittenLineOwesAnHbmWrite) {
+  L2Cache l2(SmallL2(2));
+  l2.Access(0, 512, /*is_write=*/true);
+  l2.Access(512, 512);
+  const L2Access clean_out = l2.Access(1024, 512);  // evicts line 0: dirty
+  EXPECT_EQ(clean_out.dirty_evictions, 1);
+  const L2Access read_out = l2.Access(1536, 512);  // evicts line 512: clean
+  EXPECT_EQ(read_out.dirty_evictions, 0);
+  EXPECT_EQ(l2.dirty_evictions(), 1);
+  // A line read, then written, then evicted is dirty too.
+  l2.Access(1024, 512, /*is_write=*/true);
+  l2.Access(2048, 512);
+  EXPECT_EQ(l2.Access(2560, 512).dirty_evictions, 1);
+}
+
 TEST(L2CacheTest, AStreamThatFitsHitsOnEveryLaterPass) {
   L2Cache l2{GmParams()};
   for (int pass = 0; pass < 3; ++pass) l2.Access(0x4000000, 64 << 20);  // 64 MiB
