@@ -143,6 +143,10 @@ void DataCache::FreePage(uint32_t slot) {
 
 void DataCache::CleanInvalidateAll() {
   ++counters_.maintenance_ops;
+  DropAll();
+}
+
+void DataCache::DropAll() {
   for (uint32_t slot = 0; slot < pages_.size(); ++slot) {
     if (pages_[slot].addr == kFreePage) continue;
     WriteBack(slot, ~uint64_t{0});
