@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <climits>
 #include <tuple>
+#include <utility>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
@@ -178,9 +179,12 @@ void CheckBlockHandoffs(absl::Span<const BlockLogEntry> log, int64_t line_bytes,
 
   // Blocks in index order, each with its program and publish events.
   std::vector<Block> blocks;
-  absl::flat_hash_map<int, int> slot_of_block;
+  // One program per (block, core): the AIC and AIV lanes of a MIX block run
+  // on different cores with different caches.
+  absl::flat_hash_map<std::pair<int, int>, int> slot_of_block;
   for (const BlockLogEntry& entry : log) {
-    auto [it, inserted] = slot_of_block.try_emplace(entry.block, static_cast<int>(blocks.size()));
+    auto [it, inserted] =
+        slot_of_block.try_emplace({entry.block, entry.core}, static_cast<int>(blocks.size()));
     if (inserted) {
       blocks.emplace_back();
       blocks.back().block = entry.block;
@@ -189,8 +193,9 @@ void CheckBlockHandoffs(absl::Span<const BlockLogEntry> log, int64_t line_bytes,
     blocks[it->second].entries.push_back(&entry);
   }
   if (blocks.size() < 2) return;
-  std::sort(blocks.begin(), blocks.end(),
-            [](const Block& a, const Block& b) { return a.block < b.block; });
+  std::sort(blocks.begin(), blocks.end(), [](const Block& a, const Block& b) {
+    return std::tie(a.block, a.core) < std::tie(b.block, b.core);
+  });
 
   std::vector<LineWrite> writes;
   absl::flat_hash_map<std::tuple<int, int, uint64_t>, size_t> write_of;  // (slot, phase, line)

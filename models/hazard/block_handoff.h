@@ -22,15 +22,15 @@ struct BlockLogEntry {
 
 // Checks the GM hand-offs between the blocks of one task. `log` holds every
 // block's entries, each block's in its program order (blocks may
-// interleave). A block's syncalls split its program into phases; a read of
-// bytes another block wrote is ordered only if a syncall separates them, and
-// sees the data only if the writer cleaned the line (cacheinvalid, whole or
-// the region overload on that very line) and fenced after its last write to
-// the line and before that syncall, and the reader invalidated the line after
-// the syncall and before the read. Two blocks writing one line are checked
-// the same way (the later writer's write-allocate reads the line), and in
-// the same phase are false sharing. Atomic adds are exempt. Appends one
-// report per (kind, writer block, reader block, tensor).
+// interleave). A "block" here is one (block index, core) pair, so the cube
+// and vector lanes of one MIX block are checked against each other too. A block's syncalls split
+// its program into phases; a read of bytes another block wrote is ordered only if a syncall
+// separates them, and sees the data only if the writer cleaned the line (cacheinvalid, whole or the
+// region overload on that very line) and fenced after its last write to the line and before that
+// syncall, and the reader invalidated the line after the syncall and before the read. Two blocks
+// writing one line are checked the same way (the later writer's write-allocate reads the line), and
+// in the same phase are false sharing. Atomic adds are exempt. Appends one report per (kind, writer
+// block, reader block, tensor).
 void CheckBlockHandoffs(absl::Span<const BlockLogEntry> log, int64_t line_bytes,
                         const HazardTask& task, const TensorResolver& resolver,
                         std::vector<HazardReport>* reports);

@@ -181,6 +181,21 @@ TEST(BlockHandoffTest, TwoBlocksWritingAlternateElementsOfALineAreFalseSharing) 
   EXPECT_THAT(reports[0].fix, HasSubstr("whole 64-byte lines"));
 }
 
+TEST(BlockHandoffTest, TheTwoVectorLanesOfOneMixBlockCanShareALine) {
+  // Block 0 of a MIX task: AIV0 (core 24) and AIV1 (core 25) split a row.
+  std::vector<BlockLogEntry> log;
+  for (int lane = 0; lane < 2; ++lane) {
+    BlockLogEntry entry = Access(0, GmAccessKind::kWrite, kOut + 32 * lane, 32);
+    entry.core = kFirstCore + lane;
+    log.push_back(entry);
+  }
+  const std::vector<HazardReport> reports = Check(log);
+  ASSERT_THAT(reports, SizeIs(1));
+  EXPECT_EQ(reports[0].kind, HazardKind::kFalseSharing);
+  EXPECT_EQ(reports[0].blocks[0].core, kFirstCore);
+  EXPECT_EQ(reports[0].blocks[1].core, kFirstCore + 1);
+}
+
 TEST(BlockHandoffTest, BlocksOwningWholeLinesDoNotShare) {
   std::vector<BlockLogEntry> log;
   for (int block = 0; block < 4; ++block) {
