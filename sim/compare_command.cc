@@ -109,6 +109,8 @@ constexpr std::pair<const char*, const char*> kMetrics[] = {
     {"sched_loop_ns", "scheduler_overhead/scheduler_loop/avg_ns_per_loop"},
     {"pop_hit", "scheduler_overhead/scheduler_loop/pop_hit"},
     {"pop_miss", "scheduler_overhead/scheduler_loop/pop_miss"},
+    {"critical_path.hops", "scheduler_overhead/critical_path/hops"},
+    {"critical_path.span_us", "scheduler_overhead/critical_path/span_us"},
     {"critical_path.compute_us", "scheduler_overhead/critical_path/compute_us"},
     {"critical_path.injected_us", "scheduler_overhead/critical_path/injected_us"},
 };
@@ -117,7 +119,7 @@ const Json* Hops(const Json& summary) {
   if (!summary.contains("scheduler_overhead")) return nullptr;
   const Json& oh = summary["scheduler_overhead"];
   if (!oh.is_object() || !oh.contains("critical_path")) return nullptr;
-  const Json& hops = oh["critical_path"]["hops"];
+  const Json& hops = oh["critical_path"]["path"];
   return hops.is_array() ? &hops : nullptr;
 }
 
@@ -128,7 +130,6 @@ void CompareSummaries(const Json& a, const Json& b, std::ostream& out) {
   const Json* hb = Hops(b);
   if (ha == nullptr && hb == nullptr) return;
   const size_t na = ha ? ha->size() : 0, nb = hb ? hb->size() : 0;
-  Row(out, "critical_path.hops", ha ? na : NAN, hb ? nb : NAN);
   out << "  critical path, hop by hop (scheduler-injected us before each hop; root first):\n";
   for (size_t k = 0; k < std::max(na, nb); ++k) {
     const Json* x = k < na ? &(*ha)[k] : nullptr;

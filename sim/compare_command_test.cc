@@ -31,7 +31,7 @@ nlohmann::json LaunchSummary(double makespan, int dispatches, double injected_ho
                "orchestrator_blocked_us": 1.5}],
     "scheduler_overhead": {
       "overhead_share": {"aic": 0.1, "aiv": 0.2, "all": 0.0, "has": 0.3},
-      "critical_path": {"compute_us": 8.0, "injected_us": 3.0, "hops": [
+      "critical_path": {"hops": 1, "compute_us": 8.0, "injected_us": 3.0, "path": [
         {"name": "qk", "injected_us": 1.0},
         {"name": "sf", "injected_us": )" +
                                std::to_string(injected_hop1) + R"(}]}},
@@ -82,7 +82,7 @@ TEST(CompareCommandTest, SingleLaunchDeltasAbsoluteAndPercent) {
   EXPECT_EQ(Row(r.out, "makespan_us"), "makespan_us 12.5 10 -2.5 -20.0%");
   EXPECT_EQ(Row(r.out, "task_dispatches"), "task_dispatches 4 3 -1 -25.0%");
   EXPECT_EQ(Row(r.out, "overhead_share.has"), "overhead_share.has 0.3 0.3 +0 +0.0%");
-  EXPECT_EQ(Row(r.out, "critical_path.hops"), "critical_path.hops 2 2 +0 +0.0%");
+  EXPECT_EQ(Row(r.out, "critical_path.hops"), "critical_path.hops 1 1 +0 +0.0%");
   EXPECT_EQ(Row(r.out, "ring1.peak_task_window"), "ring1.peak_task_window 8 6 -2 -25.0%");
   EXPECT_EQ(Row(r.out, "ring2.peak_task_window"), "");  // absent on both sides
   EXPECT_THAT(r.out, HasSubstr("hop 1 sf"));

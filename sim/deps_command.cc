@@ -8,8 +8,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "common/dtype.h"
 #include "models/aicpu/dep_inference.h"
-#include "models/aicpu/overlap.h"
 #include "models/aicpu/tensor_view.h"
 #include "sim/trace_reader.h"
 
@@ -59,7 +59,7 @@ class LaunchGraph {
     return Infer(index, dummy.args(), dummy.deps());
   }
 
-  void Print(EdgeMode mode, std::ostream& out, std::ostream& err) const;
+  void Print(EdgeMode mode, std::ostream& out, std::ostream& err);
 
  private:
   uint32_t NewTask(const std::string& name, const char* kind, std::string blocks) {
@@ -102,20 +102,15 @@ class LaunchGraph {
       g.succ = index;
       g.source = e.source;
       g.arg = e.arg_index;
-      if (e.source == EdgeSource::kCreator && e.arg_index >= 0 &&
-          dep_args[e.arg_index].direction == trace::INOUT) {
-        // Proven when a TensorMap edge on the same argument, from another
-        // producer, covers every element the consumer touches.
-        const TensorView& consumer = dep_args[e.arg_index].view;
-        for (const DepEdge& other : edges) {
-          if (other.source == EdgeSource::kTensorMap && other.arg_index == e.arg_index &&
-              other.producer != e.producer &&
-              ClassifyOverlap(/*consumer=*/other.producer_view, /*producer=*/consumer) ==
-                  Overlap::kCovered) {
-            g.dataflow_proven = true;
-            break;
-          }
-        }
+      EdgeGeometry& geometry = geometry_.emplace_back();
+      if (e.arg_index >= 0) {
+        const DepArg& arg = dep_args[e.arg_index];
+        geometry.consumer_direction = arg.direction;
+        geometry.consumer_view = arg.view;
+        geometry.producer_view = e.producer_view;
+        const trace::Tensor& root = header_.tensors(static_cast<int>(arg.view.tensor_id));
+        const size_t bytes = DTypeSize(root.dtype());
+        geometry.buffer_numel = bytes > 0 ? root.size_bytes() / bytes : 0;
       }
     }
     return absl::OkStatus();
@@ -128,6 +123,7 @@ class LaunchGraph {
   uint32_t next_local_[4] = {0, 0, 0, 0};
   std::vector<GraphTask> tasks_;
   std::vector<GraphEdge> edges_;
+  std::vector<EdgeGeometry> geometry_;  // parallel to edges_
   DependencyInference inference_;
 };
 
@@ -139,7 +135,8 @@ std::string Sources(const EdgePair& p) {
   return absl::StrJoin(s, "+");
 }
 
-void LaunchGraph::Print(EdgeMode mode, std::ostream& out, std::ostream& err) const {
+void LaunchGraph::Print(EdgeMode mode, std::ostream& out, std::ostream& err) {
+  ProveCreatorDataflow(geometry_, &edges_);
   const EdgeReduction reduction = ReduceEdges(tasks_.size(), edges_, mode);
   out << absl::StrFormat("launch '%s': %d tasks, %d edge reasons, %d unique edges\n", name_,
                          tasks_.size(), edges_.size(), reduction.pairs.size());
@@ -173,8 +170,14 @@ void LaunchGraph::Print(EdgeMode mode, std::ostream& out, std::ostream& err) con
                          reduction.pairs.size() - dropped);
   for (const EdgePair& p : reduction.pairs) {
     if (!p.redundant) continue;
-    const char* verdict =
-        p.dropped ? "dropped" : (mode == EdgeMode::kFull ? "kept (full)" : "kept: creator");
+    const char* verdict = "kept: creator";
+    if (p.dropped) {
+      verdict = "dropped";
+    } else if (mode == EdgeMode::kFull) {
+      verdict = "kept (full)";
+    } else if (mode == EdgeMode::kReducedDataflow) {
+      verdict = "kept: creator, dataflow not proven";
+    }
     out << absl::StrFormat("  t%d -> t%d  (%s)  %s\n", p.pred, p.succ, Sources(p), verdict);
   }
 }

@@ -15,9 +15,11 @@ namespace pto {
 // graph dep_gen would record). Prints per launch the tasks, the edges with
 // their sources, and the transitively redundant pairs (deps_viewer §4.9):
 // `full` lists them, `reduced` drops those without a creator reason,
-// `reduced_dataflow` also drops creator pairs whose INOUT data provably flows
-// through the tensor map. A cycle is warned about on `err` and the full graph
-// printed. Returns 0, or 2 for an unreadable or invalid trace.
+// `reduced_dataflow` also drops creator pairs whose INOUT bytes provably flow
+// through the tensor map from an earlier to a later user of the same creator
+// (ProveCreatorDataflow, deps_viewer's rule). A cycle is warned about on `err`
+// and the full graph printed. Returns 0, or 2 for an unreadable or invalid
+// trace.
 int RunDepsCommand(const std::string& trace_path, EdgeMode mode, std::ostream& out,
                    std::ostream& err);
 

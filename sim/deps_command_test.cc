@@ -96,10 +96,13 @@ TEST(ParseEdgeModeTest, KnownAndUnknown) {
   EXPECT_THAT(std::string(bad.status().message()), HasSubstr("full, reduced or reduced_dataflow"));
 }
 
-// The same graph from a trace: alloc t0 creates s; t1 and t2 update s in
-// place (INOUT, whole tensor); t3 reads s and names t1 explicitly.
-//   t0 -> t1 creator; t0 -> t2 creator + t1 -> t2 tensormap (covers t2's view);
-//   t0 -> t3 creator (INPUT: no proof); t2 -> t3 tensormap; t1 -> t3 explicit.
+// A reuse chain on one runtime-allocated buffer: alloc t0 creates s; t1, t2
+// and t3 update s in place (INOUT, whole tensor); t4 reads s and names t1
+// explicitly. Reasons: creator t0 -> t1..t4, tensormap t1 -> t2 -> t3 -> t4,
+// explicit t1 -> t4. Redundant: t0 -> t2, t0 -> t3, t0 -> t4 (via t1) and
+// t1 -> t4 (via t2, t3). reduced_dataflow proves t0 -> t2 only: its bytes
+// arrive from t1 and leave to t3, both INOUT users of t0; t3's leave to t4,
+// an INPUT, and t4's creator argument is an INPUT.
 constexpr char kTrace[] = R"pb(
   header {
     version: 1
@@ -138,6 +141,14 @@ constexpr char kTrace[] = R"pb(
   }
   records {
     submit {
+      name: "w3"
+      kernel_ids: [ -1, 0, -1 ]
+      block_num: 1
+      args { tensor { tensor_id: 0 direction: INOUT } }
+    }
+  }
+  records {
+    submit {
       name: "r"
       kernel_ids: [ -1, 0, -1 ]
       block_num: 1
@@ -169,30 +180,33 @@ Result RunDeps(const std::string& path, EdgeMode mode) {
 TEST(DepsCommandTest, PrintsTasksAndEdgesWithSources) {
   const Result r = RunDeps(SaveTrace("deps_cmd_full", kTrace), EdgeMode::kFull);
   ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_THAT(r.out, HasSubstr("launch 'chain': 4 tasks, 6 edge reasons, 6 unique edges"));
+  EXPECT_THAT(r.out, HasSubstr("launch 'chain': 5 tasks, 8 edge reasons, 8 unique edges"));
   EXPECT_THAT(r.out, HasSubstr("t0  id 0  alloc  alloc"));
-  EXPECT_THAT(r.out, HasSubstr("t3  id 3  r  AIV  blocks 1  scope auto"));
+  EXPECT_THAT(r.out, HasSubstr("t4  id 4  r  AIV  blocks 1  scope auto"));
   EXPECT_THAT(r.out, HasSubstr("t0 -> t1  creator  arg 0"));
   EXPECT_THAT(r.out, HasSubstr("t1 -> t2  tensormap  arg 0"));
-  EXPECT_THAT(r.out, HasSubstr("t1 -> t3  explicit\n"));
-  EXPECT_THAT(r.out, HasSubstr("transitively redundant edges: 3 of 6; edge mode full drops 0"));
+  EXPECT_THAT(r.out, HasSubstr("t1 -> t4  explicit\n"));
+  EXPECT_THAT(r.out, HasSubstr("transitively redundant edges: 4 of 8; edge mode full drops 0"));
 }
 
 TEST(DepsCommandTest, ReducedKeepsCreatorEdges) {
   const Result r = RunDeps(SaveTrace("deps_cmd_reduced", kTrace), EdgeMode::kReduced);
   ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_THAT(r.out, HasSubstr("edge mode reduced drops 1, keeps 5"));
-  EXPECT_THAT(r.out, HasSubstr("t1 -> t3  (explicit)  dropped"));
-  EXPECT_THAT(r.out, HasSubstr("t0 -> t2  (creator)  kept: creator"));
-  EXPECT_THAT(r.out, HasSubstr("t0 -> t3  (creator)  kept: creator"));
+  EXPECT_THAT(r.out, HasSubstr("edge mode reduced drops 1, keeps 7"));
+  EXPECT_THAT(r.out, HasSubstr("t1 -> t4  (explicit)  dropped"));
+  EXPECT_THAT(r.out, HasSubstr("t0 -> t2  (creator)  kept: creator\n"));
+  EXPECT_THAT(r.out, HasSubstr("t0 -> t3  (creator)  kept: creator\n"));
+  EXPECT_THAT(r.out, HasSubstr("t0 -> t4  (creator)  kept: creator\n"));
 }
 
 TEST(DepsCommandTest, ReducedDataflowDropsTheProvenInoutCreatorEdge) {
   const Result r = RunDeps(SaveTrace("deps_cmd_dataflow", kTrace), EdgeMode::kReducedDataflow);
   ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_THAT(r.out, HasSubstr("edge mode reduced_dataflow drops 2, keeps 4"));
+  EXPECT_THAT(r.out, HasSubstr("edge mode reduced_dataflow drops 2, keeps 6"));
+  EXPECT_THAT(r.out, HasSubstr("t1 -> t4  (explicit)  dropped"));
   EXPECT_THAT(r.out, HasSubstr("t0 -> t2  (creator)  dropped"));
-  EXPECT_THAT(r.out, HasSubstr("t0 -> t3  (creator)  kept: creator"));
+  EXPECT_THAT(r.out, HasSubstr("t0 -> t3  (creator)  kept: creator, dataflow not proven"));
+  EXPECT_THAT(r.out, HasSubstr("t0 -> t4  (creator)  kept: creator, dataflow not proven"));
 }
 
 TEST(DepsCommandTest, BadTraceExitsTwo) {

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <map>
+#include <tuple>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "common/dtype.h"
 
 namespace pto {
 
@@ -117,6 +119,181 @@ EdgeReduction ReduceEdges(size_t nodes, absl::Span<const GraphEdge> edges, EdgeM
     }
   }
   return result;
+}
+
+}  // namespace pto
+
+namespace pto {
+namespace {
+
+constexpr uint64_t kMaxRegionIntervals = 10000;  // deps_viewer's cap
+
+using Intervals = std::vector<ByteInterval>;
+
+Intervals Merge(Intervals v) {
+  std::sort(v.begin(), v.end(), [](const ByteInterval& a, const ByteInterval& b) {
+    return std::tie(a.begin, a.end) < std::tie(b.begin, b.end);
+  });
+  Intervals out;
+  for (const ByteInterval& i : v) {
+    if (i.begin >= i.end) continue;
+    if (!out.empty() && i.begin <= out.back().end) {
+      out.back().end = std::max(out.back().end, i.end);
+    } else {
+      out.push_back(i);
+    }
+  }
+  return out;
+}
+
+Intervals Intersect(const Intervals& a, const Intervals& b) {
+  Intervals out;
+  size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    const uint64_t begin = std::max(a[i].begin, b[j].begin);
+    const uint64_t end = std::min(a[i].end, b[j].end);
+    if (begin < end) out.push_back({begin, end});
+    (a[i].end <= b[j].end ? i : j)++;
+  }
+  return out;
+}
+
+bool Covers(const Intervals& target, Intervals covers) {
+  const Intervals cover = Merge(std::move(covers));
+  size_t k = 0;
+  for (const ByteInterval& t : target) {
+    uint64_t cursor = t.begin;
+    while (k < cover.size() && cover[k].end <= cursor) ++k;
+    for (size_t idx = k; cursor < t.end && idx < cover.size() && cover[idx].begin <= cursor;
+         ++idx) {
+      cursor = std::max(cursor, cover[idx].end);
+    }
+    if (cursor < t.end) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::optional<std::vector<ByteInterval>> ViewByteIntervals(const TensorView& view,
+                                                           uint64_t buffer_numel) {
+  const uint64_t bytes = DTypeSize(view.dtype);
+  if (view.ndims <= 0 || bytes == 0 || view.start_offset < 0) return std::nullopt;
+  for (int d = 0; d < view.ndims; ++d) {
+    if (view.shape[d] <= 0 || view.strides[d] <= 0) return std::nullopt;
+  }
+  // Collapse the longest row-major-contiguous suffix into one interval.
+  int suffix = view.ndims;
+  int64_t contiguous = 1;
+  for (int d = view.ndims - 1; d >= 0 && view.strides[d] == contiguous; --d) {
+    contiguous *= view.shape[d];
+    suffix = d;
+  }
+  uint64_t count = 1;
+  for (int d = 0; d < suffix; ++d) {
+    count *= static_cast<uint64_t>(view.shape[d]);
+    if (count > kMaxRegionIntervals) return std::nullopt;
+  }
+  std::vector<int64_t> offsets = {view.start_offset};
+  for (int d = 0; d < suffix; ++d) {
+    std::vector<int64_t> next;
+    next.reserve(offsets.size() * view.shape[d]);
+    for (int64_t base : offsets) {
+      for (int64_t i = 0; i < view.shape[d]; ++i) next.push_back(base + i * view.strides[d]);
+    }
+    offsets = std::move(next);
+  }
+  Intervals out;
+  out.reserve(offsets.size());
+  for (int64_t off : offsets) {
+    out.push_back({view.base_addr + off * bytes, view.base_addr + (off + contiguous) * bytes});
+  }
+  out = Merge(std::move(out));
+  const uint64_t buffer_end = view.base_addr + buffer_numel * bytes;
+  for (const ByteInterval& i : out) {
+    if (i.begin < view.base_addr || i.end > buffer_end) return std::nullopt;
+  }
+  if (out.empty()) return std::nullopt;
+  return out;
+}
+
+void ProveCreatorDataflow(absl::Span<const EdgeGeometry> geometry, std::vector<GraphEdge>* edges) {
+  // Creator records on INOUT / OUTPUT_EXISTING arguments with known bytes,
+  // by (owner, task, buffer); TensorMap dataflow into INOUT arguments, in by
+  // (consumer, arg, buffer) and out by (producer, buffer).
+  struct CreatorRecord {
+    size_t reason;
+    int arg;
+    bool inout;
+    Intervals bytes;
+  };
+  struct Modifier {
+    uint32_t pred, succ;
+    int arg;
+    Intervals overlap;
+  };
+  std::map<std::tuple<uint32_t, uint32_t, uint64_t>, std::vector<CreatorRecord>> creators;
+  std::map<std::tuple<uint32_t, int, uint64_t>, std::vector<Modifier>> incoming;
+  std::map<std::pair<uint32_t, uint64_t>, std::vector<Modifier>> outgoing;
+  std::vector<const CreatorRecord*> record_of(edges->size(), nullptr);
+  for (size_t i = 0; i < edges->size(); ++i) {
+    const GraphEdge& e = (*edges)[i];
+    const EdgeGeometry& g = geometry[i];
+    const uint64_t buffer = g.consumer_view.base_addr;
+    if (e.source == EdgeSource::kCreator &&
+        (g.consumer_direction == trace::INOUT || g.consumer_direction == trace::OUTPUT_EXISTING)) {
+      std::optional<Intervals> bytes = ViewByteIntervals(g.consumer_view, g.buffer_numel);
+      if (!bytes) continue;
+      creators[{e.pred, e.succ, buffer}].push_back(
+          {i, e.arg, g.consumer_direction == trace::INOUT, *std::move(bytes)});
+    } else if (e.source == EdgeSource::kTensorMap && g.consumer_direction == trace::INOUT &&
+               g.producer_view.base_addr == buffer) {
+      std::optional<Intervals> consumer = ViewByteIntervals(g.consumer_view, g.buffer_numel);
+      TensorView producer_view = g.producer_view;
+      producer_view.dtype = g.consumer_view.dtype;  // the buffer's dtype, as the viewer assumes
+      std::optional<Intervals> producer = ViewByteIntervals(producer_view, g.buffer_numel);
+      if (!consumer || !producer) continue;
+      Intervals overlap = Intersect(*consumer, *producer);
+      if (overlap.empty()) continue;
+      Modifier m{e.pred, e.succ, e.arg, std::move(overlap)};
+      incoming[{e.succ, e.arg, buffer}].push_back(m);
+      outgoing[{e.pred, buffer}].push_back(std::move(m));
+    }
+  }
+  for (const auto& [key, records] : creators) {
+    for (const CreatorRecord& r : records) record_of[r.reason] = &r;
+  }
+  for (size_t i = 0; i < edges->size(); ++i) {
+    GraphEdge& e = (*edges)[i];
+    e.dataflow_proven = false;
+    const CreatorRecord* r = record_of[i];
+    if (r == nullptr || !r->inout) continue;
+    const uint64_t buffer = geometry[i].consumer_view.base_addr;
+    const uint32_t owner = e.pred;
+    Intervals earlier, later;
+    if (auto it = incoming.find({e.succ, r->arg, buffer}); it != incoming.end()) {
+      for (const Modifier& m : it->second) {
+        auto peers = creators.find({owner, m.pred, buffer});
+        if (peers == creators.end()) continue;
+        for (const CreatorRecord& peer : peers->second) {
+          const Intervals x = Intersect(m.overlap, peer.bytes);
+          earlier.insert(earlier.end(), x.begin(), x.end());
+        }
+      }
+    }
+    if (auto it = outgoing.find({e.succ, buffer}); it != outgoing.end()) {
+      for (const Modifier& m : it->second) {
+        auto peers = creators.find({owner, m.succ, buffer});
+        if (peers == creators.end()) continue;
+        for (const CreatorRecord& peer : peers->second) {
+          if (peer.arg != m.arg || !peer.inout) continue;
+          const Intervals x = Intersect(m.overlap, peer.bytes);
+          later.insert(later.end(), x.begin(), x.end());
+        }
+      }
+    }
+    e.dataflow_proven = Covers(r->bytes, std::move(earlier)) && Covers(r->bytes, std::move(later));
+  }
 }
 
 }  // namespace pto

@@ -2,6 +2,7 @@
 #define PTO_SIM_DEPS_REDUCTION_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -9,6 +10,8 @@
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "models/aicpu/dep_inference.h"
+#include "models/aicpu/tensor_view.h"
+#include "proto/task_stream.pb.h"
 
 namespace pto {
 
@@ -24,11 +27,37 @@ struct GraphEdge {
   uint32_t succ = 0;
   EdgeSource source = EdgeSource::kExplicit;
   int arg = -1;  // the consumer's argument; -1 for explicit edges
-  // Creator edges only: the consumer's argument is an INOUT whose every
-  // element a TensorMap edge from another producer provably feeds (its view
-  // contains the consumer's). OUTPUT_EXISTING and INPUT never qualify.
+  // Creator edges only: deps_viewer's reduced_dataflow proof holds for this
+  // reason (see ProveCreatorDataflow).
   bool dataflow_proven = false;
 };
+
+// The geometry of one edge reason, parallel to a GraphEdge, for the proof.
+struct EdgeGeometry {
+  trace::ArgDirection consumer_direction = trace::INPUT;  // the consumer's arg
+  TensorView consumer_view;
+  TensorView producer_view;   // tensormap reasons
+  uint64_t buffer_numel = 0;  // elements of the root buffer
+};
+
+// A view's bytes as sorted, merged [begin, end) intervals, as deps_viewer
+// expands them (contiguous suffix dimensions collapse into one interval);
+// nullopt when the view is degenerate, leaves its buffer, or would need more
+// than 10 000 intervals (the viewer's cap). Such views never prove anything.
+struct ByteInterval {
+  uint64_t begin = 0;
+  uint64_t end = 0;
+};
+std::optional<std::vector<ByteInterval>> ViewByteIntervals(const TensorView& view,
+                                                           uint64_t buffer_numel);
+
+// Sets `dataflow_proven` on the creator reasons (owner C -> task T) that
+// deps_viewer's reduced_dataflow mode may drop: T's argument is an INOUT, and
+// every byte of it arrives by a TensorMap edge from an earlier INOUT /
+// OUTPUT_EXISTING user of the same creator C, and leaves by a TensorMap edge
+// to a later INOUT user of C. OUTPUT_EXISTING starts a reuse generation and
+// is never proven. `edges` and `geometry` are parallel, one launch's reasons.
+void ProveCreatorDataflow(absl::Span<const EdgeGeometry> geometry, std::vector<GraphEdge>* edges);
 
 // The verdict on one unique (pred, succ) pair.
 struct EdgePair {

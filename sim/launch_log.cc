@@ -121,16 +121,22 @@ void LaunchLog::AddInlineRetire(int thread, const Task& task, TimePs at) {
 
 void LaunchLog::AddPhase(const SchedulerPhase& phase) {
   if (phase.thread < 0) return;
+  if (phase.kind != SchedulerPhaseKind::kComplete && phase.kind != SchedulerPhaseKind::kDispatch) {
+    return;  // the analysis counts work records only
+  }
   if (threads_.size() <= static_cast<size_t>(phase.thread)) threads_.resize(phase.thread + 1);
   ThreadLoops& t = threads_[phase.thread];
-  if (t.first_start == kNever || phase.start < t.first_start) t.first_start = phase.start;
+  if (t.last_end != kNever && phase.start > t.last_end) t.idle += phase.start - t.last_end;
+  t.busy += std::max<TimePs>(phase.end - phase.start, 0);
   t.last_end = std::max(t.last_end, phase.end);
-  t.busy += phase.end - phase.start;
-  t.min_iter = std::min(t.min_iter, phase.loop_iter);
   t.max_iter = std::max(t.max_iter, phase.loop_iter);
-  t.pop_hit += phase.pop_hit;
-  t.pop_miss += phase.pop_miss;
-  ++t.phases;
+  if (phase.kind == SchedulerPhaseKind::kDispatch) {
+    t.pop_hit += phase.pop_hit;
+    t.pop_miss += phase.pop_miss;
+  } else {
+    t.finishes += phase.tasks_processed;
+  }
+  ++t.records;
 }
 
 }  // namespace pto

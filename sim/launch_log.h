@@ -92,15 +92,19 @@ class LaunchLog {
   absl::Span<const uint32_t> producers(size_t index) const;
   const std::vector<CoreInterval>& intervals() const { return intervals_; }
 
+  // A scheduler thread's loop budget as sched_overhead_analysis counts it:
+  // over its "work" records (complete and dispatch, in the order the thread
+  // emits them), busy time, idle gaps between them, the largest loop_iter
+  // (the runtime's iteration counter), and the dispatch pop counts.
   struct ThreadLoops {
-    TimePs first_start = kNever;
+    TimePs busy = 0;
+    TimePs idle = 0;
     TimePs last_end = kNever;
-    TimePs busy = 0;  // sum of outer phase durations
-    uint64_t min_iter = UINT64_MAX;
     uint64_t max_iter = 0;
     uint64_t pop_hit = 0;
     uint64_t pop_miss = 0;
-    int64_t phases = 0;
+    uint64_t finishes = 0;  // complete-phase tasks_processed
+    int64_t records = 0;
   };
   // Per scheduler thread, indexed by thread id.
   const std::vector<ThreadLoops>& threads() const { return threads_; }

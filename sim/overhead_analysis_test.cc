@@ -21,7 +21,7 @@ constexpr double kEps = 1e-9;
 //   T0 qk  AIC core 0  dispatch 1, start 2,    end 10, finish 11
 //   T1 sf  AIV core 1  dispatch 11, start 12,  end 20, finish 21   <- T0
 //   T2 join (dummy, never on a core)                               <- T1
-//   T3 pv  AIC core 0  dispatch 22, start 23.5, end 30, finish 32  <- T0, T2
+//   T3 pv  AIC core 0  dispatch 22, start 23.5, end 30, finish 32  <- T1, T2
 //   T4 x   AIV core 2  dispatch 3, start 4.5,  end 6,  finish 7
 //   T5 y   AIV core 2  dispatch 5 (before T4 ends), start 6.5, end 8, finish 9
 LaunchLog HandBuiltRun() {
@@ -33,7 +33,7 @@ LaunchLog HandBuiltRun() {
   log.AddTask(MakeTask(b + 2, 2, "join", TaskShape::kDummy), {Edge(b + 1, EdgeSource::kExplicit)},
               0, 0);
   log.AddTask(MakeTask(b + 3, 3, "pv", TaskShape::kAic),
-              {Edge(b + 0, EdgeSource::kTensorMap, 0), Edge(b + 2, EdgeSource::kExplicit)}, 0, 0);
+              {Edge(b + 1, EdgeSource::kCreator, 0), Edge(b + 2, EdgeSource::kExplicit)}, 0, 0);
   log.AddTask(MakeTask(b + 4, 4, "x", TaskShape::kAiv), {}, 0, 0);
   log.AddTask(MakeTask(b + 5, 5, "y", TaskShape::kAiv), {}, 0, 0);
   log.AddInterval(IntervalUs(0, b + 0, 1, 1, 1.5, 2, 10, 11));
@@ -41,7 +41,8 @@ LaunchLog HandBuiltRun() {
   log.AddInterval(IntervalUs(2, b + 5, 2, 5, 5.2, 6.5, 8, 9));
   log.AddInterval(IntervalUs(1, b + 1, 1, 11, 11.5, 12, 20, 21));
   log.AddInterval(IntervalUs(0, b + 3, 2, 22, 22.5, 23.5, 30, 32));
-  // Scheduler thread 0: loop iterations 0..9 between 1 us and 21.5 us.
+  // Scheduler thread 0: 10 loop iterations by the last phase; work records
+  // [1, 1.2], [1.2, 1.5] and [21, 21.5].
   SchedulerPhase p;
   p.thread = 0;
   p.kind = SchedulerPhaseKind::kComplete;
@@ -56,7 +57,7 @@ LaunchLog HandBuiltRun() {
   log.AddPhase(p);
   p.start = 21 * kUs;
   p.end = 21 * kUs + kUs / 2;
-  p.loop_iter = 9;
+  p.loop_iter = 10;
   p.pop_hit = 1;
   p.pop_miss = 2;
   log.AddPhase(p);
@@ -78,10 +79,11 @@ TEST(OverheadAnalysisTest, WindowIsFirstStartToLastEnd) {
 
 TEST(OverheadAnalysisTest, OverheadIsIdleCoreWhileReadyWorkWaits) {
   const nlohmann::json a = AnalyzeOverhead(HandBuiltRun(), OneCluster());
-  // T1 is ready at T0's end (10) and dispatched at 11 while both AIVs idle: 1 us.
-  // T3 is ready at 20 (T0 ends 10; the dummy stands for T1, which ends 20)
-  // and dispatched at 22 while the AIC idles: 2 us. They never coincide, so
-  // "all" is 0, and "has" (every engine with ready work idles) is 1 + 2.
+  // T1 is ready at T0's end (10) and dispatched at 11 while both used AIVs
+  // idle: 1 us. T3 is ready at T1's end (20; the dummy has no record, so it
+  // does not count) and dispatched at 22 while the AIC idles: 2 us. They
+  // never coincide, so "all" is 0, and "has" (every engine with ready work
+  // idles) is 1 + 2.
   EXPECT_THAT(a["overhead_us"]["aic"].get<double>(), DoubleNear(2.0, kEps));
   EXPECT_THAT(a["overhead_us"]["aiv"].get<double>(), DoubleNear(1.0, kEps));
   EXPECT_THAT(a["overhead_us"]["all"].get<double>(), DoubleNear(0.0, kEps));
@@ -125,33 +127,64 @@ TEST(OverheadAnalysisTest, AicoreSwitchOnlyForPreStagedRecords) {
 
 TEST(OverheadAnalysisTest, SchedulerLoopCostAndPops) {
   const nlohmann::json a = AnalyzeOverhead(HandBuiltRun(), OneCluster());
-  // 10 loops (iter 0..9) over 21.5 - 1 = 20.5 us: 2050 ns per loop.
+  // Busy 0.2 + 0.3 + 0.5 = 1 us, idle gap 21 - 1.5 = 19.5 us: 20.5 us over
+  // 10 loops = 2050 ns per loop.
   const nlohmann::json& loop = a["scheduler_loop"];
   EXPECT_EQ(loop["per_thread"][0]["loops"], 10);
+  EXPECT_THAT(loop["per_thread"][0]["busy_us"].get<double>(), DoubleNear(1.0, kEps));
+  EXPECT_THAT(loop["per_thread"][0]["idle_us"].get<double>(), DoubleNear(19.5, kEps));
   EXPECT_THAT(loop["per_thread"][0]["ns_per_loop"].get<double>(), DoubleNear(2050, 1e-6));
   EXPECT_THAT(loop["avg_ns_per_loop"].get<double>(), DoubleNear(2050, 1e-6));
-  EXPECT_THAT(loop["per_thread"][0]["busy_us"].get<double>(), DoubleNear(1.0, kEps));
   EXPECT_EQ(loop["pop_hit"], 2);
   EXPECT_EQ(loop["pop_miss"], 2);
 }
 
-TEST(OverheadAnalysisTest, CriticalPathWalksThroughTheDummy) {
+TEST(OverheadAnalysisTest, CriticalPathFollowsTheLatestProducer) {
   const nlohmann::json a = AnalyzeOverhead(HandBuiltRun(), OneCluster());
-  // Latest end: T3 (30). Its producers end at 10 (T0) and 20 (T1 behind the
-  // dummy): T1. T1's producer: T0. Root first: T0, T1, T3.
-  const nlohmann::json& path = a["critical_path"];
-  ASSERT_EQ(path["hops"].size(), 3u);
-  EXPECT_EQ(path["hops"][0]["name"], "qk");
-  EXPECT_EQ(path["hops"][1]["name"], "sf");
-  EXPECT_EQ(path["hops"][2]["name"], "pv");
-  EXPECT_EQ(path["hops"][2]["task_id"], "3");
+  // Latest finish: T3 (32). Its producers with records: T1 (the dummy has
+  // none). T1's producer: T0. Root first: T0, T1, T3; 2 hops.
+  const nlohmann::json& cp = a["critical_path"];
+  EXPECT_EQ(cp["hops"], 2);
+  const nlohmann::json& path = cp["path"];
+  ASSERT_EQ(path.size(), 3u);
+  EXPECT_EQ(path[0]["name"], "qk");
+  EXPECT_EQ(path[1]["name"], "sf");
+  EXPECT_EQ(path[2]["name"], "pv");
+  EXPECT_EQ(path[2]["task_id"], "3");
   // Compute 8 + 8 + 6.5; injected: root 2 - 1, then 12 - 10, then 23.5 - 20.
-  EXPECT_THAT(path["hops"][0]["injected_us"].get<double>(), DoubleNear(1.0, kEps));
-  EXPECT_THAT(path["hops"][1]["injected_us"].get<double>(), DoubleNear(2.0, kEps));
-  EXPECT_THAT(path["hops"][2]["injected_us"].get<double>(), DoubleNear(3.5, kEps));
-  EXPECT_THAT(path["hops"][2]["compute_us"].get<double>(), DoubleNear(6.5, kEps));
-  EXPECT_THAT(path["compute_us"].get<double>(), DoubleNear(22.5, kEps));
-  EXPECT_THAT(path["injected_us"].get<double>(), DoubleNear(6.5, kEps));
+  EXPECT_THAT(path[0]["injected_us"].get<double>(), DoubleNear(1.0, kEps));
+  EXPECT_THAT(path[1]["injected_us"].get<double>(), DoubleNear(2.0, kEps));
+  EXPECT_THAT(path[2]["injected_us"].get<double>(), DoubleNear(3.5, kEps));
+  EXPECT_THAT(path[2]["compute_us"].get<double>(), DoubleNear(6.5, kEps));
+  EXPECT_THAT(cp["compute_us"].get<double>(), DoubleNear(22.5, kEps));
+  EXPECT_THAT(cp["injected_us"].get<double>(), DoubleNear(6.5, kEps));
+  // Span = last finish 32 - earliest start on the path 2; the rest (T3's
+  // finish after its end) is "other".
+  EXPECT_THAT(cp["span_us"].get<double>(), DoubleNear(30.0, kEps));
+  EXPECT_THAT(cp["other_us"].get<double>(), DoubleNear(1.0, kEps));
+}
+
+TEST(OverheadAnalysisTest, ProducersWithoutRecordsAreAbsentLikeInTheTool) {
+  // C waits for A directly and for B only through a dummy: C is ready at A's
+  // end, and the path stops at A.
+  LaunchLog log;
+  log.AddTask(MakeTask(0, 0, "a", TaskShape::kAic), {}, 0, 0);
+  log.AddTask(MakeTask(1, 1, "b", TaskShape::kAic), {}, 0, 0);
+  log.AddTask(MakeTask(2, 2, "join", TaskShape::kDummy), {Edge(1, EdgeSource::kExplicit)}, 0, 0);
+  log.AddTask(MakeTask(3, 3, "c", TaskShape::kAic),
+              {Edge(0, EdgeSource::kCreator, 0), Edge(2, EdgeSource::kExplicit)}, 0, 0);
+  OutputChip chip;
+  chip.clusters = 2;
+  log.AddInterval(IntervalUs(0, 0, 1, 0, 0, 1, 2, 3));
+  log.AddInterval(IntervalUs(1, 1, 1, 0, 0, 1, 5, 6));
+  log.AddInterval(IntervalUs(0, 3, 2, 7, 7, 8, 9, 10));
+  const nlohmann::json a = AnalyzeOverhead(log, chip);
+  // Window [1, 9]. C ready at 2, dispatched at 7; AIC 0 idles from 2:
+  // overhead [2, 7) = 5 us of 8.
+  EXPECT_THAT(a["overhead_us"]["aic"].get<double>(), DoubleNear(5.0, kEps));
+  EXPECT_THAT(a["overhead_share"]["aic"].get<double>(), DoubleNear(5.0 / 8, kEps));
+  EXPECT_EQ(a["critical_path"]["hops"], 1);
+  EXPECT_EQ(a["critical_path"]["path"][0]["name"], "a");
 }
 
 TEST(OverheadAnalysisTest, FoldsSpmdBlocksIntoOneTask) {
@@ -162,7 +195,7 @@ TEST(OverheadAnalysisTest, FoldsSpmdBlocksIntoOneTask) {
   log.AddInterval(IntervalUs(1, 0, 1, 1, 1, 2, 5, 6, /*block=*/0));
   log.AddInterval(IntervalUs(2, 0, 1, 1.5, 1.5, 3, 7, 8, /*block=*/1));
   const nlohmann::json a = AnalyzeOverhead(log, OneCluster());
-  const nlohmann::json& hops = a["critical_path"]["hops"];
+  const nlohmann::json& hops = a["critical_path"]["path"];
   ASSERT_EQ(hops.size(), 1u);
   EXPECT_THAT(hops[0]["compute_us"].get<double>(), DoubleNear(5.0, kEps));   // 7 - 2
   EXPECT_THAT(hops[0]["injected_us"].get<double>(), DoubleNear(1.0, kEps));  // 2 - 1
@@ -172,15 +205,16 @@ TEST(OverheadAnalysisTest, EmptyRunIsAllZeros) {
   const nlohmann::json a = AnalyzeOverhead(LaunchLog(), OneCluster());
   EXPECT_EQ(a["makespan_us"], 0.0);
   EXPECT_EQ(a["overhead_share"]["aic"], 0.0);
-  EXPECT_TRUE(a["critical_path"]["hops"].empty());
+  EXPECT_TRUE(a["critical_path"]["path"].empty());
+  EXPECT_EQ(a["critical_path"]["hops"], 0);
 }
 
 TEST(OverheadAnalysisTest, DescriptionHasTheLinesCiLooksFor) {
   const std::string text = DescribeOverhead(AnalyzeOverhead(HandBuiltRun(), OneCluster()));
-  EXPECT_THAT(text, HasSubstr("Avg scheduler loop iteration: 2050.0 ns"));
+  EXPECT_THAT(text, HasSubstr("Avg scheduler loop iteration: 2050 ns"));
   EXPECT_THAT(text, HasSubstr("Pop: hit=2, miss=2"));
-  EXPECT_THAT(text,
-              HasSubstr("critical path: 3 hops, compute 22.500 us, scheduler-injected 6.500 us"));
+  EXPECT_THAT(text, HasSubstr("critical path: 2 hops, span 30.000 us, compute 22.500 us, "
+                              "scheduler-injected 6.500 us"));
   EXPECT_THAT(text, HasSubstr("AIC 7.1%"));
 }
 

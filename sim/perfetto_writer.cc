@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "nlohmann/json.hpp"
 
@@ -68,7 +70,10 @@ void PerfettoWriter::Bar(int pid, int tid, const std::string& name_json, const c
 std::string PerfettoWriter::BarName(const LaunchLog::TaskInfo* info, uint64_t fallback_id) const {
   if (info == nullptr) return TaskLabel("task", fallback_id);
   std::string name = log_->name(*info);
-  if (info->block_num > 1) absl::StrAppend(&name, "_spmd");
+  // The converter's rule: SPMD tasks get "_spmd" unless the name says so.
+  if (info->block_num > 1 && !absl::StrContains(absl::AsciiStrToLower(name), "spmd")) {
+    absl::StrAppend(&name, "_spmd");
+  }
   return TaskLabel(name, info->runtime_id);
 }
 

@@ -20,7 +20,7 @@ namespace pto {
 //         each dispatch phase;
 //   pid 3 "Scheduler View": tid 10000+10c "AIC_c"/"AIV_c", [dispatch, finish];
 //   pid 4 "Worker View": same tids, kernel bars [receive, end] named
-//         "<name>(rXtY)" ("_spmd" appended to the name of SPMD tasks, category
+//         "<name>(rXtY)" ("_spmd" appended to SPMD task names without "spmd", category
 //         the task shape so MIX halves are tellable); tid 19000+t "AICPU_t"
 //         carries 0.02 µs dummy / predicated-skip markers;
 //   flows "dependency" (or "hb_violation" when the producer ended after the
