@@ -196,6 +196,15 @@ void RenderSwimlaneSvg(const LaunchLog& log, const OutputChip& chip,
         continue;
       }
       flush();
+      // A visible wait between receiving the task and starting it (a staged
+      // early dispatch waiting for its producers, or slow setup).
+      const double xr = layout.X(c.receive);
+      if (x0 - xr >= options.min_bar_px) {
+        out << absl::StrFormat(
+            "<rect class=\"wait\" x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"2\" "
+            "fill=\"#999\"><title>received %s us, started %s us</title></rect>\n",
+            xr, ly + lane_h / 2 - 1, x0 - xr, FormatUs(c.receive), FormatUs(c.start));
+      }
       const LaunchLog::TaskInfo* t = log.Find(c.task);
       std::string cls = "bar";
       std::string fill = "#bbb";

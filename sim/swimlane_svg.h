@@ -27,7 +27,8 @@ struct SwimlaneSvgOptions {
 //     kernel (colour by kernel id, or by task name), with a <title> of the
 //     task label, block and times; SPMD blocks have class "spmd" and a dashed
 //     outline, MIX halves class "mix" and a dark outline on every core of the
-//     cluster they occupy;
+//     cluster they occupy; a thin grey <rect class="wait"> before a bar marks
+//     a visible receive-to-start wait (a staged early dispatch);
 //   * predicated skips (class "marker skip", a red cross) and dummies (class
 //     "marker dummy", a grey diamond) on an "AICPU_t" lane per scheduler thread;
 //   * a time axis in µs, a kernel legend, and dependency arrows

@@ -1,7 +1,9 @@
 #include "sim/swimlane_svg.h"
 
+#include <cstdlib>
 #include <regex>
 #include <sstream>
+#include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -28,6 +30,33 @@ OutputChip TwoClusters() {
   chip.clusters = 2;  // AIC 0,1; AIV 2,3 (cluster 0) and 4,5 (cluster 1)
   chip.scheduler_threads = 1;
   return chip;
+}
+
+// True when every element opened in `xml` is closed in order (a light
+// well-formedness check for the subset the renderer writes).
+bool TagsBalance(const std::string& xml, std::string* error) {
+  std::vector<std::string> open;
+  for (size_t pos = xml.find('<'); pos != std::string::npos; pos = xml.find('<', pos + 1)) {
+    const size_t end = xml.find('>', pos);
+    if (end == std::string::npos) {
+      *error = "unterminated tag at " + std::to_string(pos);
+      return false;
+    }
+    const std::string tag = xml.substr(pos + 1, end - pos - 1);
+    if (tag.empty()) return false;
+    if (tag[0] == '/') {
+      const std::string name = tag.substr(1);
+      if (open.empty() || open.back() != name) {
+        *error = "</" + name + "> closes <" + (open.empty() ? "" : open.back()) + ">";
+        return false;
+      }
+      open.pop_back();
+    } else if (tag.back() != '/') {
+      open.push_back(tag.substr(0, tag.find_first_of(" \n")));
+    }
+  }
+  if (!open.empty()) *error = "<" + open.back() + "> never closed";
+  return open.empty();
 }
 
 std::string Render(const LaunchLog& log, SwimlaneSvgOptions options = {}) {
@@ -86,6 +115,39 @@ TEST(SwimlaneSvgTest, MarksSkipsAndDummiesDrawsArrowsAndAxis) {
   EXPECT_EQ(Count(svg, "<line class=\"dep\""), 1);
   EXPECT_THAT(svg, HasSubstr("time (us from"));
   EXPECT_THAT(svg, Not(HasSubstr("<script")));
+}
+
+TEST(SwimlaneSvgTest, MarksVisibleWaitsBetweenReceiveAndStart) {
+  LaunchLog log;
+  log.AddTask(MakeTask(0, 0, "staged", TaskShape::kAiv), {}, 0, 0);
+  log.AddTask(MakeTask(1, 1, "prompt", TaskShape::kAiv), {}, 0, 0);
+  // Received at 1 us, started at 6 us (staged); the other starts at once.
+  log.AddInterval(IntervalUs(2, 0, 1, 1, 1, 6, 8, 9));
+  log.AddInterval(IntervalUs(3, 1, 1, 1, 1, 1, 8, 9));
+  const std::string svg = Render(log);
+  EXPECT_EQ(Count(svg, "<rect class=\"wait\""), 1);
+  EXPECT_THAT(svg, HasSubstr("received 1.000000 us, started 6.000000 us"));
+}
+
+TEST(SwimlaneSvgTest, IsWellFormedAndRendersInChromiumWhereInstalled) {
+  const std::string dir = ::pto::testing::FreshOutputDir("svg_render");
+  ASSERT_TRUE(WriteSwimlaneSvg(SmallRun(), TwoClusters(), {}, dir).ok());
+  const std::string svg = ::pto::testing::ReadWholeFile(dir + "/swimlane.svg");
+  std::string error;
+  EXPECT_TRUE(TagsBalance(svg, &error)) << error;
+  const char* browsers[] = {"chromium", "chromium-browser"};
+  std::string browser;
+  for (const char* b : browsers) {
+    if (std::system((std::string("command -v ") + b + " >/dev/null 2>&1").c_str()) == 0) {
+      browser = b;
+      break;
+    }
+  }
+  if (browser.empty()) GTEST_SKIP() << "chromium is not installed; SVG render check skipped";
+  const std::string command = browser +
+                              " --headless --disable-gpu --no-sandbox --screenshot=" + dir +
+                              "/shot.png file://" + dir + "/swimlane.svg >/dev/null 2>&1";
+  EXPECT_EQ(std::system(command.c_str()), 0) << command;
 }
 
 TEST(SwimlaneSvgTest, NoArrowsAboveTheLimit) {
