@@ -10,7 +10,8 @@ OutputSet::OutputSet(OutputOptions options, const OutputChip& chip,
   if (options_.summary_only) return;
   swimlane_ = std::make_unique<SwimlaneWriter>(options_.dir, options_.swimlane_level, chip_, &log_);
   deps_ = std::make_unique<DepsWriter>(options_.dir, options_.case_name, header, &log_);
-  perfetto_ = std::make_unique<PerfettoWriter>(options_.dir, chip_, &log_);
+  perfetto_ = std::make_unique<PerfettoWriter>(options_.dir, chip_, &log_,
+                                               options_.perfetto_overhead_counters);
 }
 
 absl::Status OutputSet::Open() {

@@ -22,6 +22,7 @@ struct OutputOptions {
   int swimlane_level = 2;     // --swimlane-level, 1..4
   bool summary_only = false;  // --summary-only: write nothing, keep nothing
   bool svg = true;
+  bool perfetto_overhead_counters = true;  // oh_* counter tracks in perfetto.json
   SwimlaneSvgOptions svg_options;
 };
 

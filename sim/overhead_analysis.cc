@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <tuple>
 #include <vector>
@@ -57,11 +58,42 @@ struct OverheadTimes {
   TimePs has = 0;
 };
 
-OverheadTimes SweepOverhead(const LaunchLog& log, const OutputChip& chip, TimePs w0, TimePs w1,
-                            const int cores[], const bool present[]) {
+// The window and per-engine used-core counts the model works over.
+struct Window {
+  TimePs w0 = 0;
+  TimePs w1 = 0;
+  int cores[kEngines] = {0, 0};
+  bool present[kEngines] = {false, false};
+};
+
+Window WindowOf(const LaunchLog& log, const OutputChip& chip) {
+  Window w;
+  std::vector<bool> seen;
+  bool any = false;
+  for (const CoreInterval& c : log.intervals()) {
+    w.w0 = any ? std::min(w.w0, c.start) : c.start;
+    w.w1 = any ? std::max(w.w1, c.end) : c.end;
+    any = true;
+    const int e = chip.is_aic(c.core) ? kAicEngine : kAivEngine;
+    w.present[e] = true;
+    if (seen.size() <= static_cast<size_t>(c.core)) seen.resize(c.core + 1, false);
+    if (!seen[c.core]) {
+      seen[c.core] = true;
+      ++w.cores[e];
+    }
+  }
+  return w;
+}
+
+}  // namespace
+
+void SweepOverheadStates(
+    const LaunchLog& log, const OutputChip& chip,
+    const std::function<void(TimePs from, TimePs to, const OverheadState& state)>& visit) {
+  const Window w = WindowOf(log, chip);
   // (time, engine, running delta, waiting delta), clamped to the window.
   std::vector<std::tuple<TimePs, int, int, int>> events;
-  auto clamp = [&](TimePs t) { return std::clamp(t, w0, w1); };
+  auto clamp = [&](TimePs t) { return std::clamp(t, w.w0, w.w1); };
   for (const CoreInterval& c : log.intervals()) {
     const int e = chip.is_aic(c.core) ? kAicEngine : kAivEngine;
     const TimePs s = clamp(c.start), t = clamp(c.end);
@@ -80,40 +112,52 @@ OverheadTimes SweepOverhead(const LaunchLog& log, const OutputChip& chip, TimePs
       const bool counts =
           task.shape == TaskShape::kMix ||
           (e == kAicEngine ? task.shape == TaskShape::kAic : task.shape == TaskShape::kAiv);
-      if (!counts || !present[e]) continue;
+      if (!counts || !w.present[e]) continue;
       events.emplace_back(ready, e, 0, +1);
       events.emplace_back(dispatched, e, 0, -1);
     }
   }
   std::sort(events.begin(), events.end());
   int running[kEngines] = {0, 0};
-  int waiting[kEngines] = {0, 0};
-  OverheadTimes out;
+  OverheadState state;
+  for (int e = 0; e < kEngines; ++e) state.present[e] = w.present[e];
   for (size_t k = 0; k < events.size();) {
     const TimePs now = std::get<0>(events[k]);
     while (k < events.size() && std::get<0>(events[k]) == now) {
       running[std::get<1>(events[k])] += std::get<2>(events[k]);
-      waiting[std::get<1>(events[k])] += std::get<3>(events[k]);
+      state.ready_tasks[std::get<1>(events[k])] += std::get<3>(events[k]);
       ++k;
     }
     if (k == events.size()) break;
-    const TimePs span = std::get<0>(events[k]) - now;
     bool all = true, any_present = false, any_work = false, has = true;
     for (int e = 0; e < kEngines; ++e) {
-      if (!present[e]) continue;
-      const bool idle_core = cores[e] - running[e] > 0;
-      const bool over = idle_core && waiting[e] > 0;
-      if (over) out.engine[e] += span;
+      state.idle_cores[e] = w.cores[e] - running[e];
+      state.overhead[e] = w.present[e] && state.idle_cores[e] > 0 && state.ready_tasks[e] > 0;
+      if (!w.present[e]) continue;
       any_present = true;
-      all = all && over;
-      if (waiting[e] > 0) {
+      all = all && state.overhead[e];
+      if (state.ready_tasks[e] > 0) {
         any_work = true;
-        has = has && idle_core;
+        has = has && state.idle_cores[e] > 0;
       }
     }
-    if (any_present && all) out.all += span;
-    if (any_work && has) out.has += span;
+    state.all = any_present && all;
+    state.has = any_work && has;
+    visit(now, std::get<0>(events[k]), state);
   }
+}
+
+namespace {
+
+OverheadTimes SumOverhead(const LaunchLog& log, const OutputChip& chip) {
+  OverheadTimes out;
+  SweepOverheadStates(log, chip, [&out](TimePs from, TimePs to, const OverheadState& s) {
+    for (int e = 0; e < kEngines; ++e) {
+      if (s.overhead[e]) out.engine[e] += to - from;
+    }
+    if (s.all) out.all += to - from;
+    if (s.has) out.has += to - from;
+  });
   return out;
 }
 
@@ -121,27 +165,18 @@ OverheadTimes SweepOverhead(const LaunchLog& log, const OutputChip& chip, TimePs
 
 Json AnalyzeOverhead(const LaunchLog& log, const OutputChip& chip) {
   const std::vector<CoreInterval>& intervals = log.intervals();
-  TimePs w0 = kNever, w1 = kNever;
-  bool present[kEngines] = {false, false};
-  std::map<int, std::vector<size_t>> by_core;  // ordered: deterministic
-  for (size_t i = 0; i < intervals.size(); ++i) {
-    const CoreInterval& c = intervals[i];
-    if (w0 == kNever || c.start < w0) w0 = c.start;
-    w1 = std::max(w1, c.end);
-    present[chip.is_aic(c.core) ? kAicEngine : kAivEngine] = true;
-    by_core[c.core].push_back(i);
-  }
-  if (intervals.empty()) w0 = w1 = 0;
+  const Window window = WindowOf(log, chip);
+  const TimePs w0 = window.w0, w1 = window.w1;
   const TimePs makespan = w1 - w0;
-  int cores[kEngines] = {0, 0};
-  for (const auto& [core, unused] : by_core) ++cores[chip.is_aic(core) ? kAicEngine : kAivEngine];
+  std::map<int, std::vector<size_t>> by_core;  // ordered: deterministic
+  for (size_t i = 0; i < intervals.size(); ++i) by_core[intervals[i].core].push_back(i);
 
   Json out;
   out["makespan_us"] = PsToUs(makespan);
   out["window_us"] = {{"start", PsToUs(w0)}, {"end", PsToUs(w1)}};
 
   // Part 1: overhead shares.
-  const OverheadTimes oh = SweepOverhead(log, chip, w0, w1, cores, present);
+  const OverheadTimes oh = SumOverhead(log, chip);
   auto share = [makespan](TimePs t) {
     return makespan > 0 ? static_cast<double>(t) / static_cast<double>(makespan) : 0.0;
   };

@@ -1,6 +1,7 @@
 #ifndef PTO_SIM_OVERHEAD_ANALYSIS_H_
 #define PTO_SIM_OVERHEAD_ANALYSIS_H_
 
+#include <functional>
 #include <string>
 
 #include "nlohmann/json.hpp"
@@ -42,6 +43,23 @@ namespace pto {
 //     start - producer end (the root: start - dispatch), clamped at 0; hops =
 //     edges walked; span = last finish - earliest start on the path.
 nlohmann::json AnalyzeOverhead(const LaunchLog& log, const OutputChip& chip);
+
+// The overhead model's state between two event times, for counter tracks:
+// per engine [aic, aiv] idle used cores, ready undispatched tasks, and
+// whether it is in overhead; "all" and "has" as in AnalyzeOverhead.
+struct OverheadState {
+  int idle_cores[2] = {0, 0};
+  int ready_tasks[2] = {0, 0};
+  bool overhead[2] = {false, false};
+  bool present[2] = {false, false};  // the engine ran anything
+  bool all = false;
+  bool has = false;
+};
+
+// Calls `visit` for each stretch [from, to) of the window in time order.
+void SweepOverheadStates(
+    const LaunchLog& log, const OutputChip& chip,
+    const std::function<void(TimePs from, TimePs to, const OverheadState& state)>& visit);
 
 // A few lines for stdout (overhead shares, head/tail, loop cost and pops,
 // the critical path split) from AnalyzeOverhead's result. Uses the tool's

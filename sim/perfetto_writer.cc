@@ -6,6 +6,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "nlohmann/json.hpp"
+#include "sim/overhead_analysis.h"
 
 namespace pto {
 namespace {
@@ -49,10 +50,12 @@ std::string Meta(const char* what, int pid, int tid, const std::string& args) {
 
 }  // namespace
 
-PerfettoWriter::PerfettoWriter(std::string dir, const OutputChip& chip, const LaunchLog* log)
+PerfettoWriter::PerfettoWriter(std::string dir, const OutputChip& chip, const LaunchLog* log,
+                               bool overhead_counters)
     : dir_(std::move(dir)),
       chip_(chip),
       log_(log),
+      overhead_counters_(overhead_counters),
       events_(absl::StrCat(dir_, "/.perfetto_events.tmp")),
       core_used_(chip.core_count(), false) {}
 
@@ -146,7 +149,50 @@ void PerfettoWriter::OnInlineRetire(int thread, const Task& task, TimePs at) {
       at + kMarkerPs, absl::StrCat("{\"taskId\":\"", task.runtime_id, "\"}"));
 }
 
+void PerfettoWriter::AddOverheadCounters() {
+  struct Series {
+    const char* name;
+    int tid;
+    int64_t last = -1;
+  };
+  Series series[8] = {{"oh_aic_idle", 9101},     {"oh_aic_ready", 9102},
+                      {"oh_aic_overhead", 9103}, {"oh_aiv_idle", 9111},
+                      {"oh_aiv_ready", 9112},    {"oh_aiv_overhead", 9113},
+                      {"oh_all_overhead", 9121}, {"oh_has_overhead", 9122}};
+  auto sample = [&](Series& s, TimePs at, int64_t value) {
+    if (value == s.last) return;
+    s.last = value;
+    events_.Append(absl::StrCat("{\"name\":\"", s.name, "\",\"ph\":\"C\",\"pid\":", kSchedulerPid,
+                                ",\"tid\":", s.tid, ",\"ts\":", FormatUs(at),
+                                ",\"args\":{\"value\":", value, "}}"));
+  };
+  TimePs last_to = kNever;
+  bool present[2] = {false, false};
+  SweepOverheadStates(*log_, chip_, [&](TimePs from, TimePs to, const OverheadState& state) {
+    for (int e = 0; e < 2; ++e) {
+      present[e] = state.present[e];
+      if (!state.present[e]) continue;
+      sample(series[3 * e], from, state.idle_cores[e]);
+      sample(series[3 * e + 1], from, state.ready_tasks[e]);
+      sample(series[3 * e + 2], from, state.overhead[e]);
+    }
+    sample(series[6], from, state.all);
+    sample(series[7], from, state.has);
+    last_to = to;
+  });
+  if (last_to == kNever) return;
+  // Close the series at the end of the window.
+  for (int e = 0; e < 2; ++e) {
+    if (!present[e]) continue;
+    sample(series[3 * e + 1], last_to, 0);
+    sample(series[3 * e + 2], last_to, 0);
+  }
+  sample(series[6], last_to, 0);
+  sample(series[7], last_to, 0);
+}
+
 absl::Status PerfettoWriter::Finalize() {
+  if (overhead_counters_ && log_ != nullptr) AddOverheadCounters();
   // Process and thread names, then flows, after the streamed bars.
   const std::pair<int, const char*> processes[] = {{kOrchestratorPid, "AICPU Orchestrator"},
                                                    {kSchedulerPid, "AICPU Scheduler"},

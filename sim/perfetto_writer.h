@@ -23,6 +23,10 @@ namespace pto {
 //         "<name>(rXtY)" ("_spmd" appended to SPMD task names without "spmd", category
 //         the task shape so MIX halves are tellable); tid 19000+t "AICPU_t"
 //         carries 0.02 µs dummy / predicated-skip markers;
+//   overhead counters (with `overhead_counters`), pid 2, as the converter's
+//         --overhead: oh_aic_idle / oh_aic_ready / oh_aic_overhead (tids
+//         9101-9103), oh_aiv_* (9111-9113), oh_all_overhead (9121) and
+//         oh_has_overhead (9122), from SweepOverheadStates, one sample per change;
 //   flows "dependency" (or "hb_violation" when the producer ended after the
 //         consumer started), ph s/f, cat "flow", one per unique producer pair
 //         between the tasks' earliest bars (tasks that never ran on a core,
@@ -31,7 +35,8 @@ namespace pto {
 // (fed before this writer) at Finalize(); the file appears by rename.
 class PerfettoWriter : public RunObserver {
  public:
-  PerfettoWriter(std::string dir, const OutputChip& chip, const LaunchLog* log);
+  PerfettoWriter(std::string dir, const OutputChip& chip, const LaunchLog* log,
+                 bool overhead_counters = true);
 
   absl::Status Open();
   void OnTaskSubmitted(const Task& task, absl::Span<const DepEdge> edges, TimePs start,
@@ -46,10 +51,12 @@ class PerfettoWriter : public RunObserver {
            TimePs end, const std::string& args);
   std::string BarName(const LaunchLog::TaskInfo* info, uint64_t fallback_id) const;
   void MarkThread(int thread);
+  void AddOverheadCounters();
 
   std::string dir_;
   OutputChip chip_;
   const LaunchLog* log_;
+  bool overhead_counters_;
   SpooledArray events_;
   std::vector<bool> core_used_;
   std::vector<bool> sched_thread_used_;

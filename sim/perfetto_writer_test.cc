@@ -118,7 +118,10 @@ TEST(PerfettoWriterTest, PhasesSubmitsMarkersAndQueueCounter) {
   EXPECT_EQ(phases[0]["name"], "dispatch");
   EXPECT_EQ(phases[0]["tid"], 30000);
   EXPECT_EQ(phases[0]["args"]["pop_hit"], 1);
-  const std::vector<nlohmann::json> counters = Events(t, "C", 2);
+  std::vector<nlohmann::json> counters;
+  for (const nlohmann::json& e : Events(t, "C", 2)) {
+    if (e["name"] == "shared_ready_queue") counters.push_back(e);
+  }
   ASSERT_EQ(counters.size(), 1u);
   EXPECT_EQ(counters[0]["args"], nlohmann::json::parse(R"({"AIC":0,"AIV":1,"MIX":0})"));
   EXPECT_EQ(Events(t, "X", 1).size(), 2u);  // one orch_submit bar per submit
@@ -144,6 +147,25 @@ TEST(PerfettoWriterTest, OneFlowPerDependencyBetweenEarliestBars) {
   EXPECT_EQ(finishes[0]["bp"], "e");
   EXPECT_EQ(finishes[0]["tid"], 10020);  // block 1 was received first (5.25)
   EXPECT_DOUBLE_EQ(finishes[0]["ts"].get<double>(), 5.25);
+}
+
+TEST(PerfettoWriterTest, OverheadCountersSampleEachChange) {
+  const nlohmann::json t = WriteTrace(FreshOutputDir("perfetto_counters"));
+  std::map<std::string, std::vector<std::pair<double, int>>> series;
+  for (const nlohmann::json& e : Events(t, "C", 2)) {
+    const std::string name = e["name"];
+    if (name.rfind("oh_", 0) == 0) series[name].push_back({e["ts"], e["args"]["value"]});
+  }
+  // Window [1.5, 8]. sf (2 blocks) is ready at qk's end (4) and dispatched
+  // at 5, while both used AIVs idle: 1 us of AIV overhead; the AIC has no
+  // ready work, so "has" follows the AIV and "all" never fires.
+  using Samples = std::vector<std::pair<double, int>>;
+  EXPECT_EQ(series["oh_aiv_ready"], (Samples{{1.5, 0}, {4, 1}, {5, 0}}));
+  EXPECT_EQ(series["oh_aiv_overhead"], (Samples{{1.5, 0}, {4, 1}, {5, 0}}));
+  EXPECT_EQ(series["oh_aiv_idle"], (Samples{{1.5, 2}, {6, 0}, {7, 1}}));
+  EXPECT_EQ(series["oh_aic_idle"], (Samples{{1.5, 0}, {4, 1}}));
+  EXPECT_EQ(series["oh_has_overhead"], (Samples{{1.5, 0}, {4, 1}, {5, 0}}));
+  EXPECT_EQ(series["oh_all_overhead"], (Samples{{1.5, 0}}));
 }
 
 TEST(PerfettoWriterTest, ByteIdenticalForTheSameRun) {
