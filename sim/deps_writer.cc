@@ -126,6 +126,7 @@ void DepsWriter::OnTaskSubmitted(const Task& task, absl::Span<const DepEdge> edg
   for (const DepEdge& edge : edges) {
     const LaunchLog::TaskInfo* producer = log_ ? log_->Find(edge.producer) : nullptr;
     Json e;
+    if (producer == nullptr || !producer->known) ++unknown_producers_;
     e["pred"] = std::to_string(producer ? producer->runtime_id : 0);
     e["succ"] = std::to_string(task.runtime_id);
     const bool has_arg = edge.source != EdgeSource::kExplicit && edge.arg_index >= 0 &&
@@ -148,6 +149,12 @@ void DepsWriter::OnTaskSubmitted(const Task& task, absl::Span<const DepEdge> edg
 }
 
 absl::Status DepsWriter::Finalize() {
+  if (unknown_producers_ > 0) {
+    return absl::InternalError(absl::StrCat(
+        dir_, "/deps.json: ", unknown_producers_,
+        " edges name a producer never reported through OnTaskSubmitted; the driver must "
+        "report every task, allocs and dummies included"));
+  }
   {
     AtomicFile file(absl::StrCat(dir_, "/deps.json"));
     if (absl::Status s = file.Open(); !s.ok()) return s;

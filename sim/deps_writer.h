@@ -30,8 +30,9 @@ const char* DepsArgTypeName(trace::ArgDirection direction);
 // live in a separate array there). Edges come from OnTaskSubmitted's span
 // (OnEdge is ignored, so a driver may call both). `log` maps a producer's
 // sequence number to its runtime id after it retired; the caller feeds it
-// before this writer. Rows stream to temporary files; the files appear by
-// rename in Finalize().
+// before this writer; an edge naming a producer never reported makes
+// Finalize() fail rather than write a wrong id. Rows stream to temporary
+// files; the files appear by rename in Finalize().
 class DepsWriter : public RunObserver {
  public:
   DepsWriter(std::string dir, std::string case_name, const trace::StreamHeader& header,
@@ -52,6 +53,7 @@ class DepsWriter : public RunObserver {
   SpooledArray edges_;
   absl::flat_hash_set<uint64_t> tensors_seen_;
   std::vector<int> tensor_ordinal_;  // reused: task arg index -> tensor index
+  int64_t unknown_producers_ = 0;    // edges whose producer was never reported
 };
 
 }  // namespace pto

@@ -157,6 +157,23 @@ TEST_F(DepsWriterTest, EdgesCarrySourceFlagsAndGeometry) {
   EXPECT_EQ(e[4]["pred"], "2");
 }
 
+TEST_F(DepsWriterTest, UnreportedProducerFailsInsteadOfWritingAWrongId) {
+  const std::string dir = FreshOutputDir("deps_unknown");
+  {
+    LaunchLog log;
+    DepsWriter writer(dir, "x", header_, &log);
+    ASSERT_TRUE(writer.Open().ok());
+    Task t = MakeTask(5, 5, "late", TaskShape::kAiv);  // tasks 0..4 were never reported
+    const std::vector<DepEdge> edges = {Edge(3, EdgeSource::kExplicit)};
+    log.AddTask(t, edges, 0, 0);
+    writer.OnTaskSubmitted(t, edges, 0, 0);
+    const absl::Status s = writer.Finalize();
+    EXPECT_EQ(s.code(), absl::StatusCode::kInternal);
+    EXPECT_THAT(std::string(s.message()), ::testing::HasSubstr("1 edges name a producer"));
+  }
+  EXPECT_TRUE(::pto::testing::ListDir(dir).empty());  // temporaries gone too
+}
+
 TEST_F(DepsWriterTest, NameMapNamesKernelsAndTheLaunch) {
   const std::string dir = FreshOutputDir("deps_name_map");
   Run(dir);

@@ -70,6 +70,7 @@ void SwimlaneWriter::OnTaskSubmitted(const Task& task, absl::Span<const DepEdge>
 
 void SwimlaneWriter::OnCoreInterval(const CoreInterval& interval) {
   const LaunchLog::TaskInfo* info = log_ ? log_->Find(interval.task) : nullptr;
+  if (info == nullptr || !info->known) ++unknown_tasks_;
   const uint64_t token = info ? info->runtime_id : 0;
   const uint64_t receive = Cycles(interval.receive);
   const uint64_t start = Cycles(interval.start);
@@ -113,6 +114,11 @@ void SwimlaneWriter::OnInlineRetire(int thread, const Task& task, TimePs at) {
 
 absl::Status SwimlaneWriter::Finalize() {
   if (!status_.ok()) return status_;
+  if (unknown_tasks_ > 0) {
+    return absl::InternalError(
+        absl::StrCat(dir_, "/chip_swimlane_records.json: ", unknown_tasks_,
+                     " core intervals belong to tasks never reported through OnTaskSubmitted"));
+  }
   nlohmann::ordered_json metadata;
   metadata["clock_freq_hz"] = static_cast<uint64_t>(chip_.counter_hz);
   metadata["num_cores"] = chip_.core_count();

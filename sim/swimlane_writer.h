@@ -26,7 +26,8 @@ namespace pto {
 // Cycles are simulated picoseconds at the counter clock, rounded down. Rows
 // are streamed to temporary files in DIR and spliced by Finalize(); the file
 // appears by rename. `log` resolves an interval's task to its runtime id; the
-// caller feeds it before this writer (OutputSet does).
+// caller feeds it before this writer (OutputSet does). An interval of a task
+// the log does not know makes Finalize() fail rather than write a wrong id.
 class SwimlaneWriter : public RunObserver {
  public:
   SwimlaneWriter(std::string dir, int level, const OutputChip& chip, const LaunchLog* log);
@@ -52,6 +53,7 @@ class SwimlaneWriter : public RunObserver {
   SpooledArray orchestrator_;
   std::vector<std::unique_ptr<SpooledArray>> phases_;  // per scheduler thread
   uint64_t submit_idx_ = 0;
+  int64_t unknown_tasks_ = 0;  // intervals of tasks the log does not know
   absl::Status status_;
   std::string line_;  // reused
 };

@@ -124,6 +124,18 @@ TEST(SwimlaneWriterTest, OutputIsByteIdenticalAndLeavesNoTemporaries) {
   EXPECT_THAT(::pto::testing::ListDir(a), ElementsAre("chip_swimlane_records.json"));
 }
 
+TEST(SwimlaneWriterTest, IntervalOfAnUnreportedTaskFails) {
+  const std::string dir = FreshOutputDir("swimlane_unknown");
+  {
+    LaunchLog log;
+    SwimlaneWriter writer(dir, 2, TwoClusters(), &log);
+    ASSERT_TRUE(writer.Open().ok());
+    writer.OnCoreInterval(IntervalUs(0, /*task=*/9, 1, 1, 1, 2, 3, 4));
+    EXPECT_EQ(writer.Finalize().code(), absl::StatusCode::kInternal);
+  }
+  EXPECT_TRUE(::pto::testing::ListDir(dir).empty());  // temporaries gone too
+}
+
 TEST(PsToCyclesTest, RoundsDownAtTheCounterClock) {
   EXPECT_EQ(PsToCycles(19999, 50e6), 0u);
   EXPECT_EQ(PsToCycles(20000, 50e6), 1u);
