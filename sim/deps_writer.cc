@@ -80,7 +80,9 @@ void DepsWriter::OnTaskSubmitted(const Task& task, absl::Span<const DepEdge> edg
   Json j;
   j["task_id"] = std::to_string(task.runtime_id);
   j["scope"] = task.manual_scope ? "manual" : "auto";
-  j["early_dispatch"] = task.allow_early_resolve;
+  // The orchestrator marks allocs early-resolvable for its own bookkeeping;
+  // the runtime's alloc tasks carry no such attribute.
+  j["early_dispatch"] = task.shape != TaskShape::kAlloc && task.allow_early_resolve;
   j["kernel_ids"] = on_cores
                         ? Json::array({task.kernel_ids[0], task.kernel_ids[1], task.kernel_ids[2]})
                         : Json::array({-1, -1, -1});

@@ -63,6 +63,7 @@ class DepsWriterTest : public ::testing::Test {
       writer.OnTaskSubmitted(t, edges, 0, 0);
     };
     Task alloc = MakeTask(40, 0, "alloc", TaskShape::kAlloc);
+    alloc.allow_early_resolve = true;  // as the orchestrator marks allocs
     submit(alloc, {});
     Task t1 = MakeTask(41, 1, "produce", TaskShape::kAic);
     t1.block_num = 4;
@@ -96,6 +97,7 @@ TEST_F(DepsWriterTest, TasksInSubmissionOrderWithStringIds) {
   EXPECT_EQ(tasks[0]["task_id"], "0");
   EXPECT_EQ(tasks[0]["kernel_ids"], nlohmann::json({-1, -1, -1}));  // alloc
   EXPECT_EQ(tasks[0]["args"], nlohmann::json::array());
+  EXPECT_EQ(tasks[0]["early_dispatch"], false);
   EXPECT_EQ(tasks[1]["kernel_ids"], nlohmann::json({0, -1, -1}));
   EXPECT_EQ(tasks[1]["block_num"], 4);
   EXPECT_EQ(tasks[1]["scope"], "auto");
