@@ -6,7 +6,8 @@ namespace pto {
 
 Chip::Chip(sc_core::sc_module_name name, ChipContext* context, RecordSource* source,
            LaunchListener* listener)
-    : sc_module(name), context_(context) {
+    : sc_module(name), context_(context), group_(context) {
+  context->set_signals(this);
   gm_ = std::make_unique<GlobalMemory>("gm", &context->memory());
   const int clusters = static_cast<int>(context->config().chip.clusters);
   for (int c = 0; c < clusters; ++c) {
@@ -23,6 +24,7 @@ Chip::Chip(sc_core::sc_module_name name, ChipContext* context, RecordSource* sou
   for (auto& core : cores_) core->socket.bind(gm_->socket);
 
   const int threads = static_cast<int>(context->config().aicpu.scheduler_threads);
+  owner_of_core_.assign(cores_.size(), nullptr);
   for (int t = 0; t < threads; ++t) {
     std::vector<AiCore*> owned;
     for (int c = t; c < clusters; c += threads) {
@@ -31,7 +33,9 @@ Chip::Chip(sc_core::sc_module_name name, ChipContext* context, RecordSource* sou
       owned.push_back(cores_[clusters + 2 * c + 1].get());
     }
     schedulers_.push_back(std::make_unique<SchedulerThread>(absl::StrCat("sched", t).c_str(), t,
-                                                            context, this, std::move(owned)));
+                                                            context, this, &group_, owned));
+    group_.Add(schedulers_.back().get());
+    for (AiCore* core : owned) owner_of_core_[core->id()] = schedulers_.back().get();
   }
   orchestrator_ = std::make_unique<Orchestrator>("orch", context, this, source, listener);
 }
@@ -41,6 +45,11 @@ void Chip::WakeSchedulers(TimePs visible_at) {
 }
 
 void Chip::WakeOrchestrator() { orchestrator_->Wake(); }
+
+void Chip::RingDoorbell(int core, TaskSeq task, TimePs at) {
+  cores_[core]->RingDoorbell(at - static_cast<TimePs>(sc_core::sc_time_stamp().value()));
+  owner_of_core_[core]->Ungate(core, task);
+}
 
 std::string Chip::DescribeStall() const {
   std::string report =

@@ -26,6 +26,7 @@ class Chip : public sc_core::sc_module, public RuntimeSignals {
 
   void WakeSchedulers(TimePs visible_at) override;
   void WakeOrchestrator() override;
+  void RingDoorbell(int core, TaskSeq task, TimePs at) override;
 
   const Orchestrator& orchestrator() const { return *orchestrator_; }
   const std::vector<std::unique_ptr<SchedulerThread>>& schedulers() const { return schedulers_; }
@@ -37,7 +38,9 @@ class Chip : public sc_core::sc_module, public RuntimeSignals {
   ChipContext* context_;
   std::unique_ptr<GlobalMemory> gm_;
   std::vector<std::unique_ptr<AiCore>> cores_;
+  SchedulerGroup group_;
   std::vector<std::unique_ptr<SchedulerThread>> schedulers_;
+  std::vector<SchedulerThread*> owner_of_core_;
   std::unique_ptr<Orchestrator> orchestrator_;
 };
 

@@ -23,15 +23,19 @@ struct AicpuParams {
   int64_t scheduler_threads = 3;
   // Orchestrator per-submit cost: base + per tensor argument + per tensor-map
   // entry probed.
-  double submit_base_ns = 500;
-  double submit_per_tensor_arg_ns = 80;
+  double submit_base_ns = 197;
+  double submit_per_tensor_arg_ns = 32;
   double submit_per_probe_ns = 20;
-  double alloc_ns = 200;             // alloc_tensors task
-  double cond_poll_ns = 100;         // one COND MMIO read
-  double dispatch_publish_ns = 30;   // payload build + wmb + DMB write
-  double dispatch_to_core_ns = 140;  // DMB write until the core sees it
-  double fin_to_visible_ns = 180;    // core FIN until COND shows it
-  double resolve_base_ns = 400;      // fan-out walk of a completed task
+  double submit_per_lookup_ns = 125;  // one tensor-map lookup (Step B)
+  double submit_per_insert_ns = 113;  // one tensor-map registration (STEP 4)
+  double alloc_ns = 200;              // alloc_tensors task
+  double cond_poll_ns = 100;          // one COND MMIO read
+  double dispatch_publish_ns = 5;     // one subtask's payload + DMB write
+  double wmb_ns = 30;                 // write barrier shared by one pop batch
+  double dispatch_to_core_ns = 140;   // DMB write until the core sees it
+  double doorbell_ns = 5;             // one early-dispatch doorbell STR
+  double fin_to_visible_ns = 180;     // core FIN until COND shows it
+  double resolve_base_ns = 400;       // fan-out walk of a completed task
   double resolve_per_consumer_ns = 90;
   double dummy_retire_ns = 150;   // a dummy or predicate-false task
   double loop_overhead_ns = 115;  // one idle scheduler iteration
@@ -46,6 +50,7 @@ struct RingParams {
 struct CoreParams {
   int64_t dispatch_slots = 2;       // running + pending
   double setup_ns = 300;            // receive -> start (payload dcci + ACK)
+  double staged_setup_ns = 1356;    // early-dispatched: the core fills its own args
   double cold_start_ns = 0;         // extra head overhead of a core's first task
   double kernel_start_ns = 400;     // assumption: kernel prologue on the core
   double kernel_finish_ns = 200;    // assumption: epilogue before FIN
@@ -57,8 +62,8 @@ struct CoreParams {
   double vector_int32_per_cycle = 64;
   double vector_exp_slowdown = 4;  // transcendental ops cost this many passes
   // Data-cache maintenance and in-kernel barriers (ns).
-  double dcci_ns = 200;  // one dcci + dsb, runtime-semantics.md §3 (150-300 ns)
-  double fence_ns = 30;  // fence with nothing outstanding, §3 (dsb st ~30 ns)
+  double dcci_ns = 200;               // one dcci + dsb, runtime-semantics.md §3 (150-300 ns)
+  double fence_ns = 30;               // fence with nothing outstanding, §3 (dsb st ~30 ns)
   double hard_syncall_ns = 100;       // assumption: FFTS release after the last arrival
   double soft_syncall_poll_ns = 300;  // assumption: one re-read (dcci + load) of the counter
 };

@@ -15,6 +15,10 @@ ChipContext::ChipContext(ChipConfig config, const trace::StreamHeader& header,
       functional_(functional),
       observer_(observer),
       tasks_([this](Task& task) { OnRetire(task); }) {
+  for (int r = 0; r < 4; ++r) {
+    ring_limits_[r] =
+        RingLimits{config_.ring.task_window, config_.ring.heap_bytes, config_.ring.dep_pool};
+  }
   for (const trace::Tensor& t : header.tensors()) {
     memory_.AddRegion(t.gm_addr(), t.size_bytes(), t.name(), functional);
   }
@@ -22,6 +26,9 @@ ChipContext::ChipContext(ChipConfig config, const trace::StreamHeader& header,
 
 void ChipContext::OnRetire(Task& task) {
   deps_.EraseProducer(task.seq);
+  ring_heap_used_[task.ring] -= task.heap_bytes;
+  ring_dep_used_[task.ring] -= task.dep_entries;
+  if (signals_ != nullptr) signals_->WakeOrchestrator();
   counters_.last_retire = std::max(counters_.last_retire, task.times.finish);
   observer_->OnTaskRetired(task);
 }

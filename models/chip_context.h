@@ -1,12 +1,14 @@
 #ifndef PTO_MODELS_CHIP_CONTEXT_H_
 #define PTO_MODELS_CHIP_CONTEXT_H_
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "models/aicpu/dep_inference.h"
 #include "models/aicpu/ready_queues.h"
+#include "models/aicpu/runtime_signals.h"
 #include "models/aicpu/task_table.h"
 #include "models/chip_config.h"
 #include "models/core/kernel_program.h"
@@ -33,6 +35,32 @@ struct LaunchCounters {
   TimePs aiv_busy = 0;
   TimePs orchestrator_busy = 0;
   TimePs scheduler_busy = 0;  // summed over threads
+  uint64_t scheduler_loops = 0;
+  uint64_t early_blocks = 0;    // blocks pre-staged by early dispatch
+  uint64_t sync_drains = 0;     // sync_start cohorts launched by the global drain
+  uint64_t inline_retires = 0;  // dummies and predicate-false tasks, by schedulers
+  uint64_t pop_hit = 0;
+  uint64_t pop_miss = 0;
+  // The orchestrator's submit time by part (runtime-semantics.md §3 split).
+  TimePs submit_base = 0;
+  TimePs submit_param_copy = 0;
+  TimePs submit_lookup = 0;
+  TimePs submit_insert = 0;
+  uint64_t submits = 0;  // submits and dummies costed
+  struct Ring {
+    uint64_t peak_tasks = 0;
+    uint64_t peak_heap_bytes = 0;
+    uint64_t peak_dep_entries = 0;
+    TimePs blocked = 0;  // orchestrator time spent waiting for space
+  };
+  std::array<Ring, 4> rings;
+};
+
+// The capacity of each of the four rings (runtime-semantics.md §2.4).
+struct RingLimits {
+  int64_t task_window = 16384;
+  int64_t heap_bytes = 256ll << 20;
+  int64_t dep_pool = 16384;
 };
 
 // State shared by the chip's modules: the AICPU runtime's shared memory (task
@@ -55,6 +83,14 @@ class ChipContext {
   ReadyQueues& ready() { return ready_; }
   DependencyInference& deps() { return deps_; }
   LaunchCounters& counters() { return counters_; }
+  RuntimeSignals& signals() { return *signals_; }
+  void set_signals(RuntimeSignals* signals) { signals_ = signals; }
+  const RingLimits& ring_limits(int ring) const { return ring_limits_[ring]; }
+  void set_ring_limits(int ring, const RingLimits& limits) { ring_limits_[ring] = limits; }
+  // Heap bytes and dep-pool entries in use per ring, released at retirement.
+  int64_t& ring_heap_used(int ring) { return ring_heap_used_[ring]; }
+  int64_t& ring_dep_used(int ring) { return ring_dep_used_[ring]; }
+
   // Reused by CompleteTask so completions allocate nothing.
   std::vector<TaskSeq>& ready_scratch() { return ready_scratch_; }
 
@@ -71,12 +107,16 @@ class ChipContext {
   std::vector<CompiledKernel> kernels_;
   bool functional_;
   RunObserver* observer_;
+  RuntimeSignals* signals_ = nullptr;
   MemoryImage memory_;
   TaskTable tasks_;
   ReadyQueues ready_;
   DependencyInference deps_;
   LaunchCounters counters_;
   std::vector<TaskSeq> ready_scratch_;
+  std::array<RingLimits, 4> ring_limits_;
+  std::array<int64_t, 4> ring_heap_used_ = {};
+  std::array<int64_t, 4> ring_dep_used_ = {};
   absl::Status fatal_;
 };
 

@@ -1,8 +1,10 @@
 #ifndef PTO_MODELS_RUN_OBSERVER_H_
 #define PTO_MODELS_RUN_OBSERVER_H_
 
+#include <array>
 #include <cstdint>
 
+#include "absl/types/span.h"
 #include "models/aicpu/dep_inference.h"
 #include "models/aicpu/task.h"
 
@@ -13,20 +15,56 @@ struct CoreInterval {
   int32_t core = -1;
   TaskSeq task = kNoTask;
   int64_t block = 0;
-  TimePs dispatch = 0;  // the scheduler's dispatch register write
-  TimePs receive = 0;   // the core saw the dispatch
-  TimePs start = 0;     // the kernel started
-  TimePs end = 0;       // the kernel ended (FIN raised)
+  uint32_t reg_task_id = 0;  // per-core dispatch token, unique on that core
+  int32_t thread = -1;       // the scheduler thread that dispatched it
+  TimePs dispatch = 0;       // the scheduler's dispatch register write
+  TimePs receive = 0;        // the core saw the dispatch
+  TimePs start = 0;          // the kernel started
+  TimePs end = 0;            // the kernel ended (FIN raised)
+  TimePs finish = 0;         // the scheduler observed the FIN
 };
 
-// What the chip tells the outside world as the run goes. The writers of
-// stats.json (and later the swimlane and deps.json) implement it; the models
-// never format output themselves.
+// The outer phases of a scheduler loop iteration (swimlane level 3), named as
+// the runtime's records name them.
+enum class SchedulerPhaseKind : uint8_t {
+  kComplete,
+  kDummy,
+  kDispatch,
+  kEarlyDispatch,
+  kDrain,
+  kRelease,
+};
+const char* SchedulerPhaseName(SchedulerPhaseKind kind);
+
+struct SchedulerPhase {
+  int32_t thread = 0;
+  SchedulerPhaseKind kind = SchedulerPhaseKind::kComplete;
+  TimePs start = 0;
+  TimePs end = 0;
+  uint64_t loop_iter = 0;
+  uint32_t tasks_processed = 0;
+  uint32_t pop_hit = 0;                          // dispatch only
+  uint32_t pop_miss = 0;                         // dispatch only
+  std::array<uint32_t, 3> shared_at_start = {};  // ready-queue depth [AIC, AIV, MIX]
+  std::array<uint32_t, 3> shared_at_end = {};
+};
+
+// What the chip tells the outside world as the run goes. The output writers
+// implement it; the models never format output themselves. Every callback has
+// a default so writers take only what they need.
 class RunObserver {
  public:
   virtual ~RunObserver() = default;
+  // The orchestrator submitted `task` between `start` and `end`; `edges` are
+  // every inferred edge reason (arg_index is the task's argument index).
+  virtual void OnTaskSubmitted(const Task& task, absl::Span<const DepEdge> edges, TimePs start,
+                               TimePs end) {}
   virtual void OnEdge(const Task& consumer, const DepEdge& edge) {}
+  // A core interval, reported when the scheduler observed its FIN.
   virtual void OnCoreInterval(const CoreInterval& interval) {}
+  virtual void OnSchedulerPhase(const SchedulerPhase& phase) {}
+  // A dummy or predicate-false task retired inline by a scheduler thread.
+  virtual void OnInlineRetire(int thread, const Task& task, TimePs at) {}
   // A task left the in-flight window; its times are final.
   virtual void OnTaskRetired(const Task& task) {}
 };

@@ -58,7 +58,7 @@ TEST(ConfigSchema, EveryChipConfigFieldHasExactlyOneRow) {
   EXPECT_EQ(SchemaRowsInSection("ring"), AggregateFieldCount<RingParams>()) << kHint;
   EXPECT_EQ(SchemaRowsInSection("core"), AggregateFieldCount<CoreParams>()) << kHint;
   EXPECT_EQ(SchemaRowsInSection("gm"), AggregateFieldCount<GmParams>()) << kHint;
-  EXPECT_EQ(ConfigSchema().size(), 45u);
+  EXPECT_EQ(ConfigSchema().size(), 50u);
 }
 
 TEST(ConfigSchema, KeysAreUniqueDottedSectionFieldNames) {

@@ -40,22 +40,10 @@ std::string SaveTrace(const trace::TraceText& text, const std::string& name) {
   return path;
 }
 
-struct SimRun {
-  CliResult cli;
-  nlohmann::json stats;
-  std::string out_dir;
-};
+using ::pto::testing::SimRun;
 
 SimRun Simulate(const std::string& trace_path, std::vector<std::string> extra = {}) {
-  SimRun run;
-  run.out_dir = FreshDir("out_" + std::filesystem::path(trace_path).stem().string());
-  std::vector<std::string> args = {"--config", Config(), "--trace", trace_path, "--out",
-                                   run.out_dir};
-  args.insert(args.end(), extra.begin(), extra.end());
-  run.cli = RunCli(kPtoSim, args);
-  const std::string stats = run.out_dir + "/stats.json";
-  if (std::filesystem::exists(stats)) run.stats = ReadJson(stats);
-  return run;
+  return ::pto::testing::Simulate(kPtoSim, Config(), trace_path, extra);
 }
 
 // The core intervals of the task with launch index `index`.
@@ -296,15 +284,16 @@ std::vector<BadInput> BadInputs() {
       {"dep_on_later_task", {"--trace", BadTrace("dep_on_later_task.pbtxt")}, "deps"},
       {"view_out_of_bounds", {"--trace", BadTrace("view_out_of_bounds.pbtxt")}, "dim"},
       {"unknown_tensor",
-       {"--trace", MutatedSpmdAdd("unknown_tensor",
-                                  [](trace::TraceText* t) {
-                                    for (auto& r : *t->mutable_records()) {
-                                      if (r.has_submit()) {
-                                        r.mutable_submit()->mutable_args(0)->mutable_tensor()
-                                            ->set_tensor_id(42);
-                                      }
-                                    }
-                                  })},
+       {"--trace",
+        MutatedSpmdAdd("unknown_tensor",
+                       [](trace::TraceText* t) {
+                         for (auto& r : *t->mutable_records()) {
+                           if (r.has_submit()) {
+                             r.mutable_submit()->mutable_args(0)->mutable_tensor()->set_tensor_id(
+                                 42);
+                           }
+                         }
+                       })},
        "tensor"},
       {"dtype_mismatch_in_op",
        {"--trace", MutatedSpmdAdd("dtype_mismatch",
@@ -315,11 +304,14 @@ std::vector<BadInput> BadInputs() {
                                   })},
        "FP16"},
       {"corrupt_pb", {"--trace", CorruptTrace()}, "corrupt.pb"},
-      {"unknown_config_key", {"--trace", BadTrace("truncated.pb"), "--set", "chip.cluster=4"},
+      {"unknown_config_key",
+       {"--trace", BadTrace("truncated.pb"), "--set", "chip.cluster=4"},
        "did you mean 'chip.clusters'"},
-      {"negative_core_count", {"--trace", BadTrace("truncated.pb"), "--set", "chip.clusters=-1"},
+      {"negative_core_count",
+       {"--trace", BadTrace("truncated.pb"), "--set", "chip.clusters=-1"},
        "chip.clusters"},
-      {"zero_dispatch_slots", {"--set", "core.dispatch_slots=0", "--print-config"},
+      {"zero_dispatch_slots",
+       {"--set", "core.dispatch_slots=0", "--print-config"},
        "core.dispatch_slots"},
       {"unknown_option", {"--trace", BadTrace("truncated.pb"), "--frobnicate"}, "frobnicate"},
   };

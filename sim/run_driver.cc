@@ -66,6 +66,7 @@ struct LaunchReport {
   int index = 0;
   std::string name;
   LaunchCounters counters;
+  nlohmann::json thread_loops = nlohmann::json::array();  // per scheduler thread
   std::vector<CheckResult> checks;
   std::unique_ptr<StatsWriter> writer;
 };
@@ -99,6 +100,8 @@ class Session : public LaunchListener {
   std::unique_ptr<ChipContext> context_;
   ForwardingObserver observer_;
   std::unique_ptr<LaunchReport> current_;
+  Chip* chip_ = nullptr;
+  std::vector<std::pair<uint64_t, TimePs>> thread_base_;  // per thread at launch begin
   std::vector<nlohmann::json> launch_summaries_;
   int checks_passed_ = 0;
   int checks_failed_ = 0;
@@ -146,6 +149,9 @@ absl::Status Session::Prepare() {
     for (const trace::Tensor& tensor : header.tensors()) {
       const size_t count = tensor.size_bytes() / DTypeSize(tensor.dtype());
       uint8_t* dst = context_->memory().Span(tensor.gm_addr(), tensor.size_bytes());
+      if (dst == nullptr) {
+        return absl::InternalError(absl::StrCat("tensor '", tensor.name(), "' has no GM image"));
+      }
       if (absl::Status s = FillTensor(tensor.init(), tensor.dtype(), count, dst); !s.ok()) {
         return absl::InvalidArgumentError(
             absl::StrCat(options_.trace_path, ": tensor '", tensor.name(), "': ", s.message()));
@@ -169,6 +175,10 @@ void Session::OnLaunchBegin(int launch, const std::string& name) {
   }
   current_ = std::make_unique<LaunchReport>();
   current_->index = launch;
+  thread_base_.clear();
+  for (const auto& thread : chip_->schedulers()) {
+    thread_base_.emplace_back(thread->loops(), thread->busy());
+  }
   current_->name = name;
   if (!options_.out_dir.empty()) {
     const std::string dir = absl::StrCat(options_.out_dir, "/launch_", launch);
@@ -180,7 +190,19 @@ void Session::OnLaunchBegin(int launch, const std::string& name) {
   }
 }
 
-void Session::OnLaunchEnd(int, const LaunchCounters& counters) { current_->counters = counters; }
+void Session::OnLaunchEnd(int, const LaunchCounters& counters) {
+  current_->counters = counters;
+  const auto& threads = chip_->schedulers();
+  for (size_t t = 0; t < threads.size(); ++t) {
+    const uint64_t loops = threads[t]->loops() - thread_base_[t].first;
+    const TimePs busy = threads[t]->busy() - thread_base_[t].second;
+    current_->thread_loops.push_back(
+        {{"thread", t},
+         {"loops", loops},
+         {"busy_us", Us(busy)},
+         {"ns_per_loop", loops > 0 ? static_cast<double>(busy) / 1000.0 / loops : 0.0}});
+  }
+}
 
 void Session::OnCheck(const trace::Check& check) {
   if (!functional_) return;  // timing-only: nothing to compare
@@ -215,6 +237,33 @@ nlohmann::json Session::Summary(const LaunchReport& report) const {
     if (!r.error.empty()) j["error"] = r.error;
     checks.push_back(std::move(j));
   }
+  nlohmann::json rings = nlohmann::json::array();
+  for (const LaunchCounters::Ring& ring : c.rings) {
+    rings.push_back({{"peak_task_window", ring.peak_tasks},
+                     {"peak_heap_bytes", ring.peak_heap_bytes},
+                     {"peak_dep_pool", ring.peak_dep_entries},
+                     {"orchestrator_blocked_us", Us(ring.blocked)}});
+  }
+  const double submits = c.submits > 0 ? static_cast<double>(c.submits) : 1.0;
+  const TimePs submit_total =
+      c.submit_base + c.submit_param_copy + c.submit_lookup + c.submit_insert;
+  nlohmann::json orchestrator = {{"busy_us", Us(c.orchestrator_busy)},
+                                 {"submit_us_per_task", Us(submit_total) / submits},
+                                 {"submit_split_us_per_task",
+                                  {{"base", Us(c.submit_base) / submits},
+                                   {"param_copy", Us(c.submit_param_copy) / submits},
+                                   {"lookup", Us(c.submit_lookup) / submits},
+                                   {"tensormap_insert", Us(c.submit_insert) / submits}}}};
+  nlohmann::json schedulers = {
+      {"busy_us", Us(c.scheduler_busy)},
+      {"loops", c.scheduler_loops},
+      {"ns_per_loop", c.scheduler_loops > 0 ? static_cast<double>(c.scheduler_busy) / 1000.0 /
+                                                  static_cast<double>(c.scheduler_loops)
+                                            : 0.0},
+      {"inline_retires", c.inline_retires},
+      {"pop_hit", c.pop_hit},
+      {"pop_miss", c.pop_miss},
+      {"per_thread", report.thread_loops}};
   return {{"launch", report.index},
           {"name", report.name},
           {"makespan_us", Us(makespan)},
@@ -227,8 +276,13 @@ nlohmann::json Session::Summary(const LaunchReport& report) const {
           {"predicated_skips", c.predicated_skips},
           {"edges", c.edges},
           {"engine_busy_share", {{"aic", aic_share}, {"aiv", aiv_share}}},
+          {"early_dispatched_blocks", c.early_blocks},
+          {"sync_drains", c.sync_drains},
           {"orchestrator_busy_us", Us(c.orchestrator_busy)},
           {"scheduler_busy_us", Us(c.scheduler_busy)},
+          {"orchestrator", orchestrator},
+          {"schedulers", schedulers},
+          {"rings", rings},
           {"checks", {{"passed", passed}, {"failed", failed}, {"results", checks}}}};
 }
 
@@ -305,6 +359,7 @@ int Session::Run() {
                           options_.trace_path, config_.chip.name, config_.chip.clusters,
                           config_.aicpu.scheduler_threads, functional_ ? "" : ", timing only");
   Chip chip("chip", context_.get(), source_.get(), this);
+  chip_ = &chip;
   sc_core::sc_start();
   if (!context_->fatal().ok()) return Fail(context_->fatal(), ExitCodeFor(context_->fatal()));
   if (!chip.orchestrator().done()) {

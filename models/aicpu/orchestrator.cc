@@ -32,7 +32,9 @@ TimePs Orchestrator::Now() const { return sc_core::sc_time_stamp().value(); }
 void Orchestrator::Wake() {
   // A pending publish has its own timed wake-up; an earlier notification
   // would override it.
-  if (wait_ == Wait::kLaunchDrain || wait_ == Wait::kHostRead) wake_.notify(sc_core::SC_ZERO_TIME);
+  if (wait_ == Wait::kLaunchDrain || wait_ == Wait::kHostRead || wait_ == Wait::kRingSpace) {
+    wake_.notify(sc_core::SC_ZERO_TIME);
+  }
 }
 
 void Orchestrator::Fail(absl::Status status) {
@@ -48,6 +50,8 @@ std::string Orchestrator::WaitingFor() const {
     case Wait::kHostRead:
       return absl::StrCat("a host read of tensor ", host_read_.tensor_id(),
                           " whose producer never completed");
+    case Wait::kRingSpace:
+      return absl::StrCat("space in ring ", blocked_ring_);
     case Wait::kPublish:
       return "publishing a task";
     case Wait::kNone:
@@ -70,66 +74,137 @@ void Orchestrator::Step() {
     case Wait::kHostRead:
       if (!HostReadSatisfied()) return;
       break;
+    case Wait::kRingSpace:
+      break;  // Process() re-checks the ring
     case Wait::kNone:
       break;
   }
-  wait_ = Wait::kNone;
-  while (true) {
-    absl::StatusOr<bool> more = source_->Next(&record_);
-    if (!more.ok()) return Fail(more.status());
-    if (!*more) {
-      done_ = true;
-      return;
-    }
-    switch (record_.kind_case()) {
-      case trace::StreamRecord::kLaunchBegin:
-        BeginLaunch(record_.launch_begin());
-        continue;
-      case trace::StreamRecord::kScopeBegin:
-        scopes_.push_back(Scope{record_.scope_begin().mode(), record_.scope_begin().depth(), {}});
-        continue;
-      case trace::StreamRecord::kScopeEnd:
-        EndScope();
-        continue;
-      case trace::StreamRecord::kAlloc: {
-        const TimePs cost = Alloc(record_.alloc());
-        context_->counters().orchestrator_busy += cost;
-        wait_ = Wait::kPublish;  // nothing to publish; just pay the time
-        wake_.notify(Ps(cost));
+  if (wait_ != Wait::kRingSpace) wait_ = Wait::kNone;
+  while (context_->fatal().ok()) {
+    if (!have_record_) {
+      absl::StatusOr<bool> more = source_->Next(&record_);
+      if (!more.ok()) return Fail(more.status());
+      if (!*more) {
+        done_ = true;
         return;
       }
-      case trace::StreamRecord::kSubmit:
-      case trace::StreamRecord::kDummy: {
-        absl::StatusOr<TimePs> cost =
-            record_.has_submit() ? Submit(record_.submit()) : SubmitDummy(record_.dummy());
-        if (!cost.ok()) return Fail(cost.status());
-        context_->counters().orchestrator_busy += *cost;
-        wait_ = Wait::kPublish;
-        wake_.notify(Ps(*cost));
-        return;
-      }
-      case trace::StreamRecord::kHostRead:
-        host_read_ = record_.host_read();
-        if (!HostReadSatisfied()) {
-          wait_ = Wait::kHostRead;
-          return;
-        }
-        continue;
-      case trace::StreamRecord::kLaunchEnd:
-        while (!scopes_.empty()) EndScope();
-        if (!LaunchDrained()) {
-          wait_ = Wait::kLaunchDrain;
-          return;
-        }
-        listener_->OnLaunchEnd(launch_, context_->counters());
-        continue;
-      case trace::StreamRecord::kCheck:
-        listener_->OnCheck(record_.check());
-        continue;
-      case trace::StreamRecord::KIND_NOT_SET:
-        return Fail(absl::InvalidArgumentError("record has no kind"));
+      have_record_ = true;
     }
+    if (!Process()) return;
   }
+}
+
+bool Orchestrator::Process() {
+  switch (record_.kind_case()) {
+    case trace::StreamRecord::kLaunchBegin:
+      BeginLaunch(record_.launch_begin());
+      break;
+    case trace::StreamRecord::kScopeBegin:
+      scopes_.push_back(Scope{record_.scope_begin().mode(), record_.scope_begin().depth(), {}});
+      break;
+    case trace::StreamRecord::kScopeEnd:
+      EndScope();
+      break;
+    case trace::StreamRecord::kAlloc: {
+      int64_t heap = 0;
+      for (uint32_t id : record_.alloc().tensor_ids()) heap += context_->tensor(id).size_bytes();
+      if (!RingHasSpace(heap)) return false;
+      have_record_ = false;
+      const TimePs cost = Alloc(record_.alloc());
+      context_->counters().orchestrator_busy += cost;
+      wait_ = Wait::kPublish;  // nothing to publish; just pay the time
+      wake_.notify(Ps(cost));
+      return false;
+    }
+    case trace::StreamRecord::kSubmit:
+    case trace::StreamRecord::kDummy: {
+      if (!RingHasSpace(0)) return false;
+      have_record_ = false;
+      absl::StatusOr<TimePs> cost =
+          record_.has_submit() ? Submit(record_.submit()) : SubmitDummy(record_.dummy());
+      if (!cost.ok()) {
+        Fail(cost.status());
+        return false;
+      }
+      context_->counters().orchestrator_busy += *cost;
+      wait_ = Wait::kPublish;
+      wake_.notify(Ps(*cost));
+      return false;
+    }
+    case trace::StreamRecord::kHostRead:
+      host_read_ = record_.host_read();
+      if (!HostReadSatisfied()) {
+        have_record_ = false;
+        wait_ = Wait::kHostRead;
+        return false;
+      }
+      break;
+    case trace::StreamRecord::kLaunchEnd:
+      while (!scopes_.empty()) EndScope();
+      have_record_ = false;
+      if (!LaunchDrained()) {
+        wait_ = Wait::kLaunchDrain;
+        return false;
+      }
+      listener_->OnLaunchEnd(launch_, context_->counters());
+      return true;
+    case trace::StreamRecord::kCheck:
+      listener_->OnCheck(record_.check());
+      break;
+    case trace::StreamRecord::KIND_NOT_SET:
+      Fail(absl::InvalidArgumentError("record has no kind"));
+      return false;
+  }
+  have_record_ = false;
+  return true;
+}
+
+bool Orchestrator::RingHasSpace(int64_t heap) {
+  const Scope& scope = scopes_.back();
+  const int ring = RingOf(scope.depth);
+  const RingLimits& limits = context_->ring_limits(ring);
+  TaskTable& tasks = context_->tasks();
+  const bool window_ok = static_cast<int64_t>(tasks.ring_occupancy(ring)) + 1 < limits.task_window;
+  const bool heap_ok = context_->ring_heap_used(ring) + heap <= limits.heap_bytes;
+  const bool deps_ok = context_->ring_dep_used(ring) < limits.dep_pool;
+  if (window_ok && heap_ok && deps_ok) {
+    if (wait_ == Wait::kRingSpace) {
+      context_->counters().rings[ring].blocked += Now() - blocked_since_;
+      wait_ = Wait::kNone;
+    }
+    return true;
+  }
+  const char* what = !window_ok ? "task window" : (!heap_ok ? "heap" : "dep pool");
+  // A scope can never hold a full window: its tasks keep their scope
+  // reference until the scope ends, which the blocked orchestrator cannot
+  // reach (the runtime's SCOPE_DEADLOCK, found at submit).
+  if (!window_ok && static_cast<int64_t>(scope.tasks.size()) >= limits.task_window - 1) {
+    Fail(absl::ResourceExhaustedError(absl::StrCat(
+        "ring ", ring, " full (SCOPE_DEADLOCK): the scope at depth ", scope.depth, " holds ",
+        scope.tasks.size(), " tasks, but ring ", ring, "'s task window of ", limits.task_window,
+        " allows only ", limits.task_window - 1,
+        " in flight, and none can retire before the scope ends; split the scope (e.g. a "
+        "pl.range loop gives each iteration its own scope) or raise ring.task_window")));
+    return false;
+  }
+  // Structural deadlock: the oldest live task of the ring is pinned by a
+  // scope that is still open, so nothing in the ring can ever retire.
+  const Task* front = tasks.ring_front(ring);
+  if (front != nullptr && !front->scope_released && front->completed && front->retain_pins == 0) {
+    Fail(absl::ResourceExhaustedError(absl::StrCat(
+        "ring ", ring, " ", what, " full (FLOW_CONTROL_DEADLOCK): its oldest task '", front->name,
+        "' (launch index ", front->index_in_launch,
+        ") has completed but its scope is still open, and the orchestrator cannot close it "
+        "while waiting for space; raise the ring's ",
+        what, " or close scopes sooner")));
+    return false;
+  }
+  if (wait_ != Wait::kRingSpace) {
+    wait_ = Wait::kRingSpace;
+    blocked_since_ = Now();
+    blocked_ring_ = ring;
+  }
+  return false;  // woken when a task retires
 }
 
 void Orchestrator::BeginLaunch(const trace::LaunchBegin& begin) {
@@ -148,7 +223,7 @@ void Orchestrator::EndScope() {
   Scope scope = std::move(scopes_.back());
   scopes_.pop_back();
   for (TaskSeq seq : scope.tasks) context_->tasks().ReleaseScope(seq);
-  context_->tasks().AdvanceWatermark();
+  context_->tasks().AdvanceWatermarks();
 }
 
 bool Orchestrator::LaunchDrained() const { return context_->tasks().live_tasks() == 0; }
@@ -173,14 +248,16 @@ bool Orchestrator::HostReadSatisfied() const {
 }
 
 Task& Orchestrator::NewTask(TaskShape shape, const std::string& name) {
-  Task& task = context_->tasks().Create(next_seq_++);
+  const int ring = RingOf(scopes_.back().depth);
+  Task& task = context_->tasks().Create(next_seq_++, ring);
+  LaunchCounters::Ring& stats = context_->counters().rings[ring];
+  stats.peak_tasks = std::max<uint64_t>(stats.peak_tasks, context_->tasks().ring_occupancy(ring));
   task.launch = static_cast<uint32_t>(launch_);
   task.index_in_launch = static_cast<uint32_t>(task.seq - launch_first_seq_);
   task.shape = shape;
   task.name = name;
   task.scope_depth = scopes_.back().depth;
-  const uint64_t ring = std::min<uint32_t>(task.scope_depth, 3);
-  task.runtime_id = (ring << 32) | ring_next_local_[ring]++;
+  task.runtime_id = (static_cast<uint64_t>(ring) << 32) | ring_next_local_[ring]++;
   task.manual_scope = scopes_.back().mode == trace::ScopeBegin::MANUAL;
   scopes_.back().tasks.push_back(task.seq);
   return task;
@@ -189,11 +266,21 @@ Task& Orchestrator::NewTask(TaskShape shape, const std::string& name) {
 TimePs Orchestrator::Alloc(const trace::Alloc& alloc) {
   Task& task = NewTask(TaskShape::kAlloc, "alloc");
   ++context_->counters().alloc_tasks;
-  for (uint32_t id : alloc.tensor_ids()) creator_of_tensor_[id] = task.seq;
+  for (uint32_t id : alloc.tensor_ids()) {
+    creator_of_tensor_[id] = task.seq;
+    task.heap_bytes += context_->tensor(id).size_bytes();
+  }
+  int64_t& heap = context_->ring_heap_used(task.ring);
+  heap += task.heap_bytes;
+  LaunchCounters::Ring& stats = context_->counters().rings[task.ring];
+  stats.peak_heap_bytes = std::max<uint64_t>(stats.peak_heap_bytes, heap);
   // Completed inline by the orchestrator: no scheduler work.
   const TimePs cost = Ns(context_->config().aicpu.alloc_ns);
   task.fanin_pending = 0;
+  task.allow_early_resolve = true;  // an alloc never holds up early dispatch
+  task.fully_published = true;
   task.times.submit = task.times.ready = Now() + cost;
+  context_->observer().OnTaskSubmitted(task, {}, Now(), Now() + cost);
   CompleteTask(*context_, task, Now() + cost);
   return cost;
 }
@@ -218,12 +305,16 @@ absl::StatusOr<TimePs> Orchestrator::Submit(const trace::Submit& submit) {
       break;
   }
   if (task.sync_start && task.block_num > 1) {
-    return absl::UnimplementedError(
-        "submit.sync_start: co-resident (sync_start) launches are not supported yet");
-  }
-  if (task.allow_early_resolve) {
-    return absl::UnimplementedError(
-        "submit.allow_early_resolve: early dispatch (pre-staging consumers) is not supported yet");
+    const int64_t width = task.shape == TaskShape::kAiv ? context_->config().aiv_count()
+                                                        : context_->config().aic_count();
+    if (task.block_num > width) {
+      // The runtime refuses it at submit (PTO2_ERROR_REQUIRE_SYNC_START_INVALID).
+      return absl::AbortedError(
+          absl::StrCat("submit '", task.name, "': sync_start with ", task.block_num,
+                       " blocks, but the chip has only ", width,
+                       task.shape == TaskShape::kAiv ? " AIV cores" : " clusters",
+                       " (REQUIRE_SYNC_START_INVALID): every block must be co-resident"));
+    }
   }
   if (submit.has_predicate()) {
     const trace::Predicate& p = submit.predicate();
@@ -290,12 +381,46 @@ absl::StatusOr<TimePs> Orchestrator::InferAndWire(
   context_->counters().edges += edges_.size();
   UniqueProducers(task.seq, edges_, &producers_);
   task.producers = static_cast<int64_t>(producers_.size());
-  for (TaskSeq producer : producers_) context_->tasks().AddDependency(producer, task);
+  TaskTable& tasks = context_->tasks();
+  for (TaskSeq seq : producers_) {
+    // Creator and explicit edges retain their producer; tensor-map edges
+    // only wait (deps.json flags).
+    bool retain = false;
+    for (const DepEdge& edge : edges_) {
+      retain |= edge.producer == seq && edge.source != EdgeSource::kTensorMap;
+    }
+    const Task* producer = tasks.Find(seq);
+    if (tasks.AddDependency(seq, task, retain)) {
+      // Early dispatch needs every unfinished producer flagged.
+      if (producer->allow_early_resolve && producer->shape != TaskShape::kDummy) {
+        if (!producer->fully_published) ++task.early_waiting;
+      } else {
+        task.early_blocked = true;
+      }
+    }
+  }
+  task.dep_entries = task.fanin_pending - 1;
+  int64_t& deps_used = context_->ring_dep_used(task.ring);
+  deps_used += task.dep_entries;
+  LaunchCounters& counters = context_->counters();
+  counters.rings[task.ring].peak_dep_entries =
+      std::max<uint64_t>(counters.rings[task.ring].peak_dep_entries, deps_used);
 
   pending_publish_ = task.seq;
   const AicpuParams& aicpu = context_->config().aicpu;
-  return Ns(aicpu.submit_base_ns + aicpu.submit_per_tensor_arg_ns * stats.tensor_args +
-            aicpu.submit_per_probe_ns * static_cast<double>(stats.entries_probed));
+  const TimePs base = Ns(aicpu.submit_base_ns);
+  const TimePs param_copy = Ns(aicpu.submit_per_tensor_arg_ns * stats.tensor_args);
+  const TimePs lookup = Ns(aicpu.submit_per_lookup_ns * stats.lookups +
+                           aicpu.submit_per_probe_ns * static_cast<double>(stats.entries_probed));
+  const TimePs insert = Ns(aicpu.submit_per_insert_ns * stats.registrations);
+  counters.submit_base += base;
+  counters.submit_param_copy += param_copy;
+  counters.submit_lookup += lookup;
+  counters.submit_insert += insert;
+  ++counters.submits;
+  const TimePs cost = base + param_copy + lookup + insert;
+  context_->observer().OnTaskSubmitted(task, edges_, Now(), Now() + cost);
+  return cost;
 }
 
 void Orchestrator::Publish(TaskSeq seq) {
@@ -306,6 +431,8 @@ void Orchestrator::Publish(TaskSeq seq) {
   if (TaskTable::ReleaseFanin(*task)) {
     RouteReady(*context_, *task, now);
     signals_->WakeSchedulers(now);
+  } else {
+    MaybeQueueEarly(*context_, *task, now);
   }
 }
 

@@ -54,10 +54,17 @@ class Orchestrator : public sc_core::sc_module {
     uint32_t depth = 0;
     std::vector<TaskSeq> tasks;
   };
-  enum class Wait { kNone, kPublish, kLaunchDrain, kHostRead };
+  enum class Wait { kNone, kPublish, kLaunchDrain, kHostRead, kRingSpace };
 
   void Step();
   TimePs Now() const;
+  // Handles record_; returns false when the orchestrator must stop this
+  // activation (it charged time, blocks, or failed).
+  bool Process();
+  // Whether the current scope's ring can take one more task with `heap`
+  // output bytes; when not, either waits or fails with the runtime's
+  // deadlock classification.
+  bool RingHasSpace(int64_t heap);
   // Each returns the orchestrator time the record costs, or an error.
   absl::StatusOr<TimePs> Submit(const trace::Submit& submit);
   absl::StatusOr<TimePs> SubmitDummy(const trace::Dummy& dummy);
@@ -80,7 +87,10 @@ class Orchestrator : public sc_core::sc_module {
   LaunchListener* listener_;
   sc_core::sc_event wake_;
   trace::StreamRecord record_;
+  bool have_record_ = false;  // record_ is read but not yet processed
   Wait wait_ = Wait::kNone;
+  TimePs blocked_since_ = 0;
+  int blocked_ring_ = 0;
   TaskSeq pending_publish_ = kNoTask;
   trace::HostRead host_read_;
   bool done_ = false;

@@ -2,21 +2,46 @@
 
 #include <algorithm>
 
-#include "models/aicpu/task_lifecycle.h"
-
 namespace pto {
 namespace {
 
+using Lane = ReadyQueues::Lane;
+
 // Dummy-only completions drained per loop (the runtime's DUMMY_DRAIN_BATCH).
 constexpr int kDummyDrainBatch = 8;
+// Deferred releases flushed even on a busy loop (PTO2_DEFERRED_RELEASE_CAP).
+constexpr size_t kDeferredReleaseCap = 256;
 
 sc_core::sc_time Ps(TimePs ps) { return sc_core::sc_time::from_value(ps); }
 
+CoreKind KindOf(TaskShape shape) {
+  return shape == TaskShape::kAic ? CoreKind::kAic : CoreKind::kAiv;
+}
+
 }  // namespace
 
+const char* SchedulerPhaseName(SchedulerPhaseKind kind) {
+  switch (kind) {
+    case SchedulerPhaseKind::kComplete:
+      return "complete";
+    case SchedulerPhaseKind::kDummy:
+      return "dummy";
+    case SchedulerPhaseKind::kDispatch:
+      return "dispatch";
+    case SchedulerPhaseKind::kEarlyDispatch:
+      return "early_dispatch";
+    case SchedulerPhaseKind::kDrain:
+      return "drain";
+    case SchedulerPhaseKind::kRelease:
+      return "release";
+  }
+  return "?";
+}
+
 SchedulerThread::SchedulerThread(sc_core::sc_module_name name, int index, ChipContext* context,
-                                 RuntimeSignals* signals, std::vector<AiCore*> cores)
-    : sc_module(name), index_(index), context_(context), signals_(signals) {
+                                 RuntimeSignals* signals, SchedulerGroup* group,
+                                 std::vector<AiCore*> cores)
+    : sc_module(name), index_(index), context_(context), signals_(signals), group_(group) {
   std::stable_sort(cores.begin(), cores.end(), [](const AiCore* a, const AiCore* b) {
     return a->core_kind() == CoreKind::kAic && b->core_kind() != CoreKind::kAic;
   });
@@ -28,16 +53,16 @@ SchedulerThread::SchedulerThread(sc_core::sc_module_name name, int index, ChipCo
     cores_.push_back(OwnedCore{core});
     core->set_owner(this);
   }
-  // Clusters: each owned AIC with the two AIVs of its cluster.
   for (const OwnedCore& owned : cores_) {
     if (owned.core->core_kind() != CoreKind::kAic) continue;
-    cluster_members_.push_back(local_of_core_[owned.core->id()]);
+    Unit cluster{{local_of_core_[owned.core->id()], -1, -1}, 1};
     for (const OwnedCore& other : cores_) {
       if (other.core->core_kind() == CoreKind::kAiv &&
           other.core->cluster() == owned.core->cluster()) {
-        cluster_members_.push_back(local_of_core_[other.core->id()]);
+        cluster.members[cluster.count++] = local_of_core_[other.core->id()];
       }
     }
+    if (cluster.count == 3) clusters_.push_back(cluster);
   }
   SC_METHOD(Step);
   sensitive << wake_;
@@ -47,7 +72,8 @@ SchedulerThread::SchedulerThread(sc_core::sc_module_name name, int index, ChipCo
 TimePs SchedulerThread::Now() const { return sc_core::sc_time_stamp().value(); }
 
 size_t SchedulerThread::running_cores() const {
-  return std::count_if(cores_.begin(), cores_.end(), [](const OwnedCore& c) { return c.busy; });
+  return std::count_if(cores_.begin(), cores_.end(),
+                       [](const OwnedCore& c) { return c.running.valid; });
 }
 
 void SchedulerThread::Wake(TimePs visible_at) {
@@ -59,9 +85,75 @@ void SchedulerThread::Wake(TimePs visible_at) {
   wake_.notify(Ps(at - now));
 }
 
-void SchedulerThread::OnFinVisible(int core_id) {
-  cores_[local_of_core_[core_id]].fin_seen = true;
+void SchedulerThread::OnCondVisible(int core_id, CondValue value) {
+  cores_[local_of_core_[core_id]].visible = value;
   Wake(Now());
+}
+
+void SchedulerThread::Ungate(int core_id, TaskSeq task) {
+  OwnedCore& owned = cores_[local_of_core_[core_id]];
+  for (Slot* slot : {&owned.running, &owned.pending}) {
+    if (slot->valid && slot->task == task) slot->gated = false;
+  }
+  Wake(Now());
+}
+
+bool SchedulerThread::SlotFree(const OwnedCore& owned, bool pending) const {
+  if (!pending) return !owned.running.valid;
+  return owned.running.valid && owned.running_acked && !owned.running.gated && !owned.pending.valid;
+}
+
+int SchedulerThread::IdleUnitCount(TaskShape shape) const {
+  return static_cast<int>(FreeUnits(shape, /*pending=*/false).size());
+}
+
+std::vector<SchedulerThread::Unit> SchedulerThread::FreeUnits(TaskShape shape, bool pending) const {
+  std::vector<Unit> units;
+  if (shape == TaskShape::kMix) {
+    // A cluster is usable when every core has a free slot; the idle phase
+    // takes fully idle clusters, the pending phase the rest.
+    for (const Unit& cluster : clusters_) {
+      bool all_idle = true, usable = true;
+      for (int m = 0; m < 3; ++m) {
+        const OwnedCore& owned = cores_[cluster.members[m]];
+        all_idle &= SlotFree(owned, false);
+        usable &= SlotFree(owned, false) || SlotFree(owned, true);
+      }
+      if (pending ? (usable && !all_idle) : all_idle) units.push_back(cluster);
+    }
+    return units;
+  }
+  const CoreKind kind = KindOf(shape);
+  for (size_t i = 0; i < cores_.size(); ++i) {
+    if (cores_[i].core->core_kind() == kind && SlotFree(cores_[i], pending)) {
+      units.push_back(Unit{{static_cast<int>(i), -1, -1}, 1});
+    }
+  }
+  return units;
+}
+
+std::array<uint32_t, 3> SchedulerThread::QueueDepths() const {
+  const ReadyQueues& ready = context_->ready();
+  std::array<uint32_t, 3> depths;
+  for (TaskShape shape : {TaskShape::kAic, TaskShape::kAiv, TaskShape::kMix}) {
+    depths[static_cast<int>(shape)] =
+        static_cast<uint32_t>(ready.Size(shape) + ready.Size(shape, Lane::kSync));
+  }
+  return depths;
+}
+
+void SchedulerThread::EmitPhase(SchedulerPhaseKind kind, TimePs start, TimePs end,
+                                uint32_t processed, SchedulerPhase* extra) {
+  SchedulerPhase phase = extra != nullptr ? *extra : SchedulerPhase{};
+  phase.thread = index_;
+  phase.kind = kind;
+  phase.start = start;
+  phase.end = end;
+  phase.loop_iter = loops_;
+  phase.tasks_processed = processed;
+  if (extra == nullptr) phase.shared_at_start = QueueDepths();
+  phase.shared_at_end = QueueDepths();
+  context_->observer().OnSchedulerPhase(phase);
 }
 
 void SchedulerThread::Step() {
@@ -69,147 +161,371 @@ void SchedulerThread::Step() {
   sleeping_ = false;
   wake_at_ = kNever;
   ++loops_;
-  TimePs cost = 0;
+  TimePs cost = Ns(context_->config().aicpu.loop_overhead_ns);
   bool progressed = CompletePhase(now, &cost);
-  progressed |= DummyPhase(now, &cost);
-  progressed |= DispatchPhase(now, &cost);
+  if (group_->draining()) {
+    const TimePs start = now + cost;
+    if (group_->TryLaunchDrain(this, now, &cost)) {
+      progressed = true;
+      EmitPhase(SchedulerPhaseKind::kDrain, start, now + cost, 1);
+    }
+  } else {
+    progressed |= DummyPhase(now, &cost);
+    progressed |= DispatchPhase(now, &cost);
+    progressed |= EarlyDispatchPhase(now, &cost);
+  }
+  if (!progressed || deferred_release_.size() >= kDeferredReleaseCap) {
+    progressed |= ReleasePhase(now, &cost);
+  }
   if (!context_->fatal().ok()) return;
   if (progressed) {
+    busy_ += cost;
     context_->counters().scheduler_busy += cost;
+    ++context_->counters().scheduler_loops;
     wake_.notify(Ps(std::max<TimePs>(cost, 1)));
     return;
   }
-  // Nothing to do: sleep until a FIN or new work, or until queued work that
-  // is not visible yet becomes visible.
+  // Nothing to do: sleep until a COND change or new work, or until queued
+  // work that is not visible yet becomes visible.
+  --loops_;  // an idle spin is not a recorded loop
   sleeping_ = true;
-  TimePs next = kNever;
-  for (TaskShape shape : {TaskShape::kMix, TaskShape::kAic, TaskShape::kAiv, TaskShape::kDummy}) {
-    const TimePs at = context_->ready().HeadVisibleAt(shape);
-    if (at > now && (next == kNever || at < next)) next = at;
-  }
-  if (next != kNever) Wake(next);
+  const TimePs next = context_->ready().EarliestHead();
+  if (next != kNever && next > now) Wake(next);
 }
 
 bool SchedulerThread::CompletePhase(TimePs now, TimePs* cost) {
-  const size_t running = running_cores();
-  if (running == 0) return false;
-  // One COND read per running core, serially.
-  *cost += static_cast<TimePs>(running) * Ns(context_->config().aicpu.cond_poll_ns);
-  bool progressed = false;
+  const TimePs start = now + *cost;
+  const TimePs poll = Ns(context_->config().aicpu.cond_poll_ns);
+  uint32_t finished = 0;
+  bool changed = false;
   for (OwnedCore& owned : cores_) {
-    if (!owned.busy || !owned.fin_seen) continue;
-    progressed = true;
-    FinishSubtask(owned, now, cost);
+    // Gated (pre-staged) cores are not polled until their doorbell rings.
+    if (!owned.running.valid || owned.running.gated) continue;
+    *cost += poll;  // one MMIO read, serially
+    if (owned.visible.token == owned.seen.token && owned.visible.fin == owned.seen.fin) continue;
+    changed = true;
+    Observe(owned, owned.visible, now + *cost, cost, &finished);
     if (!context_->fatal().ok()) return true;
   }
-  return progressed;
+  if (finished > 0) EmitPhase(SchedulerPhaseKind::kComplete, start, now + *cost, finished);
+  return changed;
 }
 
-void SchedulerThread::FinishSubtask(OwnedCore& owned, TimePs now, TimePs* cost) {
-  owned.busy = false;
-  owned.fin_seen = false;
-  Task* task = context_->tasks().Find(owned.task);
-  owned.task = kNoTask;
-  if (++task->subtasks_done < task->block_num * task->subtasks_per_block) return;
-  ChargeResolve(CompleteTask(*context_, *task, now + *cost), cost);
-  signals_->WakeSchedulers(now + *cost);
-  signals_->WakeOrchestrator();
+void SchedulerThread::Observe(OwnedCore& owned, CondValue value, TimePs when, TimePs* cost,
+                              uint32_t* finished) {
+  owned.seen = value;
+  if (owned.pending.valid && value.token == owned.pending.token) {
+    // The pending task ACKed or finished: the running one is done (serial
+    // execution implies it).
+    const Slot running = owned.running;
+    const Slot pending = owned.pending;
+    owned.pending.valid = false;
+    if (value.fin) {
+      owned.running.valid = false;
+    } else {
+      owned.running = pending;
+      owned.running_acked = true;
+    }
+    FinishSubtask(owned, running, when, cost);
+    ++*finished;
+    if (value.fin) {
+      FinishSubtask(owned, pending, when, cost);
+      ++*finished;
+    }
+    return;
+  }
+  if (!owned.running.valid || value.token != owned.running.token) return;  // stale
+  if (!value.fin) {
+    owned.running_acked = true;  // the pending slot may now be filled
+    return;
+  }
+  if (owned.pending.valid && !owned.pending.gated) return;  // wait for the pending ACK/FIN
+  const Slot running = owned.running;
+  if (owned.pending.valid) {  // a gated pending task: promoted, not ACKed yet
+    owned.running = owned.pending;
+    owned.pending.valid = false;
+    owned.running_acked = false;
+  } else {
+    owned.running.valid = false;
+  }
+  FinishSubtask(owned, running, when, cost);
+  ++*finished;
 }
 
-void SchedulerThread::ChargeResolve(size_t consumers, TimePs* cost) const {
+void SchedulerThread::ChargeCompletion(const CompletionWork& work, TimePs* cost) const {
   const AicpuParams& aicpu = context_->config().aicpu;
-  *cost += Ns(aicpu.resolve_base_ns + aicpu.resolve_per_consumer_ns * consumers);
+  *cost += Ns(aicpu.resolve_base_ns + aicpu.resolve_per_consumer_ns * work.consumers +
+              aicpu.doorbell_ns * work.doorbells);
+}
+
+void SchedulerThread::FinishSubtask(OwnedCore& owned, const Slot& slot, TimePs when, TimePs* cost) {
+  if (const CoreInterval* recorded = owned.core->IntervalOf(slot.token)) {
+    CoreInterval interval = *recorded;
+    interval.finish = when;
+    context_->observer().OnCoreInterval(interval);
+  }
+  Task* task = context_->tasks().Find(slot.task);
+  if (++task->subtasks_done < task->block_num * task->subtasks_per_block) return;
+  deferred_release_.push_back(task->seq);
+  ChargeCompletion(CompleteTask(*context_, *task, when), cost);
+  signals_->WakeSchedulers(when);
+  signals_->WakeOrchestrator();
 }
 
 bool SchedulerThread::DummyPhase(TimePs now, TimePs* cost) {
   ReadyQueues& ready = context_->ready();
-  int drained = 0;
+  const TimePs start = now + *cost;
+  uint32_t drained = 0;
   while (drained < kDummyDrainBatch && ready.HasVisible(TaskShape::kDummy, now + *cost)) {
     Task* task = context_->tasks().Find(ready.Pop(TaskShape::kDummy));
     *cost += Ns(context_->config().aicpu.dummy_retire_ns);
-    ChargeResolve(CompleteTask(*context_, *task, now + *cost), cost);
+    context_->observer().OnInlineRetire(index_, *task, now + *cost);
+    ++context_->counters().inline_retires;
+    deferred_release_.push_back(task->seq);
+    ChargeCompletion(CompleteTask(*context_, *task, now + *cost), cost);
     ++drained;
   }
-  if (drained > 0) {
-    signals_->WakeSchedulers(now + *cost);
-    signals_->WakeOrchestrator();
-  }
-  return drained > 0;
+  if (drained == 0) return false;
+  EmitPhase(SchedulerPhaseKind::kDummy, start, now + *cost, drained);
+  signals_->WakeSchedulers(now + *cost);
+  signals_->WakeOrchestrator();
+  return true;
 }
 
-bool SchedulerThread::DispatchPhase(TimePs now, TimePs* cost) {
-  // MIX first; then AIC and AIV in an order that alternates by thread parity
-  // so no core type is always served last.
-  bool progressed = DispatchShape(TaskShape::kMix, now, cost);
-  const TaskShape first = index_ % 2 == 0 ? TaskShape::kAic : TaskShape::kAiv;
-  const TaskShape second = first == TaskShape::kAic ? TaskShape::kAiv : TaskShape::kAic;
-  progressed |= DispatchShape(first, now, cost);
-  progressed |= DispatchShape(second, now, cost);
-  return progressed;
-}
-
-std::vector<int> SchedulerThread::IdleUnits(TaskShape shape) const {
-  std::vector<int> units;
-  if (shape == TaskShape::kMix) {
-    for (size_t i = 0; i < cluster_members_.size(); i += 3) {
-      if (!cores_[cluster_members_[i]].busy && !cores_[cluster_members_[i + 1]].busy &&
-          !cores_[cluster_members_[i + 2]].busy) {
-        units.push_back(static_cast<int>(i));
-      }
-    }
-    return units;
-  }
-  const CoreKind kind = shape == TaskShape::kAic ? CoreKind::kAic : CoreKind::kAiv;
-  for (size_t i = 0; i < cores_.size(); ++i) {
-    if (!cores_[i].busy && cores_[i].core->core_kind() == kind)
-      units.push_back(static_cast<int>(i));
-  }
-  return units;
-}
-
-bool SchedulerThread::DispatchShape(TaskShape shape, TimePs now, TimePs* cost) {
-  ReadyQueues& ready = context_->ready();
-  if (!ready.HasVisible(shape, now + *cost)) return false;
-  std::vector<int> units = IdleUnits(shape);
-  size_t next_unit = 0;
-  bool progressed = false;
+void SchedulerThread::Place(Task& task, const Unit& unit, int64_t block, bool gated, TimePs now,
+                            TimePs* cost) {
   const TimePs publish = Ns(context_->config().aicpu.dispatch_publish_ns);
+  for (int m = 0; m < unit.count; ++m) {
+    OwnedCore& owned = cores_[unit.members[m]];
+    *cost += publish;
+    BlockWork work;
+    work.task = task.seq;
+    work.block = block;
+    work.block_num = task.block_num;
+    work.kernel = task.kernel;
+    work.subblock = task.shape == TaskShape::kMix ? std::max(0, m - 1) : 0;
+    work.executes_data = m == 0;
+    work.gated = gated;
+    work.token = owned.next_token++;
+    work.thread = index_;
+    work.dispatch = now + *cost;
+    if (task.times.first_dispatch == kNever) task.times.first_dispatch = work.dispatch;
+    if (task.first_core < 0) task.first_core = owned.core->id();
+    const Slot slot{true, task.seq, work.token, gated};
+    if (!owned.running.valid) {
+      owned.running = slot;
+      owned.running_acked = false;
+    } else {
+      owned.pending = slot;
+    }
+    if (gated) task.staged_cores.push_back(owned.core->id());
+    owned.core->Dispatch(work, *cost);
+  }
+}
+
+bool SchedulerThread::DispatchShape(TaskShape shape, bool pending, TimePs now, TimePs* cost,
+                                    SchedulerPhase* phase) {
+  ReadyQueues& ready = context_->ready();
+  std::vector<Unit> units = FreeUnits(shape, pending);
+  if (units.empty()) return false;
+  if (!ready.HasVisible(shape, now + *cost)) {
+    ++phase->pop_miss;
+    ++context_->counters().pop_miss;
+    return false;
+  }
+  // Tasks popped in one batch share one write barrier (batched publish).
+  *cost += Ns(context_->config().aicpu.wmb_ns);
   LaunchCounters& counters = context_->counters();
+  size_t next_unit = 0;
   while (next_unit < units.size() && ready.HasVisible(shape, now + *cost)) {
     Task* task = context_->tasks().Find(ready.Pop(shape));
     ++counters.task_dispatches;
-    progressed = true;
+    ++counters.pop_hit;
+    ++phase->pop_hit;
     while (next_unit < units.size() && task->next_block < task->block_num) {
       const int64_t block = task->next_block++;
       ++counters.block_dispatches;
-      const int unit = units[next_unit++];
-      // The cluster's cores (MIX) or the single core of this unit.
-      const int members = shape == TaskShape::kMix ? 3 : 1;
-      for (int m = 0; m < members; ++m) {
-        OwnedCore& owned = cores_[shape == TaskShape::kMix ? cluster_members_[unit + m] : unit];
-        *cost += publish;
-        BlockWork work;
-        work.task = task->seq;
-        work.block = block;
-        work.block_num = task->block_num;
-        work.kernel = task->kernel;
-        work.subblock = shape == TaskShape::kMix ? std::max(0, m - 1) : 0;
-        work.executes_data = m == 0;
-        work.dispatch = now + *cost;
-        if (task->times.first_dispatch == kNever) task->times.first_dispatch = work.dispatch;
-        if (task->first_core < 0) task->first_core = owned.core->id();
-        owned.busy = true;
-        owned.fin_seen = false;
-        owned.task = task->seq;
-        owned.core->Dispatch(work, Ps(*cost));
+      Place(*task, units[next_unit++], block, /*gated=*/false, now, cost);
+      phase->tasks_processed += units[next_unit - 1].count;
+    }
+    if (task->next_block < task->block_num) {
+      // The rest goes back to the front so other threads fill their cores.
+      ready.PushFront(shape, task->seq, now + *cost);
+      signals_->WakeSchedulers(now + *cost);
+    } else {
+      OnFullyPublished(*context_, *task, now + *cost);
+    }
+  }
+  return true;
+}
+
+bool SchedulerThread::DispatchSyncTier(TimePs now, TimePs* cost, SchedulerPhase* phase) {
+  ReadyQueues& ready = context_->ready();
+  bool dispatched = false;
+  for (TaskShape shape : {TaskShape::kMix, TaskShape::kAic, TaskShape::kAiv}) {
+    while (ready.HasVisible(shape, now + *cost, Lane::kSync) && !group_->draining()) {
+      Task* task = context_->tasks().Find(ready.Pop(shape, Lane::kSync));
+      ++context_->counters().task_dispatches;
+      ++context_->counters().pop_hit;
+      ++phase->pop_hit;
+      dispatched = true;
+      std::vector<Unit> units = FreeUnits(shape, /*pending=*/false);
+      if (static_cast<int64_t>(units.size()) < task->block_num) {
+        // No single thread can hold the cohort: stop the world.
+        group_->BeginDrain(task->seq);
+        signals_->WakeSchedulers(now + *cost);
+        break;
+      }
+      *cost += Ns(context_->config().aicpu.wmb_ns);
+      for (int64_t b = 0; b < task->block_num; ++b) {
+        ++context_->counters().block_dispatches;
+        Place(*task, units[b], task->next_block++, /*gated=*/false, now, cost);
+      }
+      OnFullyPublished(*context_, *task, now + *cost);
+    }
+  }
+  return dispatched;
+}
+
+bool SchedulerThread::DispatchPhase(TimePs now, TimePs* cost) {
+  const TimePs start = now + *cost;
+  SchedulerPhase phase;
+  phase.shared_at_start = QueueDepths();
+  bool dispatched = DispatchSyncTier(now, cost, &phase);
+  if (!group_->draining()) {
+    // MIX first and strictly: AIC/AIV wait while MIX work is left. AIC/AIV
+    // order alternates by thread parity so no type is always served last.
+    const TaskShape first = index_ % 2 == 0 ? TaskShape::kAic : TaskShape::kAiv;
+    const TaskShape second = first == TaskShape::kAic ? TaskShape::kAiv : TaskShape::kAic;
+    const bool two_slots = context_->config().core.dispatch_slots >= 2;
+    for (bool pending : {false, true}) {
+      if (pending && !two_slots) break;
+      const bool mix_gated = pending && group_->PeerHasIdle(this, TaskShape::kMix);
+      if (!mix_gated) dispatched |= DispatchShape(TaskShape::kMix, pending, now, cost, &phase);
+      if (context_->ready().HasVisible(TaskShape::kMix, now + *cost)) continue;
+      for (TaskShape shape : {first, second}) {
+        // A busy core's second slot is used only when no other thread has
+        // an idle core that could take the task now.
+        if (pending && group_->PeerHasIdle(this, shape)) continue;
+        dispatched |= DispatchShape(shape, pending, now, cost, &phase);
       }
     }
-    // Blocks left over go back to the front so other threads fill their
-    // cores in parallel.
-    if (task->next_block < task->block_num) ready.PushFront(shape, task->seq, now + *cost);
   }
-  if (progressed) signals_->WakeSchedulers(now + *cost);
+  if (phase.tasks_processed > 0 || phase.pop_hit > 0) {
+    EmitPhase(SchedulerPhaseKind::kDispatch, start, now + *cost, phase.tasks_processed, &phase);
+  }
+  return dispatched;
+}
+
+bool SchedulerThread::EarlyDispatchPhase(TimePs now, TimePs* cost) {
+  ReadyQueues& ready = context_->ready();
+  if (!ready.AllCoreQueuesEmpty()) return false;  // normal work outranks early work
+  const TimePs start = now + *cost;
+  uint32_t staged = 0;
+  bool progressed = false;
+  for (TaskShape shape : {TaskShape::kMix, TaskShape::kAic, TaskShape::kAiv}) {
+    while (ready.HasVisible(shape, now + *cost, Lane::kEarly)) {
+      std::vector<Unit> units = FreeUnits(shape, /*pending=*/false);
+      if (context_->config().core.dispatch_slots >= 2) {
+        std::vector<Unit> more = FreeUnits(shape, /*pending=*/true);
+        units.insert(units.end(), more.begin(), more.end());
+      }
+      if (units.empty()) break;
+      Task* task = context_->tasks().Find(ready.Pop(shape, Lane::kEarly));
+      progressed = true;
+      if (task == nullptr || task->early_state != Task::EarlyState::kQueued ||
+          task->fanin_pending == 0) {
+        continue;  // became ready meanwhile: it went through a normal queue
+      }
+      task->early_state = Task::EarlyState::kStaged;
+      *cost += Ns(context_->config().aicpu.wmb_ns);
+      size_t next_unit = 0;
+      while (next_unit < units.size() && task->next_block < task->block_num) {
+        ++context_->counters().block_dispatches;
+        ++context_->counters().early_blocks;
+        Place(*task, units[next_unit], task->next_block++, /*gated=*/true, now, cost);
+        staged += units[next_unit++].count;
+      }
+      ++context_->counters().task_dispatches;
+      if (task->next_block == task->block_num) OnFullyPublished(*context_, *task, now + *cost);
+    }
+  }
+  if (staged > 0) EmitPhase(SchedulerPhaseKind::kEarlyDispatch, start, now + *cost, staged);
   return progressed;
+}
+
+bool SchedulerThread::ReleasePhase(TimePs now, TimePs* cost) {
+  if (deferred_release_.empty()) return false;
+  const TimePs start = now + *cost;
+  TaskTable& tasks = context_->tasks();
+  for (TaskSeq seq : deferred_release_) {
+    if (Task* task = tasks.Find(seq)) tasks.ReleaseConsumer(*task);
+  }
+  const uint32_t released = static_cast<uint32_t>(deferred_release_.size());
+  deferred_release_.clear();
+  tasks.AdvanceWatermarks();
+  EmitPhase(SchedulerPhaseKind::kRelease, start, now + *cost, released);
+  signals_->WakeOrchestrator();
+  return true;
+}
+
+int64_t SchedulerThread::StageCohort(Task& task, int64_t blocks, TimePs now, TimePs* cost) {
+  std::vector<Unit> units = FreeUnits(task.shape, /*pending=*/false);
+  int64_t staged = 0;
+  for (const Unit& unit : units) {
+    if (staged == blocks) break;
+    ++context_->counters().block_dispatches;
+    Place(task, unit, task.next_block++, /*gated=*/true, now, cost);
+    ++staged;
+  }
+  return staged;
+}
+
+void SchedulerThread::RingCohort(Task& task, TimePs at, TimePs now) {
+  const TimePs doorbell = Ns(context_->config().aicpu.doorbell_ns);
+  TimePs delay = at - now;
+  for (OwnedCore& owned : cores_) {
+    for (Slot* slot : {&owned.running, &owned.pending}) {
+      if (!slot->valid || slot->task != task.seq || !slot->gated) continue;
+      delay += doorbell;
+      slot->gated = false;
+      owned.core->RingDoorbell(delay);
+    }
+  }
+}
+
+bool SchedulerGroup::PeerHasIdle(const SchedulerThread* self, TaskShape shape) const {
+  for (const SchedulerThread* thread : threads_) {
+    if (thread != self && thread->IdleUnitCount(shape) > 0) return true;
+  }
+  return false;
+}
+
+int SchedulerGroup::TotalIdleUnits(TaskShape shape) const {
+  int total = 0;
+  for (const SchedulerThread* thread : threads_) total += thread->IdleUnitCount(shape);
+  return total;
+}
+
+bool SchedulerGroup::TryLaunchDrain(SchedulerThread* caller, TimePs now, TimePs* cost) {
+  Task* task = context_->tasks().Find(drain_task_);
+  const int64_t needed = task->block_num - task->next_block;
+  if (TotalIdleUnits(task->shape) < needed) return false;  // wait for cores to free up
+  // Every thread stages its own range of gated blocks...
+  int64_t staged = 0;
+  for (SchedulerThread* thread : threads_) {
+    staged += thread->StageCohort(*task, needed - staged, now, cost);
+  }
+  // ...and the launch is a rendezvous: once every staged core is prepared,
+  // all threads ring their doorbells together.
+  const CoreParams& core = context_->config().core;
+  const TimePs rendezvous = now + *cost + Ns(context_->config().aicpu.dispatch_to_core_ns) +
+                            Ns(core.staged_setup_ns) + Ns(core.cold_start_ns);
+  for (SchedulerThread* thread : threads_) thread->RingCohort(*task, rendezvous, now);
+  ++context_->counters().sync_drains;
+  OnFullyPublished(*context_, *task, now + *cost);
+  drain_task_ = kNoTask;
+  return true;
 }
 
 }  // namespace pto

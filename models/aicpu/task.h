@@ -78,6 +78,23 @@ struct Task {
   int64_t fanin_pending = 1;
   std::vector<TaskSeq> consumers;
   int64_t producers = 0;  // unique producers wired at submit
+  // Retention: producers this task pins (creator and explicit edges) until it
+  // is released, and how many consumers pin this task.
+  std::vector<TaskSeq> retained;
+  int64_t retain_pins = 0;
+  uint8_t ring = 0;
+  int64_t heap_bytes = 0;   // packed output buffers in its ring's heap
+  int64_t dep_entries = 0;  // dep-list pool entries it holds
+
+  // Early dispatch (allow_early_resolve on producers): flagged producers not
+  // yet fully published, whether an unflagged producer rules staging out,
+  // and the state of this task as an early candidate.
+  int64_t early_waiting = 0;
+  bool early_blocked = false;
+  enum class EarlyState : uint8_t { kNone, kQueued, kStaged };
+  EarlyState early_state = EarlyState::kNone;
+  std::vector<int32_t> staged_cores;  // cores holding gated blocks
+  bool fully_published = false;       // every block dispatched
 
   // Dispatch progress.
   int64_t next_block = 0;

@@ -22,21 +22,38 @@ const char* TaskShapeName(TaskShape shape) {
 
 TaskTable::TaskTable(RetireHook on_retire) : on_retire_(std::move(on_retire)) {}
 
-Task& TaskTable::Create(TaskSeq seq) {
-  assert(seq == next_seq());
-  Task& task = tasks_.emplace_back();
+Task& TaskTable::Create(TaskSeq seq, int ring) {
+  assert(seq == next_seq_);
+  ++next_seq_;
+  Task& task = rings_[ring].emplace_back();  // deque: references stay valid
   task.seq = seq;
+  task.ring = static_cast<uint8_t>(ring);
+  index_[seq] = &task;
   return task;
 }
 
 Task* TaskTable::Find(TaskSeq seq) {
-  if (seq < base_seq_ || seq >= next_seq()) return nullptr;
-  return &tasks_[seq - base_seq_];
+  auto it = index_.find(seq);
+  return it == index_.end() ? nullptr : it->second;
 }
 
-bool TaskTable::AddDependency(TaskSeq producer_seq, Task& consumer) {
+const Task* TaskTable::Find(TaskSeq seq) const {
+  auto it = index_.find(seq);
+  return it == index_.end() ? nullptr : it->second;
+}
+
+const Task* TaskTable::ring_front(int ring) const {
+  return rings_[ring].empty() ? nullptr : &rings_[ring].front();
+}
+
+bool TaskTable::AddDependency(TaskSeq producer_seq, Task& consumer, bool retain) {
   Task* producer = Find(producer_seq);
-  if (producer == nullptr || producer->completed) return false;
+  if (producer == nullptr) return false;
+  if (retain) {
+    ++producer->retain_pins;
+    consumer.retained.push_back(producer_seq);
+  }
+  if (producer->completed) return false;
   producer->consumers.push_back(consumer.seq);
   ++consumer.fanin_pending;
   return true;
@@ -51,15 +68,24 @@ size_t TaskTable::Complete(Task& task, std::vector<TaskSeq>* ready) {
   return task.consumers.size();
 }
 
+void TaskTable::ReleaseConsumer(Task& consumer) {
+  for (TaskSeq seq : consumer.retained) {
+    if (Task* producer = Find(seq)) --producer->retain_pins;
+  }
+  consumer.retained.clear();
+}
+
 void TaskTable::ReleaseScope(TaskSeq seq) {
   if (Task* task = Find(seq)) task->scope_released = true;
 }
 
-void TaskTable::AdvanceWatermark() {
-  while (!tasks_.empty() && tasks_.front().completed && tasks_.front().scope_released) {
-    on_retire_(tasks_.front());
-    tasks_.pop_front();
-    ++base_seq_;
+void TaskTable::AdvanceWatermarks() {
+  for (auto& ring : rings_) {
+    while (!ring.empty() && Consumed(ring.front())) {
+      on_retire_(ring.front());
+      index_.erase(ring.front().seq);
+      ring.pop_front();
+    }
   }
 }
 

@@ -11,10 +11,10 @@ namespace {
 TEST(TaskTableTest, ConsumerBecomesReadyAfterProducerAndPublish) {
   std::vector<TaskSeq> retired;
   TaskTable table([&](Task& t) { retired.push_back(t.seq); });
-  Task& producer = table.Create(0);
+  Task& producer = table.Create(0, 1);
   ASSERT_TRUE(TaskTable::ReleaseFanin(producer));  // published, no producers
-  Task& consumer = table.Create(1);
-  EXPECT_TRUE(table.AddDependency(0, consumer));
+  Task& consumer = table.Create(1, 1);
+  EXPECT_TRUE(table.AddDependency(0, consumer, /*retain=*/false));
   EXPECT_FALSE(TaskTable::ReleaseFanin(consumer));  // still waits for task 0
 
   std::vector<TaskSeq> ready;
@@ -24,16 +24,16 @@ TEST(TaskTableTest, ConsumerBecomesReadyAfterProducerAndPublish) {
 
 TEST(TaskTableTest, DependencyOnCompletedOrRetiredTaskIsSatisfied) {
   TaskTable table([](Task&) {});
-  Task& producer = table.Create(0);
+  Task& producer = table.Create(0, 1);
   std::vector<TaskSeq> ready;
   table.Complete(producer, &ready);
-  Task& consumer = table.Create(1);
-  EXPECT_FALSE(table.AddDependency(0, consumer));
+  Task& consumer = table.Create(1, 1);
+  EXPECT_FALSE(table.AddDependency(0, consumer, /*retain=*/false));
   table.ReleaseScope(0);
-  table.AdvanceWatermark();
+  table.AdvanceWatermarks();
   EXPECT_TRUE(table.IsRetired(0));
-  Task& late = table.Create(2);
-  EXPECT_FALSE(table.AddDependency(0, late));
+  Task& late = table.Create(2, 1);
+  EXPECT_FALSE(table.AddDependency(0, late, /*retain=*/true));
   EXPECT_EQ(late.fanin_pending, 1);
 }
 
@@ -41,13 +41,13 @@ TEST(TaskTableTest, WatermarkStopsAtTheFirstUnreleasedTask) {
   std::vector<TaskSeq> retired;
   TaskTable table([&](Task& t) { retired.push_back(t.seq); });
   std::vector<TaskSeq> ready;
-  for (TaskSeq s = 0; s < 3; ++s) table.Complete(table.Create(s), &ready);
+  for (TaskSeq s = 0; s < 3; ++s) table.Complete(table.Create(s, 1), &ready);
   table.ReleaseScope(0);
   table.ReleaseScope(2);
-  table.AdvanceWatermark();
+  table.AdvanceWatermarks();
   EXPECT_EQ(retired, std::vector<TaskSeq>{0});  // task 1's scope is still open
   table.ReleaseScope(1);
-  table.AdvanceWatermark();
+  table.AdvanceWatermarks();
   EXPECT_EQ(retired, (std::vector<TaskSeq>{0, 1, 2}));
   EXPECT_EQ(table.live_tasks(), 0u);
 }
@@ -81,6 +81,48 @@ TEST(ReadyQueuesTest, EntriesAreInvisibleUntilTheirPushCompletes) {
   EXPECT_TRUE(queues.HasVisible(TaskShape::kAic, 1000));
   EXPECT_EQ(queues.HeadVisibleAt(TaskShape::kAic), 1000);
   EXPECT_EQ(queues.HeadVisibleAt(TaskShape::kMix), kNever);
+}
+
+TEST(TaskTableTest, RetainingConsumerPinsItsProducerUntilReleased) {
+  std::vector<TaskSeq> retired;
+  TaskTable table([&](Task& t) { retired.push_back(t.seq); });
+  std::vector<TaskSeq> ready;
+  Task& producer = table.Create(0, 1);
+  table.Complete(producer, &ready);
+  table.ReleaseScope(0);
+  Task& consumer = table.Create(1, 2);
+  // Completed already: nothing to wait for, but the creator edge retains it.
+  EXPECT_FALSE(table.AddDependency(0, consumer, /*retain=*/true));
+  table.AdvanceWatermarks();
+  EXPECT_TRUE(retired.empty());
+  table.ReleaseConsumer(consumer);
+  table.AdvanceWatermarks();
+  EXPECT_EQ(retired, std::vector<TaskSeq>{0});
+  EXPECT_EQ(table.ring_occupancy(1), 0u);
+  EXPECT_EQ(table.ring_occupancy(2), 1u);
+}
+
+TEST(TaskTableTest, RingsRetireIndependently) {
+  std::vector<TaskSeq> retired;
+  TaskTable table([&](Task& t) { retired.push_back(t.seq); });
+  std::vector<TaskSeq> ready;
+  table.Create(0, 0);  // an outer-scope task that stays live
+  for (TaskSeq s = 1; s <= 3; ++s) {
+    table.Complete(table.Create(s, 2), &ready);
+    table.ReleaseScope(s);
+  }
+  table.AdvanceWatermarks();
+  EXPECT_EQ(retired, (std::vector<TaskSeq>{1, 2, 3}));
+  EXPECT_EQ(table.ring_occupancy(0), 1u);
+  EXPECT_FALSE(table.IsRetired(0));
+  EXPECT_TRUE(table.IsRetired(2));
+}
+
+TEST(RingTest, DepthMapsToRing) {
+  EXPECT_EQ(RingOf(0), 0);
+  EXPECT_EQ(RingOf(2), 2);
+  EXPECT_EQ(RingOf(3), 3);
+  EXPECT_EQ(RingOf(7), 3);
 }
 
 }  // namespace

@@ -66,4 +66,18 @@ CliResult RunCli(const std::string& binary, const std::vector<std::string>& args
   return result;
 }
 
+SimRun Simulate(const std::string& pto_sim, const std::string& config, const std::string& trace,
+                const std::vector<std::string>& extra) {
+  static int runs = 0;
+  SimRun run;
+  run.out_dir = FreshDir("out_" + std::filesystem::path(trace).stem().string() + "_" +
+                         std::to_string(runs++));
+  std::vector<std::string> args = {"--config", config, "--trace", trace, "--out", run.out_dir};
+  args.insert(args.end(), extra.begin(), extra.end());
+  run.cli = RunCli(pto_sim, args);
+  const std::string stats = run.out_dir + "/stats.json";
+  if (std::filesystem::exists(stats)) run.stats = ReadJson(stats);
+  return run;
+}
+
 }  // namespace pto::testing

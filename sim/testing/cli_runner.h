@@ -21,6 +21,16 @@ CliResult RunCli(const std::string& binary, const std::vector<std::string>& args
 // A fresh, empty directory under the test's temporary directory.
 std::string FreshDir(const std::string& name);
 
+// A pto_sim run with --out: its output and the parsed DIR/stats.json (null
+// when none was written).
+struct SimRun {
+  CliResult cli;
+  nlohmann::json stats;
+  std::string out_dir;
+};
+SimRun Simulate(const std::string& pto_sim, const std::string& config, const std::string& trace,
+                const std::vector<std::string>& extra = {});
+
 std::string ReadFile(const std::string& path);
 void WriteFile(const std::string& path, const std::string& text);
 nlohmann::json ReadJson(const std::string& path);
