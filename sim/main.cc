@@ -6,7 +6,10 @@
 #include <vector>
 
 #include "CLI/CLI.hpp"
+#include "sim/compare_command.h"
 #include "sim/config_loader.h"
+#include "sim/deps_command.h"
+#include "sim/deps_reduction.h"
 #include "sim/run_driver.h"
 #include "systemc"
 
@@ -25,23 +28,55 @@ int Main(int argc, char** argv) {
       "Exit codes: 0 ok, 1 a check failed, 2 bad input or config, 3 simulated deadlock or "
       "runtime fatal."};
   app.set_version_flag("--version", std::string("pto_sim ") + PTO_SIM_VERSION);
+  app.require_subcommand(0, 1);
   app.add_option("--config", options.config_path,
-                 "chip configuration (YAML), e.g. configs/ascend.yaml")
-      ->required();
+                 "chip configuration (YAML), e.g. configs/ascend.yaml");
   app.add_option("--trace", options.trace_path, "task stream (.pb, or .pbtxt text format)");
-  app.add_option("--out", options.out_dir, "directory for stats.json and other outputs");
+  app.add_option("--out", options.out_dir,
+                 "directory for stats.json, chip_swimlane_records.json, deps.json, perfetto.json, "
+                 "swimlane.svg");
   app.add_option("--set", options.overrides, "override a config key: --set key=value (repeatable)");
+  app.add_option("--swimlane-level", options.swimlane_level,
+                 "chip_swimlane_records.json detail: 1 cores, 2 + dispatch/finish, 3 + scheduler "
+                 "phases, 4 + orchestrator")
+      ->check(CLI::Range(1, 4));
   app.add_flag("--print-config", print_config,
                "print the effective config, one 'key: value' line per key, and exit");
   app.add_flag("--summary-only", options.summary_only,
-               "write only the summary keys (no per-task records)");
+               "write only the summary keys of stats.json (no per-task records, no other files)");
   app.add_flag("--timing-only", options.timing_only,
                "ignore tensor contents and checks: timing paths only");
+
+  std::string deps_trace, edge_mode = "full";
+  CLI::App* deps = app.add_subcommand(
+      "deps", "print the dependency graph of a trace and its transitively redundant edges");
+  deps->add_option("trace", deps_trace, "task stream")->required();
+  deps->add_option("--edge-mode", edge_mode, "full, reduced or reduced_dataflow");
+
+  std::string stats_a, stats_b;
+  CLI::App* compare = app.add_subcommand(
+      "compare", "compare two stats.json files: makespan, dispatches, overhead, critical path");
+  compare->add_option("a", stats_a, "baseline stats.json")->required();
+  compare->add_option("b", stats_b, "candidate stats.json")->required();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     const int code = app.exit(e);
     return code == 0 ? kExitOk : kExitBadInput;
+  }
+  if (deps->parsed()) {
+    absl::StatusOr<EdgeMode> mode = ParseEdgeMode(edge_mode);
+    if (!mode.ok()) {
+      std::cerr << "pto_sim deps: error: " << mode.status().message() << "\n";
+      return kExitBadInput;
+    }
+    return RunDepsCommand(deps_trace, *mode, std::cout, std::cerr);
+  }
+  if (compare->parsed()) return RunCompareCommand(stats_a, stats_b, std::cout, std::cerr);
+  if (options.config_path.empty()) {
+    std::cerr << "pto_sim: error: --config is required (e.g. --config configs/ascend.yaml)\n";
+    return kExitBadInput;
   }
   if (print_config) {
     absl::StatusOr<ChipConfig> config = LoadChipConfig(options.config_path, options.overrides);

@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -250,6 +251,46 @@ TEST(PtoSimCliTest, FewerClustersStillRunAndWaveTheBlocks) {
   EXPECT_EQ(run.stats["block_dispatches"], 4);
   EXPECT_GT(run.stats["task_dispatches"].get<int>(), 1);
   EXPECT_EQ(run.stats["checks"]["passed"], 1);
+}
+
+TEST(PtoSimCliTest, OutDirHoldsTheRuntimeToolsFilesInTheirSchemas) {
+  const SimRun run = Simulate(BundledTrace("spmd_add"), {"--swimlane-level", "3"});
+  ASSERT_EQ(run.cli.exit_code, 0) << run.cli.err;
+  const nlohmann::json swimlane = ReadJson(run.out_dir + "/chip_swimlane_records.json");
+  EXPECT_EQ(swimlane["chip_swimlane_level"], 3);
+  EXPECT_EQ(swimlane["metadata"]["clock_freq_hz"], 50000000);
+  EXPECT_EQ(swimlane["metadata"]["num_cores"], 72);
+  // One SPMD task on four core lanes: four AICore rows with the same task id.
+  ASSERT_EQ(swimlane["aicore_tasks"].size(), 4u);
+  std::set<int> lanes;
+  for (const auto& row : swimlane["aicore_tasks"]) {
+    EXPECT_EQ(row[1], swimlane["aicore_tasks"][0][1]);
+    lanes.insert(row[0].get<int>());
+  }
+  EXPECT_EQ(lanes.size(), 4u);
+  EXPECT_EQ(swimlane["aicpu_tasks"].size(), 4u);
+  const nlohmann::json deps = ReadJson(run.out_dir + "/deps.json");
+  ASSERT_EQ(deps["tasks"].size(), 1u);
+  EXPECT_EQ(deps["tasks"][0]["block_num"], 4);
+  EXPECT_TRUE(deps["tasks"][0]["task_id"].is_string());
+  EXPECT_TRUE(std::filesystem::exists(run.out_dir + "/perfetto.json"));
+  EXPECT_TRUE(std::filesystem::exists(run.out_dir + "/swimlane.svg"));
+  EXPECT_TRUE(std::filesystem::exists(run.out_dir + "/name_map_spmd_add.json"));
+  EXPECT_TRUE(run.stats.contains("scheduler_overhead"));
+}
+
+TEST(PtoSimCliTest, DepsAndCompareSubcommands) {
+  const CliResult deps = RunCli(kPtoSim, {"deps", BundledTrace("per_block_add")});
+  ASSERT_EQ(deps.exit_code, 0) << deps.err;
+  EXPECT_THAT(deps.out, HasSubstr("t0 -> t1  tensormap"));
+  const SimRun spmd = Simulate(BundledTrace("spmd_add"));
+  const SimRun per_block = Simulate(BundledTrace("per_block_add"));
+  const CliResult compare =
+      RunCli(kPtoSim, {"compare", per_block.out_dir + "/stats.json", spmd.out_dir + "/stats.json"});
+  ASSERT_EQ(compare.exit_code, 0) << compare.err;
+  EXPECT_THAT(compare.out, HasSubstr("makespan"));
+  const CliResult missing = RunCli(kPtoSim, {"compare", "/nonexistent.json", "/x.json"});
+  EXPECT_EQ(missing.exit_code, 2);
 }
 
 // ---------------------------------------------------------------------------

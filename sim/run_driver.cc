@@ -14,6 +14,7 @@
 #include "nlohmann/json.hpp"
 #include "sim/check_runner.h"
 #include "sim/config_loader.h"
+#include "sim/output_set.h"
 #include "sim/stats_writer.h"
 #include "sim/trace_reader.h"
 #include "systemc"
@@ -34,22 +35,32 @@ int ExitCodeFor(const absl::Status& status) {
   }
 }
 
-// Forwards the chip's observations to the current launch's writer.
+// Forwards the chip's observations to the current launch's writers.
 class ForwardingObserver : public RunObserver {
  public:
-  void set_target(RunObserver* target) { target_ = target; }
+  void set_targets(std::vector<RunObserver*> targets) { targets_ = std::move(targets); }
+  void OnTaskSubmitted(const Task& task, absl::Span<const DepEdge> edges, TimePs start,
+                       TimePs end) override {
+    for (RunObserver* t : targets_) t->OnTaskSubmitted(task, edges, start, end);
+  }
   void OnEdge(const Task& consumer, const DepEdge& edge) override {
-    if (target_) target_->OnEdge(consumer, edge);
+    for (RunObserver* t : targets_) t->OnEdge(consumer, edge);
   }
   void OnCoreInterval(const CoreInterval& interval) override {
-    if (target_) target_->OnCoreInterval(interval);
+    for (RunObserver* t : targets_) t->OnCoreInterval(interval);
+  }
+  void OnSchedulerPhase(const SchedulerPhase& phase) override {
+    for (RunObserver* t : targets_) t->OnSchedulerPhase(phase);
+  }
+  void OnInlineRetire(int thread, const Task& task, TimePs at) override {
+    for (RunObserver* t : targets_) t->OnInlineRetire(thread, task, at);
   }
   void OnTaskRetired(const Task& task) override {
-    if (target_) target_->OnTaskRetired(task);
+    for (RunObserver* t : targets_) t->OnTaskRetired(task);
   }
 
  private:
-  RunObserver* target_ = nullptr;
+  std::vector<RunObserver*> targets_;
 };
 
 class ReaderSource : public RecordSource {
@@ -69,6 +80,7 @@ struct LaunchReport {
   nlohmann::json thread_loops = nlohmann::json::array();  // per scheduler thread
   std::vector<CheckResult> checks;
   std::unique_ptr<StatsWriter> writer;
+  std::unique_ptr<OutputSet> outputs;  // swimlane, deps.json, Perfetto, SVG
 };
 
 // Runs the launches and owns everything that outlives one of them.
@@ -101,7 +113,6 @@ class Session : public LaunchListener {
   ForwardingObserver observer_;
   std::unique_ptr<LaunchReport> current_;
   Chip* chip_ = nullptr;
-  std::vector<std::pair<uint64_t, TimePs>> thread_base_;  // per thread at launch begin
   std::vector<nlohmann::json> launch_summaries_;
   int checks_passed_ = 0;
   int checks_failed_ = 0;
@@ -175,10 +186,7 @@ void Session::OnLaunchBegin(int launch, const std::string& name) {
   }
   current_ = std::make_unique<LaunchReport>();
   current_->index = launch;
-  thread_base_.clear();
-  for (const auto& thread : chip_->schedulers()) {
-    thread_base_.emplace_back(thread->loops(), thread->busy());
-  }
+  for (const auto& thread : chip_->schedulers()) thread->BeginLaunch();
   current_->name = name;
   if (!options_.out_dir.empty()) {
     const std::string dir = absl::StrCat(options_.out_dir, "/launch_", launch);
@@ -186,7 +194,18 @@ void Session::OnLaunchBegin(int launch, const std::string& name) {
     std::filesystem::create_directories(dir, ec);
     current_->writer = std::make_unique<StatsWriter>(dir, !options_.summary_only);
     if (absl::Status s = current_->writer->Open(); !s.ok()) context_->Fail(s);
-    observer_.set_target(current_->writer.get());
+    OutputOptions output_options;
+    output_options.dir = dir;
+    output_options.case_name = name;
+    output_options.swimlane_level = options_.swimlane_level;
+    output_options.summary_only = options_.summary_only;
+    OutputChip output_chip;
+    output_chip.clusters = config_.chip.clusters;
+    output_chip.scheduler_threads = config_.aicpu.scheduler_threads;
+    output_chip.counter_hz = config_.chip.counter_hz;
+    current_->outputs = std::make_unique<OutputSet>(output_options, output_chip, reader_->header());
+    if (absl::Status s = current_->outputs->Open(); !s.ok()) context_->Fail(s);
+    observer_.set_targets({current_->writer.get(), current_->outputs.get()});
   }
 }
 
@@ -194,8 +213,8 @@ void Session::OnLaunchEnd(int, const LaunchCounters& counters) {
   current_->counters = counters;
   const auto& threads = chip_->schedulers();
   for (size_t t = 0; t < threads.size(); ++t) {
-    const uint64_t loops = threads[t]->loops() - thread_base_[t].first;
-    const TimePs busy = threads[t]->busy() - thread_base_[t].second;
+    const uint64_t loops = threads[t]->loops();
+    const TimePs busy = threads[t]->busy();
     current_->thread_loops.push_back(
         {{"thread", t},
          {"loops", loops},
@@ -309,10 +328,19 @@ absl::Status Session::FinishLaunch() {
   LaunchReport& report = *current_;
   PrintLaunch(report);
   nlohmann::json summary = Summary(report);
+  if (report.outputs) {
+    nlohmann::json overhead;
+    std::string text;
+    if (absl::Status s = report.outputs->Finalize(&overhead, &text); !s.ok()) return s;
+    if (!overhead.is_null()) {
+      summary["scheduler_overhead"] = std::move(overhead);
+      out_ << text;
+    }
+  }
   if (report.writer) {
     if (absl::Status s = report.writer->Finalize(summary); !s.ok()) return s;
-    observer_.set_target(nullptr);
   }
+  observer_.set_targets({});
   launch_summaries_.push_back(std::move(summary));
   current_.reset();
   return absl::OkStatus();

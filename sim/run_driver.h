@@ -22,6 +22,7 @@ struct RunOptions {
   std::string out_dir;        // empty: no files
   bool summary_only = false;  // summary keys only, no per-task records
   bool timing_only = false;   // no data: tensors without contents, no checks
+  int swimlane_level = 2;     // chip_swimlane_records.json detail, 1..4
 };
 
 // Elaborates the chip once and runs every launch of the trace on it, printing

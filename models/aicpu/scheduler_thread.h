@@ -43,6 +43,11 @@ class SchedulerThread : public sc_core::sc_module, public CoreOwner {
   // Idle units (cores, or whole clusters for MIX) this thread could fill.
   int IdleUnitCount(TaskShape shape) const;
   uint64_t loops() const { return loops_; }
+  // Per-launch counters (loop numbers in records restart at each launch).
+  void BeginLaunch() {
+    loops_ = 0;
+    busy_ = 0;
+  }
   TimePs busy() const { return busy_; }
   // The sync_start drain: stage up to `blocks` gated blocks of `task` on
   // this thread's idle units; returns the blocks staged.
