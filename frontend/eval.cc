@@ -158,6 +158,10 @@ absl::StatusOr<Value> Interpreter::EvalCall(const Expr& e, const std::shared_ptr
     PTOC_ASSIGN_OR_RETURN(v, Eval(*kw.value, env));
     args.keywords.emplace_back(kw.name, v);
     args.keyword_locs.push_back(kw.loc);
+    const ExprKind k = kw.value->kind;
+    args.keyword_literal.push_back(k == ExprKind::kInt || k == ExprKind::kFloat ||
+                                   k == ExprKind::kString || k == ExprKind::kBool ||
+                                   k == ExprKind::kNone);
   }
   const SourceLocation saved = current_loc_;
   current_loc_ = e.loc;
@@ -340,7 +344,7 @@ absl::StatusOr<Value> Interpreter::EvalSubscript(const Expr& e, const std::share
                    absl::StrCat("index ", index.i(), " is out of range for a TaskId array of ", n));
     }
     if (!arr->slots()[i]) return Value::Obj(std::make_shared<TaskIdValue>(-1, -1));
-    return Value::Obj(arr->slots()[i]);
+    return Value::Obj(arr->slots()[i]->AsArraySlot());
   }
   if (auto* a = base.As<Annotation>()) return AnnotationSubscript(this, *a, index, loc);
   return Error(e.elts[0]->loc, absl::StrCat("'", base.TypeName(), "' is not subscriptable"));

@@ -9,6 +9,7 @@
 #include "common/tensor_fill.h"
 #include "frontend/parser.h"
 #include "frontend/status_macros.h"
+#include "frontend/verifiers.h"
 
 namespace pto::ptoc {
 
@@ -333,6 +334,11 @@ absl::StatusOr<Interpreter::Flow> Interpreter::ExecFor(const Stmt& stmt,
     if (in_kernel()) return Error(stmt.value->loc, "pl.spmd cannot be nested in a task body");
     if (!in_launch())
       return Error(stmt.value->loc, "pl.spmd is only valid inside a @pl.jit function");
+    if (!spec->options().deps.empty()) {
+      return Error(spec->options().deps_loc,
+                   "pl.spmd() does not accept 'deps=' here: the loop form binds no TaskId. "
+                   "Write 'with pl.spmd(n, deps=[...]) as tid:' to carry dependencies");
+    }
     auto tid = TraceTask("spmd", spec->options(), stmt.loc, [&]() -> absl::Status {
       trace::IntExpr block;
       block.set_var(trace::IntExpr::BLOCK_IDX);
@@ -459,6 +465,11 @@ absl::StatusOr<Interpreter::Flow> Interpreter::ExecWith(const Stmt& stmt,
       return Error(item.loc,
                    absl::StrCat(spec->TypeName(), " is only valid inside a @pl.jit function"));
     }
+    if (spec->options().spmd && !spec->options().deps.empty() && !target) {
+      return Error(spec->options().deps_loc,
+                   "pl.spmd() does not accept 'deps=' here: this form binds no TaskId. Write "
+                   "'with pl.spmd(n, deps=[...]) as tid:' to carry dependencies");
+    }
     Flow body_flow = Flow::kNormal;
     PTOC_ASSIGN_OR_RETURN(
         tid, TraceTask(spec->options().spmd ? "spmd" : "at", spec->options(), stmt.loc,
@@ -470,7 +481,12 @@ absl::StatusOr<Interpreter::Flow> Interpreter::ExecWith(const Stmt& stmt,
                          }
                          return absl::OkStatus();
                        }));
-    if (target) PTOC_RETURN_IF_ERROR(Assign(*target, tid, env));
+    if (target) {
+      PTOC_RETURN_IF_ERROR(Assign(*target, tid, env));
+      if (target->kind == ExprKind::kName) {
+        launch_->BindName(tid.As<TaskIdValue>()->index(), target->name);
+      }
+    }
     return body_flow;
   }
   return Error(item.loc, absl::StrCat("'", ctx.TypeName(),
@@ -631,6 +647,9 @@ absl::StatusOr<Value> Interpreter::Launch(const std::shared_ptr<FunctionValue>& 
       }
       args.keywords.erase(args.keywords.begin() + k);
       args.keyword_locs.erase(args.keyword_locs.begin() + k);
+      if (k < args.keyword_literal.size()) {
+        args.keyword_literal.erase(args.keyword_literal.begin() + k);
+      }
       break;
     }
   }
@@ -769,6 +788,21 @@ absl::StatusOr<std::vector<uint32_t>> Interpreter::ResolveDeps(const std::vector
   for (const Value& d : deps) {
     if (d.is_none()) continue;
     if (auto* t = d.As<TaskIdValue>()) {
+      // A scalar TaskId dies with the scope that produced it (§2.4); arrays
+      // (and their slots) are carried out of it.
+      if (t->valid() && !t->from_array() && t->launch() == launch_->serial() &&
+          !launch_->scope_open(t->scope())) {
+        std::string name = launch_->BoundName(t->index());
+        if (name.empty()) name = absl::StrCat("<task ", t->index(), ">");
+        return Error(loc,
+                     absl::StrCat("Task dependency deps=[", name,
+                                  "] cannot be honored: its TaskId is produced inside a scope that "
+                                  "has already closed at this point, so the ordering edge would be "
+                                  "lost. pl.range / pl.parallel loop bodies and if/else branches "
+                                  "each open their own scope; keep the TaskId in a "
+                                  "pl.array.create(N, pl.TASK_ID) array created before that scope "
+                                  "and depend on the array (or its slot) instead"));
+      }
       PTOC_RETURN_IF_ERROR(add(t));
     } else if (auto* arr = d.As<TaskIdArray>()) {
       for (const auto& slot : arr->slots()) PTOC_RETURN_IF_ERROR(add(slot.get()));
@@ -860,19 +894,23 @@ absl::StatusOr<Value> Interpreter::TraceTask(const std::string& default_name,
     }
   }
   for (auto& a : args) *submit.add_args() = std::move(a);
-  PTOC_ASSIGN_OR_RETURN(deps, ResolveDeps(options.deps, loc));
+  PTOC_ASSIGN_OR_RETURN(deps,
+                        ResolveDeps(options.deps, options.deps_loc.line ? options.deps_loc : loc));
   for (uint32_t d : deps) submit.add_deps(d);
   if (options.predicate) *submit.mutable_predicate() = *options.predicate;
   submit.set_allow_early_resolve(options.allow_early_resolve);
   submit.set_origin(Origin(loc));
   for (const auto& verifier : verifiers_) {
     const TaskSite site{options, submit,           program_.kernel(kid),
-                        loc,     launch_->depth(), launch_->in_manual_scope()};
+                        loc,     launch_->depth(), launch_->in_manual_scope(),
+                        builder};
     PTOC_RETURN_IF_ERROR(verifier->Check(*this, site));
   }
   const int index = launch_->AddSubmit(std::move(submit));
   launch_->NoteWrites(written_roots);
-  return Value::Obj(std::make_shared<TaskIdValue>(launch_->serial(), index));
+  launch_->NoteTaskWrites(index, written_roots);
+  return Value::Obj(
+      std::make_shared<TaskIdValue>(launch_->serial(), index, launch_->current_scope()));
 }
 
 absl::StatusOr<std::shared_ptr<Tile>> Interpreter::AsTile(const Value& v, SourceLocation loc) {
@@ -902,6 +940,7 @@ absl::StatusOr<trace::TraceText> CompileSource(const SourceFile& source,
                                                std::vector<std::string>* warnings) {
   PTOC_ASSIGN_OR_RETURN(module, Parse(source));
   Interpreter interp(source, MakeTileExecutorReference());
+  for (auto& verifier : StandardVerifiers()) interp.AddVerifier(std::move(verifier));
   absl::Status status = interp.Run(module);
   if (warnings) *warnings = interp.warnings();
   PTOC_RETURN_IF_ERROR(status);

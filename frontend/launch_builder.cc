@@ -3,7 +3,7 @@
 namespace pto::ptoc {
 
 void LaunchBuilder::BeginScope(trace::ScopeBegin::Mode mode) {
-  scopes_.push_back(Scope{mode, {}});
+  scopes_.push_back(Scope{mode, {}, next_scope_serial_++});
   trace::StreamRecord r;
   r.mutable_scope_begin()->set_mode(mode);
   r.mutable_scope_begin()->set_depth(depth());
@@ -22,6 +22,28 @@ bool LaunchBuilder::in_manual_scope() const {
     if (s.mode == trace::ScopeBegin::MANUAL) return true;
   }
   return false;
+}
+
+bool LaunchBuilder::scope_open(uint32_t serial) const {
+  if (serial == 0) return true;
+  for (const Scope& s : scopes_) {
+    if (s.serial == serial) return true;
+  }
+  return false;
+}
+
+void LaunchBuilder::NoteTaskWrites(int index, const std::vector<uint32_t>& roots) {
+  for (uint32_t r : roots) last_writer_[r] = index;
+}
+
+int LaunchBuilder::LastWriter(uint32_t root) const {
+  auto it = last_writer_.find(root);
+  return it == last_writer_.end() ? -1 : it->second;
+}
+
+std::string LaunchBuilder::BoundName(int index) const {
+  auto it = task_names_.find(index);
+  return it == task_names_.end() ? "" : it->second;
 }
 
 trace::ArgDirection LaunchBuilder::CallSiteDirection(trace::KernelParam::Direction param,

@@ -2,6 +2,7 @@
 #define PTO_FRONTEND_LAUNCH_BUILDER_H_
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -16,15 +17,28 @@ namespace pto::ptoc {
 // its launch, or invalid (None, an unset array slot, a skipped dummy).
 class TaskIdValue : public Object {
  public:
-  TaskIdValue(int launch, int index) : launch_(launch), index_(index) {}
+  TaskIdValue(int launch, int index, uint32_t scope = 0)
+      : launch_(launch), index_(index), scope_(scope) {}
   std::string TypeName() const override { return "pl.TaskId"; }
   int launch() const { return launch_; }
   int index() const { return index_; }
   bool valid() const { return index_ >= 0; }
+  // The serial of the runtime scope the task was submitted in (0 = the
+  // launch's outer scope): a scalar TaskId dies with it (§2.4).
+  uint32_t scope() const { return scope_; }
+  // Read out of a TaskId array (arr[i]): arrays are carried out of scopes.
+  bool from_array() const { return from_array_; }
+  std::shared_ptr<TaskIdValue> AsArraySlot() const {
+    auto slot = std::make_shared<TaskIdValue>(launch_, index_, scope_);
+    slot->from_array_ = true;
+    return slot;
+  }
 
  private:
   int launch_;
   int index_;
+  uint32_t scope_;
+  bool from_array_ = false;
 };
 
 // pl.array.create(N, pl.TASK_ID): slots start invalid; arr[i] = tid updates.
@@ -54,6 +68,10 @@ class LaunchBuilder {
   void EndScope();
   uint32_t depth() const { return scopes_.size(); }
   bool in_manual_scope() const;
+  // Serial of the innermost open scope (0 = the outer one) and whether the
+  // scope with `serial` is still open.
+  uint32_t current_scope() const { return scopes_.empty() ? 0 : scopes_.back().serial; }
+  bool scope_open(uint32_t serial) const;
 
   // Sequential (pl.range) ancestors in the orchestration: R-seq.
   void EnterSequentialLoop() { ++sequential_loops_; }
@@ -69,6 +87,13 @@ class LaunchBuilder {
   // Marks the roots a task wrote, for R-prior of later siblings.
   void NoteWrites(const std::vector<uint32_t>& roots);
 
+  // What the verifiers need to prove a predicate's producer (§2.1): which
+  // task last wrote a tensor root, and the name its TaskId was bound to.
+  void NoteTaskWrites(int index, const std::vector<uint32_t>& roots);
+  int LastWriter(uint32_t root) const;
+  void BindName(int index, std::string name) { task_names_[index] = std::move(name); }
+  std::string BoundName(int index) const;
+
   // Appends a record and returns its index.
   int AddSubmit(trace::Submit submit);
   int AddDummy(trace::Dummy dummy);
@@ -82,6 +107,7 @@ class LaunchBuilder {
   struct Scope {
     trace::ScopeBegin::Mode mode;
     std::set<uint32_t> written_roots;
+    uint32_t serial = 0;
   };
 
   int serial_;
@@ -92,6 +118,9 @@ class LaunchBuilder {
   std::set<uint32_t> inout_roots_;
   std::vector<trace::StreamRecord> records_;
   int next_index_ = 0;
+  uint32_t next_scope_serial_ = 1;
+  std::map<uint32_t, int> last_writer_;
+  std::map<int, std::string> task_names_;
 };
 
 }  // namespace pto::ptoc

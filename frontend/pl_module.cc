@@ -105,6 +105,7 @@ absl::Status ReadDeps(Interpreter* interp, const Value& v, SourceLocation loc,
     return interp->Error(loc, "deps= cannot mix a whole TASK_ID array with per-element entries");
   }
   options->deps = v.items();
+  options->deps_loc = loc;
   return absl::OkStatus();
 }
 
@@ -258,6 +259,7 @@ std::shared_ptr<Namespace> MakePlModule(Interpreter* interp) {
       if (!r.Get(4)->is_list()) {
         return I->Error(r.Loc(4), "pl.at(no_dep_args=...) must be a list literal of tensor names");
       }
+      options.no_dep_loc = r.Loc(4);
       for (const Value& t : r.Get(4)->items()) {
         auto ref = t.AsShared<TensorRef>();
         if (!ref) {
@@ -265,8 +267,20 @@ std::shared_ptr<Namespace> MakePlModule(Interpreter* interp) {
                                                  "(got type ",
                                                  t.TypeName(), ")"));
         }
+        for (const auto& seen : options.no_dep) {
+          if (seen->tensor_id() == ref->tensor_id() && seen->is_whole() == ref->is_whole()) {
+            return I->Error(r.Loc(4), absl::StrCat("pl.at(no_dep_args=...) lists '", ref->name(),
+                                                   "' more than once; list each tensor once"));
+          }
+        }
         options.no_dep.push_back(ref);
+        options.no_dep_names.push_back(ref->name());
       }
+    }
+    if (r.Has(6) && !args.KeywordIsLiteral("allow_early_resolve")) {
+      return I->Error(r.Loc(6),
+                      "pl.at() allow_early_resolve must be a boolean literal (True/False); the "
+                      "flag is read from the source, so write True or False in the call");
     }
     PTOC_ASSIGN_OR_RETURN(aer, BoolArg(I, r, 6,
                                        "pl.at() allow_early_resolve must be a boolean "
@@ -307,6 +321,12 @@ std::shared_ptr<Namespace> MakePlModule(Interpreter* interp) {
     }
     if (r.Has(3)) PTOC_RETURN_IF_ERROR(ReadOptimizations(I, *r.Get(3), r.Loc(3), &options));
     if (r.Has(4)) PTOC_RETURN_IF_ERROR(ReadDeps(I, *r.Get(4), r.Loc(4), &options));
+    options.method = "pl.spmd()";
+    if (r.Has(5) && !args.KeywordIsLiteral("allow_early_resolve")) {
+      return I->Error(r.Loc(5),
+                      "pl.spmd() allow_early_resolve must be a boolean literal (True/False); "
+                      "the flag is read from the source, so write True or False in the call");
+    }
     PTOC_ASSIGN_OR_RETURN(aer, BoolArg(I, r, 5,
                                        "pl.spmd() allow_early_resolve must be a "
                                        "boolean literal (True/False)"));
@@ -334,6 +354,7 @@ std::shared_ptr<Namespace> MakePlModule(Interpreter* interp) {
                                                "and silently invert the dispatch decision"));
       }
       options.predicate = p->predicate();
+      options.predicate_loc = r.Loc(6);
     }
     return Value::Obj(std::make_shared<TaskScopeSpec>(options));
   });
@@ -596,10 +617,27 @@ std::shared_ptr<Namespace> MakePlModule(Interpreter* interp) {
     }
     auto ws = r.Get(2)->AsShared<TensorRef>();
     if (!ws) return r.Wrong(2, "a tensor");
+    int64_t elements = 1;
+    for (int64_t d : ws->shape()) elements *= d;
+    if (ws->dtype() != trace::INT32 || elements < 16) {
+      return I->Error(r.Loc(2),
+                      absl::StrCat("soft syncall gm_workspace must be an INT32 tensor of at least "
+                                   "16 elements (64 B: an exclusive, zero-initialized cache "
+                                   "line for the arrival counter), but '",
+                                   ws->name(), "' is ", DTypeName(ws->dtype()), " with ", elements,
+                                   " element(s); create it with pl.create_tensor([16], pl.INT32, "
+                                   "init_value=0) or pass a torch.zeros(16, dtype=torch.int32)"));
+    }
     if (!r.Has(3)) {
       return I->Error(args.loc,
                       "soft syncall requires explicit used_cores; pass 0 only when the "
                       "device launch configuration matches the runtime's logical grid");
+    }
+    if (r.Get(3)->is_integral() && (r.Get(3)->i() < 0 || r.Get(3)->i() > 2147483647)) {
+      return I->Error(r.Loc(3),
+                      absl::StrCat("soft syncall used_cores must be in the INT32 range "
+                                   "[0, 2147483647], got ",
+                                   r.Get(3)->i(), "; pass the number of participating cores"));
     }
     PTOC_ASSIGN_OR_RETURN(used, ToIntExpr(*r.Get(3)));
     // Re-fetch: UseTensor may add a param but never moves emitted ops.
@@ -656,7 +694,8 @@ std::shared_ptr<Namespace> MakePlModule(Interpreter* interp) {
     TaskOptions options;
     PTOC_RETURN_IF_ERROR(ReadDeps(I, *deps, args.KeywordLoc("deps"), &options));
     PTOC_ASSIGN_OR_RETURN(index, I->EmitDummy(options.deps, args.loc));
-    return Value::Obj(std::make_shared<TaskIdValue>(index < 0 ? -1 : I->launch()->serial(), index));
+    return Value::Obj(std::make_shared<TaskIdValue>(index < 0 ? -1 : I->launch()->serial(), index,
+                                                    I->launch()->current_scope()));
   });
   system->AddFunction("available_aiv_count", [](const CallArgs&) -> absl::StatusOr<Value> {
     return Value::Obj(std::make_shared<AvailableCount>(trace::AVAILABLE_AIV));

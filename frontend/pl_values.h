@@ -188,6 +188,11 @@ struct TaskOptions {
   std::optional<trace::Predicate> predicate;
   std::optional<trace::SplitMode> split;
   std::optional<uint32_t> slot_num;
+  // For the verifiers' messages: how the launch was written ('{m}' of
+  // frontend-semantics.md §2.1) and where its arguments are.
+  std::string method = "pl.at()";
+  SourceLocation predicate_loc, deps_loc, no_dep_loc;
+  std::vector<std::string> no_dep_names;
 };
 
 // pl.at(...) or pl.spmd(...) awaiting its `with`/`for`.

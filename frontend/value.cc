@@ -111,6 +111,13 @@ SourceLocation CallArgs::KeywordLoc(const std::string& name) const {
   return loc;
 }
 
+bool CallArgs::KeywordIsLiteral(const std::string& name) const {
+  for (size_t i = 0; i < keywords.size(); ++i) {
+    if (keywords[i].first == name) return i >= keyword_literal.size() || keyword_literal[i];
+  }
+  return true;
+}
+
 void Namespace::AddFunction(const std::string& attr, BuiltinFunction::Fn fn) {
   Set(attr,
       Value::Obj(std::make_shared<BuiltinFunction>(absl::StrCat(name_, ".", attr), std::move(fn))));

@@ -93,7 +93,12 @@ struct CallArgs {
   std::vector<std::string> positional_names;
   std::vector<std::pair<std::string, Value>> keywords;
   std::vector<SourceLocation> keyword_locs;
+  // Whether each keyword's value was written as a literal (True, 3, None,
+  // "s"): some arguments must be literals in PyPTO (allow_early_resolve).
+  std::vector<bool> keyword_literal;
   SourceLocation loc;  // the call
+
+  bool KeywordIsLiteral(const std::string& name) const;
 
   const Value* Keyword(const std::string& name) const;
   SourceLocation KeywordLoc(const std::string& name) const;

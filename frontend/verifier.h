@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "frontend/kernel_builder.h"
 #include "frontend/pl_values.h"
 #include "proto/task_stream.pb.h"
 
@@ -22,6 +23,8 @@ struct TaskSite {
   SourceLocation loc;
   uint32_t scope_depth = 0;
   bool in_manual_scope = false;
+  // What the body did while it was traced (SPMD body rules, no_dep_args).
+  const KernelBuilder& builder;
 };
 
 // A verifier runs on every task before its submit is recorded; an error
