@@ -442,6 +442,27 @@ absl::StatusOr<Interpreter::Flow> Interpreter::ExecWith(const Stmt& stmt,
   const Expr& item = *stmt.with_exprs[0];
   PTOC_ASSIGN_OR_RETURN(ctx, Eval(item, env));
   const Expr* target = stmt.with_targets[0].get();
+  if (auto* scope = ctx.As<ManualScopeSpec>(); scope && !scope->manual()) {
+    if (!in_launch() || in_kernel()) {
+      return Error(item.loc,
+                   "pl.scope() is only valid in the orchestration body of a @pl.jit function");
+    }
+    if (launch_->in_manual_scope()) {
+      return Error(item.loc,
+                   "an AUTO scope may not be nested inside a manual scope: the manual scope "
+                   "already decides every edge; drop the inner pl.scope()");
+    }
+    if (launch_auto_scope_) {
+      return Error(item.loc,
+                   "a hand-placed AUTO 'with pl.scope()' requires @pl.jit(auto_scope=False): "
+                   "with automatic scopes on, the compiler already opens one here");
+    }
+    if (target) return Error(target->loc, "pl.scope() binds no value; drop 'as'");
+    launch_->BeginScope(trace::ScopeBegin::AUTO);
+    auto flow = ExecBlock(stmt.body, env);
+    launch_->EndScope();
+    return flow;
+  }
   if (ctx.As<ManualScopeSpec>()) {
     if (!in_launch() || in_kernel()) {
       return Error(item.loc,
@@ -680,6 +701,7 @@ absl::StatusOr<Value> Interpreter::Launch(const std::shared_ptr<FunctionValue>& 
     }
   }
   program_.AddRecord(begin);
+  launch_auto_scope_ = fn->auto_scope();
   if (fn->auto_scope()) launch_->BeginScope(trace::ScopeBegin::AUTO);
   auto result = RunBody(*fn, env);
   if (!result.ok()) {
@@ -728,7 +750,29 @@ absl::StatusOr<Value> Interpreter::Launch(const std::shared_ptr<FunctionValue>& 
 absl::StatusOr<Value> Interpreter::CallIncore(const std::shared_ptr<FunctionValue>& fn,
                                               const CallArgs& args) {
   const Stmt& def = *fn->def();
-  PTOC_ASSIGN_OR_RETURN(env, BindParams(*fn, args));
+  // pl.no_dep(t) arguments: pass t, and mark its slot NO_DEP.
+  TaskOptions options;
+  CallArgs unwrapped = args;
+  auto unwrap = [&](Value& v, SourceLocation loc) {
+    if (auto* nd = v.As<NoDepMarker>()) {
+      options.no_dep.push_back(nd->tensor());
+      options.no_dep_names.push_back(nd->tensor()->name());
+      options.no_dep_loc = loc;
+      v = Value::Obj(nd->tensor());
+    }
+  };
+  for (size_t i = 0; i < unwrapped.positional.size(); ++i) {
+    unwrap(unwrapped.positional[i], args.ArgLoc(i));
+  }
+  for (size_t k = 0; k < unwrapped.keywords.size(); ++k) {
+    unwrap(unwrapped.keywords[k].second, args.keyword_locs[k]);
+  }
+  if (!options.no_dep.empty() && in_kernel()) {
+    return Error(options.no_dep_loc,
+                 "pl.no_dep(t) marks an argument of a task; inside a pl.at / pl.spmd body use "
+                 "no_dep_args=[t] on the scope instead");
+  }
+  PTOC_ASSIGN_OR_RETURN(env, BindParams(*fn, unwrapped));
   auto bind = [&](bool as_task) -> absl::Status {
     for (size_t i = 0; i < def.params.size(); ++i) {
       const Param& p = def.params[i];
@@ -757,7 +801,6 @@ absl::StatusOr<Value> Interpreter::CallIncore(const std::shared_ptr<FunctionValu
     PTOC_RETURN_IF_ERROR(bind(false));
     return RunBody(*fn, env);
   }
-  TaskOptions options;
   Value result;
   // The kernel's own return value (if any) is what the call evaluates to;
   // the TaskId of a plain incore call is not observable (fire-and-forget).

@@ -166,6 +166,8 @@ class Interpreter {
   uint64_t manual_seed_ = 0;
   uint64_t random_calls_ = 0;
   int call_depth_ = 0;
+  // Whether the running @pl.jit function has automatic scopes (pl.scope()).
+  bool launch_auto_scope_ = true;
 };
 
 // Builders of the two modules, bound to an interpreter.

@@ -365,6 +365,27 @@ std::shared_ptr<Namespace> MakePlModule(Interpreter* interp) {
     }
     return Value::Obj(std::make_shared<ManualScopeSpec>());
   });
+  pl->Set("ScopeMode", MakeEnum(pl.get(), "pl.ScopeMode", {{"AUTO", 0}, {"MANUAL", 1}}));
+  pl->AddFunction("scope", [I](const CallArgs& args) -> absl::StatusOr<Value> {
+    ArgReader r(I, args, "pl.scope", {"mode"});
+    PTOC_RETURN_IF_ERROR(r.Check());
+    if (r.Has(0) && !IsEnum(*r.Get(0), "pl.ScopeMode", nullptr)) {
+      return r.Wrong(0, "pl.ScopeMode.AUTO or pl.ScopeMode.MANUAL");
+    }
+    const bool manual = r.Has(0) && IsEnum(*r.Get(0), "pl.ScopeMode", "MANUAL");
+    return Value::Obj(std::make_shared<ManualScopeSpec>(manual));
+  });
+  pl->AddFunction("no_dep", [I](const CallArgs& args) -> absl::StatusOr<Value> {
+    ArgReader r(I, args, "pl.no_dep", {"tensor"});
+    PTOC_RETURN_IF_ERROR(r.Check());
+    auto ref = r.Has(0) ? r.Get(0)->AsShared<TensorRef>() : nullptr;
+    if (!ref) {
+      return I->Error(args.loc,
+                      "pl.no_dep(t) wraps one tensor argument of a kernel call, e.g. "
+                      "self.k(pl.no_dep(out)) or k(pl.no_dep(out))");
+    }
+    return Value::Obj(std::make_shared<NoDepMarker>(ref));
+  });
 
   // ---- loops
   pl->AddFunction("range", [I](const CallArgs& args) {

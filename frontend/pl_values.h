@@ -206,9 +206,27 @@ class TaskScopeSpec : public Object {
   TaskOptions options_;
 };
 
+// pl.manual_scope() or pl.scope(mode=...): a runtime scope.
 class ManualScopeSpec : public Object {
  public:
-  std::string TypeName() const override { return "pl.manual_scope"; }
+  explicit ManualScopeSpec(bool manual = true) : manual_(manual) {}
+  std::string TypeName() const override { return manual_ ? "pl.manual_scope" : "pl.scope"; }
+  bool manual() const { return manual_; }
+
+ private:
+  bool manual_;
+};
+
+// pl.no_dep(t) at a kernel call's argument: that slot skips dependency
+// tracking (NO_DEP), as no_dep_args= does for pl.at.
+class NoDepMarker : public Object {
+ public:
+  explicit NoDepMarker(std::shared_ptr<TensorRef> tensor) : tensor_(std::move(tensor)) {}
+  std::string TypeName() const override { return "pl.no_dep"; }
+  const std::shared_ptr<TensorRef>& tensor() const { return tensor_; }
+
+ private:
+  std::shared_ptr<TensorRef> tensor_;
 };
 
 class RunConfigValue : public Object {
