@@ -37,6 +37,30 @@ Interpreter::Interpreter(const SourceFile& source, std::unique_ptr<ReferenceEval
     } else if (!args.positional.empty() && args.positional[0].is_str()) {
       platform = args.positional[0].s();
     }
+    // Ring sizes (§1.8): one value for all four rings or one per ring.
+    const std::pair<const char*, int> rings[] = {
+        {"ring_task_window", 1}, {"ring_heap", 2}, {"ring_dep_pool", 3}};
+    for (const auto& [key, field] : rings) {
+      const Value* v = args.Keyword(key);
+      if (!v) continue;
+      std::vector<Value> items = v->is_sequence() ? v->items() : std::vector<Value>{*v};
+      bool ok = items.size() == 1 || items.size() == 4;
+      for (const Value& item : items) ok &= item.is_integral() && item.i() >= 1;
+      if (!ok) {
+        return Error(args.KeywordLoc(key),
+                     absl::StrCat("RunConfig(", key,
+                                  "=...) must be a positive integer (all four rings) or a list "
+                                  "of 4 positive integers (one per ring, by scope depth "
+                                  "min(depth, 3)), got ",
+                                  v->Repr()));
+      }
+      trace::RingSizes* sizes = program_.mutable_ring_sizes();
+      auto* out = field == 1   ? sizes->mutable_task_window()
+                  : field == 2 ? sizes->mutable_heap_bytes()
+                               : sizes->mutable_dep_pool();
+      out->Clear();
+      for (const Value& item : items) out->Add(static_cast<uint64_t>(item.i()));
+    }
     // Other RunConfig options (swimlane, dep_gen, ...) only affect the device
     // tooling; pto_sim's own flags replace them.
     program_.set_platform(platform);
@@ -129,6 +153,12 @@ absl::StatusOr<Value> ReadElementRef(Interpreter* interp, const ElementRef& el,
 }
 
 void Interpreter::EvaluateLaunch(const std::set<uint32_t>& written) {
+  if (timing_only_) {  // no GM copy at all: the data may not fit in memory
+    for (uint32_t id : written) {
+      if (auto host = program_.HostFor(id)) host->set_known(false);
+    }
+    return;
+  }
   const trace::StreamHeader& header = program_.header();
   SyncGm();
   absl::Status status = reference_failure_.empty()
@@ -980,14 +1010,21 @@ void Interpreter::Warn(SourceLocation loc, absl::string_view message) {
 }
 
 absl::StatusOr<trace::TraceText> CompileSource(const SourceFile& source,
-                                               std::vector<std::string>* warnings) {
+                                               std::vector<std::string>* warnings,
+                                               const CompileOptions& options) {
   PTOC_ASSIGN_OR_RETURN(module, Parse(source));
   Interpreter interp(source, MakeTileExecutorReference());
+  if (options.timing_only) interp.set_timing_only();
   for (auto& verifier : StandardVerifiers()) interp.AddVerifier(std::move(verifier));
   absl::Status status = interp.Run(module);
   if (warnings) *warnings = interp.warnings();
   PTOC_RETURN_IF_ERROR(status);
-  return interp.Finish();
+  trace::TraceText text = interp.Finish();
+  if (options.timing_only) {
+    text.mutable_header()->set_timing_only(true);
+    for (auto& t : *text.mutable_header()->mutable_tensors()) t.clear_init();
+  }
+  return text;
 }
 
 }  // namespace pto::ptoc

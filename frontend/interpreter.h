@@ -46,6 +46,11 @@ class Interpreter {
     verifiers_.push_back(std::move(verifier));
   }
   trace::TraceText Finish() const { return program_.Finish(); }
+  void set_timing_only() {
+    timing_only_ = true;
+    reference_failure_ = "--timing-only turns the reference evaluation off";
+  }
+  bool timing_only() const { return timing_only_; }
 
   // ---- used by the builtin modules (pl_module.cc, torch_module.cc)
   absl::Status Error(SourceLocation loc, absl::string_view message) const {
@@ -168,6 +173,7 @@ class Interpreter {
   int call_depth_ = 0;
   // Whether the running @pl.jit function has automatic scopes (pl.scope()).
   bool launch_auto_scope_ = true;
+  bool timing_only_ = false;
 };
 
 // Builders of the two modules, bound to an interpreter.
@@ -184,10 +190,17 @@ absl::StatusOr<Value> ReadElementRef(Interpreter* interp, const ElementRef& el, 
 // Python builtins (range, len, min, ...).
 void AddPythonBuiltins(Interpreter* interp, Env* env);
 
+struct CompileOptions {
+  // --timing-only: no reference evaluation, no checks, tensors without
+  // contents (header.timing_only), for workloads whose data would not fit.
+  bool timing_only = false;
+};
+
 // Compiles a whole kernel description into a trace; warnings (if given)
 // receive non-fatal diagnostics.
 absl::StatusOr<trace::TraceText> CompileSource(const SourceFile& source,
-                                               std::vector<std::string>* warnings = nullptr);
+                                               std::vector<std::string>* warnings = nullptr,
+                                               const CompileOptions& options = {});
 
 }  // namespace pto::ptoc
 

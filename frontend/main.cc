@@ -1,4 +1,4 @@
-// ptoc FILE.py -o OUT.pb [--pbtxt]: compiles a PyPTO-syntax kernel description
+// ptoc FILE.py -o OUT.pb [--pbtxt] [--timing-only]: compiles a PyPTO-syntax kernel description
 // into a pto_sim task stream. Exit 0 on success, 2 on any error.
 #include <exception>
 #include <fstream>
@@ -16,8 +16,10 @@ constexpr int kExitError = 2;
 
 int Usage(const char* message) {
   std::cerr << "ptoc: error: " << message << "\n"
-            << "usage: ptoc FILE.py -o OUT.pb [--pbtxt]\n"
-            << "  --pbtxt  write the stream as protobuf text (one TraceText message)\n";
+            << "usage: ptoc FILE.py -o OUT.pb [--pbtxt] [--timing-only]\n"
+            << "  --pbtxt        write the stream as protobuf text (one TraceText message)\n"
+            << "  --timing-only  tensors without contents, no checks, no reference "
+               "evaluation\n";
   return kExitError;
 }
 
@@ -34,6 +36,7 @@ absl::Status WriteStream(const pto::trace::TraceText& trace, const std::string& 
 int Run(int argc, char** argv) {
   std::string input, output;
   bool pbtxt = false;
+  pto::ptoc::CompileOptions options;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "-o") {
@@ -41,6 +44,8 @@ int Run(int argc, char** argv) {
       output = argv[i];
     } else if (arg == "--pbtxt") {
       pbtxt = true;
+    } else if (arg == "--timing-only") {
+      options.timing_only = true;
     } else if (arg == "-h" || arg == "--help") {
       Usage("help requested");
       return kExitOk;
@@ -63,7 +68,7 @@ int Run(int argc, char** argv) {
   text << in.rdbuf();
   pto::ptoc::SourceFile source(input, text.str());
   std::vector<std::string> warnings;
-  auto trace = pto::ptoc::CompileSource(source, &warnings);
+  auto trace = pto::ptoc::CompileSource(source, &warnings, options);
   for (const std::string& w : warnings) std::cerr << w << "\n";
   if (!trace.ok()) {
     std::cerr << trace.status().message() << "\n";

@@ -82,6 +82,30 @@ TEST(PtocMainTest, ErrorsExitTwoWithFileLineColumnSourceAndCaret) {
   EXPECT_THAT(r.output, HasSubstr("\nwhile x:\n^"));
 }
 
+TEST(PtocMainTest, TimingOnlyWritesAHeaderWithoutContentsOrChecks) {
+  const std::string src =
+      WriteFile("timing.py",
+                "import pypto.language as pl\nimport torch\n"
+                "@pl.jit\n"
+                "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+                "    for i in pl.spmd(2):\n"
+                "        pl.store(pl.load(a, [i * 8, 0], [8, 8]), [i * 8, 0], out)\n"
+                "    return out\n"
+                "a = torch.randn(16, 8)\n"
+                "out = torch.zeros(16, 8)\n"
+                "f(a, out)\n"
+                "torch.testing.assert_close(out, a)\n");
+  const std::string out = ::testing::TempDir() + "/timing.pbtxt";
+  Result r = RunPtoc(src + " -o " + out + " --pbtxt --timing-only");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  std::ifstream txt(out);
+  std::string content((std::istreambuf_iterator<char>(txt)), std::istreambuf_iterator<char>());
+  EXPECT_THAT(content, HasSubstr("timing_only: true"));
+  EXPECT_THAT(content, HasSubstr("block_num: 2"));
+  EXPECT_THAT(content, ::testing::Not(HasSubstr("check")));
+  EXPECT_THAT(content, ::testing::Not(HasSubstr("randn")));
+}
+
 TEST(PtocMainTest, UsageErrorsExitTwo) {
   EXPECT_EQ(RunPtoc("").exit_code, 2);
   EXPECT_EQ(RunPtoc("a.py").exit_code, 2);  // no -o

@@ -82,6 +82,7 @@ class ProgramBuilder {
 
   void AddRecord(trace::StreamRecord record) { records_.push_back(std::move(record)); }
   void set_platform(const std::string& platform) { header_.set_platform(platform); }
+  trace::RingSizes* mutable_ring_sizes() { return header_.mutable_ring_sizes(); }
 
   const trace::StreamHeader& header() const { return header_; }
   trace::TraceText Finish() const;

@@ -257,6 +257,7 @@ std::shared_ptr<Namespace> MakeTorchModule(Interpreter* interp) {
     auto expected = r.Get(1)->AsShared<HostTensor>();
     if (!actual) return r.Wrong(0, "a tensor");
     if (!expected) return r.Wrong(1, "a tensor");
+    if (I->timing_only()) return Value::None();  // no checks without contents
     PTOC_RETURN_IF_ERROR(I->RequireKnown(*expected, r.Loc(1)));
     if (actual->shape() != expected->shape()) {
       return I->Error(args.loc,
