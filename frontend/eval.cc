@@ -182,6 +182,7 @@ absl::StatusOr<Value> Interpreter::EvalAttribute(const Expr& e, const std::share
     if (deco->kind() == FunctionKind::kJit) {
       if (e.name == "incore") return Value::Obj(std::make_shared<Decorator>(FunctionKind::kIncore));
       if (e.name == "inline") return Value::Obj(std::make_shared<Decorator>(FunctionKind::kInline));
+      if (e.name == "extern") return Value::Obj(std::make_shared<Decorator>(FunctionKind::kExtern));
     }
     return Error(e.loc, absl::StrCat("pl.jit.", e.name,
                                      " is not supported by ptoc; use pl.jit, pl.jit.incore or "

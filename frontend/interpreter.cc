@@ -97,7 +97,10 @@ absl::Status Interpreter::RequireKnown(const HostTensor& t, SourceLocation loc) 
   if (t.known()) return absl::OkStatus();
   return Error(loc, absl::StrCat("this tensor was written by a device launch whose reference "
                                  "evaluation failed (",
-                                 reference_failure_,
+                                 reference_failure_.empty()
+                                     ? "an external @pl.jit.extern kernel wrote it, and ptoc "
+                                       "knows such kernels by their cost only"
+                                     : reference_failure_,
                                  "), so its value is unknown at compile time; only use it as "
                                  "the 'actual' of torch.testing.assert_close"));
 }
@@ -334,6 +337,14 @@ absl::Status Interpreter::ExecFunctionDef(const Stmt& stmt, const std::shared_pt
     }
     fn->set_kind(deco->kind());
     fn->set_auto_scope(deco->auto_scope());
+    if (deco->kind() == FunctionKind::kExtern) {
+      if (!deco->extern_spec()) {
+        return Error((*it)->loc,
+                     "@pl.jit.extern needs its cost summary, e.g. "
+                     "@pl.jit.extern(core_type=pl.KernelType.AIC, cube_flops=2 * M * N * K)");
+      }
+      fn->set_extern_spec(deco->extern_spec());
+    }
   }
   env->Set(stmt.name, Value::Obj(fn));
   return absl::OkStatus();
@@ -646,6 +657,12 @@ absl::StatusOr<Value> Interpreter::CallValue(const Value& callee, const CallArgs
       fn->set_kind(deco->kind());
       return Value::Obj(fn);
     }
+    if (deco->kind() == FunctionKind::kExtern) {
+      PTOC_ASSIGN_OR_RETURN(spec, ReadExternSpec(args));
+      auto out = std::make_shared<Decorator>(FunctionKind::kExtern);
+      out->set_extern_spec(std::make_shared<const ExternSpec>(std::move(spec)));
+      return Value::Obj(out);
+    }
     bool auto_scope = true;
     for (const auto& [name, value] : args.keywords) {
       if (name == "auto_scope" && deco->kind() == FunctionKind::kJit) {
@@ -677,6 +694,13 @@ absl::StatusOr<Value> Interpreter::CallFunction(const std::shared_ptr<FunctionVa
                      "function");
       }
       return CallIncore(fn, args);
+    case FunctionKind::kExtern:
+      if (!in_launch() || in_kernel()) {
+        return Error(args.loc,
+                     "a @pl.jit.extern kernel can only be called from the orchestration body of "
+                     "a @pl.jit function (it is one task)");
+      }
+      return CallExtern(fn, args);
     case FunctionKind::kInline:
     case FunctionKind::kPlain: {
       PTOC_ASSIGN_OR_RETURN(env, BindParams(*fn, args));
@@ -759,6 +783,11 @@ absl::StatusOr<Value> Interpreter::Launch(const std::shared_ptr<FunctionValue>& 
     }
   }
   EvaluateLaunch(written);
+  // ptoc cannot compute what an external kernel wrote.
+  for (uint32_t id : extern_outputs_) {
+    if (auto host = program_.HostFor(id)) host->set_known(false);
+  }
+  extern_outputs_.clear();
   launch_.reset();
   // The jit function's return value, mapped back to host tensors.
   std::function<Value(const Value&)> to_host = [&](const Value& v) -> Value {

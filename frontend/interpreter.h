@@ -137,6 +137,9 @@ class Interpreter {
   // Initialises ptoc's GM copy for tensors declared since the last call.
   void SyncGm();
   absl::StatusOr<Value> CallIncore(const std::shared_ptr<FunctionValue>& fn, const CallArgs& args);
+  // @pl.jit.extern (extern_kernel.cc): the decorator's options, and a call.
+  absl::StatusOr<ExternSpec> ReadExternSpec(const CallArgs& args);
+  absl::StatusOr<Value> CallExtern(const std::shared_ptr<FunctionValue>& fn, const CallArgs& args);
 
   // Traces `body` as one task's kernel and emits its submit; returns the
   // TaskId value.
@@ -174,6 +177,7 @@ class Interpreter {
   // Whether the running @pl.jit function has automatic scopes (pl.scope()).
   bool launch_auto_scope_ = true;
   bool timing_only_ = false;
+  std::set<uint32_t> extern_outputs_;
 };
 
 // Builders of the two modules, bound to an interpreter.

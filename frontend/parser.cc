@@ -838,7 +838,10 @@ class Parser {
         if (t.text == "(") return ParseParen();
         if (t.text == "[") return ParseListDisplay();
         if (t.text == "{") return ParseBraces();
-        if (t.text == "...") return Error(loc, "'...' (Ellipsis) is not supported");
+        if (t.text == "...") {  // a body placeholder (`def k(...): ...`); evaluates to None
+          Next();
+          return NewExpr(ExprKind::kNone, loc);
+        }
         break;
       default:
         break;

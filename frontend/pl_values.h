@@ -73,7 +73,16 @@ class Annotation : public Object {
   trace::DType dtype_ = trace::DTYPE_UNSPECIFIED;
 };
 
-enum class FunctionKind { kPlain, kJit, kIncore, kInline };
+enum class FunctionKind { kPlain, kJit, kIncore, kInline, kExtern };
+
+// @pl.jit.extern(core_type=..., <cost>): a kernel known by its cost summary
+// alone (vendor kernels, calibration and stress workloads).
+struct ExternSpec {
+  trace::CoreType core_type = trace::AIV;
+  uint32_t block_num = 1;
+  trace::BlockSymbol block_symbol = trace::BLOCK_SYMBOL_UNSPECIFIED;
+  trace::CostSummary cost;
+};
 
 class Env;
 
@@ -90,6 +99,8 @@ class FunctionValue : public Object {
   void set_kind(FunctionKind k) { kind_ = k; }
   bool auto_scope() const { return auto_scope_; }
   void set_auto_scope(bool a) { auto_scope_ = a; }
+  const std::shared_ptr<const ExternSpec>& extern_spec() const { return extern_spec_; }
+  void set_extern_spec(std::shared_ptr<const ExternSpec> s) { extern_spec_ = std::move(s); }
   // Parameter annotations, evaluated when the def ran.
   std::vector<Value>& annotations() { return annotations_; }
 
@@ -100,6 +111,7 @@ class FunctionValue : public Object {
   std::vector<Value> annotations_;
   FunctionKind kind_ = FunctionKind::kPlain;
   bool auto_scope_ = true;
+  std::shared_ptr<const ExternSpec> extern_spec_;
 };
 
 // pl.jit / pl.jit.incore / pl.jit.inline, possibly with options.
@@ -109,10 +121,13 @@ class Decorator : public Object {
   std::string TypeName() const override { return "decorator"; }
   FunctionKind kind() const { return kind_; }
   bool auto_scope() const { return auto_scope_; }
+  const std::shared_ptr<const ExternSpec>& extern_spec() const { return extern_spec_; }
+  void set_extern_spec(std::shared_ptr<const ExternSpec> s) { extern_spec_ = std::move(s); }
 
  private:
   FunctionKind kind_;
   bool auto_scope_;
+  std::shared_ptr<const ExternSpec> extern_spec_;
 };
 
 // pl.range / pl.parallel / pl.unroll / range(...)

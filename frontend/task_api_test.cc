@@ -137,3 +137,79 @@ TEST(TaskApiTest, TimingOnlyCannotReadDeviceValuesInTheOrchestration) {
 
 }  // namespace
 }  // namespace pto::ptoc
+
+namespace pto::ptoc {
+namespace {
+
+constexpr char kExtern[] =
+    "@pl.jit.extern(core_type=pl.KernelType.AIC, block_num=pl.system.available_cluster_count(),\n"
+    "               cube_flops=2 * 64 * 64 * 64, bytes_in=16384, bytes_out=16384)\n"
+    "def gemm(a: pl.Tensor, c: pl.Out[pl.Tensor]):\n"
+    "    ...\n"
+    "@pl.jit.extern(core_type=pl.KernelType.MIX, fixed_cycles=1650)\n"
+    "def calib(c: pl.InOut[pl.Tensor], n: pl.Scalar[pl.INT32]):\n"
+    "    pass\n"
+    "@pl.jit\n"
+    "def f(a: pl.Tensor, c: pl.Out[pl.Tensor]):\n"
+    "    gemm(a, c)\n"
+    "    calib(c, 3)\n"
+    "    return c\n";
+
+TEST(ExternKernelTest, EachCallIsOneSubmitOfACostSummaryKernel) {
+  auto t = Build(std::string(kExtern) + "f(torch.ones(64, 64), torch.zeros(64, 64))\n");
+  ASSERT_TRUE(t.ok()) << t.status();
+  ASSERT_EQ(t->header().kernels_size(), 2);
+  const auto& gemm = t->header().kernels(0);
+  EXPECT_EQ(gemm.core_type(), trace::AIC);
+  ASSERT_TRUE(gemm.has_cost());
+  EXPECT_EQ(gemm.cost().cube_flops(), 2.0 * 64 * 64 * 64);
+  EXPECT_EQ(gemm.cost().bytes_in(), 16384u);
+  EXPECT_EQ(t->header().kernels(1).cost().fixed_cycles(), 1650u);
+  auto s = Submits(*t);
+  ASSERT_EQ(s.size(), 2u);
+  EXPECT_THAT(s[0]->kernel_ids(), ElementsAre(0, -1, -1));
+  EXPECT_EQ(s[0]->block_symbol(), trace::AVAILABLE_CLUSTER);
+  EXPECT_EQ(s[0]->args(0).tensor().direction(), trace::INPUT);
+  EXPECT_EQ(s[0]->args(1).tensor().direction(), trace::OUTPUT_EXISTING);
+  EXPECT_THAT(s[1]->kernel_ids(), ElementsAre(1, 1, 1));
+  EXPECT_EQ(s[1]->block_num(), 1u);
+  EXPECT_EQ(s[1]->args(0).tensor().direction(), trace::INOUT);
+  EXPECT_EQ(s[1]->args(1).scalar().i(), 3);
+}
+
+TEST(ExternKernelTest, OutputsAreUnknownToTheHarness) {
+  auto t = Build(std::string(kExtern) +
+                 "c = torch.zeros(64, 64)\n"
+                 "f(torch.ones(64, 64), c)\n"
+                 "x = c + 1.0\n"
+                 "torch.testing.assert_close(x, x)\n");
+  ASSERT_FALSE(t.ok());
+  EXPECT_THAT(std::string(t.status().message()),
+              HasSubstr("t.py:18:7: error: this tensor was written by a device launch whose "
+                        "reference evaluation failed (an external @pl.jit.extern kernel"));
+}
+
+TEST(ExternKernelTest, DeclarationErrors) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"@pl.jit.extern\ndef k(a: pl.Tensor):\n    ...\n", "@pl.jit.extern needs its cost summary"},
+      {"@pl.jit.extern(cube_flops=1.0)\ndef k(a: pl.Tensor):\n    ...\n", "requires core_type="},
+      {"@pl.jit.extern(core_type=pl.KernelType.AIV)\ndef k(a: pl.Tensor):\n    ...\n",
+       "needs a cost: cube_flops, vector_elements, bytes_in/bytes_out or fixed_cycles"},
+      {"@pl.jit.extern(core_type=pl.KernelType.AIV, flops=3)\ndef k(a: pl.Tensor):\n    ...\n",
+       "@pl.jit.extern does not accept 'flops'"},
+      {"@pl.jit.extern(core_type=pl.KernelType.AIV, fixed_cycles=9, block_num=0)\n"
+       "def k(a: pl.Tensor):\n    ...\nk(torch.ones(2))\n",
+       "block_num must be a positive integer"},
+      {"@pl.jit.extern(core_type=pl.KernelType.AIV, fixed_cycles=9)\n"
+       "def k(a: pl.Tensor):\n    ...\nk(torch.ones(2))\n",
+       "can only be called from the orchestration body"},
+  };
+  for (const auto& [program, message] : cases) {
+    auto t = Build(program);
+    ASSERT_FALSE(t.ok()) << program;
+    EXPECT_THAT(std::string(t.status().message()), HasSubstr(message)) << program;
+  }
+}
+
+}  // namespace
+}  // namespace pto::ptoc
