@@ -31,3 +31,12 @@ pto_cc_test(outputs_test
     ${CMAKE_CURRENT_LIST_DIR}/compare_command_test.cc
     ${CMAKE_CURRENT_LIST_DIR}/output_set_test.cc
   DEPS pto_outputs)
+
+if(PTO_BUILD_TESTS)
+  # The browser render check carries its own label; it skips where chromium is missing.
+  add_test(NAME swimlane_svg_renders_in_chromium
+    COMMAND outputs_test --gtest_also_run_disabled_tests
+            --gtest_filter=SwimlaneSvgTest.DISABLED_RendersInChromium)
+  set_tests_properties(swimlane_svg_renders_in_chromium PROPERTIES
+    LABELS chromium TIMEOUT 120 SKIP_REGULAR_EXPRESSION "\\[  SKIPPED \\]")
+endif()

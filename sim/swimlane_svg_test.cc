@@ -129,12 +129,18 @@ TEST(SwimlaneSvgTest, MarksVisibleWaitsBetweenReceiveAndStart) {
   EXPECT_THAT(svg, HasSubstr("received 1.000000 us, started 6.000000 us"));
 }
 
-TEST(SwimlaneSvgTest, IsWellFormedAndRendersInChromiumWhereInstalled) {
+TEST(SwimlaneSvgTest, IsWellFormed) {
+  const std::string dir = ::pto::testing::FreshOutputDir("svg_wellformed");
+  ASSERT_TRUE(WriteSwimlaneSvg(SmallRun(), TwoClusters(), {}, dir).ok());
+  std::string error;
+  EXPECT_TRUE(TagsBalance(::pto::testing::ReadWholeFile(dir + "/swimlane.svg"), &error)) << error;
+}
+
+// Needs Debian's chromium: run by the ctest case `swimlane_svg_renders_in_chromium`
+// (label `chromium`), which skips with a message where chromium is missing.
+TEST(SwimlaneSvgTest, DISABLED_RendersInChromium) {
   const std::string dir = ::pto::testing::FreshOutputDir("svg_render");
   ASSERT_TRUE(WriteSwimlaneSvg(SmallRun(), TwoClusters(), {}, dir).ok());
-  const std::string svg = ::pto::testing::ReadWholeFile(dir + "/swimlane.svg");
-  std::string error;
-  EXPECT_TRUE(TagsBalance(svg, &error)) << error;
   const char* browsers[] = {"chromium", "chromium-browser"};
   std::string browser;
   for (const char* b : browsers) {
@@ -144,10 +150,18 @@ TEST(SwimlaneSvgTest, IsWellFormedAndRendersInChromiumWhereInstalled) {
     }
   }
   if (browser.empty()) GTEST_SKIP() << "chromium is not installed; SVG render check skipped";
-  const std::string command = browser +
-                              " --headless --disable-gpu --no-sandbox --screenshot=" + dir +
-                              "/shot.png file://" + dir + "/swimlane.svg >/dev/null 2>&1";
-  EXPECT_EQ(std::system(command.c_str()), 0) << command;
+  const std::string shot = dir + "/shot.png";
+  const std::string command =
+      browser +
+      " --headless --disable-gpu --no-sandbox --no-first-run --disable-background-networking "
+      "--disable-component-update --disable-sync --user-data-dir=" +
+      dir + "/profile --window-size=1600,400 --screenshot=" + shot + " file://" + dir +
+      "/swimlane.svg >/dev/null 2>&1";
+  ASSERT_EQ(std::system(command.c_str()), 0) << command;
+  // A rendered page, not an empty file: a PNG header and some content.
+  const std::string png = ::pto::testing::ReadWholeFile(shot);
+  ASSERT_GT(png.size(), 1000u);
+  EXPECT_EQ(png.substr(1, 3), "PNG");
 }
 
 TEST(SwimlaneSvgTest, NoArrowsAboveTheLimit) {
