@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <memory>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/tensor_fill.h"
@@ -97,6 +98,8 @@ class Session : public LaunchListener {
 
  private:
   absl::Status Prepare();
+  bool Overridden(const std::string& key) const;
+  void ApplyTraceRingSizes(const trace::RingSizes& sizes);
   absl::Status FinishLaunch();
   nlohmann::json Summary(const LaunchReport& report) const;
   void PrintLaunch(const LaunchReport& report);
@@ -156,6 +159,7 @@ absl::Status Session::Prepare() {
   functional_ = !header.timing_only() && !options_.timing_only;
   context_ =
       std::make_unique<ChipContext>(config_, header, std::move(kernels), functional_, &observer_);
+  ApplyTraceRingSizes(header.ring_sizes());
   if (functional_) {
     for (const trace::Tensor& tensor : header.tensors()) {
       const size_t count = tensor.size_bytes() / DTypeSize(tensor.dtype());
@@ -178,6 +182,34 @@ absl::Status Session::Prepare() {
     }
   }
   return absl::OkStatus();
+}
+
+bool Session::Overridden(const std::string& key) const {
+  for (const std::string& text : options_.overrides) {
+    if (absl::StartsWith(text, key + "=")) return true;
+  }
+  return false;
+}
+
+void Session::ApplyTraceRingSizes(const trace::RingSizes& sizes) {
+  // RunConfig's ring sizes (one value for every ring, or one per ring) win
+  // over the config file; an explicit --set wins over both.
+  auto pick = [](const google::protobuf::RepeatedField<uint64_t>& values, int ring) {
+    return static_cast<int64_t>(values.size() == 1 ? values[0] : values[ring]);
+  };
+  for (int ring = 0; ring < kNumRings; ++ring) {
+    RingLimits limits = context_->ring_limits(ring);
+    if (!sizes.task_window().empty() && !Overridden("ring.task_window")) {
+      limits.task_window = pick(sizes.task_window(), ring);
+    }
+    if (!sizes.heap_bytes().empty() && !Overridden("ring.heap_bytes")) {
+      limits.heap_bytes = pick(sizes.heap_bytes(), ring);
+    }
+    if (!sizes.dep_pool().empty() && !Overridden("ring.dep_pool")) {
+      limits.dep_pool = pick(sizes.dep_pool(), ring);
+    }
+    context_->set_ring_limits(ring, limits);
+  }
 }
 
 void Session::OnLaunchBegin(int launch, const std::string& name) {
@@ -257,8 +289,13 @@ nlohmann::json Session::Summary(const LaunchReport& report) const {
     checks.push_back(std::move(j));
   }
   nlohmann::json rings = nlohmann::json::array();
-  for (const LaunchCounters::Ring& ring : c.rings) {
-    rings.push_back({{"peak_task_window", ring.peak_tasks},
+  for (int r = 0; r < kNumRings; ++r) {
+    const LaunchCounters::Ring& ring = c.rings[r];
+    const RingLimits& limits = context_->ring_limits(r);
+    rings.push_back({{"task_window", limits.task_window},
+                     {"heap_bytes", limits.heap_bytes},
+                     {"dep_pool", limits.dep_pool},
+                     {"peak_task_window", ring.peak_tasks},
                      {"peak_heap_bytes", ring.peak_heap_bytes},
                      {"peak_dep_pool", ring.peak_dep_entries},
                      {"orchestrator_blocked_us", Us(ring.blocked)}});

@@ -145,6 +145,17 @@ TEST(RingTest, OneScopeOfAHundredTasksIsAScopeDeadlock) {
   EXPECT_THAT(run.cli.err, HasSubstr("ring.task_window"));
 }
 
+TEST(RingTest, RunConfigRingSizesInTheTraceApplyUnlessSetOverrides) {
+  trace::TraceText text = HundredTasks(false);
+  text.mutable_header()->mutable_ring_sizes()->add_task_window(4);
+  const SimRun from_trace = Simulate(text, "trace_rings");
+  EXPECT_EQ(from_trace.cli.exit_code, 3);
+  EXPECT_THAT(from_trace.cli.err, HasSubstr("SCOPE_DEADLOCK"));
+  const SimRun overridden = Simulate(text, "set_rings", {"--set", "ring.task_window=1024"});
+  ASSERT_EQ(overridden.cli.exit_code, 0) << overridden.cli.err;
+  EXPECT_EQ(overridden.stats["rings"][1]["task_window"], 1024);
+}
+
 // ---------------------------------------------------------------------------
 // Scheduler threads
 
@@ -293,6 +304,10 @@ TEST(PlatformTest, A5RunsWithItsOwnGeometry) {
       ::pto::testing::Simulate(kPtoSim, kSource + "/configs/a5.yaml", Compiled("spmd_blocks"));
   ASSERT_EQ(run.cli.exit_code, 0) << run.cli.err;
   EXPECT_THAT(run.cli.out, HasSubstr("36 clusters, 4 scheduler threads"));
+  const nlohmann::json swimlane = nlohmann::json::parse(
+      ::pto::testing::ReadFile(run.out_dir + "/launch_1/chip_swimlane_records.json"));
+  EXPECT_EQ(swimlane["metadata"]["clock_freq_hz"], 1000000000);
+  EXPECT_EQ(swimlane["metadata"]["num_cores"], 108);
   EXPECT_EQ(run.stats["per_launch"][1]["schedulers"]["per_thread"].size(), 4u);
 }
 
