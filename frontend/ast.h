@@ -80,7 +80,8 @@ enum class StmtKind {
   kPass,
   kBreak,
   kContinue,
-  kAssert,  // value, message
+  kAssert,    // value, message
+  kClassDef,  // name, decorators, body (the @pl.program form)
 };
 
 struct Param {

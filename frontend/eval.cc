@@ -373,13 +373,20 @@ absl::Status Interpreter::AssignSubscript(const Expr& target, const Value& value
       return Error(loc,
                    absl::StrCat("index ", index.i(), " is out of range for a TaskId array of ", n));
     }
+    std::shared_ptr<TaskIdValue> slot;
     if (value.is_none()) {
-      arr->slots()[index.i()] = nullptr;
     } else if (auto t = value.AsShared<TaskIdValue>()) {
-      arr->slots()[index.i()] = t->valid() ? t : nullptr;
+      slot = t->valid() ? t : nullptr;
     } else {
       return Error(target.loc,
                    absl::StrCat("a TaskId array holds TaskIds, got ", value.TypeName()));
+    }
+    // In a pl.parallel body an array from outside is a loop carry: every
+    // iteration sees it as it was at loop entry; the writes land at the end.
+    if (!parallel_carries_.empty() && arr->serial() < parallel_carries_.back().first_new_array) {
+      parallel_carries_.back().writes.push_back({base, index.i(), slot});
+    } else {
+      arr->slots()[index.i()] = slot;
     }
     return absl::OkStatus();
   }

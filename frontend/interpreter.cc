@@ -257,6 +257,9 @@ absl::StatusOr<Interpreter::Flow> Interpreter::Exec(const Stmt& stmt,
       return Flow::kBreak;
     case StmtKind::kContinue:
       return Flow::kContinue;
+    case StmtKind::kClassDef:
+      PTOC_RETURN_IF_ERROR(ExecClassDef(stmt, env));
+      return Flow::kNormal;
     case StmtKind::kAssert: {
       PTOC_ASSIGN_OR_RETURN(v, Eval(*stmt.value, env));
       PTOC_ASSIGN_OR_RETURN(ok, Truthy(v, stmt.value->loc));
@@ -442,6 +445,8 @@ absl::StatusOr<Interpreter::Flow> Interpreter::RunOrchestrationLoop(
       spec.kind() == LoopSpec::Kind::kRange || spec.kind() == LoopSpec::Kind::kPyRange;
   const bool scoped = !unrolled && !launch_->in_manual_scope();
   if (sequential) launch_->EnterSequentialLoop();
+  const bool parallel = spec.kind() == LoopSpec::Kind::kParallel;
+  if (parallel) parallel_carries_.push_back({TaskIdArray::PeekSerial(), {}});
   Flow result = Flow::kNormal;
   for (int64_t i = start; step > 0 ? i < stop : i > stop; i += step) {
     PTOC_RETURN_IF_ERROR(Assign(*stmt.targets[0], Value::Int(i), env));
@@ -456,6 +461,18 @@ absl::StatusOr<Interpreter::Flow> Interpreter::RunOrchestrationLoop(
     }
   }
   if (sequential) launch_->ExitSequentialLoop();
+  if (parallel) {
+    ParallelCarry carry = std::move(parallel_carries_.back());
+    parallel_carries_.pop_back();
+    for (auto& w : carry.writes) {
+      auto* arr = w.array.As<TaskIdArray>();
+      if (!parallel_carries_.empty() && arr->serial() < parallel_carries_.back().first_new_array) {
+        parallel_carries_.back().writes.push_back(std::move(w));  // still carried outward
+      } else {
+        arr->slots()[w.index] = w.slot;
+      }
+    }
+  }
   return result;
 }
 
@@ -651,6 +668,9 @@ absl::StatusOr<Value> Interpreter::CallValue(const Value& callee, const CallArgs
   if (auto fn = callee.AsShared<FunctionValue>()) {
     return CallFunction(fn, args);
   }
+  if (auto* method = callee.As<BoundMethod>()) {
+    return CallFunction(method->function(), method->WithSelf(args));
+  }
   if (auto* deco = callee.As<Decorator>()) {
     if (args.positional.size() == 1 && args.positional[0].As<FunctionValue>()) {
       auto fn = args.positional[0].AsShared<FunctionValue>();
@@ -807,10 +827,10 @@ absl::StatusOr<Value> Interpreter::Launch(const std::shared_ptr<FunctionValue>& 
 }
 
 absl::StatusOr<Value> Interpreter::CallIncore(const std::shared_ptr<FunctionValue>& fn,
-                                              const CallArgs& args) {
+                                              const CallArgs& args, TaskOptions options,
+                                              Value* task_id) {
   const Stmt& def = *fn->def();
   // pl.no_dep(t) arguments: pass t, and mark its slot NO_DEP.
-  TaskOptions options;
   CallArgs unwrapped = args;
   auto unwrap = [&](Value& v, SourceLocation loc) {
     if (auto* nd = v.As<NoDepMarker>()) {
@@ -870,6 +890,7 @@ absl::StatusOr<Value> Interpreter::CallIncore(const std::shared_ptr<FunctionValu
     return absl::OkStatus();
   });
   if (!tid.ok()) return tid.status();
+  if (task_id) *task_id = *tid;
   return result;
 }
 
@@ -893,7 +914,7 @@ absl::StatusOr<std::vector<uint32_t>> Interpreter::ResolveDeps(const std::vector
       // A scalar TaskId dies with the scope that produced it (§2.4); arrays
       // (and their slots) are carried out of it.
       if (t->valid() && !t->from_array() && t->launch() == launch_->serial() &&
-          !launch_->scope_open(t->scope())) {
+          !launch_->task_id_usable(t->scope())) {
         std::string name = launch_->BoundName(t->index());
         if (name.empty()) name = absl::StrCat("<task ", t->index(), ">");
         return Error(loc,

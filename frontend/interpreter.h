@@ -27,6 +27,7 @@ class Env {
   explicit Env(std::shared_ptr<Env> parent) : parent_(std::move(parent)) {}
   const Value* Lookup(const std::string& name) const;
   void Set(const std::string& name, Value v) { vars_[name] = std::move(v); }
+  const std::map<std::string, Value>& vars() const { return vars_; }
 
  private:
   std::map<std::string, Value> vars_;
@@ -80,6 +81,11 @@ class Interpreter {
   // A tile value for `v`: a tile, or a GM tensor view loaded whole.
   absl::StatusOr<std::shared_ptr<Tile>> AsTile(const Value& v, SourceLocation loc);
   absl::StatusOr<Value> CallValue(const Value& callee, const CallArgs& args);
+  // An incore kernel call from the orchestration is one task; `options`
+  // carries what pl.submit / pl.spmd_submit asked, `task_id` receives its
+  // TaskId.
+  absl::StatusOr<Value> CallIncore(const std::shared_ptr<FunctionValue>& fn, const CallArgs& args,
+                                   TaskOptions options = {}, Value* task_id = nullptr);
   absl::StatusOr<int> EmitDummy(const std::vector<Value>& deps, SourceLocation loc);
   absl::StatusOr<std::vector<uint32_t>> ResolveDeps(const std::vector<Value>& deps,
                                                     SourceLocation loc) const;
@@ -136,7 +142,7 @@ class Interpreter {
   void EvaluateLaunch(const std::set<uint32_t>& written);
   // Initialises ptoc's GM copy for tensors declared since the last call.
   void SyncGm();
-  absl::StatusOr<Value> CallIncore(const std::shared_ptr<FunctionValue>& fn, const CallArgs& args);
+  absl::Status ExecClassDef(const Stmt& stmt, const std::shared_ptr<Env>& env);
   // @pl.jit.extern (extern_kernel.cc): the decorator's options, and a call.
   absl::StatusOr<ExternSpec> ReadExternSpec(const CallArgs& args);
   absl::StatusOr<Value> CallExtern(const std::shared_ptr<FunctionValue>& fn, const CallArgs& args);
@@ -177,8 +183,28 @@ class Interpreter {
   // Whether the running @pl.jit function has automatic scopes (pl.scope()).
   bool launch_auto_scope_ = true;
   bool timing_only_ = false;
+  // Deferred TaskId array writes of the pl.parallel loops being run.
+  struct ParallelCarry {
+    uint64_t first_new_array = 0;
+    struct Write {
+      Value array;
+      int64_t index;
+      std::shared_ptr<TaskIdValue> slot;
+    };
+    std::vector<Write> writes;
+  };
+  std::vector<ParallelCarry> parallel_carries_;
   std::set<uint32_t> extern_outputs_;
 };
+
+// Task options read the same way by pl.at / pl.spmd / pl.submit.
+absl::Status ReadDeps(Interpreter* interp, const Value& v, SourceLocation loc,
+                      TaskOptions* options);
+absl::Status ReadPredicate(Interpreter* interp, const Value& v, SourceLocation loc,
+                           TaskOptions* options);
+// pl.program, pl.function, pl.FunctionType, pl.submit, pl.spmd_submit
+// (program_form.cc).
+void AddProgramForm(Interpreter* interp, Namespace* pl);
 
 // Builders of the two modules, bound to an interpreter.
 std::shared_ptr<Namespace> MakePlModule(Interpreter* interp);

@@ -437,7 +437,10 @@ TEST(InterpreterTest, OrchestrationReadsOfDeviceValuesResolveThroughTheReference
   EXPECT_EQ(reads, 2);
 }
 
-TEST(InterpreterTest, DepsReadTheTaskIdArrayAsItStandsIncludingEarlierParallelIterations) {
+// A pl.parallel body carries the array (§1.7): every iteration reads it as it
+// was at loop entry, so the iterations of one phase do not chain (§4.6 phase
+// fence); the writes land when the loop ends.
+TEST(InterpreterTest, ParallelIterationsReadTheTaskIdArrayAsAtLoopEntry) {
   auto l = Summarize(
       Compile("@pl.jit\n"
               "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
@@ -447,13 +450,16 @@ TEST(InterpreterTest, DepsReadTheTaskIdArrayAsItStandsIncludingEarlierParallelIt
               "            with pl.at(level=pl.Level.CORE_GROUP, deps=[tids]) as t:\n"
               "                pl.store(pl.load(a, [i * 8, 0], [8, 8]), [i * 8, 0], out)\n"
               "            tids[i] = t\n"
+              "        with pl.at(level=pl.Level.CORE_GROUP, deps=[tids]):\n"
+              "            pl.store(pl.load(a, [0, 0], [8, 8]), [0, 0], out)\n"
               "    return out\n"
               "f(torch.ones(24, 8), torch.zeros(24, 8))\n"))[0];
-  ASSERT_EQ(l.tasks.size(), 3u);
+  ASSERT_EQ(l.tasks.size(), 4u);
   EXPECT_TRUE(l.tasks[0].deps.empty());
-  EXPECT_THAT(l.tasks[1].deps, ElementsAre(0u));
-  EXPECT_THAT(l.tasks[2].deps, ElementsAre(0u, 1u));
-  EXPECT_EQ(l.scope_shape, "A1 M2 T T T E2 E1 ");
+  EXPECT_TRUE(l.tasks[1].deps.empty());
+  EXPECT_TRUE(l.tasks[2].deps.empty());
+  EXPECT_THAT(l.tasks[3].deps, ElementsAre(0u, 1u, 2u));
+  EXPECT_EQ(l.scope_shape, "A1 M2 T T T T E2 E1 ");
 }
 
 // A stand-in for the §2 verifiers: rejects SPMD launches wider than two.

@@ -3,6 +3,7 @@
 namespace pto::ptoc {
 
 void LaunchBuilder::BeginScope(trace::ScopeBegin::Mode mode) {
+  scope_parent_[next_scope_serial_] = current_scope();
   scopes_.push_back(Scope{mode, {}, next_scope_serial_++});
   trace::StreamRecord r;
   r.mutable_scope_begin()->set_mode(mode);
@@ -30,6 +31,13 @@ bool LaunchBuilder::scope_open(uint32_t serial) const {
     if (s.serial == serial) return true;
   }
   return false;
+}
+
+bool LaunchBuilder::task_id_usable(uint32_t serial) const {
+  if (scope_open(serial)) return true;
+  auto it = scope_parent_.find(serial);
+  if (it == scope_parent_.end()) return false;
+  return scope_open(it->second) && current_scope() != it->second;
 }
 
 void LaunchBuilder::NoteTaskWrites(int index, const std::vector<uint32_t>& roots) {

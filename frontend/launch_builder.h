@@ -44,12 +44,21 @@ class TaskIdValue : public Object {
 // pl.array.create(N, pl.TASK_ID): slots start invalid; arr[i] = tid updates.
 class TaskIdArray : public Object {
  public:
-  explicit TaskIdArray(size_t n) : slots_(n) {}
+  explicit TaskIdArray(size_t n) : slots_(n), serial_(NextSerial()) {}
   std::string TypeName() const override { return "pl.Array[TASK_ID]"; }
   std::vector<std::shared_ptr<TaskIdValue>>& slots() { return slots_; }
+  // Creation order: arrays made inside a pl.parallel body are not carried.
+  uint64_t serial() const { return serial_; }
+  static uint64_t PeekSerial() { return counter() + 1; }
 
  private:
+  static uint64_t& counter() {
+    static uint64_t n = 0;
+    return n;
+  }
+  static uint64_t NextSerial() { return ++counter(); }
   std::vector<std::shared_ptr<TaskIdValue>> slots_;
+  uint64_t serial_;
 };
 
 // The orchestration records of one launch: scopes (AUTO/MANUAL with depth),
@@ -72,6 +81,10 @@ class LaunchBuilder {
   // scope with `serial` is still open.
   uint32_t current_scope() const { return scopes_.empty() ? 0 : scopes_.back().serial; }
   bool scope_open(uint32_t serial) const;
+  // Whether a scalar TaskId produced in scope `serial` may still be named:
+  // its scope is open, or it is carried to a later sibling of that scope
+  // (the next iteration of the same loop) while their parent is open.
+  bool task_id_usable(uint32_t serial) const;
 
   // Sequential (pl.range) ancestors in the orchestration: R-seq.
   void EnterSequentialLoop() { ++sequential_loops_; }
@@ -119,6 +132,7 @@ class LaunchBuilder {
   std::vector<trace::StreamRecord> records_;
   int next_index_ = 0;
   uint32_t next_scope_serial_ = 1;
+  std::map<uint32_t, uint32_t> scope_parent_;
   std::map<uint32_t, int> last_writer_;
   std::map<int, std::string> task_names_;
 };

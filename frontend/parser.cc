@@ -13,8 +13,8 @@ namespace {
 const char* UnsupportedKeyword(const std::string& word) {
   if (word == "while") return "'while' loops are not supported; use 'for' over range/pl.range";
   if (word == "class") {
-    return "'class' is not supported (the @pl.program class form is not part of ptoc's "
-           "subset); write @pl.jit / @pl.jit.incore functions";
+    return "a 'class' must be a @pl.program class (the program form); write "
+           "@pl.program above it";
   }
   if (word == "try") return "'try' statements are not supported";
   if (word == "raise") return "'raise' is not supported; use 'assert'";
@@ -445,12 +445,29 @@ class Parser {
       PTOC_RETURN_IF_ERROR(ExpectNewline());
       while (At(TokenKind::kNewline)) Next();
     }
-    if (AtName("class")) return Error(Peek().loc, UnsupportedKeyword("class"));
+    if (AtName("class")) return ParseClass(out, std::move(decorators));
     if (!AtName("def")) {
       return Error(Peek().loc,
                    absl::StrCat("expected 'def' after the decorator, found ", Describe(Peek())));
     }
     return ParseDef(out, std::move(decorators));
+  }
+
+  // `class Name:` with a body of defs (the @pl.program form); no bases.
+  absl::Status ParseClass(Block* out, std::vector<ExprPtr> decorators) {
+    auto s = NewStmt(StmtKind::kClassDef, Next().loc);
+    s->decorators = std::move(decorators);
+    if (!At(TokenKind::kName)) return Error(Peek().loc, "expected the class name after 'class'");
+    s->name = Next().text;
+    if (AtOp("(")) {
+      Next();
+      if (!AtOp(")")) return Error(Peek().loc, "a @pl.program class takes no base classes");
+      Next();
+    }
+    PTOC_ASSIGN_OR_RETURN(body, ParseBlock("after the class header"));
+    s->body = std::move(body);
+    out->push_back(std::move(s));
+    return absl::OkStatus();
   }
 
   absl::Status ParseDef(Block* out, std::vector<ExprPtr> decorators) {

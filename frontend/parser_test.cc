@@ -142,7 +142,8 @@ TEST(ParserTest, AugmentedAssignmentAndSemicolons) {
 
 TEST(ParserTest, UnsupportedConstructsAreNamedWithLocation) {
   EXPECT_THAT(ParseError("while x:\n    pass\n"), HasSubstr("bad.py:1:1: error: 'while'"));
-  EXPECT_THAT(ParseError("class K:\n    pass\n"), HasSubstr("'class' is not supported"));
+  EXPECT_THAT(ParseError("class K:\n    pass\n"),
+              HasSubstr("a 'class' must be a @pl.program class"));
   EXPECT_THAT(ParseError("f = lambda x: x\n"), HasSubstr("bad.py:1:5: error: 'lambda'"));
   EXPECT_THAT(ParseError("try:\n    pass\n"), HasSubstr("'try'"));
   EXPECT_THAT(ParseError("def g():\n    yield 1\n"), HasSubstr("bad.py:2:5: error: 'yield'"));

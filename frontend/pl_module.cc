@@ -83,32 +83,6 @@ absl::Status ReadOptimizations(Interpreter* interp, const Value& v, SourceLocati
   return absl::OkStatus();
 }
 
-absl::Status ReadDeps(Interpreter* interp, const Value& v, SourceLocation loc,
-                      TaskOptions* options) {
-  if (!v.is_sequence()) {
-    return interp->Error(loc, "deps= must be a list / tuple / comprehension of TaskId values");
-  }
-  bool whole = false, slot = false;
-  for (const Value& d : v.items()) {
-    if (d.As<TaskIdArray>()) {
-      whole = true;
-    } else if (d.As<TaskIdValue>()) {
-      slot = true;
-    } else if (!d.is_none()) {
-      return interp->Error(loc, absl::StrCat("deps= entries must be a TaskId variable, a "
-                                             "TASK_ID array element (e.g. arr[i]), or None — "
-                                             "got ",
-                                             d.TypeName()));
-    }
-  }
-  if (whole && slot) {
-    return interp->Error(loc, "deps= cannot mix a whole TASK_ID array with per-element entries");
-  }
-  options->deps = v.items();
-  options->deps_loc = loc;
-  return absl::OkStatus();
-}
-
 absl::StatusOr<bool> BoolArg(Interpreter* interp, const ArgReader& r, size_t i,
                              const char* message) {
   if (!r.Has(i)) return false;
@@ -183,6 +157,62 @@ void AddDTypes(Namespace* ns) {
 }
 
 }  // namespace
+
+absl::Status ReadDeps(Interpreter* interp, const Value& v, SourceLocation loc,
+                      TaskOptions* options) {
+  if (!v.is_sequence()) {
+    return interp->Error(loc, "deps= must be a list / tuple / comprehension of TaskId values");
+  }
+  bool whole = false, slot = false;
+  for (const Value& d : v.items()) {
+    if (d.As<TaskIdArray>()) {
+      whole = true;
+    } else if (d.As<TaskIdValue>()) {
+      slot = true;
+    } else if (!d.is_none()) {
+      return interp->Error(loc, absl::StrCat("deps= entries must be a TaskId variable, a "
+                                             "TASK_ID array element (e.g. arr[i]), or None — "
+                                             "got ",
+                                             d.TypeName()));
+    }
+  }
+  if (whole && slot) {
+    return interp->Error(loc, "deps= cannot mix a whole TASK_ID array with per-element entries");
+  }
+  options->deps = v.items();
+  options->deps_loc = loc;
+  return absl::OkStatus();
+}
+
+absl::Status ReadPredicate(Interpreter* interp, const Value& v, SourceLocation loc,
+                           TaskOptions* options) {
+  const std::string m = options->method;
+  if (v.is_none()) {
+    return interp->Error(loc, absl::StrCat("'", m,
+                                           "' predicate must be a single comparison (==, !=, >, "
+                                           "<, >=, <=); got None (to dispatch unconditionally, "
+                                           "omit predicate= entirely)"));
+  }
+  auto* p = v.As<PredicateValue>();
+  if (!p) {
+    return interp->Error(loc, absl::StrCat("'", m,
+                                           "' predicate must be a single comparison (==, !=, >, "
+                                           "<, >=, <=); got ",
+                                           v.TypeName()));
+  }
+  const trace::DType dtype = interp->program().tensor(p->predicate().tensor_id()).dtype();
+  if (!IsSignedInt(dtype)) {
+    return interp->Error(loc, absl::StrCat("predicate operand must be a signed "
+                                           "8/16/32/64-bit integer tensor, got ",
+                                           DTypeName(dtype),
+                                           ". The runtime sign-extends the value it reads, "
+                                           "so an unsigned operand can compare as negative "
+                                           "and silently invert the dispatch decision"));
+  }
+  options->predicate = p->predicate();
+  options->predicate_loc = loc;
+  return absl::OkStatus();
+}
 
 absl::StatusOr<Value> AnnotationSubscript(Interpreter* interp, const Annotation& a,
                                           const Value& index, SourceLocation loc) {
@@ -331,31 +361,7 @@ std::shared_ptr<Namespace> MakePlModule(Interpreter* interp) {
                                        "pl.spmd() allow_early_resolve must be a "
                                        "boolean literal (True/False)"));
     options.allow_early_resolve = aer;
-    if (r.Get(6) && r.Get(6)->is_none()) {
-      return I->Error(r.Loc(6),
-                      "'pl.spmd()' predicate must be a single comparison (==, !=, >, "
-                      "<, >=, <=); got None (to dispatch unconditionally, omit "
-                      "predicate= entirely)");
-    }
-    if (r.Has(6)) {
-      auto* p = r.Get(6)->As<PredicateValue>();
-      if (!p) {
-        return I->Error(r.Loc(6), absl::StrCat("'pl.spmd()' predicate must be a single "
-                                               "comparison (==, !=, >, <, >=, <=); got ",
-                                               r.Get(6)->TypeName()));
-      }
-      const trace::DType dtype = I->program().tensor(p->predicate().tensor_id()).dtype();
-      if (!IsSignedInt(dtype)) {
-        return I->Error(r.Loc(6), absl::StrCat("predicate operand must be a signed "
-                                               "8/16/32/64-bit integer tensor, got ",
-                                               DTypeName(dtype),
-                                               ". The runtime sign-extends the value it reads, "
-                                               "so an unsigned operand can compare as negative "
-                                               "and silently invert the dispatch decision"));
-      }
-      options.predicate = p->predicate();
-      options.predicate_loc = r.Loc(6);
-    }
+    if (r.Get(6)) PTOC_RETURN_IF_ERROR(ReadPredicate(I, *r.Get(6), r.Loc(6), &options));
     return Value::Obj(std::make_shared<TaskScopeSpec>(options));
   });
 
@@ -725,6 +731,7 @@ std::shared_ptr<Namespace> MakePlModule(Interpreter* interp) {
     return Value::Obj(std::make_shared<AvailableCount>(trace::AVAILABLE_CLUSTER));
   });
   pl->Set("system", Value::Obj(system));
+  AddProgramForm(I, pl.get());
   return pl;
 }
 

@@ -114,6 +114,26 @@ class FunctionValue : public Object {
   std::shared_ptr<const ExternSpec> extern_spec_;
 };
 
+// `self.method` of a @pl.program class: calls prepend the program as `self`.
+class BoundMethod : public Object {
+ public:
+  BoundMethod(std::shared_ptr<FunctionValue> fn, Value self)
+      : fn_(std::move(fn)), self_(std::move(self)) {}
+  std::string TypeName() const override { return "method"; }
+  const std::shared_ptr<FunctionValue>& function() const { return fn_; }
+  CallArgs WithSelf(const CallArgs& args) const {
+    CallArgs out = args;
+    out.positional.insert(out.positional.begin(), self_);
+    out.positional_locs.insert(out.positional_locs.begin(), args.loc);
+    out.positional_names.insert(out.positional_names.begin(), "self");
+    return out;
+  }
+
+ private:
+  std::shared_ptr<FunctionValue> fn_;
+  Value self_;
+};
+
 // pl.jit / pl.jit.incore / pl.jit.inline, possibly with options.
 class Decorator : public Object {
  public:

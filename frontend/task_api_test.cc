@@ -213,3 +213,64 @@ TEST(ExternKernelTest, DeclarationErrors) {
 
 }  // namespace
 }  // namespace pto::ptoc
+
+namespace pto::ptoc {
+namespace {
+
+constexpr char kProgram[] =
+    "@pl.program\n"
+    "class P:\n"
+    "    @pl.function(type=pl.FunctionType.InCore)\n"
+    "    def copy(self, x: pl.Tensor, y: pl.Out[pl.Tensor]):\n"
+    "        pl.store(pl.load(x, [0, 0], [8, 8]), [0, 0], y)\n"
+    "        return y\n"
+    "    @pl.function(type=pl.FunctionType.Orchestration)\n"
+    "    def main(self, a: pl.Tensor, out: pl.Out[pl.Tensor]):\n";
+
+std::string Program(const std::string& body) {
+  return std::string(kProgram) + body +
+         "        return out\n"
+         "P.main(torch.ones(8, 8), torch.zeros(8, 8))\n";
+}
+
+TEST(ProgramFormTest, SubmitReturnsOutputsAndATaskIdAndSpmdSubmitSetsBlocks) {
+  auto t = Build(
+      Program("        o, tid = pl.submit(self.copy, a, out, allow_early_resolve=True)\n"
+              "        o2, tid2 = pl.spmd_submit(self.copy, a, o, core_num=4, sync_start=True, "
+              "deps=[tid])\n"
+              "        self.copy(a, o2)\n"));
+  ASSERT_TRUE(t.ok()) << t.status();
+  auto s = Submits(*t);
+  ASSERT_EQ(s.size(), 3u);
+  EXPECT_EQ(s[0]->name(), "copy");
+  EXPECT_TRUE(s[0]->allow_early_resolve());
+  EXPECT_EQ(s[0]->block_num(), 1u);
+  EXPECT_EQ(s[1]->block_num(), 4u);
+  EXPECT_TRUE(s[1]->sync_start());
+  EXPECT_THAT(s[1]->deps(), ElementsAre(0u));
+  EXPECT_EQ(s[1]->args(1).tensor().tensor_id(), s[0]->args(1).tensor().tensor_id());
+  EXPECT_THAT(s[2]->deps(), ::testing::IsEmpty());  // plain self.k(...) is fire-and-forget
+}
+
+TEST(ProgramFormTest, Errors) {
+  const std::pair<std::string, const char*> cases[] = {
+      {Program("        o, t = pl.submit(a, out)\n"),
+       "pl.submit(...) first argument must be a `self.<kernel>` method reference"},
+      {Program("        o, t = pl.spmd_submit(self.copy, a, out)\n"),
+       "pl.spmd_submit(self.copy, ...) requires the core_num keyword argument"},
+      {Program("        o, t = pl.submit(self.copy, a, out, predicate=None)\n"),
+       "'copy' predicate must be a single comparison"},
+      {"class Q:\n    pass\n", "a 'class' must be a @pl.program class"},
+      {"@pl.program\nclass Q:\n    @pl.function(type=pl.FunctionType.InCore)\n"
+       "    def k(x: pl.Tensor):\n        pass\n",
+       "method 'k' of a @pl.program class must take 'self' first"},
+  };
+  for (const auto& [program, message] : cases) {
+    auto t = Build(program);
+    ASSERT_FALSE(t.ok()) << program;
+    EXPECT_THAT(std::string(t.status().message()), HasSubstr(message)) << program;
+  }
+}
+
+}  // namespace
+}  // namespace pto::ptoc

@@ -182,7 +182,8 @@ class CrossCoreRingFit : public TaskVerifier {
 class SpmdBody : public TaskVerifier {
  public:
   absl::Status Check(Interpreter& interp, const TaskSite& site) override {
-    if (!site.options.spmd) return absl::OkStatus();
+    // The rules are the `with pl.spmd` scope's; pl.spmd_submit names its kernel.
+    if (!site.options.spmd || site.options.method != "pl.spmd()") return absl::OkStatus();
     if (site.builder.kernel_calls() > 1) {
       return interp.Error(
           site.loc,
