@@ -560,12 +560,7 @@ absl::StatusOr<Interpreter::Flow> Interpreter::ExecWith(const Stmt& stmt,
                          }
                          return absl::OkStatus();
                        }));
-    if (target) {
-      PTOC_RETURN_IF_ERROR(Assign(*target, tid, env));
-      if (target->kind == ExprKind::kName) {
-        launch_->BindName(tid.As<TaskIdValue>()->index(), target->name);
-      }
-    }
+    if (target) PTOC_RETURN_IF_ERROR(Assign(*target, tid, env));
     return body_flow;
   }
   return Error(item.loc, absl::StrCat("'", ctx.TypeName(),
@@ -578,6 +573,12 @@ absl::Status Interpreter::Assign(const Expr& target, const Value& value,
   switch (target.kind) {
     case ExprKind::kName:
       env->Set(target.name, value);
+      // The name a TaskId is bound to (`tid = ...`, `_, tid = pl.submit(...)`),
+      // for the predicate's producer-in-deps message (§2.1).
+      if (auto* t = value.As<TaskIdValue>();
+          t && t->valid() && in_launch() && t->launch() == launch_->serial()) {
+        launch_->BindName(t->index(), target.name);
+      }
       return absl::OkStatus();
     case ExprKind::kTuple:
     case ExprKind::kList: {

@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "absl/strings/str_replace.h"
 #include "frontend/interpreter.h"
 
 namespace pto::ptoc {
@@ -270,6 +271,37 @@ TEST(ProgramFormTest, Errors) {
     ASSERT_FALSE(t.ok()) << program;
     EXPECT_THAT(std::string(t.status().message()), HasSubstr(message)) << program;
   }
+}
+
+}  // namespace
+}  // namespace pto::ptoc
+
+namespace pto::ptoc {
+namespace {
+
+TEST(ProgramFormTest, PredicateProducerBoundByPlSubmitMustBeInDeps) {
+  const std::string program =
+      "@pl.program\n"
+      "class P:\n"
+      "    @pl.function(type=pl.FunctionType.InCore)\n"
+      "    def flag(self, g: pl.InOut[pl.Tensor]):\n"
+      "        pl.store(pl.load(g, [0, 0], [1, 1]), [0, 0], g)\n"
+      "    @pl.function(type=pl.FunctionType.InCore)\n"
+      "    def copy(self, x: pl.Tensor, y: pl.Out[pl.Tensor]):\n"
+      "        pl.store(pl.load(x, [0, 0], [8, 8]), [0, 0], y)\n"
+      "    @pl.function(type=pl.FunctionType.Orchestration)\n"
+      "    def main(self, g: pl.InOut[pl.Tensor], a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+      "        _, flag_tid = pl.submit(self.flag, g)\n"
+      "        _, t = pl.submit(self.copy, a, out, DEPS predicate=(g[0, 0] > 0))\n"
+      "        return out\n"
+      "P.main(torch.ones(1, 1, dtype=torch.int32), torch.ones(8, 8), torch.zeros(8, 8))\n";
+  auto bad = Build(absl::StrReplaceAll(program, {{"DEPS ", ""}}));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(std::string(bad.status().message()),
+              HasSubstr("t.py:15:45: error: 'copy' predicate reads 'g', which is produced by the "
+                        "task bound to 'flag_tid', but 'flag_tid' is not in deps=. Add the "
+                        "producer to the dependency list: deps=[flag_tid]"));
+  EXPECT_TRUE(Build(absl::StrReplaceAll(program, {{"DEPS ", "deps=[flag_tid], "}})).ok());
 }
 
 }  // namespace
