@@ -34,7 +34,24 @@ enum class SchedulerPhaseKind : uint8_t {
   kDrain,
   kRelease,
 };
-const char* SchedulerPhaseName(SchedulerPhaseKind kind);
+// The runtime's record names for the phases (runtime-semantics.md §4.4).
+inline const char* SchedulerPhaseName(SchedulerPhaseKind kind) {
+  switch (kind) {
+    case SchedulerPhaseKind::kComplete:
+      return "complete";
+    case SchedulerPhaseKind::kDummy:
+      return "dummy";
+    case SchedulerPhaseKind::kDispatch:
+      return "dispatch";
+    case SchedulerPhaseKind::kEarlyDispatch:
+      return "early_dispatch";
+    case SchedulerPhaseKind::kDrain:
+      return "drain";
+    case SchedulerPhaseKind::kRelease:
+      return "release";
+  }
+  return "unknown";
+}
 
 struct SchedulerPhase {
   int32_t thread = 0;

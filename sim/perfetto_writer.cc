@@ -25,24 +25,6 @@ int MarkerTid(int thread) { return 19000 + thread; }
 
 std::string Quoted(const std::string& s) { return nlohmann::json(s).dump(); }
 
-const char* PhaseKind(SchedulerPhaseKind kind) {
-  switch (kind) {
-    case SchedulerPhaseKind::kComplete:
-      return "complete";
-    case SchedulerPhaseKind::kDummy:
-      return "dummy";
-    case SchedulerPhaseKind::kDispatch:
-      return "dispatch";
-    case SchedulerPhaseKind::kEarlyDispatch:
-      return "early_dispatch";
-    case SchedulerPhaseKind::kDrain:
-      return "drain";
-    case SchedulerPhaseKind::kRelease:
-      return "release";
-  }
-  return "unknown";
-}
-
 std::string Meta(const char* what, int pid, int tid, const std::string& args) {
   return absl::StrCat("{\"name\":\"", what, "\",\"ph\":\"M\",\"pid\":", pid, ",\"tid\":", tid,
                       ",\"args\":", args, "}");
@@ -124,8 +106,8 @@ void PerfettoWriter::OnSchedulerPhase(const SchedulerPhase& p) {
     absl::StrAppend(&args, ",\"pop_hit\":", p.pop_hit, ",\"pop_miss\":", p.pop_miss);
   }
   args += "}";
-  Bar(kSchedulerPid, SchedTid(std::max(p.thread, 0)), Quoted(PhaseKind(p.kind)), "phase", p.start,
-      p.end, args);
+  Bar(kSchedulerPid, SchedTid(std::max(p.thread, 0)), Quoted(SchedulerPhaseName(p.kind)), "phase",
+      p.start, p.end, args);
   if (p.kind == SchedulerPhaseKind::kDispatch) {
     queue_counter_used_ = true;
     line_ =

@@ -7,28 +7,7 @@
 #include "nlohmann/json.hpp"
 
 namespace pto {
-namespace {
-
-// The runtime's phase kinds (§4.4). Local so this library needs no chip code.
-const char* PhaseKind(SchedulerPhaseKind kind) {
-  switch (kind) {
-    case SchedulerPhaseKind::kComplete:
-      return "complete";
-    case SchedulerPhaseKind::kDummy:
-      return "dummy";
-    case SchedulerPhaseKind::kDispatch:
-      return "dispatch";
-    case SchedulerPhaseKind::kEarlyDispatch:
-      return "early_dispatch";
-    case SchedulerPhaseKind::kDrain:
-      return "drain";
-    case SchedulerPhaseKind::kRelease:
-      return "release";
-  }
-  return "unknown";
-}
-
-}  // namespace
+namespace {}  // namespace
 
 SwimlaneWriter::SwimlaneWriter(std::string dir, int level, const OutputChip& chip,
                                const LaunchLog* log)
@@ -89,9 +68,10 @@ void SwimlaneWriter::OnSchedulerPhase(const SchedulerPhase& phase) {
   if (level_ < 3) return;
   const uint64_t start = Cycles(phase.start);
   const uint64_t end = Cycles(phase.end);
-  line_ = absl::StrCat("{\"kind\":\"", PhaseKind(phase.kind), "\",\"start_cycles\":", start,
-                       ",\"end_cycles\":", end, ",\"loop_iter\":", phase.loop_iter,
-                       ",\"tasks_processed\":", phase.tasks_processed);
+  line_ =
+      absl::StrCat("{\"kind\":\"", SchedulerPhaseName(phase.kind), "\",\"start_cycles\":", start,
+                   ",\"end_cycles\":", end, ",\"loop_iter\":", phase.loop_iter,
+                   ",\"tasks_processed\":", phase.tasks_processed);
   if (phase.kind == SchedulerPhaseKind::kDispatch) {
     absl::StrAppend(&line_, ",\"pop_hit\":", phase.pop_hit, ",\"pop_miss\":", phase.pop_miss);
   }

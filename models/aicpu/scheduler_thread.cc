@@ -20,24 +20,6 @@ CoreKind KindOf(TaskShape shape) {
 
 }  // namespace
 
-const char* SchedulerPhaseName(SchedulerPhaseKind kind) {
-  switch (kind) {
-    case SchedulerPhaseKind::kComplete:
-      return "complete";
-    case SchedulerPhaseKind::kDummy:
-      return "dummy";
-    case SchedulerPhaseKind::kDispatch:
-      return "dispatch";
-    case SchedulerPhaseKind::kEarlyDispatch:
-      return "early_dispatch";
-    case SchedulerPhaseKind::kDrain:
-      return "drain";
-    case SchedulerPhaseKind::kRelease:
-      return "release";
-  }
-  return "?";
-}
-
 SchedulerThread::SchedulerThread(sc_core::sc_module_name name, int index, ChipContext* context,
                                  RuntimeSignals* signals, SchedulerGroup* group,
                                  std::vector<AiCore*> cores)
