@@ -95,6 +95,14 @@ const Rejected kCatalogue[] = {
      "sync_start=True so all blocks are co-resident at the FFTS barrier; without it the runtime "
      "may dispatch blocks in waves and the barrier deadlocks on device (507018). Add "
      "sync_start=True to the launch, or use mode=\"soft\" (GM-polling)."},
+    {"HardSyncallSeedSnippetAsWritten",
+     "    # Hard barrier (FFTS): no operands, but requires FULL occupancy\n"
+     "    with pl.spmd(pl.system.available_aiv_count()):\n"
+     "        ...\n"
+     "        pl.system.syncall(core_type=pl.KernelType.AIV)\n"
+     "        ...\n",
+     "HardSyncallSeedSnippetAsWritten.py:20:5: error: hard pl.system.syncall(core_type="
+     "\"aiv_only\") requires the SPMD launch to set sync_start=True"},
     {"HardSyncallPartialOccupancy",
      "    with pl.spmd(4, sync_start=True):\n" SPMD_BODY
      "        pl.system.syncall(core_type=pl.KernelType.AIV)\n",

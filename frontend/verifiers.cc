@@ -263,10 +263,12 @@ class NoDepArgs : public TaskVerifier {
 
 std::vector<std::unique_ptr<TaskVerifier>> StandardVerifiers() {
   std::vector<std::unique_ptr<TaskVerifier>> v;
+  // HardSyncallOccupancy first: the seed's snippet (`...` around the syncall)
+  // must fail with its sync_start message, not the SPMD body rule.
+  v.push_back(std::make_unique<HardSyncallOccupancy>());
   v.push_back(std::make_unique<SpmdBody>());
   v.push_back(std::make_unique<NoDepArgs>());
   v.push_back(std::make_unique<PredicateRules>());
-  v.push_back(std::make_unique<HardSyncallOccupancy>());
   v.push_back(std::make_unique<CrossCoreRingFit>());
   return v;
 }
