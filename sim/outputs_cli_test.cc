@@ -1,0 +1,109 @@
+// The output files of whole runs (issue #7), read back as the runtime's
+// tools would read them.
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "sim/testing/cli_runner.h"
+#include "sim/testing/trace_builder.h"
+
+namespace pto {
+namespace {
+
+using ::pto::testing::CliResult;
+using ::pto::testing::ReadFile;
+using ::pto::testing::ReadJson;
+using ::pto::testing::RunCli;
+using ::pto::testing::SimRun;
+using ::testing::HasSubstr;
+
+const std::string kPtoSim = PTO_SIM_BINARY;
+const std::string kSource = PTO_SOURCE_DIR;
+const std::string kBuild = PTO_BUILD_DIR;
+
+std::string Compiled(const std::string& name) { return kBuild + "/traces/" + name + ".pb"; }
+
+SimRun Simulate(const std::string& trace, std::vector<std::string> extra = {}) {
+  return ::pto::testing::Simulate(kPtoSim, kSource + "/configs/ascend.yaml", trace, extra);
+}
+
+TEST(OutputsCliTest, GatedSkipIsAMarkerWithoutABar) {
+  const SimRun run = Simulate(Compiled("gated"), {"--swimlane-level", "3"});
+  ASSERT_EQ(run.cli.exit_code, 0) << run.cli.err;
+  const std::string dir = run.out_dir + "/launch_0";  // gate 0: the bump is skipped
+  const nlohmann::json swimlane = ReadJson(dir + "/chip_swimlane_records.json");
+  const nlohmann::json deps = ReadJson(dir + "/deps.json");
+  ASSERT_EQ(deps["tasks"].size(), 2u);
+  const std::string skipped_id = deps["tasks"][1]["task_id"];
+  // Bars only for the always-dispatched task: 4 blocks on 4 lanes.
+  ASSERT_EQ(swimlane["aicore_tasks"].size(), 4u);
+  for (const auto& row : swimlane["aicore_tasks"]) {
+    EXPECT_NE(std::to_string(row[1].get<uint64_t>()), skipped_id);
+  }
+  int markers = 0;
+  for (const auto& thread : swimlane["aicpu_scheduler_phases"]) {
+    for (const auto& phase : thread) {
+      if (phase["kind"] == "predicated_skip") {
+        ++markers;
+        EXPECT_EQ(std::to_string(phase["task_id"].get<uint64_t>()), skipped_id);
+      }
+    }
+  }
+  EXPECT_EQ(markers, 1);
+  EXPECT_THAT(ReadFile(dir + "/swimlane.svg"), HasSubstr("class=\"marker skip\""));
+}
+
+TEST(OutputsCliTest, DepsJsonCollapsesSpmdAndShowsTheChain) {
+  const SimRun run = Simulate(Compiled("spmd_blocks"));
+  ASSERT_EQ(run.cli.exit_code, 0) << run.cli.err;
+  const nlohmann::json per_block = ReadJson(run.out_dir + "/launch_0/deps.json");
+  const nlohmann::json spmd = ReadJson(run.out_dir + "/launch_1/deps.json");
+  ASSERT_EQ(per_block["tasks"].size(), 4u);
+  std::set<std::pair<std::string, std::string>> chain;
+  for (const auto& edge : per_block["edges"]) {
+    EXPECT_EQ(edge["source"], "tensormap");
+    EXPECT_EQ(edge["flags"], nlohmann::json::array({"wait"}));
+    chain.insert({edge["pred"].get<std::string>(), edge["succ"].get<std::string>()});
+  }
+  for (int i = 0; i + 1 < 4; ++i) {
+    EXPECT_TRUE(
+        chain.count({per_block["tasks"][i]["task_id"], per_block["tasks"][i + 1]["task_id"]}))
+        << i;
+  }
+  ASSERT_EQ(spmd["tasks"].size(), 1u);
+  EXPECT_EQ(spmd["tasks"][0]["block_num"], 4);
+  EXPECT_TRUE(spmd["edges"].empty());
+  const nlohmann::json names = ReadJson(run.out_dir + "/launch_1/name_map_spmd_blocks.json");
+  EXPECT_EQ(names["orchestrator_name"], "spmd_blocks");
+}
+
+TEST(OutputsCliTest, NarrowClaimHasNoTensorMapEdges) {
+  const SimRun run = Simulate(Compiled("narrow_claim"));
+  ASSERT_EQ(run.cli.exit_code, 0) << run.cli.err;
+  const nlohmann::json deps = ReadJson(run.out_dir + "/deps.json");
+  EXPECT_EQ(deps["tasks"].size(), 4u);
+  for (const auto& edge : deps["edges"]) EXPECT_NE(edge["source"], "tensormap");
+}
+
+TEST(OutputsCliTest, CompareShowsWhatEarlyResolveBought) {
+  trace::TraceText plain = ::pto::testing::LoadTraceFile(Compiled("early_resolve"));
+  for (auto& r : *plain.mutable_records()) {
+    if (r.has_submit()) r.mutable_submit()->set_allow_early_resolve(false);
+  }
+  const SimRun without = Simulate(::pto::testing::SaveTraceFile(plain, "er_plain"));
+  const SimRun with = Simulate(Compiled("early_resolve"));
+  ASSERT_EQ(without.cli.exit_code, 0) << without.cli.err;
+  ASSERT_EQ(with.cli.exit_code, 0) << with.cli.err;
+  const CliResult compare =
+      RunCli(kPtoSim, {"compare", without.out_dir + "/stats.json", with.out_dir + "/stats.json"});
+  ASSERT_EQ(compare.exit_code, 0) << compare.err;
+  EXPECT_THAT(compare.out, HasSubstr("makespan"));
+  EXPECT_THAT(compare.out, HasSubstr("%"));
+  EXPECT_THAT(compare.out, HasSubstr("critical"));
+}
+
+}  // namespace
+}  // namespace pto
