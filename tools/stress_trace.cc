@@ -1,0 +1,120 @@
+// Writes the synthetic stress trace of the speed issue: N single-block tasks,
+// each with 1-4 explicit predecessors drawn uniformly from the previous 64,
+// AIC with probability 1/3 (else AIV), each a fixed-cycles cost summary
+// uniform in 500-5000 AICore cycles. Kernels are shared (one per cycle bucket
+// and core type) so the header stays small; tasks are grouped into scopes so
+// no ring overflows (a dependency on a task that already retired is
+// satisfied). Timing-only: tensors carry no contents.
+//
+//   stress_trace --tasks 1000000 --seed 42 -o stress_1m.pb
+
+#include <cstdint>
+#include <iostream>
+#include <random>
+#include <string>
+
+#include "CLI/CLI.hpp"
+#include "common/trace_writer.h"
+
+namespace {
+
+constexpr int kBuckets = 100;  // cycle buckets per core type
+constexpr int64_t kMinCycles = 500;
+constexpr int64_t kMaxCycles = 5000;
+constexpr int kWindow = 64;        // predecessors come from the last 64 tasks
+constexpr int kScopeTasks = 4096;  // tasks per scope
+
+int Main(int argc, char** argv) {
+  int64_t tasks = 1000000;
+  uint64_t seed = 42;
+  std::string output = "stress_1m.pb";
+  CLI::App app{"Write the synthetic stress task stream (timing-only)."};
+  app.add_option("--tasks", tasks, "number of tasks")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 32));
+  app.add_option("--seed", seed, "random seed");
+  app.add_option("-o,--output", output, "output .pb");
+  CLI11_PARSE(app, argc, argv);
+
+  pto::trace::StreamHeader header;
+  header.set_version(1);
+  header.set_platform("a2a3");
+  header.set_source("tools/stress_trace.cc");
+  header.set_timing_only(true);
+  for (int type = 0; type < 2; ++type) {
+    for (int b = 0; b < kBuckets; ++b) {
+      pto::trace::Kernel* kernel = header.add_kernels();
+      kernel->set_id(header.kernels_size() - 1);
+      kernel->set_name((type == 0 ? "aic_work_" : "aiv_work_") + std::to_string(b));
+      kernel->set_core_type(type == 0 ? pto::trace::AIC : pto::trace::AIV);
+      kernel->mutable_cost()->set_fixed_cycles(kMinCycles +
+                                               (kMaxCycles - kMinCycles) * b / (kBuckets - 1));
+    }
+  }
+  auto writer = pto::TraceWriter::Create(output, header);
+  if (!writer.ok()) {
+    std::cerr << "stress_trace: " << writer.status().message() << "\n";
+    return 2;
+  }
+  std::mt19937_64 random(seed);
+  std::uniform_int_distribution<int> preds(1, 4);
+  std::uniform_int_distribution<int> bucket(0, kBuckets - 1);
+  std::uniform_int_distribution<int> is_aic(0, 2);
+  std::uniform_int_distribution<int> back(1, kWindow);
+
+  pto::trace::StreamRecord record;
+  auto write = [&](const pto::trace::StreamRecord& r) {
+    absl::Status status = (*writer)->Write(r);
+    if (!status.ok()) {
+      std::cerr << "stress_trace: " << status.message() << "\n";
+      std::exit(2);
+    }
+  };
+  record.mutable_launch_begin()->set_name("stress");
+  write(record);
+  for (int64_t i = 0; i < tasks; ++i) {
+    if (i % kScopeTasks == 0) {
+      if (i > 0) {
+        record.Clear();
+        record.mutable_scope_end()->set_depth(1);
+        write(record);
+      }
+      record.Clear();
+      record.mutable_scope_begin()->set_depth(1);
+      write(record);
+    }
+    record.Clear();
+    pto::trace::Submit* submit = record.mutable_submit();
+    const bool aic = is_aic(random) == 0;
+    const int kernel = (aic ? 0 : kBuckets) + bucket(random);
+    submit->set_name(aic ? "aic_work" : "aiv_work");
+    submit->add_kernel_ids(aic ? kernel : -1);
+    submit->add_kernel_ids(aic ? -1 : kernel);
+    submit->add_kernel_ids(-1);
+    submit->set_block_num(1);
+    submit->set_scope_depth(1);
+    if (i > 0) {
+      const int n = preds(random);
+      for (int p = 0; p < n; ++p) {
+        const int64_t dep = i - std::min<int64_t>(back(random), i);
+        submit->add_deps(static_cast<uint32_t>(dep));
+      }
+    }
+    write(record);
+  }
+  record.Clear();
+  record.mutable_scope_end()->set_depth(1);
+  write(record);
+  record.Clear();
+  record.mutable_launch_end();
+  write(record);
+  absl::Status status = (*writer)->Finish();
+  if (!status.ok()) {
+    std::cerr << "stress_trace: " << status.message() << "\n";
+    return 2;
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) { return Main(argc, argv); }
