@@ -85,33 +85,45 @@ bool SchedulerThread::SlotFree(const OwnedCore& owned, bool pending) const {
   return owned.running.valid && owned.running_acked && !owned.running.gated && !owned.pending.valid;
 }
 
-int SchedulerThread::IdleUnitCount(TaskShape shape) const {
-  return static_cast<int>(FreeUnits(shape, /*pending=*/false).size());
+bool SchedulerThread::ClusterUsable(const Unit& cluster, bool pending) const {
+  // A cluster is usable when every core has a free slot; the idle phase takes
+  // fully idle clusters, the pending phase the rest.
+  bool all_idle = true, usable = true;
+  for (int m = 0; m < 3; ++m) {
+    const OwnedCore& owned = cores_[cluster.members[m]];
+    all_idle &= SlotFree(owned, false);
+    usable &= SlotFree(owned, false) || SlotFree(owned, true);
+  }
+  return pending ? (usable && !all_idle) : all_idle;
 }
 
-std::vector<SchedulerThread::Unit> SchedulerThread::FreeUnits(TaskShape shape, bool pending) const {
-  std::vector<Unit> units;
+int SchedulerThread::IdleUnitCount(TaskShape shape) const {
+  int count = 0;
   if (shape == TaskShape::kMix) {
-    // A cluster is usable when every core has a free slot; the idle phase
-    // takes fully idle clusters, the pending phase the rest.
+    for (const Unit& cluster : clusters_) count += ClusterUsable(cluster, false);
+    return count;
+  }
+  const CoreKind kind = KindOf(shape);
+  for (const OwnedCore& owned : cores_) {
+    count += owned.core->core_kind() == kind && SlotFree(owned, false);
+  }
+  return count;
+}
+
+void SchedulerThread::FreeUnits(TaskShape shape, bool pending, std::vector<Unit>* units) const {
+  units->clear();
+  if (shape == TaskShape::kMix) {
     for (const Unit& cluster : clusters_) {
-      bool all_idle = true, usable = true;
-      for (int m = 0; m < 3; ++m) {
-        const OwnedCore& owned = cores_[cluster.members[m]];
-        all_idle &= SlotFree(owned, false);
-        usable &= SlotFree(owned, false) || SlotFree(owned, true);
-      }
-      if (pending ? (usable && !all_idle) : all_idle) units.push_back(cluster);
+      if (ClusterUsable(cluster, pending)) units->push_back(cluster);
     }
-    return units;
+    return;
   }
   const CoreKind kind = KindOf(shape);
   for (size_t i = 0; i < cores_.size(); ++i) {
     if (cores_[i].core->core_kind() == kind && SlotFree(cores_[i], pending)) {
-      units.push_back(Unit{{static_cast<int>(i), -1, -1}, 1});
+      units->push_back(Unit{{static_cast<int>(i), -1, -1}, 1});
     }
   }
-  return units;
 }
 
 std::array<uint32_t, 3> SchedulerThread::QueueDepths() const {
@@ -308,7 +320,8 @@ void SchedulerThread::Place(Task& task, const Unit& unit, int64_t block, bool ga
 bool SchedulerThread::DispatchShape(TaskShape shape, bool pending, TimePs now, TimePs* cost,
                                     SchedulerPhase* phase) {
   ReadyQueues& ready = context_->ready();
-  std::vector<Unit> units = FreeUnits(shape, pending);
+  std::vector<Unit>& units = units_;
+  FreeUnits(shape, pending, &units);
   if (units.empty()) return false;
   if (!ready.HasVisible(shape, now + *cost)) {
     ++phase->pop_miss;
@@ -351,7 +364,8 @@ bool SchedulerThread::DispatchSyncTier(TimePs now, TimePs* cost, SchedulerPhase*
       ++context_->counters().pop_hit;
       ++phase->pop_hit;
       dispatched = true;
-      std::vector<Unit> units = FreeUnits(shape, /*pending=*/false);
+      std::vector<Unit>& units = units_;
+      FreeUnits(shape, /*pending=*/false, &units);
       if (static_cast<int64_t>(units.size()) < task->block_num) {
         // No single thread can hold the cohort: stop the world.
         group_->BeginDrain(task->seq);
@@ -407,10 +421,11 @@ bool SchedulerThread::EarlyDispatchPhase(TimePs now, TimePs* cost) {
   bool progressed = false;
   for (TaskShape shape : {TaskShape::kMix, TaskShape::kAic, TaskShape::kAiv}) {
     while (ready.HasVisible(shape, now + *cost, Lane::kEarly)) {
-      std::vector<Unit> units = FreeUnits(shape, /*pending=*/false);
+      std::vector<Unit>& units = units_;
+      FreeUnits(shape, /*pending=*/false, &units);
       if (context_->config().core.dispatch_slots >= 2) {
-        std::vector<Unit> more = FreeUnits(shape, /*pending=*/true);
-        units.insert(units.end(), more.begin(), more.end());
+        FreeUnits(shape, /*pending=*/true, &more_units_);
+        units.insert(units.end(), more_units_.begin(), more_units_.end());
       }
       if (units.empty()) break;
       Task* task = context_->tasks().Find(ready.Pop(shape, Lane::kEarly));
@@ -452,7 +467,8 @@ bool SchedulerThread::ReleasePhase(TimePs now, TimePs* cost) {
 }
 
 int64_t SchedulerThread::StageCohort(Task& task, int64_t blocks, TimePs now, TimePs* cost) {
-  std::vector<Unit> units = FreeUnits(task.shape, /*pending=*/false);
+  std::vector<Unit>& units = units_;
+  FreeUnits(task.shape, /*pending=*/false, &units);
   int64_t staged = 0;
   for (const Unit& unit : units) {
     if (staged == blocks) break;

@@ -94,7 +94,10 @@ class SchedulerThread : public sc_core::sc_module, public CoreOwner {
   bool DispatchShape(TaskShape shape, bool pending, TimePs now, TimePs* cost,
                      SchedulerPhase* phase);
   bool DispatchSyncTier(TimePs now, TimePs* cost, SchedulerPhase* phase);
-  std::vector<Unit> FreeUnits(TaskShape shape, bool pending) const;
+  // Replaces `*units` with the units of `shape` that have a free slot (idle
+  // phase: running slot; pending phase: a busy core's second slot).
+  void FreeUnits(TaskShape shape, bool pending, std::vector<Unit>* units) const;
+  bool ClusterUsable(const Unit& cluster, bool pending) const;
   // Publishes one block of `task` on `unit` (running slot if a core is idle,
   // its pending slot otherwise).
   void Place(Task& task, const Unit& unit, int64_t block, bool gated, TimePs now, TimePs* cost);
@@ -111,6 +114,8 @@ class SchedulerThread : public sc_core::sc_module, public CoreOwner {
   std::vector<int> local_of_core_;  // chip core id -> index in cores_, or -1
   std::vector<Unit> clusters_;      // [aic, aiv0, aiv1] local indices
   std::vector<TaskSeq> deferred_release_;
+  std::vector<Unit> units_;  // reused by the dispatch phases
+  std::vector<Unit> more_units_;
   bool sleeping_ = true;
   TimePs wake_at_ = kNever;
   sc_core::sc_event wake_;
