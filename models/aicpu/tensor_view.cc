@@ -43,18 +43,19 @@ TensorView WholeView(const trace::Tensor& root) {
 
 absl::StatusOr<TensorView> MakeView(const trace::Tensor& root, const trace::TensorArg& arg) {
   const int rank = root.shape_size();
-  const std::string who = absl::StrCat("tensor '", root.name(), "' (id ", root.id(), ")");
+  // Built only on the error paths: views are made per argument of every task.
+  auto who = [&root] { return absl::StrCat("tensor '", root.name(), "' (id ", root.id(), ")"); };
   if (rank < 1 || rank > kMaxTensorDims) {
     return absl::InvalidArgumentError(
-        absl::StrCat(who, " has rank ", rank, "; expected 1 to ", kMaxTensorDims));
+        absl::StrCat(who(), " has rank ", rank, "; expected 1 to ", kMaxTensorDims));
   }
   if (arg.offsets_size() != 0 && arg.offsets_size() != rank) {
-    return absl::InvalidArgumentError(absl::StrCat("view of ", who, " has ", arg.offsets_size(),
+    return absl::InvalidArgumentError(absl::StrCat("view of ", who(), " has ", arg.offsets_size(),
                                                    " offsets; expected ", rank, " (one per dim)"));
   }
   if (arg.shape_size() != 0 && arg.shape_size() != rank) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "view of ", who, " has a rank-", arg.shape_size(), " shape; expected rank ", rank));
+        "view of ", who(), " has a rank-", arg.shape_size(), " shape; expected rank ", rank));
   }
   TensorView view = WholeView(root);
   int64_t start = 0;
@@ -64,11 +65,11 @@ absl::StatusOr<TensorView> MakeView(const trace::Tensor& root, const trace::Tens
     const int64_t extent = arg.shape_size() ? arg.shape(d) : dim;
     if (extent <= 0) {
       return absl::InvalidArgumentError(
-          absl::StrCat("view of ", who, " has size ", extent, " in dim ", d, "; expected > 0"));
+          absl::StrCat("view of ", who(), " has size ", extent, " in dim ", d, "; expected > 0"));
     }
     // Compare without overflow: offset in [0, dim - extent].
     if (offset < 0 || extent > dim || offset > dim - extent) {
-      return absl::InvalidArgumentError(absl::StrCat("view of ", who, " dim ", d, " covers [",
+      return absl::InvalidArgumentError(absl::StrCat("view of ", who(), " dim ", d, " covers [",
                                                      offset, ", ", offset, " + ", extent,
                                                      ") but the tensor has ", dim, " there"));
     }
