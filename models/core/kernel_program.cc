@@ -326,6 +326,28 @@ class Compiler {
     return absl::OkStatus();
   }
 
+  absl::Status CompileSync(CompiledOp* op, const Op& proto) {
+    const Op::Sync& sync = proto.sync();
+    op->sync_mode = sync.mode() == Op::SOFT ? Op::SOFT : Op::HARD;
+    op->sync_core_type =
+        sync.core_type() == trace::CORE_TYPE_UNSPECIFIED ? trace::AIV : sync.core_type();
+    if (op->sync_mode != Op::SOFT) return absl::OkStatus();
+    if (sync.workspace_param() >= out_->params.size() ||
+        out_->params[sync.workspace_param()].kind != trace::KernelParam::TENSOR) {
+      return OpError(*op, absl::StrCat("param ", sync.workspace_param(),
+                                       " is not a TENSOR parameter; a SOFT syncall needs its "
+                                       "INT32 GM workspace tensor (gm_workspace=)"));
+    }
+    op->param = static_cast<int32_t>(sync.workspace_param());
+    if (!sync.has_used_cores()) {
+      return OpError(*op, "a SOFT syncall needs used_cores (the participant count)");
+    }
+    absl::StatusOr<CompiledIntExpr> used = CompileExpr(*op, "used_cores", sync.used_cores());
+    if (!used.ok()) return used.status();
+    op->stop = *std::move(used);
+    return absl::OkStatus();
+  }
+
   absl::Status CompileLoop(CompiledOp* op, const Op& proto) {
     const Op::Loop& loop = proto.loop();
     if (loop.var() >= kMaxLoopVar) {
@@ -511,8 +533,11 @@ class Compiler {
       case Op::LOOP:
         status = CompileLoop(&op, proto);
         break;
+      case Op::SYNCALL:
+        status = CompileSync(&op, proto);
+        break;
       default:
-        break;  // SYNCALL, FENCE: executed as profiled no-ops here.
+        break;  // FENCE: no operands.
     }
     if (!status.ok()) return status;
     if (proto.engine() == trace::ENGINE_CUBE) op.engine = EngineKind::kCube;

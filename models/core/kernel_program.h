@@ -43,6 +43,11 @@ struct CompiledOp {
   std::vector<CompiledIntExpr> offsets;
   bool atomic_add = false;
   bool whole_cache = false;
+  // SYNCALL: HARD (FFTS) or SOFT (GM counter), its participants' core type
+  // and, for SOFT, the INT32 workspace param (`param`) and the participant
+  // count (`stop` holds the used_cores expression).
+  trace::Op::SyncMode sync_mode = trace::Op::SYNC_MODE_UNSPECIFIED;
+  trace::CoreType sync_core_type = trace::CORE_TYPE_UNSPECIFIED;
   // MATMUL: dst[m, n] = op(a)[m, k] @ op(b)[k, n].
   bool a_trans = false;
   bool b_trans = false;

@@ -72,8 +72,9 @@ double* TileExecutor::Values<double>(int32_t tile) {
 
 absl::Status TileExecutor::Execute(const CompiledKernel& kernel, const BlockContext& block,
                                    absl::Span<const BoundArg> args, bool functional, GmPort* gm,
-                                   ExecutionProfile* profile) {
+                                   ExecutionProfile* profile, CoreSyncHooks* hooks) {
   profile->Clear();
+  paused_ = false;
   if (kernel.is_cost_summary) {
     const CostSummaryTiming t = CostSummaryTime(kernel.cost, kernel.core_type, config_);
     const int64_t in = static_cast<int64_t>(kernel.cost.bytes_in());
@@ -99,7 +100,48 @@ absl::Status TileExecutor::Execute(const CompiledKernel& kernel, const BlockCont
                      ": functional execution needs a GmPort; pass one or run timing-only"));
   }
   if (absl::Status s = Prepare(kernel, args, functional); !s.ok()) return s;
-  return RunProgram(kernel, OpCosts(kernel), block, args, functional, gm, profile);
+  if (!functional && gm != nullptr &&
+      staging_.size() < static_cast<size_t>(kernel.max_tile_bytes)) {
+    staging_.resize(static_cast<size_t>(kernel.max_tile_bytes));
+  }
+  kernel_ = &kernel;
+  op_costs_now_ = &OpCosts(kernel);
+  block_ = block;
+  args_ = args;
+  functional_ = functional;
+  gm_ = gm;
+  profile_ = profile;
+  hooks_ = hooks;
+  pc_ = 0;
+  frames_.clear();
+  return RunProgram();
+}
+
+absl::Status TileExecutor::Resume() {
+  if (!paused_) {
+    return absl::FailedPreconditionError("TileExecutor::Resume: the block is not paused");
+  }
+  paused_ = false;
+  return RunProgram();
+}
+
+absl::Status TileExecutor::PauseAt(const CompiledOp& op, int32_t pc, const IntEnv& env) {
+  syncall_ = SyncallRequest{};
+  syncall_.op_index = pc;
+  syncall_.mode = op.sync_mode == trace::Op::SOFT ? trace::Op::SOFT : trace::Op::HARD;
+  syncall_.core_type = op.sync_core_type;
+  if (syncall_.mode == trace::Op::SOFT) {
+    absl::StatusOr<int64_t> used = op.stop.Evaluate(env);
+    if (!used.ok()) return WithLabel(op, "used_cores: ", used.status());
+    if (*used < 1) {
+      return absl::InvalidArgumentError(absl::StrCat(op.label, ": used_cores evaluated to ", *used,
+                                                     "; a soft syncall needs at least 1"));
+    }
+    syncall_.used_cores = *used;
+    syncall_.workspace_addr = args_[op.param].tensor.gm_addr;
+  }
+  paused_ = true;
+  return absl::OkStatus();
 }
 
 const std::vector<double>& TileExecutor::OpCosts(const CompiledKernel& kernel) {
@@ -190,19 +232,22 @@ absl::Status TileExecutor::Prepare(const CompiledKernel& kernel, absl::Span<cons
   return absl::OkStatus();
 }
 
-absl::Status TileExecutor::RunProgram(const CompiledKernel& kernel,
-                                      const std::vector<double>& op_costs,
-                                      const BlockContext& block, absl::Span<const BoundArg> args,
-                                      bool functional, GmPort* gm, ExecutionProfile* profile) {
+absl::Status TileExecutor::RunProgram() {
+  const CompiledKernel& kernel = *kernel_;
+  const std::vector<double>& op_costs = *op_costs_now_;
+  const BlockContext& block = block_;
+  const absl::Span<const BoundArg> args = args_;
+  const bool functional = functional_;
+  GmPort* gm = gm_;
+  ExecutionProfile* profile = profile_;
   IntEnv env;
   env.block_idx = block.block_idx;
   env.block_num = block.block_num;
   env.subblock_idx = block.subblock_idx;
   env.loop_vars = loop_values_;
   env.scalar_params = param_ints_;
-  frames_.clear();
   const int32_t end = static_cast<int32_t>(kernel.ops.size());
-  int32_t pc = 0;
+  int32_t pc = pc_;
   while (true) {
     // Close loop bodies that just ran to their end: iterate again or leave.
     while (!frames_.empty() && pc == kernel.ops[frames_.back().op].body_end) {
@@ -253,7 +298,11 @@ absl::Status TileExecutor::RunProgram(const CompiledKernel& kernel,
         Window w;
         const CompiledTile& tile = kernel.tiles[op.dst];
         if (absl::Status s = ResolveWindow(kernel, op, tile, args, block, &w); !s.ok()) return s;
-        if (functional) Load(tile, op.dst, w, gm);
+        if (functional) {
+          Load(tile, op.dst, w, gm);
+        } else if (gm != nullptr) {
+          Touch(tile, w, /*write=*/false, /*atomic=*/false, gm);
+        }
         rec.gm_bytes_read = op.gm_bytes;
         break;
       }
@@ -261,14 +310,32 @@ absl::Status TileExecutor::RunProgram(const CompiledKernel& kernel,
         Window w;
         const CompiledTile& tile = kernel.tiles[op.src0];
         if (absl::Status s = ResolveWindow(kernel, op, tile, args, block, &w); !s.ok()) return s;
-        if (functional) Store(tile, op.src0, w, op.atomic_add, gm);
+        if (functional) {
+          Store(tile, op.src0, w, op.atomic_add, gm);
+        } else if (gm != nullptr) {
+          Touch(tile, w, /*write=*/true, op.atomic_add, gm);
+        }
         rec.gm_bytes_written = op.gm_bytes;
         break;
       }
-      case Op::SYNCALL:
-      case Op::FENCE:
       case Op::CACHE_INVALID:
-        break;  // their effects belong to the chip model; profiled here
+        if (hooks_ != nullptr) {
+          if (op.whole_cache) {
+            hooks_->CleanInvalidateAll();
+          } else {
+            hooks_->CleanInvalidateLine(args[op.param].tensor.gm_addr);
+          }
+        }
+        break;
+      case Op::FENCE:
+        if (hooks_ != nullptr) hooks_->Fence();
+        break;
+      case Op::SYNCALL:
+        // The core arrives at the barrier and resumes after its release.
+        if (absl::Status s = PauseAt(op, pc, env); !s.ok()) return s;
+        profile->Add(rec);
+        pc_ = pc + 1;
+        return absl::OkStatus();
       default:
         if (functional) Compute(kernel, op);
         break;
@@ -421,6 +488,28 @@ void TileExecutor::Store(const CompiledTile& tile, int32_t tile_index, const Win
     StoreTyped(tile, Values<float>(tile_index), w, atomic, gm);
   } else {
     StoreTyped(tile, Values<double>(tile_index), w, atomic, gm);
+  }
+}
+
+void TileExecutor::Touch(const CompiledTile& tile, const Window& w, bool write, bool atomic,
+                         GmPort* gm) {
+  const int64_t esize = static_cast<int64_t>(DTypeSize(tile.dtype));
+  const bool rows = w.col_stride == 1;
+  for (int64_t r = 0; r < tile.rows; ++r) {
+    const uint64_t row_addr = w.addr + static_cast<uint64_t>(r * w.row_stride * esize);
+    const int64_t pieces = rows ? 1 : tile.cols;
+    const int64_t count = rows ? tile.cols : 1;
+    for (int64_t c = 0; c < pieces; ++c) {
+      const uint64_t addr = row_addr + static_cast<uint64_t>(c * w.col_stride * esize);
+      const size_t bytes = static_cast<size_t>(count * esize);
+      if (!write) {
+        gm->Read(addr, staging_.data(), bytes);
+      } else if (atomic) {
+        gm->AtomicAdd(addr, tile.dtype, staging_.data(), static_cast<size_t>(count));
+      } else {
+        gm->Write(addr, staging_.data(), bytes);
+      }
+    }
   }
 }
 

@@ -10,6 +10,7 @@
 #include "models/chip_config.h"
 #include "models/core/execution_profile.h"
 #include "models/core/gm_port.h"
+#include "models/core/int_expr.h"
 #include "models/core/kernel_program.h"
 #include "proto/task_stream.pb.h"
 
@@ -60,6 +61,28 @@ struct BoundArg {
   }
 };
 
+// What the executor asks of its core at the ops whose effects are the
+// core's: data-cache maintenance and the fence (SYNCALL pauses instead).
+class CoreSyncHooks {
+ public:
+  virtual ~CoreSyncHooks() = default;
+  // CACHE_INVALID over the whole data cache, or the region overload: the
+  // line holding `addr` (the view's base) only.
+  virtual void CleanInvalidateAll() = 0;
+  virtual void CleanInvalidateLine(uint64_t addr) = 0;
+  // FENCE: wait until outstanding write-backs have landed.
+  virtual void Fence() = 0;
+};
+
+// The SYNCALL a paused block waits at.
+struct SyncallRequest {
+  int32_t op_index = -1;
+  trace::Op::SyncMode mode = trace::Op::HARD;
+  trace::CoreType core_type = trace::AIV;
+  int64_t used_cores = 0;       // SOFT: participants
+  uint64_t workspace_addr = 0;  // SOFT: the counter's GM address
+};
+
 // Runs a CompiledKernel for one block: functionally (tile values through
 // GmPort, math in float/double with rounding to each tile's dtype) and/or for
 // timing (every executed op instance is recorded with its cost from
@@ -74,14 +97,24 @@ class TileExecutor {
 
   explicit TileExecutor(const ChipConfig& config);
 
-  // `functional` = false is timing-only: no GM traffic and no math, but the
-  // same offsets, bounds checks, loop trip counts and costs. `gm` may be null
-  // then. Errors (argument mismatches, out-of-bounds windows, IntExpr
-  // division by zero, zero loop steps) name the kernel, op index, kind and
-  // origin. `profile` is cleared first.
+  // `functional` = false is timing-only: no math and no data, but the same
+  // offsets, bounds checks, loop trip counts and costs. `gm` may be null
+  // then; when given, it sees the same accesses as a functional run (with
+  // junk bytes), so a timed port charges timing-only runs the same. Errors (argument mismatches,
+  // out-of-bounds windows, IntExpr division by zero, zero loop steps) name the kernel, op index,
+  // kind and origin. `profile` is cleared first.
+  //
+  // A SYNCALL pauses the block: Execute returns OK with paused() true and
+  // syncall() describing the barrier; the loop state is kept, and Resume()
+  // continues after the SYNCALL once the barrier released. The kernel, args,
+  // port, hooks and profile must stay alive until the block ends. `hooks`
+  // may be null (maintenance ops and fences are then no-ops).
   absl::Status Execute(const CompiledKernel& kernel, const BlockContext& block,
                        absl::Span<const BoundArg> args, bool functional, GmPort* gm,
-                       ExecutionProfile* profile);
+                       ExecutionProfile* profile, CoreSyncHooks* hooks = nullptr);
+  absl::Status Resume();
+  bool paused() const { return paused_; }
+  const SyncallRequest& syncall() const { return syncall_; }
 
   const ChipConfig& config() const { return config_; }
 
@@ -108,13 +141,15 @@ class TileExecutor {
   absl::Status Prepare(const CompiledKernel& kernel, absl::Span<const BoundArg> args,
                        bool functional);
   const std::vector<double>& OpCosts(const CompiledKernel& kernel);
-  absl::Status RunProgram(const CompiledKernel& kernel, const std::vector<double>& op_costs,
-                          const BlockContext& block, absl::Span<const BoundArg> args,
-                          bool functional, GmPort* gm, ExecutionProfile* profile);
+  // Runs from pc_ until the end or the next SYNCALL.
+  absl::Status RunProgram();
+  absl::Status PauseAt(const CompiledOp& op, int32_t pc, const IntEnv& env);
   absl::Status ResolveWindow(const CompiledKernel& kernel, const CompiledOp& op,
                              const CompiledTile& tile, absl::Span<const BoundArg> args,
                              const BlockContext& block, Window* window);
   void Load(const CompiledTile& tile, int32_t tile_index, const Window& w, GmPort* gm);
+  // Timing-only with a port: the same accesses as Load/Store, junk bytes.
+  void Touch(const CompiledTile& tile, const Window& w, bool write, bool atomic, GmPort* gm);
   void Store(const CompiledTile& tile, int32_t tile_index, const Window& w, bool atomic,
              GmPort* gm);
   void Compute(const CompiledKernel& kernel, const CompiledOp& op);
@@ -139,6 +174,18 @@ class TileExecutor {
   std::vector<int64_t> param_ints_;
   std::vector<double> param_floats_;
   std::vector<LoopFrame> frames_;
+  // The running block, kept across a SYNCALL pause.
+  const CompiledKernel* kernel_ = nullptr;
+  const std::vector<double>* op_costs_now_ = nullptr;
+  BlockContext block_;
+  absl::Span<const BoundArg> args_;
+  bool functional_ = false;
+  GmPort* gm_ = nullptr;
+  ExecutionProfile* profile_ = nullptr;
+  CoreSyncHooks* hooks_ = nullptr;
+  int32_t pc_ = 0;
+  bool paused_ = false;
+  SyncallRequest syncall_;
 };
 
 }  // namespace pto

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "common/dtype.h"
@@ -554,8 +555,9 @@ TEST_F(TileExecutorTest, RunawayLoopsFailInsteadOfHanging) {
   CompiledKernel k = Compile(kb);
   absl::Status s = Run(k, {}, {}, /*functional=*/false);
   EXPECT_EQ(s.code(), absl::StatusCode::kResourceExhausted);
-  EXPECT_THAT(std::string(s.message()), HasSubstr("op 1 (FENCE, test.py:2): the block has executed 1048576 op "
-                                     "instances; check the loop bounds"));
+  EXPECT_THAT(std::string(s.message()),
+              HasSubstr("op 1 (FENCE, test.py:2): the block has executed 1048576 op "
+                        "instances; check the loop bounds"));
 }
 
 TEST_F(TileExecutorTest, SpmdBlocksTogetherCoverTheWholeTensor) {
@@ -594,8 +596,9 @@ TEST_F(TileExecutorTest, OutOfBoundsLoadNamesTheOpAndOffsets) {
   EXPECT_TRUE(Run(k, args, {0, 2, 0}).ok());
   absl::Status s = Run(k, args, {1, 2, 0});
   EXPECT_EQ(s.code(), absl::StatusCode::kOutOfRange);
-  EXPECT_THAT(std::string(s.message()), HasSubstr("kernel 'oob' op 0 (LOAD, test.py:1): tile 't' at offsets "
-                                     "[0, 40] leaves the view [64, 64] of param 'x' in dim 1"));
+  EXPECT_THAT(std::string(s.message()),
+              HasSubstr("kernel 'oob' op 0 (LOAD, test.py:1): tile 't' at offsets "
+                        "[0, 40] leaves the view [64, 64] of param 'x' in dim 1"));
   // Timing-only runs check bounds too.
   EXPECT_EQ(Run(k, args, {1, 2, 0}, /*functional=*/false).code(), absl::StatusCode::kOutOfRange);
   EXPECT_EQ(gm_.reads(), 32);  // only the in-bounds block touched GM
@@ -756,18 +759,76 @@ TEST_F(TileExecutorTest, CachedOpCostsFollowTheKernel) {
   }
 }
 
-TEST_F(TileExecutorTest, SyncOpsAreProfiledNoOps) {
+// Records the executor's cache maintenance and fences, in order.
+class RecordingHooks : public CoreSyncHooks {
+ public:
+  void CleanInvalidateAll() override { calls.push_back("all"); }
+  void CleanInvalidateLine(uint64_t addr) override {
+    calls.push_back("line");
+    lines.push_back(addr);
+  }
+  void Fence() override { calls.push_back("fence"); }
+  std::vector<std::string> calls;
+  std::vector<uint64_t> lines;
+};
+
+TEST_F(TileExecutorTest, SyncallPausesTheBlockAndResumesAfterIt) {
   KernelBuilder kb("sync");
-  kb.Add(Op::SYNCALL).mutable_sync()->set_mode(Op::HARD);
+  const uint32_t x = kb.TensorParam("x", trace::FP32);
   kb.Add(Op::FENCE);
+  kb.Add(Op::SYNCALL).mutable_sync()->set_mode(Op::HARD);
   kb.Add(Op::CACHE_INVALID).set_whole_cache(true);
+  kb.Add(Op::CACHE_INVALID).set_param(x);
   CompiledKernel k = Compile(kb);
-  ASSERT_TRUE(Run(k, {}).ok());
-  ASSERT_EQ(profile_.records.size(), 3u);
-  EXPECT_EQ(profile_.records[0].kind, Op::SYNCALL);
-  EXPECT_EQ(profile_.records[2].kind, Op::CACHE_INVALID);
+  RecordingHooks hooks;
+  const std::vector<BoundArg> args = {BoundArg::Tensor(Matrix(kA + 256, trace::FP32, 4, 4))};
+  ASSERT_TRUE(exec_.Execute(k, {}, args, true, &gm_, &profile_, &hooks).ok());
+  ASSERT_TRUE(exec_.paused());
+  EXPECT_EQ(exec_.syncall().op_index, 1);
+  EXPECT_EQ(exec_.syncall().mode, Op::HARD);
+  EXPECT_EQ(exec_.syncall().core_type, trace::AIV);             // the default participants
+  EXPECT_EQ(hooks.calls, std::vector<std::string>({"fence"}));  // nothing after the SYNCALL yet
+
+  ASSERT_TRUE(exec_.Resume().ok());
+  EXPECT_FALSE(exec_.paused());
+  EXPECT_EQ(hooks.calls, std::vector<std::string>({"fence", "all", "line"}));
+  EXPECT_EQ(hooks.lines, std::vector<uint64_t>({kA + 256}));  // the view's base
+  ASSERT_EQ(profile_.records.size(), 4u);
   EXPECT_EQ(profile_.op_ns(), 0);
   EXPECT_EQ(gm_.reads() + gm_.writes(), 0);
+  EXPECT_FALSE(exec_.Resume().ok());  // nothing to resume
+}
+
+TEST_F(TileExecutorTest, ResumeKeepsTheLoopState) {
+  // for i in range(3): out[i] = i; syncall — three pauses, each resuming
+  // the same iteration's loop variable.
+  KernelBuilder kb("looped");
+  const uint32_t out = kb.TensorParam("out", trace::FP32);
+  const uint32_t t = kb.Tile("t", {1, 8}, trace::FP32);
+  kb.BeginLoop(0, C(0), C(3));
+  kb.Full(t, 7.0);
+  kb.Store(t, out, {LoopVar(0), C(0)});
+  trace::Op& sync = kb.Add(Op::SYNCALL);
+  sync.mutable_sync()->set_mode(Op::SOFT);
+  sync.mutable_sync()->set_workspace_param(out);
+  *sync.mutable_sync()->mutable_used_cores() = Plus(LoopVar(0), C(2));
+  kb.EndLoop();
+  CompiledKernel k = Compile(kb);
+  const std::vector<BoundArg> args = {BoundArg::Tensor(Matrix(kOut, trace::FP32, 3, 8))};
+  ASSERT_TRUE(exec_.Execute(k, {}, args, true, &gm_, &profile_).ok());
+  int pauses = 0;
+  while (exec_.paused()) {
+    EXPECT_EQ(exec_.syncall().mode, Op::SOFT);
+    EXPECT_EQ(exec_.syncall().used_cores, pauses + 2);  // evaluated in its iteration
+    EXPECT_EQ(exec_.syncall().workspace_addr, kOut);
+    // This iteration's row is stored, the next one not yet.
+    EXPECT_EQ(GetF32(kOut + 32 * pauses, 1)[0], 7.0f);
+    if (pauses + 1 < 3) EXPECT_EQ(GetF32(kOut + 32 * (pauses + 1), 1)[0], 0.0f);
+    ++pauses;
+    ASSERT_TRUE(exec_.Resume().ok());
+  }
+  EXPECT_EQ(pauses, 3);
+  EXPECT_EQ(GetF32(kOut, 24), std::vector<float>(24, 7.0f));
 }
 
 TEST_F(TileExecutorTest, CostSummaryKernelsYieldOneRecordPerPhase) {
