@@ -8,7 +8,7 @@ Chip::Chip(sc_core::sc_module_name name, ChipContext* context, RecordSource* sou
            LaunchListener* listener)
     : sc_module(name), context_(context), group_(context) {
   context->set_signals(this);
-  gm_ = std::make_unique<GlobalMemory>("gm", &context->memory());
+  gm_ = std::make_unique<GlobalMemory>("gm", &context->memory(), context->config().gm);
   const int clusters = static_cast<int>(context->config().chip.clusters);
   for (int c = 0; c < clusters; ++c) {
     cores_.push_back(
@@ -21,7 +21,10 @@ Chip::Chip(sc_core::sc_module_name name, ChipContext* context, RecordSource* sou
                                                 CoreKind::kAiv, c, context));
     }
   }
-  for (auto& core : cores_) core->socket.bind(gm_->socket);
+  for (auto& core : cores_) {
+    core->socket.bind(gm_->socket);
+    core->set_sync_fabric(this);
+  }
 
   const int threads = static_cast<int>(context->config().aicpu.scheduler_threads);
   owner_of_core_.assign(cores_.size(), nullptr);
@@ -51,6 +54,39 @@ void Chip::RingDoorbell(int core, TaskSeq task, TimePs at) {
   owner_of_core_[core]->Ungate(core, task);
 }
 
+void Chip::ArriveAtSyncall(AiCore* core, TaskSeq task, const SyncallRequest& request, TimePs at) {
+  const ChipConfig& config = context_->config();
+  if (request.mode == trace::Op::SOFT) {
+    auto& barrier = soft_barriers_[{task, request.workspace_addr}];
+    if (barrier == nullptr) {
+      barrier =
+          std::make_unique<SoftBarrier>(request.used_cores, Ns(config.core.soft_syncall_poll_ns));
+    }
+    absl::StatusOr<std::vector<SoftBarrier::Release>> releases = barrier->Arrive(core->id(), at);
+    if (!releases.ok()) return context_->Fail(releases.status());
+    if (releases->empty()) return;
+    for (const SoftBarrier::Release& release : *releases) {
+      cores_[release.core]->ReleaseSyncall(release.exit_ps);
+    }
+    soft_barriers_.erase({task, request.workspace_addr});
+    return;
+  }
+  const BarrierCoreType type = request.core_type == trace::AIC   ? BarrierCoreType::kAic
+                               : request.core_type == trace::MIX ? BarrierCoreType::kMix
+                                                                 : BarrierCoreType::kAiv;
+  HardWait& wait = hard_barriers_[{task, static_cast<int>(type)}];
+  if (wait.barrier == nullptr) {
+    wait.barrier =
+        std::make_unique<HardBarrier>(type, config.chip.clusters, Ns(config.core.hard_syncall_ns));
+  }
+  absl::StatusOr<std::optional<int64_t>> release = wait.barrier->Arrive(core->id(), at);
+  if (!release.ok()) return context_->Fail(release.status());
+  wait.waiting.push_back(core);
+  if (!release->has_value()) return;
+  for (AiCore* waiting : wait.waiting) waiting->ReleaseSyncall(**release);
+  hard_barriers_.erase({task, static_cast<int>(type)});
+}
+
 std::string Chip::DescribeStall() const {
   std::string report =
       absl::StrCat("the orchestrator is waiting for ", orchestrator_->WaitingFor());
@@ -66,6 +102,16 @@ std::string Chip::DescribeStall() const {
       absl::StrAppend(&report, "; scheduler ", thread->index(), " has ", thread->running_cores(),
                       " core(s) that never finished");
     }
+  }
+  const auto task_name = [&](TaskSeq task) -> std::string {
+    const Task* t = context_->tasks().Find(task);
+    return t != nullptr ? t->name : absl::StrCat("#", task);
+  };
+  for (const auto& [key, wait] : hard_barriers_) {
+    absl::StrAppend(&report, "; ", wait.barrier->Report(task_name(key.first)));
+  }
+  for (const auto& [key, barrier] : soft_barriers_) {
+    absl::StrAppend(&report, "; ", barrier->Report(task_name(key.first)));
   }
   return report;
 }

@@ -1,8 +1,11 @@
 #ifndef PTO_MODELS_CHIP_H_
 #define PTO_MODELS_CHIP_H_
 
+#include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "models/aicpu/orchestrator.h"
@@ -10,6 +13,8 @@
 #include "models/aicpu/scheduler_thread.h"
 #include "models/chip_context.h"
 #include "models/core/aicore.h"
+#include "models/ffts/barrier.h"
+#include "models/ffts/soft_barrier.h"
 #include "models/gm/global_memory.h"
 #include "systemc"
 
@@ -19,7 +24,7 @@ namespace pto {
 // scheduler threads (each owning clusters round-robin) and its orchestrator.
 // Core ids follow the runtime's blocked layout: AIC of cluster c is c, its
 // AIVs are clusters + 2c and clusters + 2c + 1.
-class Chip : public sc_core::sc_module, public RuntimeSignals {
+class Chip : public sc_core::sc_module, public RuntimeSignals, public SyncFabric {
  public:
   Chip(sc_core::sc_module_name name, ChipContext* context, RecordSource* source,
        LaunchListener* listener);
@@ -27,11 +32,17 @@ class Chip : public sc_core::sc_module, public RuntimeSignals {
   void WakeSchedulers(TimePs visible_at) override;
   void WakeOrchestrator() override;
   void RingDoorbell(int core, TaskSeq task, TimePs at) override;
+  // SyncFabric: the FFTS hard barrier per (task, core type) and the soft
+  // GM-counter barrier per (task, workspace).
+  void ArriveAtSyncall(AiCore* core, TaskSeq task, const SyncallRequest& request,
+                       TimePs at) override;
 
   const Orchestrator& orchestrator() const { return *orchestrator_; }
   const std::vector<std::unique_ptr<SchedulerThread>>& schedulers() const { return schedulers_; }
   const std::vector<std::unique_ptr<AiCore>>& cores() const { return cores_; }
-  // Why the run cannot finish, when the simulation ran out of events early.
+  // Why the run cannot finish, when the simulation ran out of events early:
+  // the runtime's queues and, for cores stuck at a syncall, the barrier's
+  // report (507018-style for the FFTS barrier).
   std::string DescribeStall() const;
 
  private:
@@ -42,6 +53,15 @@ class Chip : public sc_core::sc_module, public RuntimeSignals {
   std::vector<std::unique_ptr<SchedulerThread>> schedulers_;
   std::vector<SchedulerThread*> owner_of_core_;
   std::unique_ptr<Orchestrator> orchestrator_;
+  // Barriers with cores waiting; a released barrier is dropped (the next
+  // syncall of the kernel arms a fresh one). Ordered maps: tiny, and reports
+  // come out in a deterministic order.
+  struct HardWait {
+    std::unique_ptr<HardBarrier> barrier;
+    std::vector<AiCore*> waiting;
+  };
+  std::map<std::pair<TaskSeq, int>, HardWait> hard_barriers_;
+  std::map<std::pair<TaskSeq, uint64_t>, std::unique_ptr<SoftBarrier>> soft_barriers_;
 };
 
 }  // namespace pto

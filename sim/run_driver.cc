@@ -145,15 +145,6 @@ absl::Status Session::Prepare() {
       return absl::Status(compiled.status().code(),
                           absl::StrCat(options_.trace_path, ": ", compiled.status().message()));
     }
-    for (const CompiledOp& op : compiled->ops) {
-      if (op.kind == trace::Op::SYNCALL || op.kind == trace::Op::FENCE ||
-          op.kind == trace::Op::CACHE_INVALID) {
-        return absl::UnimplementedError(absl::StrCat(
-            options_.trace_path, ": ", op.label,
-            ": syncall, fence and cacheinvalid are not supported yet (they come with the GM "
-            "cache and FFTS barrier model)"));
-      }
-    }
     kernels.push_back(*std::move(compiled));
   }
   functional_ = !header.timing_only() && !options_.timing_only;

@@ -21,7 +21,9 @@ AiCore::AiCore(sc_core::sc_module_name name, int id, CoreKind kind, int cluster,
       kind_(kind),
       cluster_(cluster),
       context_(context),
-      port_(this),
+      backend_(this),
+      cache_(&backend_, context->config().gm.dcache_line_bytes),
+      hooks_(this),
       executor_(context->config()) {
   events_.reserve(8);
   SC_METHOD(Step);
@@ -91,6 +93,32 @@ void AiCore::Step() {
           doorbell_rung_ = true;  // arrived while still setting up
         }
         break;
+      case EventKind::kSyncArrive:
+        at_syncall_ = true;
+        if (fabric_ == nullptr) {
+          context_->Fail(absl::InternalError(
+              absl::StrCat("core ", id_, ": SYNCALL reached but no barrier block is wired")));
+          break;
+        }
+        {
+          TimePs at = now;
+          const SyncallRequest& request = executor_.syncall();
+          if (request.mode == trace::Op::SOFT && UsesCache() && charge_gm_) {
+            // The soft counter: an atomic add past the cache; polling starts
+            // once it landed.
+            BeginSegment();
+            const int32_t one = 1;
+            cache_.AtomicAdd(request.workspace_addr, trace::INT32, &one, 1);
+            at = std::max(at, last_transfer_done_);
+          }
+          fabric_->ArriveAtSyncall(this, running_.task, request, at);
+        }
+        break;
+      case EventKind::kSyncResume:
+        at_syncall_ = false;
+        BeginSegment();
+        FinishSegment(executor_.Resume());
+        break;
       case EventKind::kEnd:
         End();
         break;
@@ -122,6 +150,11 @@ void AiCore::Receive(const BlockWork& work) {
   }
   doorbell_rung_ = false;
   phase_ = Phase::kSetup;
+  // The runtime's pickup dcci: everything finished tasks published is
+  // visible (its cost is in core.setup_ns).
+  BeginSegment();
+  cache_.OnTaskPickup();
+  cache_.ClearWriteBacks();
   Schedule(Now() + setup, EventKind::kSetupDone);
 }
 
@@ -158,16 +191,65 @@ void AiCore::Start() {
   }
   const BlockContext block{running_.block, running_.block_num, running_.subblock};
   const bool functional = context_->functional() && running_.executes_data;
-  const absl::Status status =
-      executor_.Execute(context_->kernel(running_.kernel), block, args_, functional,
-                        functional ? &port_ : nullptr, &profile_);
-  if (!status.ok()) {
-    context_->Fail(
-        absl::Status(status.code(), absl::StrCat("task '", task->name, "' block ", running_.block,
-                                                 " on core ", id_, ": ", status.message())));
+  const CompiledKernel& kernel = context_->kernel(running_.kernel);
+  charge_gm_ = kernel.core_type != trace::MIX;
+  profile_.Clear();
+  BeginSegment();
+  stall_ps_ = Ns(context_->config().core.kernel_start_ns);
+  FinishSegment(executor_.Execute(kernel, block, args_, functional, UsesCache() ? &cache_ : nullptr,
+                                  &profile_, &hooks_));
+}
+
+void AiCore::BeginSegment() {
+  segment_start_ = Now();
+  segment_op_base_ns_ = profile_.op_ns();
+  stall_ps_ = 0;
+}
+
+TimePs AiCore::LocalPs() const {
+  return segment_start_ + Ns(profile_.op_ns() - segment_op_base_ns_) + stall_ps_;
+}
+
+void AiCore::FinishSegment(const absl::Status& status) {
+  if (!status.ok() || !cache_.status().ok()) {
+    const absl::Status& cause = status.ok() ? cache_.status() : status;
+    const Task* task = context_->tasks().Find(running_.task);
+    context_->Fail(absl::Status(
+        cause.code(), absl::StrCat("task '", task != nullptr ? task->name : "?", "' block ",
+                                   running_.block, " on core ", id_, ": ", cause.message())));
     return;
   }
-  Schedule(Now() + Ns(KernelDurationNs(profile_, context_->config())), EventKind::kEnd);
+  if (executor_.paused()) {
+    cache_.ClearWriteBacks();
+    Schedule(LocalPs(), EventKind::kSyncArrive);
+    return;
+  }
+  stall_ps_ += Ns(context_->config().core.kernel_finish_ns);
+  if (UsesCache()) {
+    // Everything is written back before FIN, so dependent tasks see it on
+    // any core; FIN waits until the last write-back was accepted.
+    cache_.OnTaskEnd();
+    cache_.ClearWriteBacks();
+    if (!cache_.status().ok()) return FinishSegment(cache_.status());
+  }
+  Schedule(std::max(LocalPs(), last_write_done_), EventKind::kEnd);
+}
+
+void AiCore::ReleaseSyncall(TimePs at) { Schedule(std::max(at, Now()), EventKind::kSyncResume); }
+
+void AiCore::Hooks::CleanInvalidateAll() {
+  if (core_->UsesCache()) core_->cache_.CleanInvalidateAll();
+  core_->stall_ps_ += Ns(core_->context_->config().core.dcci_ns);
+}
+
+void AiCore::Hooks::CleanInvalidateLine(uint64_t addr) {
+  if (core_->UsesCache()) core_->cache_.CleanInvalidateLine(addr);
+  core_->stall_ps_ += Ns(core_->context_->config().core.dcci_ns);
+}
+
+void AiCore::Hooks::Fence() {
+  const TimePs local = core_->LocalPs();
+  if (core_->last_write_done_ > local) core_->stall_ps_ += core_->last_write_done_ - local;
 }
 
 void AiCore::End() {
@@ -192,8 +274,8 @@ void AiCore::End() {
   }
 }
 
-void AiCore::TlmGmPort::Transport(tlm::tlm_command command, uint64_t addr, void* data, size_t size,
-                                  DType atomic_dtype) {
+void AiCore::TlmLineBackend::Transport(tlm::tlm_command command, uint64_t addr, void* data,
+                                       size_t size, DType atomic_dtype) {
   tlm::tlm_generic_payload payload;
   AtomicAddExtension atomic;
   payload.set_command(command);
@@ -206,9 +288,27 @@ void AiCore::TlmGmPort::Transport(tlm::tlm_command command, uint64_t addr, void*
     atomic.dtype = atomic_dtype;
     payload.set_extension(&atomic);
   }
-  sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+  const TimePs now = core_->Now();
+  const TimePs local = std::max(core_->LocalPs(), now);
+  sc_core::sc_time delay = sc_core::sc_time::from_value(local - now);
   core_->socket->b_transport(payload, delay);
   if (atomic_dtype != trace::DTYPE_UNSPECIFIED) payload.clear_extension(&atomic);
+  const TimePs done = now + static_cast<TimePs>(delay.value());
+  core_->last_transfer_done_ = done;
+  if (!core_->charge_gm_) {
+    // MIX: first-order time (see charge_gm_).
+  } else if (command == tlm::TLM_WRITE_COMMAND) {
+    // Posted: the core goes on; a fence or the FIN waits for it.
+    core_->last_write_done_ = std::max(core_->last_write_done_, done);
+  } else {
+    // The op cost already holds the core-side transfer (latency + MTE
+    // rate); the kernel stalls for whatever GM takes beyond that.
+    const ChipConfig& config = core_->context_->config();
+    const TimePs core_side = Ns(config.core.gm_latency_ns + static_cast<double>(size) * 1e9 /
+                                                                (config.core.mte_bytes_per_cycle *
+                                                                 config.chip.aicore_clock_hz));
+    if (done > local + core_side) core_->stall_ps_ += done - local - core_side;
+  }
   if (payload.get_response_status() != tlm::TLM_OK_RESPONSE) {
     core_->context_->Fail(absl::InternalError(absl::StrCat(
         "core ", core_->id_, ": GM ", command == tlm::TLM_READ_COMMAND ? "read" : "write", " of ",
@@ -216,16 +316,22 @@ void AiCore::TlmGmPort::Transport(tlm::tlm_command command, uint64_t addr, void*
   }
 }
 
-void AiCore::TlmGmPort::Read(uint64_t addr, void* dst, size_t size) {
+void AiCore::TlmLineBackend::ReadLine(uint64_t addr, void* dst, size_t size) {
   Transport(tlm::TLM_READ_COMMAND, addr, dst, size, trace::DTYPE_UNSPECIFIED);
 }
 
-void AiCore::TlmGmPort::Write(uint64_t addr, const void* src, size_t size) {
+void AiCore::TlmLineBackend::WriteLine(uint64_t addr, const void* src, size_t size) {
   Transport(tlm::TLM_WRITE_COMMAND, addr, const_cast<void*>(src), size, trace::DTYPE_UNSPECIFIED);
 }
 
-void AiCore::TlmGmPort::AtomicAdd(uint64_t addr, DType dtype, const void* src, size_t count) {
+void AiCore::TlmLineBackend::AtomicAdd(uint64_t addr, DType dtype, const void* src, size_t count) {
   Transport(tlm::TLM_WRITE_COMMAND, addr, const_cast<void*>(src), count * DTypeSize(dtype), dtype);
+}
+
+bool AiCore::TlmLineBackend::Contains(uint64_t addr, size_t size) const {
+  const MemoryImage& image = core_->context_->memory();
+  // Timing-only: no bytes exist; the executor's window checks still hold.
+  return !image.allocated() || image.Span(addr, size) != nullptr;
 }
 
 }  // namespace pto

@@ -10,6 +10,8 @@
 #include "models/core/execution_profile.h"
 #include "models/core/gm_port.h"
 #include "models/core/tile_executor.h"
+#include "models/gm/data_cache.h"
+#include "models/gm/line_backend.h"
 #include "models/run_observer.h"
 #include "systemc"
 #include "tlm"
@@ -33,6 +35,18 @@ class CoreOwner {
   virtual ~CoreOwner() = default;
   // A new COND value became visible to the AICPU.
   virtual void OnCondVisible(int core_id, CondValue value) = 0;
+};
+
+class AiCore;
+
+// The barriers a core meets at a SYNCALL (the chip's FFTS block and soft
+// counters). The core arrives at `at`; the fabric calls
+// AiCore::ReleaseSyncall on every participant when the barrier releases.
+class SyncFabric {
+ public:
+  virtual ~SyncFabric() = default;
+  virtual void ArriveAtSyncall(AiCore* core, TaskSeq task, const SyncallRequest& request,
+                               TimePs at) = 0;
 };
 
 // One block of a task, as dispatched to one core.
@@ -66,6 +80,11 @@ class AiCore : public sc_core::sc_module {
   AiCore(sc_core::sc_module_name name, int id, CoreKind kind, int cluster, ChipContext* context);
 
   void set_owner(CoreOwner* owner) { owner_ = owner; }
+  void set_sync_fabric(SyncFabric* fabric) { fabric_ = fabric; }
+  // The barrier the running block waits at released; it resumes at `at`.
+  void ReleaseSyncall(TimePs at);
+  // The task of the block waiting at a SYNCALL, or kNoTask.
+  TaskSeq waiting_at_syncall() const { return at_syncall_ ? running_.task : kNoTask; }
   int id() const { return id_; }
   CoreKind core_kind() const { return kind_; }
   int cluster() const { return cluster_; }
@@ -81,7 +100,15 @@ class AiCore : public sc_core::sc_module {
   const CoreInterval* IntervalOf(uint32_t token) const;
 
  private:
-  enum class EventKind : uint8_t { kArrive, kSetupDone, kDoorbell, kEnd, kCondVisible };
+  enum class EventKind : uint8_t {
+    kArrive,
+    kSetupDone,
+    kDoorbell,
+    kSyncArrive,
+    kSyncResume,
+    kEnd,
+    kCondVisible
+  };
   struct Event {
     TimePs at;
     EventKind kind;
@@ -90,18 +117,31 @@ class AiCore : public sc_core::sc_module {
   };
   enum class Phase : uint8_t { kIdle, kSetup, kGated, kRunning };
 
-  // GmPort over the TLM socket: the executor's reads and writes become
-  // b_transport calls to GlobalMemory.
-  class TlmGmPort : public GmPort {
+  // The data cache's backend: whole-line fills and write-backs (and atomic
+  // adds past the cache) become b_transport calls to GlobalMemory at the
+  // core's local time; their annotated delays stall the kernel.
+  class TlmLineBackend : public LineBackend {
    public:
-    explicit TlmGmPort(AiCore* core) : core_(core) {}
-    void Read(uint64_t addr, void* dst, size_t size) override;
-    void Write(uint64_t addr, const void* src, size_t size) override;
+    explicit TlmLineBackend(AiCore* core) : core_(core) {}
+    void ReadLine(uint64_t addr, void* dst, size_t size) override;
+    void WriteLine(uint64_t addr, const void* src, size_t size) override;
     void AtomicAdd(uint64_t addr, DType dtype, const void* src, size_t count) override;
+    bool Contains(uint64_t addr, size_t size) const override;
 
    private:
     void Transport(tlm::tlm_command command, uint64_t addr, void* data, size_t size,
                    DType atomic_dtype);
+    AiCore* core_;
+  };
+  // The executor's CACHE_INVALID and FENCE: the cache, and their time.
+  class Hooks : public CoreSyncHooks {
+   public:
+    explicit Hooks(AiCore* core) : core_(core) {}
+    void CleanInvalidateAll() override;
+    void CleanInvalidateLine(uint64_t addr) override;
+    void Fence() override;
+
+   private:
     AiCore* core_;
   };
 
@@ -110,6 +150,15 @@ class AiCore : public sc_core::sc_module {
   void Receive(const BlockWork& work);
   void Start();
   void End();
+  // Times the executor's run that just returned: schedules the SYNCALL
+  // arrival or, at the block's end, the write-backs and the FIN.
+  void FinishSegment(const absl::Status& status);
+  void BeginSegment();
+  // The core's local time inside the running segment (temporal decoupling).
+  TimePs LocalPs() const;
+  // The block's GM traffic goes through the cache (functional or not: a
+  // timing-only run makes the same accesses with junk bytes).
+  bool UsesCache() const { return running_.executes_data; }
   void WriteCond(uint32_t token, bool fin);
   TimePs Now() const;
 
@@ -131,7 +180,21 @@ class AiCore : public sc_core::sc_module {
   std::vector<Event> events_;           // few at a time: a min-heap by time
   sc_core::sc_event wake_;
   TimePs wake_at_ = kNever;
-  TlmGmPort port_;
+  SyncFabric* fabric_ = nullptr;
+  TlmLineBackend backend_;
+  DataCache cache_;
+  Hooks hooks_;
+  // Segment timing: a block runs in segments split at SYNCALLs.
+  TimePs segment_start_ = 0;
+  double segment_op_base_ns_ = 0;
+  TimePs stall_ps_ = 0;            // GM stalls, dcci and fences in this segment
+  TimePs last_write_done_ = 0;     // when the latest write-back is accepted
+  TimePs last_transfer_done_ = 0;  // when the latest transaction is done
+  bool at_syncall_ = false;
+  // Whether GM stalls and write-back waits count in the kernel time. Not for
+  // MIX blocks yet: their AIV lanes keep the AIC's first-order time, so the
+  // three lanes of one block stay in step until the cross-core ring model.
+  bool charge_gm_ = true;
   TileExecutor executor_;
   ExecutionProfile profile_;
   std::vector<BoundArg> args_;

@@ -1,24 +1,39 @@
 #include "models/gm/global_memory.h"
 
+#include <algorithm>
+
+#include "models/gm/memory_image_backend.h"
+
 namespace pto {
 
-GlobalMemory::GlobalMemory(sc_core::sc_module_name name, MemoryImage* image)
-    : sc_module(name), socket("socket"), image_(image) {
+GlobalMemory::GlobalMemory(sc_core::sc_module_name name, MemoryImage* image, const GmParams& params)
+    : sc_module(name), socket("socket"), image_(image), timing_(params) {
   socket.register_b_transport(this, &GlobalMemory::b_transport);
 }
 
-void GlobalMemory::b_transport(int, tlm::tlm_generic_payload& payload, sc_core::sc_time&) {
+void GlobalMemory::b_transport(int, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
   const uint64_t addr = payload.get_address();
   const size_t size = payload.get_data_length();
   absl::Status status;
-  if (payload.is_read()) {
-    status = image_->Read(addr, payload.get_data_ptr(), size);
+  if (!image_->allocated()) {
+    // Timing-only: no bytes to move, the time still counts.
   } else if (const auto* atomic = payload.get_extension<AtomicAddExtension>()) {
     status = image_->AtomicAdd(addr, atomic->dtype, payload.get_data_ptr(),
                                size / DTypeSize(atomic->dtype));
+  } else if (payload.is_read()) {
+    // Whole cache lines may run past a tensor's end: clipped, not refused
+    // (the core's cache checked the bytes the kernel asked for).
+    ReadClipped(*image_, addr, payload.get_data_ptr(), size);
   } else {
-    status = image_->Write(addr, payload.get_data_ptr(), size);
+    WriteClipped(*image_, addr, payload.get_data_ptr(), size);
   }
+  const int64_t now = static_cast<int64_t>(sc_core::sc_time_stamp().value());
+  const int64_t start = now + static_cast<int64_t>(delay.value());
+  // A line transfer is one contiguous run: the narrow-row penalty applies to
+  // strided tile rows, which the cache coalesces into whole lines.
+  const GmTransfer t =
+      timing_.Transfer(start, addr, size, !payload.is_read(), static_cast<int64_t>(size));
+  delay = sc_core::sc_time::from_value(static_cast<uint64_t>(std::max(t.done_ps, start) - now));
   payload.set_response_status(status.ok() ? tlm::TLM_OK_RESPONSE : tlm::TLM_ADDRESS_ERROR_RESPONSE);
 }
 

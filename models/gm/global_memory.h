@@ -1,6 +1,8 @@
 #ifndef PTO_MODELS_GM_GLOBAL_MEMORY_H_
 #define PTO_MODELS_GM_GLOBAL_MEMORY_H_
 
+#include "models/chip_config.h"
+#include "models/gm/gm_timing.h"
 #include "models/gm/memory_image.h"
 #include "systemc"
 #include "tlm"
@@ -18,19 +20,24 @@ struct AtomicAddExtension : tlm::tlm_extension<AtomicAddExtension> {
 };
 
 // Global memory as a TLM-2.0 target (loosely timed, blocking transport). It
-// owns the memory image; every core's initiator socket binds here. First
-// order: no added delay — the cores' op costs charge transfer time; L2 and
-// HBM contention land here with the memory issue.
+// owns the memory image's access path, the shared L2 and the HBM bandwidth
+// (GmTiming); every core's initiator socket binds here. The incoming delay is
+// the initiator's local time offset; the outgoing one is when the transfer is
+// done (read: last byte delivered; write: accepted by L2), so contention
+// between cores and L2 hits show in the cores' kernel times.
 class GlobalMemory : public sc_core::sc_module {
  public:
   tlm_utils::multi_passthrough_target_socket<GlobalMemory> socket;
 
-  GlobalMemory(sc_core::sc_module_name name, MemoryImage* image);
+  GlobalMemory(sc_core::sc_module_name name, MemoryImage* image, const GmParams& params);
+
+  GmTiming& timing() { return timing_; }
 
  private:
   void b_transport(int initiator, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
 
   MemoryImage* image_;
+  GmTiming timing_;
 };
 
 }  // namespace pto

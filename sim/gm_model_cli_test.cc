@@ -1,0 +1,351 @@
+// GM caches and the FFTS / soft barriers wired into the chip (issue #6),
+// asserted as properties of whole runs: each test runs pto_sim in its own
+// process on a compiled trace from traces/ or on a variant of one.
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "models/core/testing/kernel_builder.h"
+#include "sim/testing/cli_runner.h"
+#include "sim/testing/trace_builder.h"
+
+namespace pto {
+namespace {
+
+using ::pto::kernel_testing::BlockIdx;
+using ::pto::kernel_testing::C;
+using ::pto::kernel_testing::KernelBuilder;
+using ::pto::kernel_testing::LoopVar;
+using ::pto::kernel_testing::Plus;
+using ::pto::kernel_testing::Times;
+using ::pto::testing::LoadTraceFile;
+using ::pto::testing::SaveTraceFile;
+using ::pto::testing::SimRun;
+using ::pto::testing::TraceBuilder;
+using ::testing::HasSubstr;
+using trace::Op;
+
+const std::string kPtoSim = PTO_SIM_BINARY;
+const std::string kSource = PTO_SOURCE_DIR;
+const std::string kBuild = PTO_BUILD_DIR;
+
+std::string Config() { return kSource + "/configs/ascend.yaml"; }
+std::string Compiled(const std::string& name) { return kBuild + "/traces/" + name + ".pb"; }
+
+SimRun Simulate(const trace::TraceText& text, const std::string& name,
+                std::vector<std::string> extra = {}) {
+  return ::pto::testing::Simulate(kPtoSim, Config(), SaveTraceFile(text, name), extra);
+}
+
+double Makespan(const SimRun& run) { return run.stats["makespan_us"].get<double>(); }
+
+// The kernel that holds a SYNCALL (the traces have one).
+trace::KernelProgram* SyncKernel(trace::TraceText* text) {
+  for (auto& kernel : *text->mutable_header()->mutable_kernels()) {
+    for (const auto& op : kernel.program().ops()) {
+      if (op.kind() == Op::SYNCALL) return kernel.mutable_program();
+    }
+  }
+  return nullptr;
+}
+
+// Drops every op of `kind` from the program's top level.
+void DropOps(trace::KernelProgram* program, Op::Kind kind) {
+  auto* ops = program->mutable_ops();
+  for (int i = ops->size() - 1; i >= 0; --i) {
+    if (ops->Get(i).kind() == kind) ops->DeleteSubrange(i, 1);
+  }
+}
+
+trace::Submit* OnlySubmit(trace::TraceText* text) {
+  trace::Submit* found = nullptr;
+  for (auto& record : *text->mutable_records()) {
+    if (record.has_submit()) found = record.mutable_submit();
+  }
+  return found;
+}
+
+// ---------------------------------------------------------------------------
+// Soft syncall with the publish protocol of the seed.
+
+TEST(SoftBarrierTest, SeedKernelWithCacheInvalidAndFencePassesItsChecks) {
+  const SimRun run = Simulate(LoadTraceFile(Compiled("soft_barrier")), "soft_ok");
+  ASSERT_EQ(run.cli.exit_code, 0) << run.cli.out << run.cli.err;
+  EXPECT_THAT(run.cli.out, HasSubstr("checks: 1 passed, 0 failed"));
+}
+
+// ---------------------------------------------------------------------------
+// Hard (FFTS) syncall over every AIV core.
+
+TEST(HardBarrierTest, FullLaunchWithSyncStartIsCorrect) {
+  const SimRun run = Simulate(LoadTraceFile(Compiled("hard_barrier")), "hard_ok");
+  ASSERT_EQ(run.cli.exit_code, 0) << run.cli.out << run.cli.err;
+  EXPECT_THAT(run.cli.out, HasSubstr("checks: 1 passed, 0 failed"));
+}
+
+TEST(HardBarrierTest, WithoutThePublishProtocolTheNeighbourBandIsStale) {
+  // Block i reads band i + 1 after the barrier. Without cacheinvalid + fence
+  // the writer's lines stay dirty in its own cache (and the reader's are not
+  // refreshed): the simulated result is wrong, as on the device.
+  trace::TraceText text = LoadTraceFile(Compiled("hard_barrier"));
+  trace::KernelProgram* program = SyncKernel(&text);
+  ASSERT_NE(program, nullptr);
+  DropOps(program, Op::CACHE_INVALID);
+  DropOps(program, Op::FENCE);
+  const SimRun run = Simulate(text, "hard_stale");
+  EXPECT_EQ(run.cli.exit_code, 1) << run.cli.out << run.cli.err;
+  EXPECT_THAT(run.cli.out, HasSubstr("checks: 0 passed, 1 failed"));
+}
+
+TEST(HardBarrierTest, RegionOverloadOnAMultiLineHandOffPublishesOnlyTheFirstLine) {
+  // The writer's cacheinvalid(scratch) cleans the line of the view's base
+  // only; each 16 x 128 FP32 band is 128 lines, so the rest stays dirty.
+  trace::TraceText text = LoadTraceFile(Compiled("hard_barrier"));
+  trace::KernelProgram* program = SyncKernel(&text);
+  ASSERT_NE(program, nullptr);
+  for (auto& op : *program->mutable_ops()) {
+    if (op.kind() == Op::CACHE_INVALID) {
+      op.set_whole_cache(false);
+      op.set_param(1);  // scratch
+    }
+  }
+  const SimRun run = Simulate(text, "hard_region");
+  EXPECT_EQ(run.cli.exit_code, 1) << run.cli.out << run.cli.err;
+}
+
+TEST(HardBarrierTest, BeatsTheSameWorkAsTwoDependentTasks) {
+  // The same two phases as two tasks ordered by a dependency: the second
+  // task waits for the AICPU to see every FIN and dispatch again.
+  const trace::TraceText barrier = LoadTraceFile(Compiled("hard_barrier"));
+  trace::TraceText split = barrier;
+  trace::KernelProgram* program = SyncKernel(&split);
+  ASSERT_NE(program, nullptr);
+  DropOps(program, Op::CACHE_INVALID);
+  DropOps(program, Op::FENCE);
+  int sync_at = 0;
+  while (program->ops(sync_at).kind() != Op::SYNCALL) ++sync_at;
+  // Kernel 0 keeps phase 1; a new kernel gets phase 2.
+  auto* kernels = split.mutable_header()->mutable_kernels();
+  trace::Kernel phase2 = kernels->Get(0);
+  phase2.set_id(kernels->size());
+  phase2.set_name(phase2.name() + "_phase2");
+  phase2.mutable_program()->mutable_ops()->DeleteSubrange(0, sync_at + 1);
+  program->mutable_ops()->DeleteSubrange(sync_at, program->ops_size() - sync_at);
+  *kernels->Add() = phase2;
+  // Insert the second submit after the first, depending on it.
+  auto* records = split.mutable_records();
+  int first = 0;
+  while (!records->Get(first).has_submit()) ++first;
+  trace::StreamRecord second = records->Get(first);
+  trace::Submit* s2 = second.mutable_submit();
+  s2->set_name(s2->name() + "_phase2");
+  for (int k = 0; k < s2->kernel_ids_size(); ++k) {
+    if (s2->kernel_ids(k) >= 0) s2->set_kernel_ids(k, static_cast<int32_t>(phase2.id()));
+  }
+  s2->set_sync_start(false);
+  int submit_index = 0;
+  for (int r = 0; r < first; ++r) {
+    const auto& rec = records->Get(r);
+    if (rec.has_submit() || rec.has_dummy() || rec.has_alloc()) ++submit_index;
+  }
+  s2->add_deps(submit_index);
+  records->Add();
+  for (int r = records->size() - 1; r > first + 1; --r) records->SwapElements(r, r - 1);
+  *records->Mutable(first + 1) = second;
+
+  const SimRun one = Simulate(barrier, "hard_one_task");
+  const SimRun two = Simulate(split, "hard_two_tasks");
+  ASSERT_EQ(one.cli.exit_code, 0) << one.cli.out << one.cli.err;
+  ASSERT_EQ(two.cli.exit_code, 0) << two.cli.out << two.cli.err;
+  EXPECT_LT(Makespan(one), Makespan(two));
+}
+
+TEST(HardBarrierTest, PartialLaunchEndsWithTheBarrierReportNotAHang) {
+  // Four blocks where the FFTS barrier needs all 48 AIV cores.
+  trace::TraceText text = LoadTraceFile(Compiled("hard_barrier"));
+  trace::Submit* submit = OnlySubmit(&text);
+  ASSERT_NE(submit, nullptr);
+  submit->set_block_num(4);
+  submit->set_sync_start(false);
+  const SimRun run = Simulate(text, "hard_partial");
+  EXPECT_EQ(run.cli.exit_code, 3) << run.cli.out << run.cli.err;
+  const std::string all = run.cli.out + run.cli.err;
+  EXPECT_THAT(all, HasSubstr("507018-style barrier deadlock"));
+  EXPECT_THAT(all, HasSubstr("4 arrived"));
+  EXPECT_THAT(all, HasSubstr("44 never arrived"));
+}
+
+// ---------------------------------------------------------------------------
+// GM bandwidth and L2
+
+constexpr int64_t kTileRows = 16;
+constexpr int64_t kCols = 512;  // 2 KiB rows: no narrow-row penalty
+
+// y[block band] = x[block band]: `tiles` tiles of 16 x 512 FP32 per block.
+uint32_t AddCopyKernel(trace::TraceText* text, int64_t tiles) {
+  KernelBuilder kb("copy");
+  const uint32_t x = kb.TensorParam("x", trace::FP32, trace::KernelParam::IN);
+  const uint32_t y = kb.TensorParam("y", trace::FP32, trace::KernelParam::OUT);
+  const uint32_t t = kb.Tile("t", {kTileRows, kCols}, trace::FP32);
+  kb.BeginLoop(0, C(0), C(tiles));
+  const auto row = [&] {
+    return Plus(Times(BlockIdx(), C(tiles * kTileRows)), Times(LoopVar(0), C(kTileRows)));
+  };
+  kb.Load(t, x, {row(), C(0)});
+  kb.Store(t, y, {row(), C(0)});
+  kb.EndLoop();
+  trace::Kernel* kernel = text->mutable_header()->add_kernels();
+  *kernel = kb.kernel();
+  kernel->set_id(text->header().kernels_size() - 1);
+  return kernel->id();
+}
+
+// `copies` copy tasks, one after the other, of `blocks` blocks each moving
+// `rows` rows of x into y.
+trace::TraceText CopyTrace(int64_t blocks, int64_t rows, int copies = 1) {
+  TraceBuilder builder("copy");
+  const uint32_t x = builder.Tensor("x", rows, kCols);
+  const uint32_t y = builder.Tensor("y", rows, kCols);
+  trace::TraceText text = builder.Finish();
+  const uint32_t kernel = AddCopyKernel(&text, rows / kTileRows / blocks);
+  // records: launch_begin, scope_begin, [submits], scope_end, launch_end.
+  auto* records = text.mutable_records();
+  for (int c = 0; c < copies; ++c) {
+    trace::StreamRecord submit;
+    trace::Submit* s = submit.mutable_submit();
+    s->set_name(c == 0 ? "copy" : "copy_again");
+    s->add_kernel_ids(-1);
+    s->add_kernel_ids(static_cast<int32_t>(kernel));
+    s->add_kernel_ids(-1);
+    s->set_block_num(blocks);
+    s->set_scope_depth(1);
+    for (auto [tensor, dir] : {std::pair{x, trace::INPUT}, std::pair{y, trace::OUTPUT_EXISTING}}) {
+      trace::TensorArg* arg = s->add_args()->mutable_tensor();
+      arg->set_tensor_id(tensor);
+      arg->set_direction(dir);
+    }
+    if (c > 0) s->add_deps(c - 1);
+    *records->Add() = submit;
+    for (int r = records->size() - 1; r > 2 + c; --r) records->SwapElements(r, r - 1);
+  }
+  return text;
+}
+
+TEST(GmBandwidthTest, MemoryBoundKernelTimeScalesWithBytes) {
+  const SimRun small = Simulate(CopyTrace(48, 48 * 4 * kTileRows), "bw_small");
+  const SimRun large = Simulate(CopyTrace(48, 48 * 8 * kTileRows), "bw_large");
+  ASSERT_EQ(small.cli.exit_code, 0) << small.cli.out << small.cli.err;
+  ASSERT_EQ(large.cli.exit_code, 0) << large.cli.out << large.cli.err;
+  const double ratio = Makespan(large) / Makespan(small);
+  EXPECT_GT(ratio, 1.6);  // twice the bytes, about twice the time
+  EXPECT_LT(ratio, 2.4);
+}
+
+TEST(GmBandwidthTest, DoublingCoresOnABandwidthBoundCopyDoesNotHalveItsTime) {
+  const int64_t rows = 48 * 8 * kTileRows;
+  const SimRun half = Simulate(CopyTrace(24, rows), "bw_24");
+  const SimRun full = Simulate(CopyTrace(48, rows), "bw_48");
+  ASSERT_EQ(half.cli.exit_code, 0) << half.cli.out << half.cli.err;
+  ASSERT_EQ(full.cli.exit_code, 0) << full.cli.out << full.cli.err;
+  // Shared HBM: 48 cores' MTEs could move ~5 TB/s, HBM serves 1 TB/s.
+  EXPECT_GT(Makespan(full), 0.7 * Makespan(half));
+}
+
+TEST(GmBandwidthTest, ARepeatedReadHitsL2) {
+  // The second copy reads x again (after the first, by its dependency): x is
+  // in L2 now, so its kernel is shorter although it moves the same bytes.
+  const SimRun run = Simulate(CopyTrace(48, 48 * 4 * kTileRows, 2), "l2_repeat");
+  ASSERT_EQ(run.cli.exit_code, 0) << run.cli.out << run.cli.err;
+  std::vector<double> kernel_us;
+  for (const auto& t : run.stats["task_records"]) {
+    kernel_us.push_back(t["end_us"].get<double>() - t["start_us"].get<double>());
+  }
+  ASSERT_EQ(kernel_us.size(), 2u);
+  EXPECT_LT(kernel_us[1], 0.8 * kernel_us[0]);
+}
+
+// ---------------------------------------------------------------------------
+// The runtime's cache protocol at task boundaries.
+
+trace::StreamRecord SubmitRecord(const std::string& name, uint32_t kernel,
+                                 std::vector<std::pair<uint32_t, trace::ArgDirection>> args,
+                                 std::vector<uint32_t> deps) {
+  trace::StreamRecord record;
+  trace::Submit* s = record.mutable_submit();
+  s->set_name(name);
+  s->add_kernel_ids(-1);
+  s->add_kernel_ids(static_cast<int32_t>(kernel));
+  s->add_kernel_ids(-1);
+  s->set_block_num(1);
+  s->set_scope_depth(1);
+  for (auto [tensor, dir] : args) {
+    trace::TensorArg* arg = s->add_args()->mutable_tensor();
+    arg->set_tensor_id(tensor);
+    arg->set_direction(dir);
+  }
+  for (uint32_t dep : deps) s->add_deps(dep);
+  return record;
+}
+
+TEST(CacheProtocolTest, ALaterTaskSeesWhatAnotherCoreWroteSinceItsLastRead) {
+  // read x -> a; x := 5; read x -> b, chained by deps. Whichever cores run
+  // them, the third task must see 5: the pickup dcci drops stale lines and
+  // the writer's FIN waits for its write-backs.
+  TraceBuilder builder("pickup");
+  const uint32_t x = builder.Tensor("x", 16, 64);
+  const uint32_t a = builder.Tensor("a", 16, 64);
+  const uint32_t b = builder.Tensor("b", 16, 64);
+  trace::TraceText text = builder.Finish();
+  KernelBuilder copy("copy");
+  {
+    const uint32_t src = copy.TensorParam("src", trace::FP32, trace::KernelParam::IN);
+    const uint32_t dst = copy.TensorParam("dst", trace::FP32, trace::KernelParam::OUT);
+    const uint32_t t = copy.Tile("t", {16, 64}, trace::FP32);
+    copy.Load(t, src, {C(0), C(0)});
+    copy.Store(t, dst, {C(0), C(0)});
+  }
+  KernelBuilder fill("fill");
+  {
+    const uint32_t dst = fill.TensorParam("dst", trace::FP32, trace::KernelParam::OUT);
+    const uint32_t t = fill.Tile("t", {16, 64}, trace::FP32);
+    fill.Full(t, 5.0);
+    fill.Store(t, dst, {C(0), C(0)});
+  }
+  auto* kernels = text.mutable_header()->mutable_kernels();
+  *kernels->Add() = copy.kernel();
+  kernels->Mutable(0)->set_id(0);
+  *kernels->Add() = fill.kernel();
+  kernels->Mutable(1)->set_id(1);
+  auto* records = text.mutable_records();
+  const std::vector<trace::StreamRecord> submits = {
+      SubmitRecord("read1", 0, {{x, trace::INPUT}, {a, trace::OUTPUT_EXISTING}}, {}),
+      SubmitRecord("write", 1, {{x, trace::OUTPUT_EXISTING}}, {0}),
+      SubmitRecord("read2", 0, {{x, trace::INPUT}, {b, trace::OUTPUT_EXISTING}}, {1}),
+  };
+  for (size_t i = 0; i < submits.size(); ++i) {
+    *records->Add() = submits[i];
+    for (int r = records->size() - 1; r > 2 + static_cast<int>(i); --r) {
+      records->SwapElements(r, r - 1);
+    }
+  }
+  trace::Check* check = text.add_records()->mutable_check();
+  check->set_tensor_id(b);
+  check->set_name("b");
+  check->mutable_expected()->mutable_fill()->set_value(5.0);
+  trace::Check* old = text.add_records()->mutable_check();
+  old->set_tensor_id(a);
+  old->set_name("a");
+  old->mutable_expected()->set_zeros(true);
+  for (const std::string clusters : {"24", "1"}) {
+    const SimRun run = Simulate(text, "pickup_" + clusters, {"--set", "chip.clusters=" + clusters});
+    EXPECT_EQ(run.cli.exit_code, 0) << clusters << " clusters\n" << run.cli.out << run.cli.err;
+    EXPECT_THAT(run.cli.out, HasSubstr("checks: 2 passed, 0 failed"));
+  }
+}
+
+}  // namespace
+}  // namespace pto
