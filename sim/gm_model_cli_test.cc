@@ -347,5 +347,59 @@ TEST(CacheProtocolTest, ALaterTaskSeesWhatAnotherCoreWroteSinceItsLastRead) {
   }
 }
 
+// ---------------------------------------------------------------------------
+// Whole-line write-back and atomics
+
+// One task per entry of `values` (or one SPMD task of values.size() blocks
+// when `spmd`), each storing its value into y (1 x 16 FP32, one 64 B line):
+// into its own 8-element half, or atomically adding into all of it.
+trace::TraceText LineTrace(bool spmd, bool atomic, int tasks, double expected_first,
+                           double expected_second) {
+  TraceBuilder builder("line");
+  const uint32_t y = builder.Tensor("y", 1, 16);
+  trace::TraceText text = builder.Finish();
+  KernelBuilder kb("put");
+  const uint32_t dst = kb.TensorParam("y", trace::FP32, trace::KernelParam::INOUT);
+  const uint32_t t = kb.Tile("t", {1, atomic ? 16 : 8}, trace::FP32);
+  kb.Full(t, 1.0);
+  if (atomic) {
+    kb.Store(t, dst, {C(0), C(0)}, /*atomic_add=*/true);
+  } else {
+    kb.Store(t, dst, {C(0), Times(BlockIdx(), C(8))});
+  }
+  *text.mutable_header()->add_kernels() = kb.kernel();
+  auto* records = text.mutable_records();
+  for (int i = 0; i < (spmd ? 1 : tasks); ++i) {
+    trace::StreamRecord record = SubmitRecord("put", 0, {{y, trace::NO_DEP}}, {});
+    record.mutable_submit()->set_block_num(spmd ? tasks : 1);
+    *records->Add() = record;
+    for (int r = records->size() - 1; r > 2 + i; --r) records->SwapElements(r, r - 1);
+  }
+  trace::Check* check = text.add_records()->mutable_check();
+  check->set_tensor_id(y);
+  check->set_name("y");
+  std::string bytes;
+  for (int e = 0; e < 16; ++e) {
+    const float v = static_cast<float>(e < 8 ? expected_first : expected_second);
+    bytes.append(reinterpret_cast<const char*>(&v), 4);
+  }
+  check->mutable_expected()->set_data(bytes);
+  return text;
+}
+
+TEST(WholeLineWriteBackTest, TwoBlocksWritingHalvesOfOneLineLoseAnUpdate) {
+  // Each core fetches the line, writes its half and writes the WHOLE line
+  // back: the last write-back wins, so one half is lost, as on silicon.
+  const SimRun run = Simulate(LineTrace(/*spmd=*/true, /*atomic=*/false, 2, 1.0, 1.0), "halves");
+  EXPECT_EQ(run.cli.exit_code, 1) << run.cli.out << run.cli.err;
+  EXPECT_THAT(run.cli.out, HasSubstr("checks: 0 passed, 1 failed"));
+}
+
+TEST(WholeLineWriteBackTest, FourTasksAddingAtomicallyIntoOneTensorSumCorrectly) {
+  const SimRun run = Simulate(LineTrace(/*spmd=*/false, /*atomic=*/true, 4, 4.0, 4.0), "atomics");
+  EXPECT_EQ(run.cli.exit_code, 0) << run.cli.out << run.cli.err;
+  EXPECT_THAT(run.cli.out, HasSubstr("checks: 1 passed, 0 failed"));
+}
+
 }  // namespace
 }  // namespace pto

@@ -120,7 +120,7 @@ void AiCore::Step() {
         FinishSegment(executor_.Resume());
         break;
       case EventKind::kEnd:
-        End();
+        if (WriteBackBeforeFin()) End();
         break;
       case EventKind::kCondVisible:
         owner_->OnCondVisible(id_, event.cond);
@@ -225,14 +225,24 @@ void AiCore::FinishSegment(const absl::Status& status) {
     return;
   }
   stall_ps_ += Ns(context_->config().core.kernel_finish_ns);
-  if (UsesCache()) {
-    // Everything is written back before FIN, so dependent tasks see it on
-    // any core; FIN waits until the last write-back was accepted.
-    cache_.OnTaskEnd();
-    cache_.ClearWriteBacks();
-    if (!cache_.status().ok()) return FinishSegment(cache_.status());
+  written_back_ = false;
+  Schedule(LocalPs(), EventKind::kEnd);
+}
+
+bool AiCore::WriteBackBeforeFin() {
+  if (written_back_ || !UsesCache()) return true;
+  // Everything is written back before FIN — at the block's end, so blocks
+  // running side by side on one line lose updates as on silicon — and FIN
+  // waits until the last write-back was accepted.
+  written_back_ = true;
+  BeginSegment();
+  cache_.OnTaskEnd();
+  cache_.ClearWriteBacks();
+  if (charge_gm_ && last_write_done_ > Now()) {
+    Schedule(last_write_done_, EventKind::kEnd);
+    return false;
   }
-  Schedule(std::max(LocalPs(), last_write_done_), EventKind::kEnd);
+  return true;
 }
 
 void AiCore::ReleaseSyncall(TimePs at) { Schedule(std::max(at, Now()), EventKind::kSyncResume); }

@@ -154,6 +154,9 @@ class AiCore : public sc_core::sc_module {
   // arrival or, at the block's end, the write-backs and the FIN.
   void FinishSegment(const absl::Status& status);
   void BeginSegment();
+  // At the block's end: the cache's write-backs; false while FIN must wait
+  // for them (kEnd is rescheduled).
+  bool WriteBackBeforeFin();
   // The core's local time inside the running segment (temporal decoupling).
   TimePs LocalPs() const;
   // The block's GM traffic goes through the cache (functional or not: a
@@ -191,6 +194,7 @@ class AiCore : public sc_core::sc_module {
   TimePs last_write_done_ = 0;     // when the latest write-back is accepted
   TimePs last_transfer_done_ = 0;  // when the latest transaction is done
   bool at_syncall_ = false;
+  bool written_back_ = false;  // the running block's end write-back is done
   // Whether GM stalls and write-back waits count in the kernel time. Not for
   // MIX blocks yet: their AIV lanes keep the AIC's first-order time, so the
   // three lanes of one block stay in step until the cross-core ring model.
