@@ -1,0 +1,47 @@
+#include "sim/hazard_output.h"
+
+namespace pto {
+namespace {
+
+nlohmann::json TaskJson(const HazardTask& task) { return {{"seq", task.seq}, {"name", task.name}}; }
+
+}  // namespace
+
+void HazardOutput::Add(const HazardReport& report) {
+  reports_.push_back(report);
+  lines_.push_back(FormatHazard(report));
+}
+
+std::string HazardOutput::Lines() const {
+  std::string out;
+  for (const std::string& line : lines_) {
+    out += line;
+    out += '\n';
+  }
+  return out;
+}
+
+nlohmann::json HazardOutput::ToJson() const {
+  nlohmann::json all = nlohmann::json::array();
+  for (size_t i = 0; i < reports_.size(); ++i) {
+    const HazardReport& r = reports_[i];
+    nlohmann::json others = nlohmann::json::array();
+    for (const HazardTask& t : r.others) others.push_back(TaskJson(t));
+    nlohmann::json blocks = nlohmann::json::array();
+    for (const HazardBlock& b : r.blocks) blocks.push_back({{"block", b.block}, {"core", b.core}});
+    const bool known = r.tensor.id >= 0 && r.region_begin >= r.tensor.base;
+    const uint64_t base = known ? r.tensor.base : 0;
+    all.push_back({{"kind", HazardKindName(r.kind)},
+                   {"task", TaskJson(r.task)},
+                   {"others", others},
+                   {"blocks", blocks},
+                   {"tensor", r.tensor.name},
+                   {"region", {r.region_begin - base, r.region_end - base}},
+                   {"detail", r.detail},
+                   {"fix", r.fix},
+                   {"line", lines_[i]}});
+  }
+  return all;
+}
+
+}  // namespace pto
