@@ -103,6 +103,18 @@ std::string Chip::DescribeStall() const {
                       " core(s) that never finished");
     }
   }
+  // The oldest live tasks and why each is still there.
+  int listed = 0;
+  context_->tasks().ForEachLive([&](const Task& t) {
+    const char* why = !t.completed
+                          ? (t.fanin_pending > 0 ? "waiting for producers" : "not finished")
+                      : !t.scope_released ? "its scope is still open"
+                      : t.retain_pins > 0 ? "still retained by consumers"
+                                          : "behind an older task of its ring";
+    absl::StrAppend(&report, listed == 0 ? "; live tasks: " : ", ", "'", t.name, "' (launch index ",
+                    t.index_in_launch, ", ring ", t.ring, ": ", why, ")");
+    return ++listed < 8;
+  });
   const auto task_name = [&](TaskSeq task) -> std::string {
     const Task* t = context_->tasks().Find(task);
     return t != nullptr ? t->name : absl::StrCat("#", task);

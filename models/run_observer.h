@@ -82,6 +82,11 @@ class RunObserver {
   virtual void OnSchedulerPhase(const SchedulerPhase& phase) {}
   // A dummy or predicate-false task retired inline by a scheduler thread.
   virtual void OnInlineRetire(int thread, const Task& task, TimePs at) {}
+  // A core's kernel touched GM on behalf of `task` (block `block`): every
+  // load row, store row and atomic add, as the executor issued it.
+  enum class GmAccess : uint8_t { kRead, kWrite, kAtomicAdd };
+  virtual void OnGmAccess(TaskSeq task, int64_t block, int core, GmAccess kind, uint64_t addr,
+                          uint64_t size) {}
   // A task left the in-flight window; its times are final.
   virtual void OnTaskRetired(const Task& task) {}
 };

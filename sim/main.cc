@@ -40,6 +40,10 @@ int Main(int argc, char** argv) {
                  "chip_swimlane_records.json detail: 1 cores, 2 + dispatch/finish, 3 + scheduler "
                  "phases, 4 + orchestrator")
       ->check(CLI::Range(1, 4));
+  bool no_hazards = false;
+  app.add_flag("--no-hazards", no_hazards,
+               "skip the hazard detector (unordered overlapping GM accesses between tasks)");
+  app.add_flag("--fail-on-hazard", options.fail_on_hazard, "exit 1 when a hazard is reported");
   app.add_flag("--print-config", print_config,
                "print the effective config, one 'key: value' line per key, and exit");
   app.add_flag("--summary-only", options.summary_only,
@@ -74,6 +78,7 @@ int Main(int argc, char** argv) {
     return RunDepsCommand(deps_trace, *mode, std::cout, std::cerr);
   }
   if (compare->parsed()) return RunCompareCommand(stats_a, stats_b, std::cout, std::cerr);
+  options.hazards = !no_hazards;
   if (options.config_path.empty()) {
     std::cerr << "pto_sim: error: --config is required (e.g. --config configs/ascend.yaml)\n";
     return kExitBadInput;

@@ -15,6 +15,8 @@
 #include "nlohmann/json.hpp"
 #include "sim/check_runner.h"
 #include "sim/config_loader.h"
+#include "sim/hazard_output.h"
+#include "sim/hazard_tap.h"
 #include "sim/output_set.h"
 #include "sim/stats_writer.h"
 #include "sim/trace_reader.h"
@@ -56,6 +58,10 @@ class ForwardingObserver : public RunObserver {
   void OnInlineRetire(int thread, const Task& task, TimePs at) override {
     for (RunObserver* t : targets_) t->OnInlineRetire(thread, task, at);
   }
+  void OnGmAccess(TaskSeq task, int64_t block, int core, GmAccess kind, uint64_t addr,
+                  uint64_t size) override {
+    for (RunObserver* t : targets_) t->OnGmAccess(task, block, core, kind, addr, size);
+  }
   void OnTaskRetired(const Task& task) override {
     for (RunObserver* t : targets_) t->OnTaskRetired(task);
   }
@@ -82,6 +88,7 @@ struct LaunchReport {
   std::vector<CheckResult> checks;
   std::unique_ptr<StatsWriter> writer;
   std::unique_ptr<OutputSet> outputs;  // swimlane, deps.json, Perfetto, SVG
+  std::unique_ptr<HazardTap> hazards;
 };
 
 // Runs the launches and owns everything that outlives one of them.
@@ -117,6 +124,7 @@ class Session : public LaunchListener {
   std::unique_ptr<LaunchReport> current_;
   Chip* chip_ = nullptr;
   std::vector<nlohmann::json> launch_summaries_;
+  size_t hazards_found_ = 0;
   int checks_passed_ = 0;
   int checks_failed_ = 0;
   bool functional_ = true;
@@ -228,8 +236,17 @@ void Session::OnLaunchBegin(int launch, const std::string& name) {
     output_chip.counter_hz = config_.chip.counter_hz;
     current_->outputs = std::make_unique<OutputSet>(output_options, output_chip, reader_->header());
     if (absl::Status s = current_->outputs->Open(); !s.ok()) context_->Fail(s);
-    observer_.set_targets({current_->writer.get(), current_->outputs.get()});
   }
+  if (options_.hazards) {
+    current_->hazards =
+        std::make_unique<HazardTap>(reader_->header(), config_.gm.dcache_line_bytes);
+  }
+  std::vector<RunObserver*> targets;
+  for (RunObserver* target : std::initializer_list<RunObserver*>{
+           current_->writer.get(), current_->outputs.get(), current_->hazards.get()}) {
+    if (target != nullptr) targets.push_back(target);
+  }
+  observer_.set_targets(std::move(targets));
 }
 
 void Session::OnLaunchEnd(int, const LaunchCounters& counters) {
@@ -356,6 +373,13 @@ absl::Status Session::FinishLaunch() {
   LaunchReport& report = *current_;
   PrintLaunch(report);
   nlohmann::json summary = Summary(report);
+  if (report.hazards) {
+    HazardOutput hazards;
+    report.hazards->Finish(&hazards);
+    out_ << hazards.Lines();
+    summary["hazards"] = hazards.ToJson();
+    hazards_found_ += hazards.size();
+  }
   if (report.outputs) {
     nlohmann::json overhead;
     std::string text;
@@ -429,7 +453,9 @@ int Session::Run() {
   }
   if (absl::Status s = WriteRunSummary(); !s.ok()) return Fail(s, kExitRuntime);
   out_ << absl::StrFormat("checks: %d passed, %d failed\n", checks_passed_, checks_failed_);
-  return checks_failed_ > 0 ? kExitCheckFailed : kExitOk;
+  if (options_.hazards) out_ << absl::StrFormat("hazards: %d\n", hazards_found_);
+  if (checks_failed_ > 0) return kExitCheckFailed;
+  return options_.fail_on_hazard && hazards_found_ > 0 ? kExitCheckFailed : kExitOk;
 }
 
 }  // namespace

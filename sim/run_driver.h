@@ -19,10 +19,12 @@ struct RunOptions {
   std::string config_path;
   std::vector<std::string> overrides;  // --set key=value
   std::string trace_path;
-  std::string out_dir;        // empty: no files
-  bool summary_only = false;  // summary keys only, no per-task records
-  bool timing_only = false;   // no data: tensors without contents, no checks
-  int swimlane_level = 2;     // chip_swimlane_records.json detail, 1..4
+  std::string out_dir;          // empty: no files
+  bool summary_only = false;    // summary keys only, no per-task records
+  bool timing_only = false;     // no data: tensors without contents, no checks
+  int swimlane_level = 2;       // chip_swimlane_records.json detail, 1..4
+  bool hazards = true;          // run the hazard detector (--no-hazards turns it off)
+  bool fail_on_hazard = false;  // a hazard makes the run exit 1
 };
 
 // Elaborates the chip once and runs every launch of the trace on it, printing

@@ -46,6 +46,14 @@ const Task* TaskTable::ring_front(int ring) const {
   return rings_[ring].empty() ? nullptr : &rings_[ring].front();
 }
 
+void TaskTable::ForEachLive(const std::function<bool(const Task&)>& visit) const {
+  for (const auto& ring : rings_) {
+    for (const Task& task : ring) {
+      if (!visit(task)) return;
+    }
+  }
+}
+
 bool TaskTable::AddDependency(TaskSeq producer_seq, Task& consumer, bool retain) {
   Task* producer = Find(producer_seq);
   if (producer == nullptr) return false;

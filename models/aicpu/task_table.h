@@ -39,6 +39,8 @@ class TaskTable {
   // `local_id - last_task_alive + 1`.
   size_t ring_occupancy(int ring) const { return rings_[ring].size(); }
   const Task* ring_front(int ring) const;
+  // Visits live tasks ring by ring, oldest first, until `visit` returns false.
+  void ForEachLive(const std::function<bool(const Task&)>& visit) const;
 
   // Makes `consumer` wait for `producer`; `retain` pins the producer until the
   // consumer is released. Returns false, waiting on nothing, when the producer
@@ -61,8 +63,10 @@ class TaskTable {
   void AdvanceWatermarks();
 
  private:
+  // A task that still pins producers waits for its own release (the
+  // scheduler's deferred release refers to it) before its slot is reused.
   static bool Consumed(const Task& task) {
-    return task.completed && task.scope_released && task.retain_pins == 0;
+    return task.completed && task.scope_released && task.retain_pins == 0 && task.retained.empty();
   }
 
   RetireHook on_retire_;

@@ -102,6 +102,24 @@ TEST(TaskTableTest, RetainingConsumerPinsItsProducerUntilReleased) {
   EXPECT_EQ(table.ring_occupancy(2), 1u);
 }
 
+TEST(TaskTableTest, ConsumerRetiresOnlyAfterItsOwnReleaseSoItsPinsAreNeverLost) {
+  std::vector<TaskSeq> retired;
+  TaskTable table([&](Task& t) { retired.push_back(t.seq); });
+  std::vector<TaskSeq> ready;
+  Task& producer = table.Create(0, 1);
+  table.Complete(producer, &ready);
+  table.ReleaseScope(0);
+  Task& consumer = table.Create(1, 2);
+  table.AddDependency(0, consumer, /*retain=*/true);
+  table.Complete(consumer, &ready);
+  table.ReleaseScope(1);
+  table.AdvanceWatermarks();
+  EXPECT_TRUE(retired.empty());  // the consumer has not been released yet
+  table.ReleaseConsumer(*table.Find(1));
+  table.AdvanceWatermarks();
+  EXPECT_EQ(retired, (std::vector<TaskSeq>{0, 1}));
+}
+
 TEST(TaskTableTest, RingsRetireIndependently) {
   std::vector<TaskSeq> retired;
   TaskTable table([&](Task& t) { retired.push_back(t.seq); });

@@ -23,6 +23,7 @@ AiCore::AiCore(sc_core::sc_module_name name, int id, CoreKind kind, int cluster,
       context_(context),
       backend_(this),
       cache_(&backend_, context->config().gm.dcache_line_bytes),
+      recorder_(&cache_, &context->observer()),
       hooks_(this),
       executor_(context->config()) {
   events_.reserve(8);
@@ -196,8 +197,9 @@ void AiCore::Start() {
   profile_.Clear();
   BeginSegment();
   stall_ps_ = Ns(context_->config().core.kernel_start_ns);
-  FinishSegment(executor_.Execute(kernel, block, args_, functional, UsesCache() ? &cache_ : nullptr,
-                                  &profile_, &hooks_));
+  recorder_.set_block(running_.task, running_.block, id_);
+  FinishSegment(executor_.Execute(kernel, block, args_, functional,
+                                  UsesCache() ? &recorder_ : nullptr, &profile_, &hooks_));
 }
 
 void AiCore::BeginSegment() {

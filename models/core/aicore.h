@@ -7,6 +7,7 @@
 
 #include "models/aicpu/task.h"
 #include "models/chip_context.h"
+#include "models/core/access_recorder.h"
 #include "models/core/execution_profile.h"
 #include "models/core/gm_port.h"
 #include "models/core/tile_executor.h"
@@ -186,6 +187,7 @@ class AiCore : public sc_core::sc_module {
   SyncFabric* fabric_ = nullptr;
   TlmLineBackend backend_;
   DataCache cache_;
+  AccessRecorder recorder_;  // reports the kernel's accesses, then the cache
   Hooks hooks_;
   // Segment timing: a block runs in segments split at SYNCALLs.
   TimePs segment_start_ = 0;
