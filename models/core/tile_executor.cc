@@ -540,50 +540,34 @@ void TileExecutor::ComputeTyped(const CompiledKernel& kernel, const CompiledOp& 
     case Op::MAX:
     case Op::MIN: {
       ConstArrayMap<T> a(Values<T>(op.src0), n);
+      // One body for the tile-tile and tile-scalar forms: `rhs` is an Eigen
+      // array or a scalar.
+      auto apply = [&](const auto& rhs) {
+        switch (op.kind) {
+          case Op::ADD:
+            d = a + rhs;
+            break;
+          case Op::SUB:
+            d = a - rhs;
+            break;
+          case Op::MUL:
+            d = a * rhs;
+            break;
+          case Op::DIV:
+            d = a / rhs;
+            break;
+          case Op::MAX:
+            d = a.max(rhs);
+            break;
+          default:
+            d = a.min(rhs);
+            break;
+        }
+      };
       if (op.src1 >= 0) {
-        ConstArrayMap<T> b(Values<T>(op.src1), n);
-        switch (op.kind) {
-          case Op::ADD:
-            d = a + b;
-            break;
-          case Op::SUB:
-            d = a - b;
-            break;
-          case Op::MUL:
-            d = a * b;
-            break;
-          case Op::DIV:
-            d = a / b;
-            break;
-          case Op::MAX:
-            d = a.max(b);
-            break;
-          default:
-            d = a.min(b);
-            break;
-        }
+        apply(ConstArrayMap<T>(Values<T>(op.src1), n));
       } else {
-        const T s = static_cast<T>(ScalarOf(op));
-        switch (op.kind) {
-          case Op::ADD:
-            d = a + s;
-            break;
-          case Op::SUB:
-            d = a - s;
-            break;
-          case Op::MUL:
-            d = a * s;
-            break;
-          case Op::DIV:
-            d = a / s;
-            break;
-          case Op::MAX:
-            d = a.max(s);
-            break;
-          default:
-            d = a.min(s);
-            break;
-        }
+        apply(static_cast<T>(ScalarOf(op)));
       }
       break;
     }
