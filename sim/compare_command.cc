@@ -10,37 +10,12 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "nlohmann/json.hpp"
+#include "sim/stats_file.h"
 
 namespace pto {
 namespace {
 
 using Json = nlohmann::json;
-
-// The per-record arrays StatsWriter appends; never needed for a comparison.
-bool IsRecordArray(const std::string& key) {
-  return key == "task_records" || key == "edge_records" || key == "core_intervals";
-}
-
-absl::StatusOr<Json> LoadStats(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot open"));
-  bool skipping = false;
-  Json::parser_callback_t drop_records = [&skipping](int depth, Json::parse_event_t event,
-                                                     Json& parsed) {
-    if (depth == 1 && event == Json::parse_event_t::key) {
-      skipping = IsRecordArray(parsed.get<std::string>());
-      return true;
-    }
-    return !(skipping && depth >= 2);
-  };
-  Json j = Json::parse(in, drop_records, /*allow_exceptions=*/false);
-  if (j.is_discarded()) return absl::InvalidArgumentError(absl::StrCat(path, ": not valid JSON"));
-  if (!j.is_object() || !j.contains("makespan_us") || !j["makespan_us"].is_number()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        path, ": not a pto_sim stats.json (no numeric \"makespan_us\" at the top level)"));
-  }
-  return j;
-}
 
 // A number at a '/'-separated path (array elements by index), or NaN when
 // absent.
@@ -148,8 +123,8 @@ void CompareSummaries(const Json& a, const Json& b, std::ostream& out) {
 
 int RunCompareCommand(const std::string& a_path, const std::string& b_path, std::ostream& out,
                       std::ostream& err) {
-  absl::StatusOr<Json> a = LoadStats(a_path);
-  absl::StatusOr<Json> b = a.ok() ? LoadStats(b_path) : a;
+  absl::StatusOr<Json> a = LoadStatsSummary(a_path);
+  absl::StatusOr<Json> b = a.ok() ? LoadStatsSummary(b_path) : a;
   for (const absl::StatusOr<Json>* s : {&a, &b}) {
     if (!s->ok()) {
       err << "pto_sim compare: error: " << s->status().message() << "\n";

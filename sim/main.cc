@@ -2,10 +2,12 @@
 
 #include <cstdlib>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "CLI/CLI.hpp"
+#include "sim/batch_commands.h"
 #include "sim/compare_command.h"
 #include "sim/config_loader.h"
 #include "sim/deps_command.h"
@@ -63,6 +65,8 @@ int Main(int argc, char** argv) {
   compare->add_option("a", stats_a, "baseline stats.json")->required();
   compare->add_option("b", stats_b, "candidate stats.json")->required();
 
+  BatchCommands batch(&app);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -78,6 +82,7 @@ int Main(int argc, char** argv) {
     return RunDepsCommand(deps_trace, *mode, std::cout, std::cerr);
   }
   if (compare->parsed()) return RunCompareCommand(stats_a, stats_b, std::cout, std::cerr);
+  if (std::optional<int> code = batch.RunParsed(std::cout, std::cerr)) return *code;
   options.hazards = !no_hazards;
   if (options.config_path.empty()) {
     std::cerr << "pto_sim: error: --config is required (e.g. --config configs/ascend.yaml)\n";

@@ -13,6 +13,7 @@ add_library(pto_outputs STATIC
   ${CMAKE_CURRENT_LIST_DIR}/deps_reduction.cc
   ${CMAKE_CURRENT_LIST_DIR}/deps_command.cc
   ${CMAKE_CURRENT_LIST_DIR}/compare_command.cc
+  ${CMAKE_CURRENT_LIST_DIR}/stats_file.cc
 )
 target_include_directories(pto_outputs PUBLIC ${PROJECT_SOURCE_DIR})
 target_link_libraries(pto_outputs PUBLIC

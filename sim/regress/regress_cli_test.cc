@@ -1,0 +1,136 @@
+// `pto_sim regress` end to end: baselines recorded, compared, broken by a
+// changed latency with a readable diff, and rewritten by --update-baselines,
+// all on temporary copies (the committed baselines are never touched).
+#include <filesystem>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "sim/testing/cli_runner.h"
+
+namespace pto {
+namespace {
+
+using ::pto::testing::FreshDir;
+using ::pto::testing::ReadJson;
+using ::pto::testing::RunCli;
+using ::pto::testing::WriteFile;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+constexpr char kSuite[] = R"(suite: probe
+cases:
+  - {name: spmd_blocks, trace: spmd_blocks}
+  - {name: raw_chain, trace: raw_chain.pbtxt}
+properties:
+  - name: SPMD makespan is under half the per-block makespan
+    left: spmd_blocks/spmd_blocks.makespan_us
+    op: "<"
+    right: spmd_blocks/per_block_tasks.makespan_us
+    factor: 0.5
+)";
+
+class RegressCliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = FreshDir("regress_cli");
+    suite_ = dir_ + "/probe.yaml";
+    baselines_ = dir_ + "/baselines";
+    WriteFile(suite_, kSuite);
+  }
+
+  testing::CliResult Regress(std::vector<std::string> extra, const std::string& suite = "") {
+    std::vector<std::string> args = {
+        "regress",  suite.empty() ? suite_ : suite,         "--root",      PTO_SOURCE_DIR,
+        "--traces", std::string(PTO_BUILD_DIR) + "/traces", "--baselines", baselines_};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return RunCli(PTO_SIM_BINARY, args);
+  }
+
+  std::string dir_, suite_, baselines_;
+};
+
+TEST_F(RegressCliTest, ChangedLatencyFailsWithDiffAndUpdateRewritesTheBaseline) {
+  testing::CliResult record = Regress({"--update-baselines"});
+  ASSERT_EQ(record.exit_code, 0) << record.out << record.err;
+  const nlohmann::json first = ReadJson(baselines_ + "/probe.json");
+  const double makespan = first["cases"]["spmd_blocks"]["per_block_tasks.makespan_us"];
+  EXPECT_GT(makespan, 0);
+
+  testing::CliResult same = Regress({});
+  EXPECT_EQ(same.exit_code, 0) << same.out;
+  EXPECT_THAT(same.out, HasSubstr("ok   probe/spmd_blocks"));
+
+  // A slower kernel start (400 ns -> 2000 ns) moves every makespan.
+  testing::CliResult slower = Regress({"--set", "core.kernel_start_ns=2000"});
+  EXPECT_EQ(slower.exit_code, 1) << slower.out;
+  EXPECT_THAT(slower.out, HasSubstr("FAIL probe/spmd_blocks: expected the timing baseline"));
+  EXPECT_THAT(slower.out, HasSubstr("per_block_tasks.makespan_us"));
+  EXPECT_THAT(slower.out, HasSubstr("baseline"));
+  EXPECT_THAT(slower.out, HasSubstr("measured"));
+  EXPECT_THAT(slower.out, HasSubstr("±1%"));
+  EXPECT_THAT(slower.out, HasSubstr("--update-baselines"));
+  EXPECT_THAT(slower.out, HasSubstr("regress probe: 2 cases, 1 properties: 2 failed"));
+  // Dispatch counts do not depend on the latency: they are not in the diff.
+  EXPECT_THAT(slower.out, Not(HasSubstr("task_dispatches")));
+
+  testing::CliResult update = Regress({"--set", "core.kernel_start_ns=2000", "--update-baselines"});
+  ASSERT_EQ(update.exit_code, 0) << update.out;
+  const nlohmann::json second = ReadJson(baselines_ + "/probe.json");
+  EXPECT_GT(second["cases"]["spmd_blocks"]["per_block_tasks.makespan_us"].get<double>(), makespan);
+  EXPECT_EQ(second["cases"]["spmd_blocks"]["task_dispatches"],
+            first["cases"]["spmd_blocks"]["task_dispatches"]);
+  EXPECT_EQ(Regress({"--set", "core.kernel_start_ns=2000"}).exit_code, 0);
+  EXPECT_EQ(Regress({}).exit_code, 1);
+}
+
+TEST_F(RegressCliTest, MissingBaselineSaysHowToRecordIt) {
+  testing::CliResult run = Regress({});
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_THAT(run.out, HasSubstr("FAIL probe/raw_chain: expected a timing baseline in"));
+  EXPECT_THAT(run.out, HasSubstr("record it with --update-baselines"));
+}
+
+TEST_F(RegressCliTest, FailedRunShowsExpectedAndMeasuredExitAndStderr) {
+  const std::string suite = dir_ + "/bad_value.yaml";
+  WriteFile(suite, R"(suite: bad_value
+cases:
+  - {name: zero_threads, trace: raw_chain.pbtxt, set: [aicpu.scheduler_threads=0], baseline: false}
+)");
+  testing::CliResult run = Regress({}, suite);
+  EXPECT_EQ(run.exit_code, 1) << run.out;
+  EXPECT_THAT(run.out, HasSubstr("FAIL bad_value/zero_threads: expected exit 0 (the run succeeds "
+                                 "and every check passes), measured exit 2"));
+  EXPECT_THAT(run.out, HasSubstr("aicpu.scheduler_threads"));
+}
+
+TEST_F(RegressCliTest, BrokenPropertyPrintsBothSides) {
+  const std::string suite = dir_ + "/inverted.yaml";
+  WriteFile(suite, R"(suite: inverted
+cases:
+  - {name: spmd_blocks, trace: spmd_blocks, baseline: false}
+properties:
+  - name: per-block tasks beat SPMD (false)
+    left: spmd_blocks/per_block_tasks.makespan_us
+    op: "<"
+    right: spmd_blocks/spmd_blocks.makespan_us
+)");
+  testing::CliResult run = Regress({}, suite);
+  EXPECT_EQ(run.exit_code, 1) << run.out;
+  EXPECT_THAT(run.out, HasSubstr("FAIL inverted: property 'per-block tasks beat SPMD (false)': "
+                                 "expected spmd_blocks/per_block_tasks.makespan_us < "
+                                 "spmd_blocks/spmd_blocks.makespan_us, measured "
+                                 "spmd_blocks/per_block_tasks.makespan_us = 17.14"));
+}
+
+TEST_F(RegressCliTest, BadSuiteOrTraceIsBadInput) {
+  const std::string suite = dir_ + "/no_trace.yaml";
+  WriteFile(suite, "suite: no_trace\ncases:\n  - {name: ghost, trace: no_such_trace}\n");
+  testing::CliResult run = Regress({}, suite);
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_THAT(run.err, HasSubstr("case 'ghost': trace 'no_such_trace' not found"));
+  WriteFile(suite, "suite: [unclosed\n");
+  EXPECT_EQ(Regress({}, suite).exit_code, 2);
+}
+
+}  // namespace
+}  // namespace pto

@@ -1,0 +1,32 @@
+#ifndef PTO_SIM_REGRESS_REGRESS_COMMAND_H_
+#define PTO_SIM_REGRESS_REGRESS_COMMAND_H_
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace pto {
+
+struct RegressOptions {
+  std::vector<std::string> suites;  // suite files (YAML)
+  std::string root = ".";           // the repo: configs/, traces/, regress/baselines/
+  std::string traces_dir;           // compiled traces (<build>/traces); default ROOT/build/traces
+  std::string baselines_dir;        // default ROOT/regress/baselines
+  std::vector<std::string> sets;    // --set key=value applied to every case (after the case's)
+  bool update_baselines = false;    // rewrite the baselines instead of comparing
+  int jobs = 1;                     // cases run in parallel
+  std::string pto_sim;              // the simulator binary; default: this executable
+};
+
+// `pto_sim regress SUITE.yaml...`: runs every case of each suite in its own
+// pto_sim process and checks its expectations: the exit code (0: all checks
+// pass), the suite's timing properties, and the timing baseline within its
+// tolerance. Prints one line per case and, for each failure, the case, the
+// expectation and the measured value. With `update_baselines` the baselines
+// are rewritten from this run instead. Returns 0 when everything passed, 1
+// when an expectation failed, 2 for a bad suite, trace or option.
+int RunRegressCommand(const RegressOptions& options, std::ostream& out, std::ostream& err);
+
+}  // namespace pto
+
+#endif  // PTO_SIM_REGRESS_REGRESS_COMMAND_H_
