@@ -4,9 +4,15 @@
 add_library(pto_sweep STATIC
   ${CMAKE_CURRENT_LIST_DIR}/sweep/child_process.cc
   ${CMAKE_CURRENT_LIST_DIR}/sweep/run_metrics.cc
+  ${CMAKE_CURRENT_LIST_DIR}/sweep/sweep_grid.cc
+  ${CMAKE_CURRENT_LIST_DIR}/sweep/sweep_table.cc
+  ${CMAKE_CURRENT_LIST_DIR}/sweep/sweep_chart.cc
+  ${CMAKE_CURRENT_LIST_DIR}/sweep/progress_line.cc
+  ${CMAKE_CURRENT_LIST_DIR}/sweep/slurm_script.cc
+  ${CMAKE_CURRENT_LIST_DIR}/sweep/sweep_command.cc
 )
 target_include_directories(pto_sweep PUBLIC ${PROJECT_SOURCE_DIR})
-target_link_libraries(pto_sweep PUBLIC pto_outputs nlohmann_json::nlohmann_json
+target_link_libraries(pto_sweep PUBLIC pto_outputs pto_config nlohmann_json::nlohmann_json
   absl::status absl::statusor absl::strings absl::str_format)
 
 add_library(pto_regress STATIC
@@ -27,9 +33,14 @@ target_link_libraries(pto_batch_commands PUBLIC pto_regress CLI11::CLI11)
 pto_cc_test(batch_test
   SOURCES
     ${CMAKE_CURRENT_LIST_DIR}/sweep/run_metrics_test.cc
+    ${CMAKE_CURRENT_LIST_DIR}/sweep/sweep_grid_test.cc
+    ${CMAKE_CURRENT_LIST_DIR}/sweep/sweep_table_test.cc
+    ${CMAKE_CURRENT_LIST_DIR}/sweep/sweep_chart_test.cc
+    ${CMAKE_CURRENT_LIST_DIR}/sweep/progress_line_test.cc
+    ${CMAKE_CURRENT_LIST_DIR}/sweep/slurm_script_test.cc
     ${CMAKE_CURRENT_LIST_DIR}/regress/suite_test.cc
     ${CMAKE_CURRENT_LIST_DIR}/regress/baseline_test.cc
-  DEPS pto_regress)
+  DEPS pto_regress pto_cli_runner)
 if(TARGET batch_test)
   target_compile_definitions(batch_test PRIVATE PTO_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 endif()
@@ -41,4 +52,13 @@ if(PTO_BUILD_TESTS)
     PTO_SIM_BINARY="$<TARGET_FILE:pto_sim>" PTO_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
     PTO_BUILD_DIR="${PROJECT_BINARY_DIR}")
   add_dependencies(regress_cli_test pto_sim traces)
+endif()
+
+if(PTO_BUILD_TESTS)
+  pto_cc_test(sweep_cli_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/sweep/sweep_cli_test.cc
+    DEPS pto_cli_runner)
+  target_compile_definitions(sweep_cli_test PRIVATE
+    PTO_SIM_BINARY="$<TARGET_FILE:pto_sim>" PTO_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
+    PTO_BUILD_DIR="${PROJECT_BINARY_DIR}")
+  add_dependencies(sweep_cli_test pto_sim traces)
 endif()

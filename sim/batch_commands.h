@@ -6,11 +6,13 @@
 
 #include "CLI/CLI.hpp"
 #include "sim/regress/regress_command.h"
+#include "sim/sweep/sweep_command.h"
 
 namespace pto {
 
 // The commands that run many simulations, each in a pto_sim child process:
-// `regress` (suites with expectations and timing baselines). Registered on
+// `regress` (suites with expectations and timing baselines), `sweep` (a grid
+// over config keys, locally or as Slurm shards) and `sweep-merge`. Registered on
 // pto_sim's command line by main.cc with two calls.
 class BatchCommands {
  public:
@@ -23,6 +25,11 @@ class BatchCommands {
  private:
   CLI::App* regress_ = nullptr;
   RegressOptions regress_options_;
+  CLI::App* sweep_ = nullptr;
+  SweepOptions sweep_options_;
+  CLI::App* merge_ = nullptr;
+  std::string merge_out_;
+  std::vector<std::string> merge_dirs_;
 };
 
 }  // namespace pto

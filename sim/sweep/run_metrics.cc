@@ -1,5 +1,6 @@
 #include "sim/sweep/run_metrics.h"
 
+#include <cmath>
 #include <set>
 
 #include "absl/strings/str_cat.h"
@@ -128,6 +129,10 @@ absl::StatusOr<RunMetrics> MetricsFromStats(const Json& stats) {
     overhead += numbers[i].overhead_us;
     window += numbers[i].overhead_window_us;
     run.launches.emplace_back(name, m);
+  }
+  // Times are whole picoseconds: round the sums so float noise never shows.
+  for (auto& [metric, value] : total) {
+    if (KindOf(metric) == MetricKind::kTime) value = std::round(value * 1e6) / 1e6;
   }
   const double makespan = total["makespan_us"];
   total["aic_busy_share"] = makespan > 0 ? weighted_aic / makespan : 0.0;
