@@ -62,3 +62,19 @@ if(PTO_BUILD_TESTS)
     PTO_BUILD_DIR="${PROJECT_BINARY_DIR}")
   add_dependencies(sweep_cli_test pto_sim traces)
 endif()
+
+if(PTO_BUILD_TESTS)
+  # The sweep through a real single-node Slurm carries its own label; it skips
+  # with a message where Slurm cannot start (.ci/run installs slurm-wlm and munge).
+  pto_cc_test(sweep_slurm_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/sweep/sweep_slurm_test.cc
+    DEPS pto_cli_runner)
+  target_compile_definitions(sweep_slurm_test PRIVATE
+    PTO_SIM_BINARY="$<TARGET_FILE:pto_sim>" PTO_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
+    PTO_BUILD_DIR="${PROJECT_BINARY_DIR}")
+  add_dependencies(sweep_slurm_test pto_sim traces)
+  add_test(NAME sweep_through_slurm
+    COMMAND sweep_slurm_test --gtest_also_run_disabled_tests
+            --gtest_filter=SweepSlurmTest.DISABLED_JobArrayAndMergeGiveTheLocalSweep)
+  set_tests_properties(sweep_through_slurm PROPERTIES
+    LABELS slurm TIMEOUT 300 RUN_SERIAL TRUE SKIP_REGULAR_EXPRESSION "\\[  SKIPPED \\]")
+endif()
