@@ -35,8 +35,9 @@ struct AicpuParams {
   double dispatch_to_core_ns = 140;   // DMB write until the core sees it
   double doorbell_ns = 5;             // one early-dispatch doorbell STR
   double fin_to_visible_ns = 180;     // core FIN until COND shows it
-  double resolve_base_ns = 400;       // fan-out walk of a completed task
-  double resolve_per_consumer_ns = 90;
+  // Fan-out walk of a completed task that has consumers (none: no walk).
+  double resolve_base_ns = 361;
+  double resolve_per_consumer_ns = 93;
   double dummy_retire_ns = 150;   // a dummy or predicate-false task
   double loop_overhead_ns = 115;  // one idle scheduler iteration
 };
@@ -48,14 +49,17 @@ struct RingParams {
 };
 
 struct CoreParams {
-  int64_t dispatch_slots = 2;       // running + pending
-  double setup_ns = 300;            // receive -> start (payload dcci + ACK)
-  double staged_setup_ns = 1356;    // early-dispatched: the core fills its own args
-  double cold_start_ns = 0;         // extra head overhead of a core's first task
-  double kernel_start_ns = 400;     // assumption: kernel prologue on the core
-  double kernel_finish_ns = 200;    // assumption: epilogue before FIN
-  double gm_latency_ns = 500;       // assumption: first byte of a GM access
-  double mte_bytes_per_cycle = 64;  // assumption: one core's GM<->local rate
+  int64_t dispatch_slots = 2;             // running + pending
+  double setup_ns = 320;                  // pending pickup right after a FIN: dcci + ACK
+  double idle_setup_ns = 20;              // pickup by a warm idle core (dcci has nothing to do)
+  double staged_setup_ns = 1356;          // early-dispatched: the core fills its own args
+  double cold_start_ns = 900;             // extra setup of a core's first task
+  double cold_propagation_ns = 800;       // extra delivery of a core's first dispatch
+  double cold_far_propagation_ns = 2400;  // more of it on the upper half of the clusters
+  double kernel_start_ns = 400;           // assumption: kernel prologue on the core
+  double kernel_finish_ns = 200;          // assumption: epilogue before FIN
+  double gm_latency_ns = 500;             // assumption: first byte of a GM access
+  double mte_bytes_per_cycle = 64;        // assumption: one core's GM<->local rate
   // Vector throughput in elements per cycle by dtype (assumptions).
   double vector_fp32_per_cycle = 64;
   double vector_fp16_per_cycle = 128;
@@ -70,7 +74,7 @@ struct CoreParams {
 
 struct GmParams {
   double hbm_bandwidth_bytes_per_s = 1.6e12;  // assumption: peak
-  double hbm_efficiency = 0.625;              // effective / peak
+  double hbm_efficiency = 0.69;               // effective / peak: calibrated
   int64_t l2_line_bytes = 512;
   int64_t dcache_line_bytes = 64;
   int64_t l2_capacity_bytes = 192ll << 20;  // assumption for 910B (bytes)
@@ -83,12 +87,21 @@ struct GmParams {
   int64_t narrow_row_bytes = 512;  // runtime-semantics.md §1.5 (a5: 128)
 };
 
+// The device-side self-cost of a profiled run (swimlane on), as the
+// measured figures were captured (runtime-semantics.md §3).
+struct ProfilingParams {
+  int64_t enabled = 0;               // 1 = emulate a profiled run (pto_sim --profiled)
+  double timestamp_read_ns = 100;    // the end-time get_sys_cnt read before FIN
+  double record_writeback_ns = 390;  // record dcci(OUT) + dsb after FIN
+};
+
 struct ChipConfig {
   ChipParams chip;
   AicpuParams aicpu;
   RingParams ring;
   CoreParams core;
   GmParams gm;
+  ProfilingParams profiling;
 
   int64_t aic_count() const { return chip.clusters; }
   int64_t aiv_count() const { return chip.clusters * 2; }

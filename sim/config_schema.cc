@@ -87,10 +87,11 @@ constexpr ConfigKeySpec kSchema[] = {
      "runtime-semantics.md §3 (FIN -> COND min ~180 ns, avg ~600 ns)",
      "Delay from a core's FIN until a COND read can observe it"},
     {PTO_CONFIG_KEY(aicpu, resolve_base_ns), "ns", 0, kMaxNs, false,
-     "runtime-semantics.md §3 (resolve ~500 ns for 1-2 consumers, ~5 us for 50)",
-     "Fan-out walk of a completed task, fixed part"},
+     "runtime-semantics.md §3 (resolve ~500 ns for 1-2 consumers, ~5 us for 50; docs/calibration.md)",
+     "Fan-out walk of a completed task that has consumers, fixed part (a task without "
+     "consumers walks nothing)"},
     {PTO_CONFIG_KEY(aicpu, resolve_per_consumer_ns), "ns", 0, kMaxNs, false,
-     "runtime-semantics.md §3 (resolve ~500 ns for 1-2 consumers, ~5 us for 50)",
+     "runtime-semantics.md §3 (resolve ~500 ns for 1-2 consumers, ~5 us for 50; docs/calibration.md)",
      "Fan-out walk cost per consumer released"},
     {PTO_CONFIG_KEY(aicpu, dummy_retire_ns), "ns", 0, kMaxNs, false,
      "assumption",
@@ -113,15 +114,29 @@ constexpr ConfigKeySpec kSchema[] = {
      "runtime-semantics.md §2.8",
      "Dispatch slots per core (running + pending)"},
     {PTO_CONFIG_KEY(core, setup_ns), "ns", 0, kMaxNs, false,
-     "runtime-semantics.md §3 (start - receive 0.28-0.35 us typical)",
-     "Core-local setup from receiving a dispatch to kernel start (payload dcci + ACK)"},
+     "runtime-semantics.md §3 (local setup 349 ns mean, 0.28-0.35 us typical; switch ~0.3 us "
+     "unprofiled; docs/calibration.md)",
+     "Core-local setup (receive to kernel start: payload dcci + ACK) when the core picks up its "
+     "pending task right after a FIN"},
+    {PTO_CONFIG_KEY(core, idle_setup_ns), "ns", 0, kMaxNs, false,
+     "runtime-semantics.md §3 (local setup warm 0-0.02 us; docs/calibration.md)",
+     "Core-local setup when the dispatch reaches a warm core idling on its dispatch register "
+     "(the payload dcci finds nothing to clean)"},
     {PTO_CONFIG_KEY(core, staged_setup_ns), "ns", 0, kMaxNs, false,
      "runtime-semantics.md §3 (setup when AICore fills its own args: 1356 ns vs 349 ns)",
      "Setup of an early-dispatched (staged) task: the core fills its args from the source "
      "payload before waiting for the doorbell"},
     {PTO_CONFIG_KEY(core, cold_start_ns), "ns", 0, kMaxNs, false,
-     "runtime-semantics.md §3 (first-task head OH 0.3-5.6 us; 0 = off is an assumption)",
-     "Extra head overhead of each core's first task"},
+     "runtime-semantics.md §3 (local setup cold 0.5-1 us; docs/calibration.md)",
+     "Extra setup of each core's first task (cold instruction and data paths)"},
+    {PTO_CONFIG_KEY(core, cold_propagation_ns), "ns", 0, kMaxNs, false,
+     "runtime-semantics.md §3 (propagation cold 0.8-1.2 us vs warm 0.16-0.34; docs/calibration.md)",
+     "Extra delivery time of the first dispatch a core receives"},
+    {PTO_CONFIG_KEY(core, cold_far_propagation_ns), "ns", 0, kMaxNs, false,
+     "runtime-semantics.md §3, §7.2 (first-task head OH bimodal, 3-5 us on about half the cores; "
+     "which half is an assumption; docs/calibration.md)",
+     "Further first-dispatch delivery time on the cores of the upper half of the clusters "
+     "(NoC/FFTS routing)"},
     {PTO_CONFIG_KEY(core, kernel_start_ns), "ns", 0, kMaxNs, false,
      "assumption",
      "Kernel prologue on the core before the first op"},
@@ -163,7 +178,8 @@ constexpr ConfigKeySpec kSchema[] = {
      "assumption (DESIGN.md §7; runtime-semantics.md §1.5: public sheets 1.2-1.6 TB/s)",
      "Peak HBM bandwidth shared by all cores"},
     {PTO_CONFIG_KEY(gm, hbm_efficiency), "ratio", 0.01, 1, false,
-     "runtime-semantics.md §1.5 (~1 TB/s effective derived / 1.6 TB/s peak)",
+     "runtime-semantics.md §1.5 (~1 TB/s effective, derived from a decode step; calibrated so "
+     "that the weight_stream workload reads at it, docs/calibration.md)",
      "Achieved fraction of the peak HBM bandwidth"},
     {PTO_CONFIG_KEY(gm, l2_line_bytes), "bytes", 32, 65536, true,
      "runtime-semantics.md §1.5",
@@ -189,6 +205,19 @@ constexpr ConfigKeySpec kSchema[] = {
     {PTO_CONFIG_KEY(gm, narrow_row_bytes), "bytes", 1, 65536, false,
      "runtime-semantics.md §1.5 (innermost tile dim >= 512 B recommended on a2a3, >= 128 B on a5)",
      "Innermost contiguous run below which a GM transfer pays gm.narrow_row_penalty"},
+    // ---- profiling ----
+    {PTO_CONFIG_KEY(profiling, enabled), "flag", 0, 1, false,
+     "runtime-semantics.md §3 (the measured figures were captured with the swimlane on)",
+     "1 = emulate a profiled run: each task pays the swimlane's device-side self-cost "
+     "(pto_sim --profiled sets it)"},
+    {PTO_CONFIG_KEY(profiling, timestamp_read_ns), "ns", 0, kMaxNs, false,
+     "runtime-semantics.md §3 (get_sys_cnt SPR read ~100-200 ns; docs/calibration.md)",
+     "Profiled: the end-time counter read between the kernel's end and FIN"},
+    {PTO_CONFIG_KEY(profiling, record_writeback_ns), "ns", 0, kMaxNs, false,
+     "runtime-semantics.md §3 (switch 0.81 us = record write-back ~0.52 + setup ~0.29; "
+     "docs/calibration.md)",
+     "Profiled: the swimlane record write-back (dcci OUT + dsb) after FIN, before the core "
+     "picks up its next task"},
 };
 // clang-format on
 

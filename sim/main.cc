@@ -52,6 +52,10 @@ int Main(int argc, char** argv) {
                "write only the summary keys of stats.json (no per-task records, no other files)");
   app.add_flag("--timing-only", options.timing_only,
                "ignore tensor contents and checks: timing paths only");
+  bool profiled = false;
+  app.add_flag("--profiled", profiled,
+               "emulate a profiled run (swimlane on): each task pays the device-side self-cost "
+               "of its timestamp read and record write-back (same as --set profiling.enabled=1)");
 
   std::string deps_trace, edge_mode = "full";
   CLI::App* deps = app.add_subcommand(
@@ -84,6 +88,8 @@ int Main(int argc, char** argv) {
   if (compare->parsed()) return RunCompareCommand(stats_a, stats_b, std::cout, std::cerr);
   if (std::optional<int> code = batch.RunParsed(std::cout, std::cerr)) return *code;
   options.hazards = !no_hazards;
+  // Before the user's --set, so an explicit profiling.enabled=0 still wins.
+  if (profiled) options.overrides.insert(options.overrides.begin(), "profiling.enabled=1");
   if (options.config_path.empty()) {
     std::cerr << "pto_sim: error: --config is required (e.g. --config configs/ascend.yaml)\n";
     return kExitBadInput;

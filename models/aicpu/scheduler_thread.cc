@@ -247,6 +247,7 @@ void SchedulerThread::Observe(OwnedCore& owned, CondValue value, TimePs when, Ti
 }
 
 void SchedulerThread::ChargeCompletion(const CompletionWork& work, TimePs* cost) const {
+  if (work.consumers == 0 && work.doorbells == 0) return;  // no fan-out to walk
   const AicpuParams& aicpu = context_->config().aicpu;
   *cost += Ns(aicpu.resolve_base_ns + aicpu.resolve_per_consumer_ns * work.consumers +
               aicpu.doorbell_ns * work.doorbells);
@@ -286,8 +287,8 @@ bool SchedulerThread::DummyPhase(TimePs now, TimePs* cost) {
   return true;
 }
 
-void SchedulerThread::Place(Task& task, const Unit& unit, int64_t block, bool gated, TimePs now,
-                            TimePs* cost) {
+void SchedulerThread::Place(Task& task, const Unit& unit, int64_t block, bool gated,
+                            TimePs dispatch_ts, TimePs now, TimePs* cost) {
   const TimePs publish = Ns(context_->config().aicpu.dispatch_publish_ns);
   for (int m = 0; m < unit.count; ++m) {
     OwnedCore& owned = cores_[unit.members[m]];
@@ -302,7 +303,7 @@ void SchedulerThread::Place(Task& task, const Unit& unit, int64_t block, bool ga
     work.gated = gated;
     work.token = owned.next_token++;
     work.thread = index_;
-    work.dispatch = now + *cost;
+    work.dispatch = dispatch_ts;
     if (task.times.first_dispatch == kNever) task.times.first_dispatch = work.dispatch;
     if (task.first_core < 0) task.first_core = owned.core->id();
     const Slot slot{true, task.seq, work.token, gated};
@@ -328,7 +329,10 @@ bool SchedulerThread::DispatchShape(TaskShape shape, bool pending, TimePs now, T
     ++context_->counters().pop_miss;
     return false;
   }
-  // Tasks popped in one batch share one write barrier (batched publish).
+  // Tasks popped in one batch share one write barrier and one dispatch
+  // timestamp (batched publish), so a core's head overhead grows with its
+  // position in the publish loop.
+  const TimePs dispatch_ts = now + *cost;
   *cost += Ns(context_->config().aicpu.wmb_ns);
   LaunchCounters& counters = context_->counters();
   size_t next_unit = 0;
@@ -340,7 +344,7 @@ bool SchedulerThread::DispatchShape(TaskShape shape, bool pending, TimePs now, T
     while (next_unit < units.size() && task->next_block < task->block_num) {
       const int64_t block = task->next_block++;
       ++counters.block_dispatches;
-      Place(*task, units[next_unit++], block, /*gated=*/false, now, cost);
+      Place(*task, units[next_unit++], block, /*gated=*/false, dispatch_ts, now, cost);
       phase->tasks_processed += units[next_unit - 1].count;
     }
     if (task->next_block < task->block_num) {
@@ -372,10 +376,11 @@ bool SchedulerThread::DispatchSyncTier(TimePs now, TimePs* cost, SchedulerPhase*
         signals_->WakeSchedulers(now + *cost);
         break;
       }
+      const TimePs dispatch_ts = now + *cost;  // a sync_start task is flushed alone
       *cost += Ns(context_->config().aicpu.wmb_ns);
       for (int64_t b = 0; b < task->block_num; ++b) {
         ++context_->counters().block_dispatches;
-        Place(*task, units[b], task->next_block++, /*gated=*/false, now, cost);
+        Place(*task, units[b], task->next_block++, /*gated=*/false, dispatch_ts, now, cost);
       }
       OnFullyPublished(*context_, *task, now + *cost);
     }
@@ -435,12 +440,13 @@ bool SchedulerThread::EarlyDispatchPhase(TimePs now, TimePs* cost) {
         continue;  // became ready meanwhile: it went through a normal queue
       }
       task->early_state = Task::EarlyState::kStaged;
+      const TimePs dispatch_ts = now + *cost;
       *cost += Ns(context_->config().aicpu.wmb_ns);
       size_t next_unit = 0;
       while (next_unit < units.size() && task->next_block < task->block_num) {
         ++context_->counters().block_dispatches;
         ++context_->counters().early_blocks;
-        Place(*task, units[next_unit], task->next_block++, /*gated=*/true, now, cost);
+        Place(*task, units[next_unit], task->next_block++, /*gated=*/true, dispatch_ts, now, cost);
         staged += units[next_unit++].count;
       }
       ++context_->counters().task_dispatches;
@@ -470,10 +476,11 @@ int64_t SchedulerThread::StageCohort(Task& task, int64_t blocks, TimePs now, Tim
   std::vector<Unit>& units = units_;
   FreeUnits(task.shape, /*pending=*/false, &units);
   int64_t staged = 0;
+  const TimePs dispatch_ts = now + *cost;
   for (const Unit& unit : units) {
     if (staged == blocks) break;
     ++context_->counters().block_dispatches;
-    Place(task, unit, task.next_block++, /*gated=*/true, now, cost);
+    Place(task, unit, task.next_block++, /*gated=*/true, dispatch_ts, now, cost);
     ++staged;
   }
   return staged;

@@ -99,8 +99,9 @@ class SchedulerThread : public sc_core::sc_module, public CoreOwner {
   void FreeUnits(TaskShape shape, bool pending, std::vector<Unit>* units) const;
   bool ClusterUsable(const Unit& cluster, bool pending) const;
   // Publishes one block of `task` on `unit` (running slot if a core is idle,
-  // its pending slot otherwise).
-  void Place(Task& task, const Unit& unit, int64_t block, bool gated, TimePs now, TimePs* cost);
+  // its pending slot otherwise), stamped with its batch's `dispatch_ts`.
+  void Place(Task& task, const Unit& unit, int64_t block, bool gated, TimePs dispatch_ts,
+             TimePs now, TimePs* cost);
   bool SlotFree(const OwnedCore& owned, bool pending) const;
   void EmitPhase(SchedulerPhaseKind kind, TimePs start, TimePs end, uint32_t processed,
                  SchedulerPhase* extra = nullptr);

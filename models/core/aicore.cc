@@ -52,7 +52,16 @@ void AiCore::Dispatch(const BlockWork& work, TimePs publish_delay) {
     has_pending_ = true;
     pending_arrived_ = false;
   }
-  const TimePs propagation = Ns(context_->config().aicpu.dispatch_to_core_ns);
+  const ChipConfig& config = context_->config();
+  TimePs propagation = Ns(config.aicpu.dispatch_to_core_ns);
+  if (!delivered_before_) {
+    // The first dispatch a core sees takes longer to arrive, and much longer
+    // on about half the cores (runtime-semantics.md §3, §7.2).
+    delivered_before_ = true;
+    propagation += Ns(config.core.cold_propagation_ns);
+    if (2 * cluster_ >= config.chip.clusters)
+      propagation += Ns(config.core.cold_far_propagation_ns);
+  }
   Schedule(Now() + publish_delay + propagation, EventKind::kArrive, work.token);
 }
 
@@ -75,7 +84,9 @@ void AiCore::Step() {
     switch (event.kind) {
       case EventKind::kArrive:
         if (event.token == running_.token && phase_ == Phase::kIdle && running_assigned_) {
-          Receive(running_);
+          Receive(running_, /*pending_pickup=*/false);
+        } else if (event.token == running_.token && phase_ == Phase::kRecord && running_assigned_) {
+          pickup_after_record_ = true;  // taken once the record is written back
         } else if (has_pending_ && event.token == pending_.token) {
           pending_arrived_ = true;
         }
@@ -126,6 +137,13 @@ void AiCore::Step() {
       case EventKind::kCondVisible:
         owner_->OnCondVisible(id_, event.cond);
         break;
+      case EventKind::kRecordDone:
+        phase_ = Phase::kIdle;
+        if (pickup_after_record_) {
+          pickup_after_record_ = false;
+          Receive(running_, pickup_is_pending_);
+        }
+        break;
     }
   }
   if (!events_.empty()) {
@@ -134,7 +152,7 @@ void AiCore::Step() {
   }
 }
 
-void AiCore::Receive(const BlockWork& work) {
+void AiCore::Receive(const BlockWork& work, bool pending_pickup) {
   const CoreParams& params = context_->config().core;
   current_ = CoreInterval{};
   current_.core = id_;
@@ -144,7 +162,11 @@ void AiCore::Receive(const BlockWork& work) {
   current_.thread = work.thread;
   current_.dispatch = work.dispatch;
   current_.receive = Now();
-  TimePs setup = Ns(work.gated ? params.staged_setup_ns : params.setup_ns);
+  // The payload dcci costs little on a core that idled since its last task
+  // and more right after a kernel (runtime-semantics.md §3, local setup).
+  TimePs setup = Ns(work.gated       ? params.staged_setup_ns
+                    : pending_pickup ? params.setup_ns
+                                     : params.idle_setup_ns);
   if (!warmed_up_) {
     setup += Ns(params.cold_start_ns);
     warmed_up_ = true;
@@ -159,9 +181,9 @@ void AiCore::Receive(const BlockWork& work) {
   Schedule(Now() + setup, EventKind::kSetupDone);
 }
 
-void AiCore::WriteCond(uint32_t token, bool fin) {
-  Schedule(Now() + Ns(context_->config().aicpu.fin_to_visible_ns), EventKind::kCondVisible, 0,
-           CondValue{token, fin});
+void AiCore::WriteCond(uint32_t token, bool fin, TimePs delay) {
+  Schedule(Now() + delay + Ns(context_->config().aicpu.fin_to_visible_ns), EventKind::kCondVisible,
+           0, CondValue{token, fin});
 }
 
 void AiCore::Start() {
@@ -274,16 +296,32 @@ void AiCore::End() {
     task->times.last_end = std::max(task->times.last_end, current_.end);
   }
   recent_[current_.reg_task_id % recent_.size()] = current_;
-  WriteCond(running_.token, /*fin=*/true);
-  phase_ = Phase::kIdle;
+  const uint32_t finished_token = running_.token;
   running_assigned_ = false;
+  bool pickup = false;
   if (has_pending_) {
     // The latched task is picked up right after FIN.
     running_ = pending_;
     running_assigned_ = true;
     has_pending_ = false;
-    if (pending_arrived_) Receive(running_);
+    pickup = pending_arrived_;
   }
+  const ProfilingParams& profiling = context_->config().profiling;
+  if (profiling.enabled != 0) {
+    // A profiled run reads the counter for end_time before FIN and writes
+    // the swimlane record back after it; only then does the core look at
+    // its next task (runtime-semantics.md §2.9, §3).
+    const TimePs read = Ns(profiling.timestamp_read_ns);
+    WriteCond(finished_token, /*fin=*/true, read);
+    phase_ = Phase::kRecord;
+    pickup_after_record_ = pickup;
+    pickup_is_pending_ = pickup;
+    Schedule(Now() + read + Ns(profiling.record_writeback_ns), EventKind::kRecordDone);
+    return;
+  }
+  WriteCond(finished_token, /*fin=*/true);
+  phase_ = Phase::kIdle;
+  if (pickup) Receive(running_, /*pending_pickup=*/true);
 }
 
 void AiCore::TlmLineBackend::Transport(tlm::tlm_command command, uint64_t addr, void* data,

@@ -108,7 +108,8 @@ class AiCore : public sc_core::sc_module {
     kSyncArrive,
     kSyncResume,
     kEnd,
-    kCondVisible
+    kCondVisible,
+    kRecordDone,  // profiled: the swimlane record is written back
   };
   struct Event {
     TimePs at;
@@ -116,7 +117,8 @@ class AiCore : public sc_core::sc_module {
     uint32_t token;
     CondValue cond;
   };
-  enum class Phase : uint8_t { kIdle, kSetup, kGated, kRunning };
+  // kRecord: profiled runs write the task's swimlane record back after FIN.
+  enum class Phase : uint8_t { kIdle, kSetup, kGated, kRunning, kRecord };
 
   // The data cache's backend: whole-line fills and write-backs (and atomic
   // adds past the cache) become b_transport calls to GlobalMemory at the
@@ -148,7 +150,9 @@ class AiCore : public sc_core::sc_module {
 
   void Step();
   void Schedule(TimePs at, EventKind kind, uint32_t token = 0, CondValue cond = {});
-  void Receive(const BlockWork& work);
+  // `pending_pickup`: the latched task taken right after the previous FIN
+  // (its setup pays core.setup_ns; an idle core's pays core.idle_setup_ns).
+  void Receive(const BlockWork& work, bool pending_pickup);
   void Start();
   void End();
   // Times the executor's run that just returned: schedules the SYNCALL
@@ -163,7 +167,8 @@ class AiCore : public sc_core::sc_module {
   // The block's GM traffic goes through the cache (functional or not: a
   // timing-only run makes the same accesses with junk bytes).
   bool UsesCache() const { return running_.executes_data; }
-  void WriteCond(uint32_t token, bool fin);
+  // The COND write happens `delay` from now; the AICPU sees it later still.
+  void WriteCond(uint32_t token, bool fin, TimePs delay = 0);
   TimePs Now() const;
 
   int id_;
@@ -179,6 +184,9 @@ class AiCore : public sc_core::sc_module {
   bool pending_arrived_ = false;
   bool doorbell_rung_ = false;  // arrived before the core was ready for it
   bool warmed_up_ = false;
+  bool delivered_before_ = false;     // a dispatch has reached this core
+  bool pickup_after_record_ = false;  // profiled: take running_ at kRecordDone
+  bool pickup_is_pending_ = false;    // ...and it was the latched pending task
   CoreInterval current_;
   std::array<CoreInterval, 4> recent_;  // ended intervals, by token % 4
   std::vector<Event> events_;           // few at a time: a min-heap by time
