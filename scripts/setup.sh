@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 build_dir="${1:-build}"
 
 packages=(
-  cmake ninja-build g++ pkg-config
+  cmake ninja-build g++ pkg-config python3
   libsystemc-dev libprotobuf-dev protobuf-compiler libabsl-dev libyaml-cpp-dev
   libgtest-dev libgmock-dev libbenchmark-dev libeigen3-dev nlohmann-json3-dev libcli11-dev
 )
