@@ -486,6 +486,18 @@ int64_t SchedulerThread::StageCohort(Task& task, int64_t blocks, TimePs now, Tim
   return staged;
 }
 
+TimePs SchedulerThread::CohortPreparedAt(const Task& task) const {
+  TimePs prepared = 0;
+  for (const OwnedCore& owned : cores_) {
+    for (const Slot* slot : {&owned.running, &owned.pending}) {
+      if (slot->valid && slot->task == task.seq && slot->gated) {
+        prepared = std::max(prepared, owned.core->gated_prepared_at());
+      }
+    }
+  }
+  return prepared;
+}
+
 void SchedulerThread::RingCohort(Task& task, TimePs at, TimePs now) {
   const TimePs doorbell = Ns(context_->config().aicpu.doorbell_ns);
   TimePs delay = at - now;
@@ -521,11 +533,13 @@ bool SchedulerGroup::TryLaunchDrain(SchedulerThread* caller, TimePs now, TimePs*
   for (SchedulerThread* thread : threads_) {
     staged += thread->StageCohort(*task, needed - staged, now, cost);
   }
-  // ...and the launch is a rendezvous: once every staged core is prepared,
-  // all threads ring their doorbells together.
-  const CoreParams& core = context_->config().core;
-  const TimePs rendezvous = now + *cost + Ns(context_->config().aicpu.dispatch_to_core_ns) +
-                            Ns(core.staged_setup_ns) + Ns(core.cold_start_ns);
+  // ...and the launch is a rendezvous: once every staged core is prepared
+  // (a cold core's first dispatch arrives late), all threads ring their
+  // doorbells together.
+  TimePs rendezvous = now + *cost;
+  for (const SchedulerThread* thread : threads_) {
+    rendezvous = std::max(rendezvous, thread->CohortPreparedAt(*task));
+  }
   for (SchedulerThread* thread : threads_) thread->RingCohort(*task, rendezvous, now);
   ++context_->counters().sync_drains;
   OnFullyPublished(*context_, *task, now + *cost);

@@ -52,6 +52,9 @@ class SchedulerThread : public sc_core::sc_module, public CoreOwner {
   // The sync_start drain: stage up to `blocks` gated blocks of `task` on
   // this thread's idle units; returns the blocks staged.
   int64_t StageCohort(Task& task, int64_t blocks, TimePs now, TimePs* cost);
+  // When the last of this thread's cores holding `task`'s gated blocks is
+  // prepared (0 if none).
+  TimePs CohortPreparedAt(const Task& task) const;
   // Rings the doorbells of this thread's cores holding `task`'s gated blocks.
   void RingCohort(Task& task, TimePs at, TimePs now);
 

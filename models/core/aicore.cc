@@ -63,6 +63,10 @@ void AiCore::Dispatch(const BlockWork& work, TimePs publish_delay) {
       propagation += Ns(config.core.cold_far_propagation_ns);
   }
   Schedule(Now() + publish_delay + propagation, EventKind::kArrive, work.token);
+  if (work.gated) {
+    gated_prepared_at_ = Now() + publish_delay + propagation + Ns(config.core.staged_setup_ns) +
+                         (warmed_up_ ? 0 : Ns(config.core.cold_start_ns));
+  }
 }
 
 void AiCore::RingDoorbell(TimePs delay) {
@@ -92,17 +96,22 @@ void AiCore::Step() {
         }
         break;
       case EventKind::kSetupDone:
-        if (running_.gated && !doorbell_rung_) {
-          phase_ = Phase::kGated;  // prepared; waits for the doorbell
-        } else {
-          Start();
+        if (running_.gated) {
+          if (!doorbell_rung_) {
+            phase_ = Phase::kGated;  // prepared; waits for the doorbell
+            break;
+          }
+          doorbell_rung_ = false;  // consumed
         }
+        Start();
         break;
       case EventKind::kDoorbell:
         if (phase_ == Phase::kGated) {
           Start();
         } else {
-          doorbell_rung_ = true;  // arrived while still setting up
+          // Rung before the gated task was prepared (still in flight to the
+          // core, or the core still busy): it starts once prepared.
+          doorbell_rung_ = true;
         }
         break;
       case EventKind::kSyncArrive:
@@ -171,7 +180,6 @@ void AiCore::Receive(const BlockWork& work, bool pending_pickup) {
     setup += Ns(params.cold_start_ns);
     warmed_up_ = true;
   }
-  doorbell_rung_ = false;
   phase_ = Phase::kSetup;
   // The runtime's pickup dcci: everything finished tasks published is
   // visible (its cost is in core.setup_ns).

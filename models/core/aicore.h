@@ -95,6 +95,9 @@ class AiCore : public sc_core::sc_module {
   void Dispatch(const BlockWork& work, TimePs publish_delay);
   // The early-dispatch doorbell for the gated task, rung `delay` from now.
   void RingDoorbell(TimePs delay);
+  // When the gated task dispatched last to this idle core will be prepared
+  // and waiting for its doorbell (the sync_start rendezvous waits for it).
+  TimePs gated_prepared_at() const { return gated_prepared_at_; }
 
   // The timing of the block with `token`, once it has ended (for the
   // scheduler, which reports it when it observes the FIN).
@@ -184,7 +187,8 @@ class AiCore : public sc_core::sc_module {
   bool pending_arrived_ = false;
   bool doorbell_rung_ = false;  // arrived before the core was ready for it
   bool warmed_up_ = false;
-  bool delivered_before_ = false;     // a dispatch has reached this core
+  bool delivered_before_ = false;  // a dispatch has reached this core
+  TimePs gated_prepared_at_ = 0;
   bool pickup_after_record_ = false;  // profiled: take running_ at kRecordDone
   bool pickup_is_pending_ = false;    // ...and it was the latched pending task
   CoreInterval current_;
