@@ -11,8 +11,9 @@ BatchCommands::BatchCommands(CLI::App* app) {
   regress_->add_option("suites", r.suites, "suite files (YAML)")->required();
   regress_->add_option("--root", r.root,
                        "the repository: configs/, traces/*.pbtxt, regress/baselines/ (default .)");
-  regress_->add_option("--traces", r.traces_dir,
-                       "directory of compiled traces (default ROOT/build/traces)");
+  regress_->add_option("--traces", r.traces_dirs,
+                       "directory of compiled traces, repeatable (default ROOT/build/traces and "
+                       "ROOT/build/regress/traces)");
   regress_->add_option("--baselines", r.baselines_dir,
                        "directory of baseline files (default ROOT/regress/baselines)");
   regress_->add_option("--set", r.sets, "override a config key in every case: --set key=value");

@@ -44,13 +44,12 @@ std::string Tail(const std::string& path, int lines) {
 std::string ResolveTrace(const RegressOptions& options, const std::string& trace,
                          std::vector<std::string>* tried) {
   std::vector<fs::path> candidates;
-  if (fs::path(trace).has_extension()) {
-    candidates = {fs::path(options.traces_dir) / trace, fs::path(options.root) / "traces" / trace,
-                  fs::path(options.root) / trace};
-  } else {
-    candidates = {fs::path(options.traces_dir) / (trace + ".pb"),
-                  fs::path(options.root) / "traces" / (trace + ".pbtxt")};
+  const bool named = fs::path(trace).has_extension();
+  for (const std::string& dir : options.traces_dirs) {
+    candidates.push_back(fs::path(dir) / (named ? trace : trace + ".pb"));
   }
+  candidates.push_back(fs::path(options.root) / "traces" / (named ? trace : trace + ".pbtxt"));
+  if (named) candidates.push_back(fs::path(options.root) / trace);
   for (const fs::path& p : candidates) {
     tried->push_back(p.string());
     if (fs::exists(p)) return p.string();
@@ -261,8 +260,9 @@ class SuiteRun {
 int RunRegressCommand(const RegressOptions& given, std::ostream& out, std::ostream& err) {
   RegressOptions options = given;
   if (options.pto_sim.empty()) options.pto_sim = SelfExecutable();
-  if (options.traces_dir.empty()) {
-    options.traces_dir = (fs::path(options.root) / "build" / "traces").string();
+  if (options.traces_dirs.empty()) {
+    options.traces_dirs = {(fs::path(options.root) / "build" / "traces").string(),
+                           (fs::path(options.root) / "build" / "regress" / "traces").string()};
   }
   if (options.suites.empty()) {
     err << "pto_sim regress: error: name at least one suite file (e.g. "

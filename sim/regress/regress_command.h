@@ -10,12 +10,14 @@ namespace pto {
 struct RegressOptions {
   std::vector<std::string> suites;  // suite files (YAML)
   std::string root = ".";           // the repo: configs/, traces/, regress/baselines/
-  std::string traces_dir;           // compiled traces (<build>/traces); default ROOT/build/traces
-  std::string baselines_dir;        // default ROOT/regress/baselines
-  std::vector<std::string> sets;    // --set key=value applied to every case (after the case's)
-  bool update_baselines = false;    // rewrite the baselines instead of comparing
-  int jobs = 1;                     // cases run in parallel
-  std::string pto_sim;              // the simulator binary; default: this executable
+  // Directories of compiled traces, searched in order; default ROOT/build/traces
+  // and ROOT/build/regress/traces.
+  std::vector<std::string> traces_dirs;
+  std::string baselines_dir;      // default ROOT/regress/baselines
+  std::vector<std::string> sets;  // --set key=value applied to every case (after the case's)
+  bool update_baselines = false;  // rewrite the baselines instead of comparing
+  int jobs = 1;                   // cases run in parallel
+  std::string pto_sim;            // the simulator binary; default: this executable
 };
 
 // `pto_sim regress SUITE.yaml...`: runs every case of each suite in its own

@@ -50,6 +50,8 @@ LaunchNumbers FromLaunch(const Json& launch) {
     n.overhead_us = Number(launch, {"scheduler_overhead", "overhead_us", "all"});
     n.overhead_window_us = Number(launch, {"scheduler_overhead", "makespan_us"});
     m["overhead_share"] = Number(launch, {"scheduler_overhead", "overhead_share", "all"});
+    m["critical_path_injected_us"] =
+        Number(launch, {"scheduler_overhead", "critical_path", "injected_us"});
   }
   return n;
 }

@@ -34,8 +34,9 @@ enum class MetricKind { kTime, kCount, kShare };
 MetricKind KindOf(const std::string& metric_name);
 
 // Reads the metrics from a parsed stats.json (single- or multi-launch).
-// Overhead shares come from "scheduler_overhead", which --summary-only runs
-// do not write; they are then absent from the maps.
+// Overhead shares and critical_path_injected_us (the scheduler's gaps on the
+// critical path) come from "scheduler_overhead", which --summary-only runs do
+// not write; they are then absent from the maps.
 absl::StatusOr<RunMetrics> MetricsFromStats(const nlohmann::json& stats);
 
 // Loads DIR/stats.json, skipping the per-record arrays.

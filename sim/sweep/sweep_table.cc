@@ -45,11 +45,22 @@ std::string SweepSpec::ChartKey() const {
 }
 
 const std::vector<std::string>& SweepMetricColumns() {
-  static const auto* columns = new std::vector<std::string>{
-      "makespan_us",     "device_wall_us",       "overhead_share",    "aic_busy_share",
-      "aiv_busy_share",  "orchestrator_busy_us", "scheduler_busy_us", "tasks",
-      "task_dispatches", "block_dispatches",     "predicated_skips",  "early_dispatched_blocks",
-      "hazards",         "checks_passed",        "checks_failed"};
+  static const auto* columns = new std::vector<std::string>{"makespan_us",
+                                                            "device_wall_us",
+                                                            "overhead_share",
+                                                            "critical_path_injected_us",
+                                                            "aic_busy_share",
+                                                            "aiv_busy_share",
+                                                            "orchestrator_busy_us",
+                                                            "scheduler_busy_us",
+                                                            "tasks",
+                                                            "task_dispatches",
+                                                            "block_dispatches",
+                                                            "predicated_skips",
+                                                            "early_dispatched_blocks",
+                                                            "hazards",
+                                                            "checks_passed",
+                                                            "checks_failed"};
   return *columns;
 }
 
