@@ -50,6 +50,24 @@ done
 export PATH=$PATH:/usr/sbin
 id munge >/dev/null 2>&1 || skip "no munge user (apt-get install munge)"
 
+# Ports nobody listens on, so several test runs (other worktrees, other
+# engineers) each get their own cluster; the lock keeps two starts from
+# picking the same ports before their daemons bind them.
+port_in_use() {
+  local hex; hex=$(printf '%04X' "$1")
+  awk -v p=":$hex" 'NR > 1 && $4 == "0A" && substr($2, length($2) - 4) == p { found = 1 }
+                    END { exit !found }' /proc/net/tcp /proc/net/tcp6 2>/dev/null
+}
+free_port() {  # first free port from $1, other than $2
+  local port=$1
+  while port_in_use "$port" || [[ "$port" == "${2:-}" ]]; do port=$((port + 1)); done
+  echo "$port"
+}
+exec 9>/tmp/pto_local_slurm.lock
+flock -w 120 9 || skip "another local Slurm is starting and holds /tmp/pto_local_slurm.lock"
+ctld_port=$(free_port 16817)
+slurmd_port=$(free_port $((ctld_port + 1)) "$ctld_port")
+
 host=$(hostname)
 cpus=$(nproc)
 mkdir -p "$dir/munge" "$dir/state" "$dir/spool" "$dir/log"
@@ -65,7 +83,7 @@ fi
 # munged as the munge user, on a private socket so nothing else is touched.
 runuser -u munge -- munged --socket="$dir/munge/munge.socket" \
   --pid-file="$dir/munge/munged.pid" --seed-file="$dir/munge/munge.seed" \
-  --log-file="$dir/munge/munged.log" --key-file="$key" ||
+  --log-file="$dir/munge/munged.log" --key-file="$key" 9>&- ||
   skip "munged did not start (see $dir/munge/munged.log)"
 for _ in $(seq 50); do [[ -s "$dir/munge/munged.pid" ]] && break; sleep 0.1; done
 cp "$dir/munge/munged.pid" "$dir/munged.pid" 2>/dev/null || skip "munged wrote no pid file"
@@ -75,8 +93,8 @@ ClusterName=ptosimtest
 SlurmctldHost=$host
 SlurmUser=root
 SlurmdUser=root
-SlurmctldPort=16817
-SlurmdPort=16818
+SlurmctldPort=$ctld_port
+SlurmdPort=$slurmd_port
 AuthType=auth/munge
 AuthInfo=socket=$dir/munge/munge.socket
 CredType=cred/munge
@@ -102,10 +120,11 @@ NodeName=$host CPUs=$cpus State=UNKNOWN
 PartitionName=local Nodes=$host Default=YES MaxTime=INFINITE State=UP
 CONF
 export SLURM_CONF=$dir/slurm.conf
-slurmctld -f "$SLURM_CONF" -i >"$dir/log/slurmctld.out" 2>&1 ||
+# 9>&-: the daemons must not inherit (and so hold) the start lock.
+slurmctld -f "$SLURM_CONF" -i >"$dir/log/slurmctld.out" 2>&1 9>&- ||
   skip "slurmctld did not start (see $dir/log/)"
 wait_for_pidfile slurmctld 10 || skip "slurmctld did not stay up (see $dir/log/slurmctld.log)"
-slurmd -f "$SLURM_CONF" >"$dir/log/slurmd.out" 2>&1 || skip "slurmd did not start (see $dir/log/)"
+slurmd -f "$SLURM_CONF" >"$dir/log/slurmd.out" 2>&1 9>&- || skip "slurmd did not start (see $dir/log/)"
 wait_for_pidfile slurmd 10 || skip "slurmd did not stay up (see $dir/log/slurmd.log)"
 # Ready when the node accepts work.
 for _ in $(seq 150); do
