@@ -45,33 +45,25 @@ if(TARGET batch_test)
   target_compile_definitions(batch_test PRIVATE PTO_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 endif()
 
-if(PTO_BUILD_TESTS)
-  pto_cc_test(regress_cli_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/regress/regress_cli_test.cc
-    DEPS pto_cli_runner)
-  target_compile_definitions(regress_cli_test PRIVATE
+# Tests that run pto_sim end to end (each in its own process), one file each.
+function(pto_batch_cli_test name source)
+  if(NOT PTO_BUILD_TESTS)
+    return()
+  endif()
+  pto_cc_test(${name} SOURCES ${CMAKE_CURRENT_LIST_DIR}/${source} DEPS pto_cli_runner)
+  target_compile_definitions(${name} PRIVATE
     PTO_SIM_BINARY="$<TARGET_FILE:pto_sim>" PTO_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
     PTO_BUILD_DIR="${PROJECT_BINARY_DIR}")
-  add_dependencies(regress_cli_test pto_sim traces)
-endif()
+  add_dependencies(${name} pto_sim traces)
+endfunction()
 
-if(PTO_BUILD_TESTS)
-  pto_cc_test(sweep_cli_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/sweep/sweep_cli_test.cc
-    DEPS pto_cli_runner)
-  target_compile_definitions(sweep_cli_test PRIVATE
-    PTO_SIM_BINARY="$<TARGET_FILE:pto_sim>" PTO_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
-    PTO_BUILD_DIR="${PROJECT_BINARY_DIR}")
-  add_dependencies(sweep_cli_test pto_sim traces)
-endif()
+pto_batch_cli_test(regress_cli_test regress/regress_cli_test.cc)
+pto_batch_cli_test(sweep_cli_test sweep/sweep_cli_test.cc)
+pto_batch_cli_test(sweep_slurm_test sweep/sweep_slurm_test.cc)
 
 if(PTO_BUILD_TESTS)
   # The sweep through a real single-node Slurm carries its own label; it skips
   # with a message where Slurm cannot start (.ci/run installs slurm-wlm and munge).
-  pto_cc_test(sweep_slurm_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/sweep/sweep_slurm_test.cc
-    DEPS pto_cli_runner)
-  target_compile_definitions(sweep_slurm_test PRIVATE
-    PTO_SIM_BINARY="$<TARGET_FILE:pto_sim>" PTO_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
-    PTO_BUILD_DIR="${PROJECT_BINARY_DIR}")
-  add_dependencies(sweep_slurm_test pto_sim traces)
   add_test(NAME sweep_through_slurm
     COMMAND sweep_slurm_test --gtest_also_run_disabled_tests
             --gtest_filter=SweepSlurmTest.DISABLED_JobArrayAndMergeGiveTheLocalSweep)
