@@ -1,6 +1,7 @@
 #include "sim/run_driver.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -18,6 +19,7 @@
 #include "sim/hazard_output.h"
 #include "sim/hazard_tap.h"
 #include "sim/output_set.h"
+#include "sim/progress_tap.h"
 #include "sim/stats_writer.h"
 #include "sim/trace_reader.h"
 #include "systemc"
@@ -89,6 +91,7 @@ struct LaunchReport {
   std::unique_ptr<StatsWriter> writer;
   std::unique_ptr<OutputSet> outputs;  // swimlane, deps.json, Perfetto, SVG
   std::unique_ptr<HazardTap> hazards;
+  std::unique_ptr<ProgressTap> progress;  // only when stderr is a terminal
 };
 
 // Runs the launches and owns everything that outlives one of them.
@@ -131,6 +134,7 @@ class Session : public LaunchListener {
 };
 
 int Session::Fail(const absl::Status& status, int code) {
+  if (current_ && current_->progress) current_->progress->Erase();
   err_ << "pto_sim: error: " << status.message() << "\n";
   return code;
 }
@@ -241,9 +245,14 @@ void Session::OnLaunchBegin(int launch, const std::string& name) {
     current_->hazards =
         std::make_unique<HazardTap>(reader_->header(), config_.gm.dcache_line_bytes);
   }
+  if (isatty(STDERR_FILENO) == 1) {
+    current_->progress = std::make_unique<ProgressTap>(
+        err_, absl::StrCat("launch ", launch, " '", name, "'"), SteadySeconds);
+  }
   std::vector<RunObserver*> targets;
-  for (RunObserver* target : std::initializer_list<RunObserver*>{
-           current_->writer.get(), current_->outputs.get(), current_->hazards.get()}) {
+  for (RunObserver* target :
+       std::initializer_list<RunObserver*>{current_->writer.get(), current_->outputs.get(),
+                                           current_->hazards.get(), current_->progress.get()}) {
     if (target != nullptr) targets.push_back(target);
   }
   observer_.set_targets(std::move(targets));
@@ -371,6 +380,7 @@ void Session::PrintLaunch(const LaunchReport& report) {
 
 absl::Status Session::FinishLaunch() {
   LaunchReport& report = *current_;
+  if (report.progress) report.progress->Erase();
   PrintLaunch(report);
   nlohmann::json summary = Summary(report);
   if (report.hazards) {
