@@ -90,7 +90,7 @@ cp "$dir/munge/munged.pid" "$dir/munged.pid" 2>/dev/null || skip "munged wrote n
 
 cat > "$dir/slurm.conf" <<CONF
 ClusterName=ptosimtest
-SlurmctldHost=$host
+SlurmctldHost=$host(127.0.0.1)
 SlurmUser=root
 SlurmdUser=root
 SlurmctldPort=$ctld_port
@@ -116,7 +116,7 @@ JobCompType=jobcomp/none
 AccountingStorageType=accounting_storage/none
 SlurmctldTimeout=30
 SlurmdTimeout=30
-NodeName=$host CPUs=$cpus State=UNKNOWN
+NodeName=$host NodeAddr=127.0.0.1 CPUs=$cpus State=UNKNOWN
 PartitionName=local Nodes=$host Default=YES MaxTime=INFINITE State=UP
 CONF
 export SLURM_CONF=$dir/slurm.conf
