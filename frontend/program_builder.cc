@@ -1,5 +1,6 @@
 #include "frontend/program_builder.h"
 
+#include "absl/strings/str_cat.h"
 #include "common/dtype.h"
 
 namespace pto::ptoc {
@@ -61,7 +62,17 @@ uint32_t ProgramBuilder::NewDeviceTensor(const std::string& name, trace::DType d
   t->set_manual_dep(manual_dep);
   *t->mutable_init() = init;
   tensor_hosts_.push_back(nullptr);
+  unnamed_device_tensors_.insert(t->id());
   return t->id();
+}
+
+void ProgramBuilder::NameDeviceTensor(uint32_t id, const std::string& variable) {
+  if (unnamed_device_tensors_.erase(id) == 0) return;
+  for (const trace::Tensor& t : header_.tensors()) tensor_names_.insert(t.name());
+  std::string name = variable;
+  for (int k = 1; tensor_names_.contains(name); ++k) name = absl::StrCat(variable, "_", k);
+  header_.mutable_tensors(static_cast<int>(id))->set_name(name);
+  tensor_names_.insert(name);
 }
 
 std::shared_ptr<HostTensor> ProgramBuilder::HostFor(uint32_t tensor_id) const {

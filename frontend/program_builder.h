@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "frontend/host_tensor.h"
 #include "frontend/value.h"
 #include "proto/task_stream.pb.h"
@@ -72,6 +73,10 @@ class ProgramBuilder {
   uint32_t NewDeviceTensor(const std::string& name, trace::DType dtype,
                            const std::vector<int64_t>& shape, bool manual_dep,
                            const trace::TensorInit& init, const std::string& origin);
+  // Names a device-created tensor after the variable it is first assigned
+  // to (`scratch = pl.create_tensor(...)`), so reports say `scratch`; later
+  // bindings keep the first name, and a name already taken gets a suffix.
+  void NameDeviceTensor(uint32_t id, const std::string& variable);
   // The host tensor bound to a GM tensor, or nullptr for device-created ones.
   std::shared_ptr<HostTensor> HostFor(uint32_t tensor_id) const;
   const trace::Tensor& tensor(uint32_t id) const { return header_.tensors(id); }
@@ -92,6 +97,8 @@ class ProgramBuilder {
   std::vector<trace::StreamRecord> records_;
   std::map<const HostTensor*, uint32_t> host_to_tensor_;
   std::vector<std::shared_ptr<HostTensor>> tensor_hosts_;
+  absl::flat_hash_set<uint32_t> unnamed_device_tensors_;
+  absl::flat_hash_set<std::string> tensor_names_;
   std::map<std::string, uint32_t> kernel_by_content_;
   uint64_t next_addr_ = 0;
 };

@@ -52,8 +52,8 @@ TEST(HazardCliTest, MissingDepsOnTheCopyTaskIsAReportedRaw) {
   EXPECT_EQ(hazard["others"].size(), 4u);                 // the four writers
   EXPECT_THAT(run.cli.out, HasSubstr("hazard: RAW"));
   // The scratch tensor is named as the kernel description names it.
-  const std::string scratch = run.stats["hazards"][0]["tensor"];
-  EXPECT_FALSE(scratch.empty());
+  EXPECT_EQ(run.stats["hazards"][0]["tensor"], "scratch");
+  EXPECT_THAT(run.cli.out, HasSubstr("on scratch bytes"));
 }
 
 TEST(HazardCliTest, FailOnHazardTurnsAReportIntoExitOne) {
