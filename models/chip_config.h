@@ -70,6 +70,10 @@ struct CoreParams {
   double fence_ns = 30;               // fence with nothing outstanding, §3 (dsb st ~30 ns)
   double hard_syncall_ns = 100;       // assumption: FFTS release after the last arrival
   double soft_syncall_poll_ns = 300;  // assumption: one re-read (dcci + load) of the counter
+  // The cross-core ring of MIX kernels (TPUSH/TPOP between AIC and AIVs).
+  int64_t cross_core_slots = 0;            // 0 = the kernel's slot_num
+  double cross_core_latency_ns = 150;      // assumption: an L2 hit (a2a3 GM ring)
+  double cross_core_bytes_per_cycle = 64;  // assumption: the MTE rate
 };
 
 struct GmParams {

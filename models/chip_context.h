@@ -54,6 +54,17 @@ struct LaunchCounters {
     TimePs blocked = 0;  // orchestrator time spent waiting for space
   };
   std::array<Ring, 4> rings;
+  // MIX blocks' cross-core rings, summed over blocks (from each AIC lane).
+  struct MixRing {
+    uint64_t blocks = 0;
+    uint64_t pushes = 0;
+    TimePs cube_busy = 0;
+    TimePs vector_busy = 0;
+    TimePs overlap = 0;    // both engines busy at once
+    TimePs slot_wait = 0;  // producers waiting for a free slot
+    TimePs data_wait = 0;  // consumers waiting for a pushed tile
+  };
+  MixRing mix;
 };
 
 // The capacity of each of the four rings (runtime-semantics.md §2.4).

@@ -24,6 +24,17 @@ struct CoreInterval {
   TimePs finish = 0;         // the scheduler observed the FIN
 };
 
+// A stretch of one engine's busy time inside a MIX block, on the core that
+// runs it: the cube on the AIC, the vector side on each AIV.
+struct EngineInterval {
+  int32_t core = -1;
+  TaskSeq task = kNoTask;
+  int64_t block = 0;
+  bool cube = false;
+  TimePs start = 0;
+  TimePs end = 0;
+};
+
 // The outer phases of a scheduler loop iteration (swimlane level 3), named as
 // the runtime's records name them.
 enum class SchedulerPhaseKind : uint8_t {
@@ -80,6 +91,8 @@ class RunObserver {
   // A core interval, reported when the scheduler observed its FIN.
   virtual void OnCoreInterval(const CoreInterval& interval) {}
   virtual void OnSchedulerPhase(const SchedulerPhase& phase) {}
+  // A MIX block's engine was busy (reported when the core's segment ends).
+  virtual void OnEngineBusy(const EngineInterval& interval) {}
   // A dummy or predicate-false task retired inline by a scheduler thread.
   virtual void OnInlineRetire(int thread, const Task& task, TimePs at) {}
   // A core's kernel touched GM on behalf of `task` (block `block`): every
@@ -87,6 +100,12 @@ class RunObserver {
   enum class GmAccess : uint8_t { kRead, kWrite, kAtomicAdd };
   virtual void OnGmAccess(TaskSeq task, int64_t block, int core, GmAccess kind, uint64_t addr,
                           uint64_t size) {}
+  // A core's kernel ordered or published GM data between the blocks of
+  // `task`: a dcci over the whole cache or over the line holding `addr`, a
+  // fence, or arriving at a syncall; in the block's program order with its
+  // OnGmAccess calls.
+  enum class BlockSync : uint8_t { kCacheInvalidAll, kCacheInvalidLine, kFence, kSyncall };
+  virtual void OnBlockSync(TaskSeq task, int64_t block, int core, BlockSync kind, uint64_t addr) {}
   // A task left the in-flight window; its times are final.
   virtual void OnTaskRetired(const Task& task) {}
 };

@@ -27,6 +27,7 @@ using ::pto::testing::SaveTraceFile;
 using ::pto::testing::SimRun;
 using ::pto::testing::TraceBuilder;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using trace::Op;
 
 const std::string kPtoSim = PTO_SIM_BINARY;
@@ -76,6 +77,30 @@ TEST(SoftBarrierTest, SeedKernelWithCacheInvalidAndFencePassesItsChecks) {
   const SimRun run = Simulate(LoadTraceFile(Compiled("soft_barrier")), "soft_ok");
   ASSERT_EQ(run.cli.exit_code, 0) << run.cli.out << run.cli.err;
   EXPECT_THAT(run.cli.out, HasSubstr("checks: 1 passed, 0 failed"));
+  EXPECT_THAT(run.cli.out, Not(HasSubstr("hazard:")));
+}
+
+TEST(SoftBarrierTest, NeighbourHandOffWithThePublishProtocolIsCorrectAndUnreported) {
+  const SimRun run = Simulate(LoadTraceFile(Compiled("soft_handoff")), "soft_handoff_ok");
+  ASSERT_EQ(run.cli.exit_code, 0) << run.cli.out << run.cli.err;
+  EXPECT_THAT(run.cli.out, HasSubstr("checks: 1 passed, 0 failed"));
+  EXPECT_THAT(run.cli.out, HasSubstr("hazards: 0"));
+}
+
+TEST(SoftBarrierTest, NeighbourHandOffWithoutThePublishProtocolIsStaleAndExplained) {
+  trace::TraceText text = LoadTraceFile(Compiled("soft_handoff"));
+  trace::KernelProgram* program = SyncKernel(&text);
+  ASSERT_NE(program, nullptr);
+  DropOps(program, Op::CACHE_INVALID);
+  DropOps(program, Op::FENCE);
+  const SimRun run = Simulate(text, "soft_handoff_stale");
+  EXPECT_EQ(run.cli.exit_code, 1) << run.cli.out << run.cli.err;
+  EXPECT_THAT(run.cli.out, HasSubstr("checks: 0 passed, 1 failed"));
+  // 16 x 128 FP32 bands of 8 KiB: block 0 reads band 1, which block 1 wrote.
+  EXPECT_THAT(run.cli.out, HasSubstr("hazard: unpublished hand-off in task 'soft_handoff_spmd0'"));
+  EXPECT_THAT(run.cli.out, HasSubstr("on scratch bytes [8192, 16384): block 0"));
+  EXPECT_THAT(run.cli.out, HasSubstr("fix: pl.system.cacheinvalid() + pl.system.fence()"));
+  EXPECT_THAT(run.cli.out, HasSubstr("hazards: 4"));
 }
 
 // ---------------------------------------------------------------------------
@@ -85,6 +110,7 @@ TEST(HardBarrierTest, FullLaunchWithSyncStartIsCorrect) {
   const SimRun run = Simulate(LoadTraceFile(Compiled("hard_barrier")), "hard_ok");
   ASSERT_EQ(run.cli.exit_code, 0) << run.cli.out << run.cli.err;
   EXPECT_THAT(run.cli.out, HasSubstr("checks: 1 passed, 0 failed"));
+  EXPECT_THAT(run.cli.out, Not(HasSubstr("hazard:")));
 }
 
 TEST(HardBarrierTest, WithoutThePublishProtocolTheNeighbourBandIsStale) {
@@ -99,6 +125,9 @@ TEST(HardBarrierTest, WithoutThePublishProtocolTheNeighbourBandIsStale) {
   const SimRun run = Simulate(text, "hard_stale");
   EXPECT_EQ(run.cli.exit_code, 1) << run.cli.out << run.cli.err;
   EXPECT_THAT(run.cli.out, HasSubstr("checks: 0 passed, 1 failed"));
+  // The detector explains it: block 1 wrote the band block 0 reads.
+  EXPECT_THAT(run.cli.out, HasSubstr("hazard: unpublished hand-off in task 'hard_barrier_spmd0'"));
+  EXPECT_THAT(run.cli.out, HasSubstr("on scratch bytes [8192, 16384)"));
 }
 
 TEST(HardBarrierTest, RegionOverloadOnAMultiLineHandOffPublishesOnlyTheFirstLine) {
@@ -115,6 +144,7 @@ TEST(HardBarrierTest, RegionOverloadOnAMultiLineHandOffPublishesOnlyTheFirstLine
   }
   const SimRun run = Simulate(text, "hard_region");
   EXPECT_EQ(run.cli.exit_code, 1) << run.cli.out << run.cli.err;
+  EXPECT_THAT(run.cli.out, HasSubstr("hazard: unpublished hand-off"));
 }
 
 TEST(HardBarrierTest, BeatsTheSameWorkAsTwoDependentTasks) {
@@ -393,12 +423,14 @@ TEST(WholeLineWriteBackTest, TwoBlocksWritingHalvesOfOneLineLoseAnUpdate) {
   const SimRun run = Simulate(LineTrace(/*spmd=*/true, /*atomic=*/false, 2, 1.0, 1.0), "halves");
   EXPECT_EQ(run.cli.exit_code, 1) << run.cli.out << run.cli.err;
   EXPECT_THAT(run.cli.out, HasSubstr("checks: 0 passed, 1 failed"));
+  EXPECT_THAT(run.cli.out, HasSubstr("hazard: false sharing"));
 }
 
 TEST(WholeLineWriteBackTest, FourTasksAddingAtomicallyIntoOneTensorSumCorrectly) {
   const SimRun run = Simulate(LineTrace(/*spmd=*/false, /*atomic=*/true, 4, 4.0, 4.0), "atomics");
   EXPECT_EQ(run.cli.exit_code, 0) << run.cli.out << run.cli.err;
   EXPECT_THAT(run.cli.out, HasSubstr("checks: 1 passed, 0 failed"));
+  EXPECT_THAT(run.cli.out, HasSubstr("hazards: 0"));
 }
 
 }  // namespace

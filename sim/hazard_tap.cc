@@ -22,6 +22,7 @@ HazardTap::HazardTap(const trace::StreamHeader& header, int64_t line_bytes) : he
 
 void HazardTap::OnTaskSubmitted(const Task& task, absl::Span<const DepEdge> edges, TimePs, TimePs) {
   detector_->AddTask(task.seq, task.name);
+  if (task.block_num > 1) multi_block_.insert(task.seq);
   UniqueProducers(task.seq, edges, &producers_);
   for (TaskSeq producer : producers_) detector_->AddDependency(producer, task.seq);
   if (task.predicate.present) {
@@ -29,15 +30,38 @@ void HazardTap::OnTaskSubmitted(const Task& task, absl::Span<const DepEdge> edge
   }
 }
 
-void HazardTap::OnGmAccess(TaskSeq task, int64_t, int, GmAccess kind, uint64_t addr,
+void HazardTap::OnGmAccess(TaskSeq task, int64_t block, int core, GmAccess kind, uint64_t addr,
                            uint64_t size) {
   const GmAccessKind access = kind == GmAccess::kRead    ? GmAccessKind::kRead
                               : kind == GmAccess::kWrite ? GmAccessKind::kWrite
                                                          : GmAccessKind::kAtomicAdd;
   detector_->AddAccess(task, access, addr, size);
+  if (multi_block_.contains(task)) {
+    detector_->AddBlockAccess(task, static_cast<int>(block), core, access, addr, size);
+  }
+}
+
+void HazardTap::OnBlockSync(TaskSeq task, int64_t block, int core, BlockSync kind, uint64_t addr) {
+  if (!multi_block_.contains(task)) return;
+  BlockEventKind event = BlockEventKind::kSyncall;
+  switch (kind) {
+    case BlockSync::kCacheInvalidAll:
+      event = BlockEventKind::kCacheInvalidAll;
+      break;
+    case BlockSync::kCacheInvalidLine:
+      event = BlockEventKind::kCacheInvalidLine;
+      break;
+    case BlockSync::kFence:
+      event = BlockEventKind::kFence;
+      break;
+    case BlockSync::kSyncall:
+      break;
+  }
+  detector_->AddBlockEvent(task, static_cast<int>(block), core, event, addr);
 }
 
 void HazardTap::OnTaskRetired(const Task& task) {
+  multi_block_.erase(task.seq);
   detector_->EndTask(task.seq);
   detector_->RetireTask(task.seq);
 }

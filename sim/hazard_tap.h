@@ -4,6 +4,7 @@
 #include <memory>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "models/hazard/hazard_detector.h"
 #include "models/run_observer.h"
 #include "proto/task_stream.pb.h"
@@ -14,6 +15,8 @@ namespace pto {
 // Feeds the hazard detector from the chip's observations of one launch: each
 // submitted task with its dependency edges and predicate read, and every GM
 // access its kernels actually made (atomic adds are exempt from reports).
+// Tasks of more than one block also log, per block, their accesses and their
+// dcci / fence / syncall events, for the hand-off check between blocks.
 // Reports come out when tasks retire and at Finish().
 class HazardTap : public RunObserver {
  public:
@@ -23,6 +26,7 @@ class HazardTap : public RunObserver {
                        TimePs end) override;
   void OnGmAccess(TaskSeq task, int64_t block, int core, GmAccess kind, uint64_t addr,
                   uint64_t size) override;
+  void OnBlockSync(TaskSeq task, int64_t block, int core, BlockSync kind, uint64_t addr) override;
   void OnTaskRetired(const Task& task) override;
 
   // Flushes what is left and moves every report into `output`.
@@ -32,6 +36,9 @@ class HazardTap : public RunObserver {
   const trace::StreamHeader& header_;
   std::unique_ptr<HazardDetector> detector_;
   std::vector<TaskSeq> producers_;  // reused
+  // Live tasks of more than one block (or lane): their blocks are checked
+  // against each other.
+  absl::flat_hash_set<TaskSeq> multi_block_;
 };
 
 }  // namespace pto

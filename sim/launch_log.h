@@ -80,6 +80,7 @@ class LaunchLog {
                TimePs submit_end);
   void AddInterval(const CoreInterval& interval);
   void AddInlineRetire(int thread, const Task& task, TimePs at);
+  void AddEngineBusy(const EngineInterval& interval) { engine_intervals_.push_back(interval); }
   void AddPhase(const SchedulerPhase& phase);
 
   // The launch-local index of a run-wide sequence number; -1 if unknown.
@@ -91,6 +92,8 @@ class LaunchLog {
   // Unique producers of task `index`, as launch indices, ascending.
   absl::Span<const uint32_t> producers(size_t index) const;
   const std::vector<CoreInterval>& intervals() const { return intervals_; }
+  // MIX blocks' cube and vector busy time, per core.
+  const std::vector<EngineInterval>& engine_intervals() const { return engine_intervals_; }
 
   // A scheduler thread's loop budget as sched_overhead_analysis counts it:
   // over its "work" records (complete and dispatch, in the order the thread
@@ -121,6 +124,7 @@ class LaunchLog {
   std::vector<uint32_t> producer_offset_ = {0};
   std::vector<uint32_t> producer_list_;
   std::vector<CoreInterval> intervals_;
+  std::vector<EngineInterval> engine_intervals_;
   std::vector<ThreadLoops> threads_;
   std::vector<TaskSeq> scratch_;
 };

@@ -45,6 +45,12 @@ void OutputSet::OnSchedulerPhase(const SchedulerPhase& phase) {
   perfetto_->OnSchedulerPhase(phase);
 }
 
+void OutputSet::OnEngineBusy(const EngineInterval& interval) {
+  if (options_.summary_only) return;
+  log_.AddEngineBusy(interval);
+  perfetto_->OnEngineBusy(interval);
+}
+
 void OutputSet::OnInlineRetire(int thread, const Task& task, TimePs at) {
   if (options_.summary_only) return;
   log_.AddInlineRetire(thread, task, at);

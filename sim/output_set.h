@@ -47,6 +47,7 @@ class OutputSet : public RunObserver {
                        TimePs end) override;
   void OnCoreInterval(const CoreInterval& interval) override;
   void OnSchedulerPhase(const SchedulerPhase& phase) override;
+  void OnEngineBusy(const EngineInterval& interval) override;
   void OnInlineRetire(int thread, const Task& task, TimePs at) override;
 
   // Writes every file (each complete or not at all) and sets `*overhead` to

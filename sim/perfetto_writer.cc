@@ -20,6 +20,8 @@ constexpr int kQueueCounterTid = 3999;
 constexpr TimePs kMarkerPs = 20000;  // 0.02 µs, the converter's marker width
 
 int CoreTid(int core) { return 10000 + 10 * core; }
+// The engine sub-lane under a core's lane (MIX blocks' cube or vector time).
+int EngineTid(int core) { return CoreTid(core) + 1; }
 int SchedTid(int thread) { return 30000 + 10 * thread; }
 int MarkerTid(int thread) { return 19000 + thread; }
 
@@ -96,6 +98,21 @@ void PerfettoWriter::OnCoreInterval(const CoreInterval& c) {
       absl::StrCat("{\"taskId\":\"", id, "\",\"dispatch-time-us\":", FormatUs(c.dispatch),
                    ",\"finish-time-us\":", FormatUs(c.finish),
                    ",\"aicpu-duration-us\":", FormatUs(c.finish - c.dispatch), "}"));
+}
+
+void PerfettoWriter::OnEngineBusy(const EngineInterval& e) {
+  if (e.core < 0) return;
+  if (static_cast<size_t>(e.core) >= engine_lane_used_.size()) {
+    engine_lane_used_.resize(e.core + 1, false);
+  }
+  engine_lane_used_[e.core] = true;
+  const LaunchLog::TaskInfo* info = log_ ? log_->Find(e.task) : nullptr;
+  const uint64_t id = info ? info->runtime_id : 0;
+  const char* engine = e.cube ? "cube" : "vector";
+  Bar(kWorkerViewPid, EngineTid(e.core), Quoted(absl::StrCat(engine, ": ", BarName(info, id))),
+      e.cube ? "mix_cube" : "mix_vector", e.start, e.end,
+      absl::StrCat("{\"taskId\":\"", id, "\",\"block\":", e.block, ",\"engine\":\"", engine,
+                   "\"}"));
 }
 
 void PerfettoWriter::OnSchedulerPhase(const SchedulerPhase& p) {
@@ -199,6 +216,9 @@ absl::Status PerfettoWriter::Finalize() {
     if (!core_used_[core]) continue;
     thread_name(kSchedulerViewPid, CoreTid(core), chip_.CoreName(core));
     thread_name(kWorkerViewPid, CoreTid(core), chip_.CoreName(core));
+    if (core < engine_lane_used_.size() && engine_lane_used_[core]) {
+      thread_name(kWorkerViewPid, EngineTid(core), absl::StrCat(chip_.CoreName(core), " engine"));
+    }
   }
   for (size_t t = 0; t < marker_thread_used_.size(); ++t) {
     if (marker_thread_used_[t])

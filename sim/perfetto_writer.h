@@ -42,6 +42,8 @@ class PerfettoWriter : public RunObserver {
   void OnTaskSubmitted(const Task& task, absl::Span<const DepEdge> edges, TimePs start,
                        TimePs end) override;
   void OnCoreInterval(const CoreInterval& interval) override;
+  // A MIX block's engine busy time: a bar on the core's engine sub-lane.
+  void OnEngineBusy(const EngineInterval& interval) override;
   void OnSchedulerPhase(const SchedulerPhase& phase) override;
   void OnInlineRetire(int thread, const Task& task, TimePs at) override;
   absl::Status Finalize();
@@ -59,6 +61,7 @@ class PerfettoWriter : public RunObserver {
   bool overhead_counters_;
   SpooledArray events_;
   std::vector<bool> core_used_;
+  std::vector<bool> engine_lane_used_;  // per core
   std::vector<bool> sched_thread_used_;
   std::vector<bool> marker_thread_used_;
   bool orchestrator_used_ = false;

@@ -57,12 +57,18 @@ class ForwardingObserver : public RunObserver {
   void OnSchedulerPhase(const SchedulerPhase& phase) override {
     for (RunObserver* t : targets_) t->OnSchedulerPhase(phase);
   }
+  void OnEngineBusy(const EngineInterval& interval) override {
+    for (RunObserver* t : targets_) t->OnEngineBusy(interval);
+  }
   void OnInlineRetire(int thread, const Task& task, TimePs at) override {
     for (RunObserver* t : targets_) t->OnInlineRetire(thread, task, at);
   }
   void OnGmAccess(TaskSeq task, int64_t block, int core, GmAccess kind, uint64_t addr,
                   uint64_t size) override {
     for (RunObserver* t : targets_) t->OnGmAccess(task, block, core, kind, addr, size);
+  }
+  void OnBlockSync(TaskSeq task, int64_t block, int core, BlockSync kind, uint64_t addr) override {
+    for (RunObserver* t : targets_) t->OnBlockSync(task, block, core, kind, addr);
   }
   void OnTaskRetired(const Task& task) override {
     for (RunObserver* t : targets_) t->OnTaskRetired(task);
@@ -356,6 +362,14 @@ nlohmann::json Session::Summary(const LaunchReport& report) const {
           {"orchestrator", orchestrator},
           {"schedulers", schedulers},
           {"rings", rings},
+          {"mix_ring",
+           {{"blocks", c.mix.blocks},
+            {"pushes", c.mix.pushes},
+            {"cube_busy_us", Us(c.mix.cube_busy)},
+            {"vector_busy_us", Us(c.mix.vector_busy)},
+            {"overlap_us", Us(c.mix.overlap)},
+            {"slot_wait_us", Us(c.mix.slot_wait)},
+            {"data_wait_us", Us(c.mix.data_wait)}}},
           {"checks", {{"passed", passed}, {"failed", failed}, {"results", checks}}}};
 }
 
@@ -375,6 +389,14 @@ void Session::PrintLaunch(const LaunchReport& report) {
       100 * s["engine_busy_share"]["aic"].get<double>(),
       100 * s["engine_busy_share"]["aiv"].get<double>(), s["orchestrator_busy_us"].get<double>(),
       s["scheduler_busy_us"].get<double>());
+  if (report.counters.mix.blocks > 0) {
+    const LaunchCounters::MixRing& mix = report.counters.mix;
+    out_ << absl::StrFormat(
+        "  MIX ring: %d pushes over %d blocks; cube %.3f us, vector %.3f us busy, %.3f us of it "
+        "overlapped; producers waited %.3f us for slots, consumers %.3f us for data\n",
+        mix.pushes, mix.blocks, Us(mix.cube_busy), Us(mix.vector_busy), Us(mix.overlap),
+        Us(mix.slot_wait), Us(mix.data_wait));
+  }
   for (const CheckResult& r : report.checks) out_ << "  " << DescribeCheck(r) << "\n";
 }
 

@@ -17,10 +17,11 @@ StatsWriter::StatsWriter(std::string dir, bool records) : dir_(std::move(dir)), 
   tasks_.path = absl::StrCat(dir_, "/.tasks.jsonl.tmp");
   edges_.path = absl::StrCat(dir_, "/.edges.jsonl.tmp");
   intervals_.path = absl::StrCat(dir_, "/.core_intervals.jsonl.tmp");
+  engine_intervals_.path = absl::StrCat(dir_, "/.engine_intervals.jsonl.tmp");
 }
 
 StatsWriter::~StatsWriter() {
-  for (Stream* s : {&tasks_, &edges_, &intervals_}) {
+  for (Stream* s : {&tasks_, &edges_, &intervals_, &engine_intervals_}) {
     if (s->out.is_open()) s->out.close();
     std::remove(s->path.c_str());
   }
@@ -28,7 +29,7 @@ StatsWriter::~StatsWriter() {
 
 absl::Status StatsWriter::Open() {
   if (!records_) return absl::OkStatus();
-  for (Stream* s : {&tasks_, &edges_, &intervals_}) {
+  for (Stream* s : {&tasks_, &edges_, &intervals_, &engine_intervals_}) {
     s->out.open(s->path, std::ios::trunc);
     if (!s->out) return absl::UnavailableError(absl::StrCat(s->path, ": cannot open for writing"));
   }
@@ -59,6 +60,15 @@ void StatsWriter::OnCoreInterval(const CoreInterval& interval) {
                              Us(interval.receive), Us(interval.start), Us(interval.end)})
           .dump();
   Append(intervals_, line_);
+}
+
+void StatsWriter::OnEngineBusy(const EngineInterval& interval) {
+  if (!records_) return;
+  line_ = nlohmann::json::array({interval.core, interval.task, interval.block,
+                                 interval.cube ? "cube" : "vector", Us(interval.start),
+                                 Us(interval.end)})
+              .dump();
+  Append(engine_intervals_, line_);
 }
 
 void StatsWriter::OnTaskRetired(const Task& task) {
@@ -107,6 +117,7 @@ absl::Status StatsWriter::Finalize(const nlohmann::json& summary) {
       Splice(out, tasks_, "task_records");
       Splice(out, edges_, "edge_records");
       Splice(out, intervals_, "core_intervals");
+      Splice(out, engine_intervals_, "engine_intervals");
     }
     out << "\n}\n";
     if (!out) return absl::DataLossError(absl::StrCat(tmp, ": write failed"));

@@ -24,10 +24,12 @@ class StatsWriter : public RunObserver {
   absl::Status Open();
   void OnEdge(const Task& consumer, const DepEdge& edge) override;
   void OnCoreInterval(const CoreInterval& interval) override;
+  void OnEngineBusy(const EngineInterval& interval) override;
   void OnTaskRetired(const Task& task) override;
 
-  // Writes DIR/stats.json: `summary`'s keys, then "task_records", "edge_records" and
-  // "core_intervals" arrays when records are on.
+  // Writes DIR/stats.json: `summary`'s keys, then "task_records", "edge_records",
+  // "core_intervals" and "engine_intervals" (MIX blocks' cube and vector busy
+  // time per core) arrays when records are on.
   absl::Status Finalize(const nlohmann::json& summary);
 
  private:
@@ -44,6 +46,7 @@ class StatsWriter : public RunObserver {
   Stream tasks_;
   Stream edges_;
   Stream intervals_;
+  Stream engine_intervals_;
   std::string line_;  // reused
 };
 

@@ -229,6 +229,20 @@ void RenderSwimlaneSvg(const LaunchLog& log, const OutputChip& chip,
           chip.CoreName(core), FormatUs(c.start), FormatUs(c.end));
     }
     flush();
+    // Inside MIX blocks: when this core's engine was busy (cube on the AIC,
+    // vector on the AIVs), a strip along the lane's foot, so the overlap of
+    // cube and vector work across the cluster's lanes is visible.
+    for (const EngineInterval& e : log.engine_intervals()) {
+      if (e.core != static_cast<int>(core)) continue;
+      const double x0 = layout.X(e.start);
+      const double x1 = layout.X(e.end);
+      if (x1 - x0 < options.min_bar_px) continue;
+      out << absl::StrFormat(
+          "<rect class=\"engine %s\" x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"3\" "
+          "fill=\"%s\"><title>%s busy %s-%s us</title></rect>\n",
+          e.cube ? "cube" : "vector", x0, ly + lane_h - 5, x1 - x0, e.cube ? "#b03a2e" : "#1f618d",
+          e.cube ? "cube" : "vector", FormatUs(e.start), FormatUs(e.end));
+    }
     out << "</g>\n";
   }
   if (open_cluster >= 0) out << "</g>\n";

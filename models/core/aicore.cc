@@ -3,13 +3,17 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "models/core/mix_pipeline.h"
 #include "models/core/op_cost.h"
 #include "models/gm/global_memory.h"
 
 namespace pto {
 namespace {
 
-bool Later(const auto& a, const auto& b) { return a.at > b.at; }
+template <typename T>
+bool Later(const T& a, const T& b) {
+  return a.at > b.at;
+}
 
 }  // namespace
 
@@ -36,7 +40,7 @@ TimePs AiCore::Now() const { return sc_core::sc_time_stamp().value(); }
 
 void AiCore::Schedule(TimePs at, EventKind kind, uint32_t token, CondValue cond) {
   events_.push_back(Event{at, kind, token, cond});
-  std::push_heap(events_.begin(), events_.end(), Later<Event, Event>);
+  std::push_heap(events_.begin(), events_.end(), Later<Event>);
   if (wake_at_ == kNever || at < wake_at_) {
     wake_at_ = at;
     wake_.notify(sc_core::sc_time::from_value(at - Now()));
@@ -82,7 +86,7 @@ void AiCore::Step() {
   const TimePs now = Now();
   wake_at_ = kNever;
   while (!events_.empty() && events_.front().at <= now && context_->fatal().ok()) {
-    std::pop_heap(events_.begin(), events_.end(), Later<Event, Event>);
+    std::pop_heap(events_.begin(), events_.end(), Later<Event>);
     const Event event = events_.back();
     events_.pop_back();
     switch (event.kind) {
@@ -124,6 +128,7 @@ void AiCore::Step() {
         {
           TimePs at = now;
           const SyncallRequest& request = executor_.syncall();
+          ReportSync(RunObserver::BlockSync::kSyncall, 0);
           if (request.mode == trace::Op::SOFT && UsesCache() && charge_gm_) {
             // The soft counter: an atomic add past the cache; polling starts
             // once it landed.
@@ -235,14 +240,70 @@ void AiCore::Start() {
 void AiCore::BeginSegment() {
   segment_start_ = Now();
   segment_op_base_ns_ = profile_.op_ns();
+  segment_record_base_ = profile_.records.size();
   stall_ps_ = 0;
+}
+
+bool AiCore::RunsMixPipeline() const {
+  const CompiledKernel& kernel = context_->kernel(running_.kernel);
+  return kernel.core_type == trace::MIX && !kernel.is_cost_summary;
+}
+
+absl::StatusOr<TimePs> AiCore::MixSegmentEnd() {
+  const CompiledKernel& kernel = context_->kernel(running_.kernel);
+  const CoreParams& params = context_->config().core;
+  MixRingParams ring;
+  ring.slot_num = params.cross_core_slots > 0 ? params.cross_core_slots : kernel.slot_num;
+  ring.split = kernel.split;
+  ring.transfer_latency_ns = params.cross_core_latency_ns;
+  const double clock_ghz = context_->config().chip.aicore_clock_hz / 1e9;
+  ring.transfer_bytes_per_ns = params.cross_core_bytes_per_cycle * clock_ghz;
+  ring.gm_bytes_per_ns = params.mte_bytes_per_cycle * clock_ghz;
+  const absl::Span<const OpRecord> segment =
+      absl::MakeConstSpan(profile_.records).subspan(segment_record_base_);
+  absl::StatusOr<MixTimeline> timeline = ScheduleMixBlock(segment, kernel, ring);
+  if (!timeline.ok()) return timeline.status();
+  // The ops start after what the segment stalled before them (the kernel
+  // prologue); in-kernel dcci and fences push the lane's end.
+  const TimePs ops_start = segment_start_ + stall_ps_;
+  const bool cube = kind_ == CoreKind::kAic;
+  if (cube) {
+    LaunchCounters::MixRing& mix = context_->counters().mix;
+    mix.blocks += segment_record_base_ == 0 ? 1 : 0;
+    mix.pushes += static_cast<uint64_t>(timeline->pushes);
+    mix.cube_busy += Ns(EngineBusyNs(*timeline, EngineKind::kCube));
+    mix.vector_busy += Ns(EngineBusyNs(*timeline, EngineKind::kVector));
+    mix.overlap += Ns(EngineOverlapNs(*timeline));
+    mix.slot_wait += Ns(timeline->slot_wait_ns);
+    mix.data_wait += Ns(timeline->data_wait_ns);
+  }
+  for (const EngineBusy& busy : timeline->busy) {
+    if ((busy.engine == EngineKind::kCube) != cube) continue;
+    context_->observer().OnEngineBusy(EngineInterval{id_, running_.task, running_.block, cube,
+                                                     ops_start + Ns(busy.start_ns),
+                                                     ops_start + Ns(busy.end_ns)});
+  }
+  return ops_start + Ns(cube ? timeline->cube_end_ns : timeline->vector_end_ns);
+}
+
+TimePs AiCore::SegmentEnd(absl::Status* status) {
+  if (!RunsMixPipeline()) return LocalPs();
+  absl::StatusOr<TimePs> end = MixSegmentEnd();
+  if (!end.ok()) {
+    *status = end.status();
+    return LocalPs();
+  }
+  return *end;
 }
 
 TimePs AiCore::LocalPs() const {
   return segment_start_ + Ns(profile_.op_ns() - segment_op_base_ns_) + stall_ps_;
 }
 
-void AiCore::FinishSegment(const absl::Status& status) {
+void AiCore::FinishSegment(const absl::Status& executed) {
+  absl::Status status = executed;
+  // MIX: the lane's engine ends where the cross-core ring lets it.
+  const TimePs end = status.ok() ? SegmentEnd(&status) : 0;
   if (!status.ok() || !cache_.status().ok()) {
     const absl::Status& cause = status.ok() ? cache_.status() : status;
     const Task* task = context_->tasks().Find(running_.task);
@@ -253,12 +314,11 @@ void AiCore::FinishSegment(const absl::Status& status) {
   }
   if (executor_.paused()) {
     cache_.ClearWriteBacks();
-    Schedule(LocalPs(), EventKind::kSyncArrive);
+    Schedule(end, EventKind::kSyncArrive);
     return;
   }
-  stall_ps_ += Ns(context_->config().core.kernel_finish_ns);
   written_back_ = false;
-  Schedule(LocalPs(), EventKind::kEnd);
+  Schedule(end + Ns(context_->config().core.kernel_finish_ns), EventKind::kEnd);
 }
 
 bool AiCore::WriteBackBeforeFin() {
@@ -279,17 +339,26 @@ bool AiCore::WriteBackBeforeFin() {
 
 void AiCore::ReleaseSyncall(TimePs at) { Schedule(std::max(at, Now()), EventKind::kSyncResume); }
 
+void AiCore::ReportSync(RunObserver::BlockSync kind, uint64_t addr) {
+  if (UsesCache()) {
+    context_->observer().OnBlockSync(running_.task, running_.block, id_, kind, addr);
+  }
+}
+
 void AiCore::Hooks::CleanInvalidateAll() {
+  core_->ReportSync(RunObserver::BlockSync::kCacheInvalidAll, 0);
   if (core_->UsesCache()) core_->cache_.CleanInvalidateAll();
   core_->stall_ps_ += Ns(core_->context_->config().core.dcci_ns);
 }
 
 void AiCore::Hooks::CleanInvalidateLine(uint64_t addr) {
+  core_->ReportSync(RunObserver::BlockSync::kCacheInvalidLine, addr);
   if (core_->UsesCache()) core_->cache_.CleanInvalidateLine(addr);
   core_->stall_ps_ += Ns(core_->context_->config().core.dcci_ns);
 }
 
 void AiCore::Hooks::Fence() {
+  core_->ReportSync(RunObserver::BlockSync::kFence, 0);
   const TimePs local = core_->LocalPs();
   if (core_->last_write_done_ > local) core_->stall_ps_ += core_->last_write_done_ - local;
 }

@@ -162,6 +162,12 @@ class AiCore : public sc_core::sc_module {
   // arrival or, at the block's end, the write-backs and the FIN.
   void FinishSegment(const absl::Status& status);
   void BeginSegment();
+  // When the running segment's ops end on this core: LocalPs(), or for a MIX
+  // program the end of this lane's engine in the cross-core ring schedule
+  // (whose busy intervals it reports). Sets `status` if the ring deadlocks.
+  TimePs SegmentEnd(absl::Status* status);
+  bool RunsMixPipeline() const;
+  absl::StatusOr<TimePs> MixSegmentEnd();
   // At the block's end: the cache's write-backs; false while FIN must wait
   // for them (kEnd is rescheduled).
   bool WriteBackBeforeFin();
@@ -172,6 +178,9 @@ class AiCore : public sc_core::sc_module {
   bool UsesCache() const { return running_.executes_data; }
   // The COND write happens `delay` from now; the AICPU sees it later still.
   void WriteCond(uint32_t token, bool fin, TimePs delay = 0);
+  // Tells the observer (the hazard detector) of the running block's dcci,
+  // fence or syncall; only the lane that executes the block's data.
+  void ReportSync(RunObserver::BlockSync kind, uint64_t addr);
   TimePs Now() const;
 
   int id_;
@@ -204,14 +213,15 @@ class AiCore : public sc_core::sc_module {
   // Segment timing: a block runs in segments split at SYNCALLs.
   TimePs segment_start_ = 0;
   double segment_op_base_ns_ = 0;
-  TimePs stall_ps_ = 0;            // GM stalls, dcci and fences in this segment
-  TimePs last_write_done_ = 0;     // when the latest write-back is accepted
-  TimePs last_transfer_done_ = 0;  // when the latest transaction is done
+  size_t segment_record_base_ = 0;  // the segment's first profile record
+  TimePs stall_ps_ = 0;             // GM stalls, dcci and fences in this segment
+  TimePs last_write_done_ = 0;      // when the latest write-back is accepted
+  TimePs last_transfer_done_ = 0;   // when the latest transaction is done
   bool at_syncall_ = false;
   bool written_back_ = false;  // the running block's end write-back is done
   // Whether GM stalls and write-back waits count in the kernel time. Not for
-  // MIX blocks yet: their AIV lanes keep the AIC's first-order time, so the
-  // three lanes of one block stay in step until the cross-core ring model.
+  // MIX blocks: their AIC moves the data of all three lanes, so its stalls
+  // belong to no one engine; the lanes keep the cross-core ring's schedule.
   bool charge_gm_ = true;
   TileExecutor executor_;
   ExecutionProfile profile_;

@@ -6,6 +6,7 @@ add_library(pto_kernel_exec STATIC
   ${PTO_CORE_DIR}/flat_gm_port.cc
   ${PTO_CORE_DIR}/int_expr.cc
   ${PTO_CORE_DIR}/kernel_program.cc
+  ${PTO_CORE_DIR}/mix_pipeline.cc
   ${PTO_CORE_DIR}/op_cost.cc
   ${PTO_CORE_DIR}/tile_codec.cc
   ${PTO_CORE_DIR}/tile_executor.cc
@@ -19,6 +20,7 @@ pto_cc_test(kernel_exec_test
   SOURCES
     ${PTO_CORE_DIR}/int_expr_test.cc
     ${PTO_CORE_DIR}/kernel_program_test.cc
+    ${PTO_CORE_DIR}/mix_pipeline_test.cc
     ${PTO_CORE_DIR}/op_cost_test.cc
     ${PTO_CORE_DIR}/tile_codec_test.cc
     ${PTO_CORE_DIR}/tile_executor_test.cc
