@@ -62,7 +62,9 @@ int RoleOf(const OutputChip& chip, int core) {
 struct Layout {
   TimePs t0 = 0;
   double scale = 0;  // px per ps
-  double X(TimePs t) const { return kLeft + static_cast<double>(t - t0) * scale; }
+  // Times before the axis origin (a receive before the first kernel start)
+  // clamp to the plot's left edge rather than spill over the lane labels.
+  double X(TimePs t) const { return kLeft + std::max(0.0, static_cast<double>(t - t0) * scale); }
 };
 
 }  // namespace

@@ -129,6 +129,32 @@ TEST(SwimlaneSvgTest, MarksVisibleWaitsBetweenReceiveAndStart) {
   EXPECT_THAT(svg, HasSubstr("received 1.000000 us, started 6.000000 us"));
 }
 
+TEST(SwimlaneSvgTest, NothingIsDrawnLeftOfThePlot) {
+  // Every core received its task before the first kernel started (the
+  // axis origin): the waits start at the plot's edge, not over the labels.
+  LaunchLog log;
+  log.AddTask(MakeTask(0, 0, "staged", TaskShape::kAiv), {}, 0, 0);
+  log.AddInterval(IntervalUs(2, 0, 1, 1, 1, 6, 8, 9));
+  log.AddInterval(IntervalUs(3, 0, 1, 1, 1, 7, 8, 9));
+  const std::string svg = Render(log);
+  EXPECT_EQ(Count(svg, "<rect class=\"wait\""), 1);
+  EXPECT_EQ(Count(svg, " x=\"-"), 0) << svg;
+}
+
+TEST(SwimlaneSvgTest, MixBlocksShowTheirEnginesBusyTime) {
+  LaunchLog log;
+  log.AddTask(MakeTask(0, 0, "mixed", TaskShape::kMix), {}, 0, 0);
+  log.AddInterval(IntervalUs(0, 0, 1, 1, 1, 1, 8, 9));
+  log.AddInterval(IntervalUs(2, 0, 1, 1, 1, 1, 8, 9));
+  log.AddEngineBusy(EngineInterval{0, 0, 0, /*cube=*/true, 1'000'000, 5'000'000});
+  log.AddEngineBusy(EngineInterval{2, 0, 0, /*cube=*/false, 3'000'000, 8'000'000});
+  const std::string svg = Render(log);
+  EXPECT_EQ(Count(svg, "<rect class=\"engine cube\""), 1);
+  EXPECT_EQ(Count(svg, "<rect class=\"engine vector\""), 1);
+  EXPECT_THAT(svg, HasSubstr("vector busy 3.000000-8.000000 us"));
+  EXPECT_EQ(Count(svg, "<rect class=\"bar"), 2);  // engine strips are not bars
+}
+
 TEST(SwimlaneSvgTest, IsWellFormed) {
   const std::string dir = ::pto::testing::FreshOutputDir("svg_wellformed");
   ASSERT_TRUE(WriteSwimlaneSvg(SmallRun(), TwoClusters(), {}, dir).ok());
