@@ -62,6 +62,18 @@ void DropOps(trace::KernelProgram* program, Op::Kind kind) {
   }
 }
 
+// The syncall kernel of `text` without its cacheinvalid() and fence() calls:
+// blocks still meet at the barrier, but nothing publishes their GM writes.
+trace::TraceText WithoutPublishProtocol(trace::TraceText text) {
+  trace::KernelProgram* program = SyncKernel(&text);
+  EXPECT_NE(program, nullptr);
+  if (program != nullptr) {
+    DropOps(program, Op::CACHE_INVALID);
+    DropOps(program, Op::FENCE);
+  }
+  return text;
+}
+
 trace::Submit* OnlySubmit(trace::TraceText* text) {
   trace::Submit* found = nullptr;
   for (auto& record : *text->mutable_records()) {
@@ -88,11 +100,7 @@ TEST(SoftBarrierTest, NeighbourHandOffWithThePublishProtocolIsCorrectAndUnreport
 }
 
 TEST(SoftBarrierTest, NeighbourHandOffWithoutThePublishProtocolIsStaleAndExplained) {
-  trace::TraceText text = LoadTraceFile(Compiled("soft_handoff"));
-  trace::KernelProgram* program = SyncKernel(&text);
-  ASSERT_NE(program, nullptr);
-  DropOps(program, Op::CACHE_INVALID);
-  DropOps(program, Op::FENCE);
+  const trace::TraceText text = WithoutPublishProtocol(LoadTraceFile(Compiled("soft_handoff")));
   const SimRun run = Simulate(text, "soft_handoff_stale");
   EXPECT_EQ(run.cli.exit_code, 1) << run.cli.out << run.cli.err;
   EXPECT_THAT(run.cli.out, HasSubstr("checks: 0 passed, 1 failed"));
@@ -117,11 +125,7 @@ TEST(HardBarrierTest, WithoutThePublishProtocolTheNeighbourBandIsStale) {
   // Block i reads band i + 1 after the barrier. Without cacheinvalid + fence
   // the writer's lines stay dirty in its own cache (and the reader's are not
   // refreshed): the simulated result is wrong, as on the device.
-  trace::TraceText text = LoadTraceFile(Compiled("hard_barrier"));
-  trace::KernelProgram* program = SyncKernel(&text);
-  ASSERT_NE(program, nullptr);
-  DropOps(program, Op::CACHE_INVALID);
-  DropOps(program, Op::FENCE);
+  const trace::TraceText text = WithoutPublishProtocol(LoadTraceFile(Compiled("hard_barrier")));
   const SimRun run = Simulate(text, "hard_stale");
   EXPECT_EQ(run.cli.exit_code, 1) << run.cli.out << run.cli.err;
   EXPECT_THAT(run.cli.out, HasSubstr("checks: 0 passed, 1 failed"));

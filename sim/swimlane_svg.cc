@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "common/xml_escape.h"
 #include "sim/spooled_json.h"
 
 namespace pto {
@@ -19,30 +20,6 @@ constexpr int kPaletteSize = sizeof(kPalette) / sizeof(kPalette[0]);
 constexpr double kLeft = 90;
 constexpr double kTop = 48;
 constexpr double kClusterGap = 4;
-
-std::string Escape(const std::string& s) {
-  std::string out;
-  out.reserve(s.size());
-  for (char c : s) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
 
 // A "nice" axis step (1, 2 or 5 × 10^k µs) giving about `ticks` ticks.
 double TickStep(double span_us, int ticks) {
@@ -227,7 +204,7 @@ void RenderSwimlaneSvg(const LaunchLog& log, const OutputChip& chip,
       out << absl::StrFormat(
           "<rect class=\"%s\" x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" fill=\"%s\"%s>"
           "<title>%s block %d on %s: start %s us, end %s us</title></rect>\n",
-          cls, x0, ly + 2, x1 - x0, lane_h - 4, fill, stroke, Escape(label), c.block,
+          cls, x0, ly + 2, x1 - x0, lane_h - 4, fill, stroke, XmlEscape(label), c.block,
           chip.CoreName(core), FormatUs(c.start), FormatUs(c.end));
     }
     flush();
@@ -260,8 +237,8 @@ void RenderSwimlaneSvg(const LaunchLog& log, const OutputChip& chip,
       const double x = layout.X(t.inline_at);
       const double cy = ly + lane_h / 2;
       const std::string title = absl::StrCat(t.predicated_skip ? "predicated skip: " : "dummy: ",
-                                             Escape(TaskLabel(log.name(t), t.runtime_id)), " at ",
-                                             FormatUs(t.inline_at), " us");
+                                             XmlEscape(TaskLabel(log.name(t), t.runtime_id)),
+                                             " at ", FormatUs(t.inline_at), " us");
       if (t.predicated_skip) {
         out << absl::StrFormat(
             "<path class=\"marker skip\" d=\"M%.2f,%.1f l6,6 m0,-6 l-6,6\" "
@@ -316,7 +293,7 @@ void RenderSwimlaneSvg(const LaunchLog& log, const OutputChip& chip,
     out << absl::StrFormat(
         "<rect x=\"%.0f\" y=\"%.0f\" width=\"10\" height=\"10\" fill=\"%s\"/>"
         "<text x=\"%.0f\" y=\"%.0f\">%s</text>\n",
-        lx, lyy - 9, kPalette[index], lx + 14, lyy, Escape(name));
+        lx, lyy - 9, kPalette[index], lx + 14, lyy, XmlEscape(name));
     lx += 150;
   }
   out << "</g>\n</svg>\n";

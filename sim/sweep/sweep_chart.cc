@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "common/xml_escape.h"
 
 namespace pto {
 namespace {
@@ -30,29 +31,6 @@ std::vector<std::string> ShortKeys(const std::vector<SweepAxis>& axes) {
     if (uses[names[a]] > 1) names[a] = axes[a].key;
   }
   return names;
-}
-
-std::string Escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '&':
-        out += "&amp;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
 }
 
 // A round step for about five ticks over [0, top].
@@ -135,7 +113,7 @@ absl::StatusOr<std::string> RenderSweepChart(const SweepSpec& spec,
   absl::StrAppendFormat(&svg,
                         "<text x=\"%.1f\" y=\"22\" font-size=\"15\" text-anchor=\"middle\">%s "
                         "against %s</text>\n",
-                        kLeft + plot_w / 2, Escape(metric), Escape(key));
+                        kLeft + plot_w / 2, XmlEscape(metric), XmlEscape(key));
   // Axes, grid and tick labels.
   for (double y = 0; y <= y_top + step / 2; y += step) {
     absl::StrAppendFormat(
@@ -150,18 +128,18 @@ absl::StatusOr<std::string> RenderSweepChart(const SweepSpec& spec,
         "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#999\"/>\n"
         "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n",
         px(x_value[i]), kTop + plot_h, px(x_value[i]), kTop + plot_h + 5, px(x_value[i]),
-        kTop + plot_h + 20, Escape(xs[i]));
+        kTop + plot_h + 20, XmlEscape(xs[i]));
   }
   absl::StrAppendFormat(&svg,
                         "<polyline points=\"%.1f,%.1f %.1f,%.1f %.1f,%.1f\" fill=\"none\" "
                         "stroke=\"black\"/>\n",
                         kLeft, kTop, kLeft, kTop + plot_h, kLeft + plot_w, kTop + plot_h);
   absl::StrAppendFormat(&svg, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n",
-                        kLeft + plot_w / 2, kHeight - 18, Escape(key));
+                        kLeft + plot_w / 2, kHeight - 18, XmlEscape(key));
   absl::StrAppendFormat(&svg,
                         "<text transform=\"translate(18,%.1f) rotate(-90)\" "
                         "text-anchor=\"middle\">%s</text>\n",
-                        kTop + plot_h / 2, Escape(metric));
+                        kTop + plot_h / 2, XmlEscape(metric));
   // One line and legend entry per series.
   for (size_t s = 0; s < series_names.size(); ++s) {
     const char* color = kColors[s % (sizeof(kColors) / sizeof(kColors[0]))];
@@ -184,7 +162,7 @@ absl::StatusOr<std::string> RenderSweepChart(const SweepSpec& spec,
                           "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
                           "stroke-width=\"2\"/>\n<text x=\"%.1f\" y=\"%.1f\">%s</text>\n",
                           kLeft + plot_w + 15, ly, kLeft + plot_w + 35, ly, color,
-                          kLeft + plot_w + 40, ly + 4, Escape(series_names[s]));
+                          kLeft + plot_w + 40, ly + 4, XmlEscape(series_names[s]));
   }
   svg += "</svg>\n";
   return svg;
