@@ -6,6 +6,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "models/core/testing/kernel_builder.h"
 #include "sim/testing/cli_runner.h"
 #include "sim/testing/trace_builder.h"
 
@@ -64,6 +65,56 @@ TEST(HazardCliTest, FailOnHazardTurnsAReportIntoExitOne) {
   const SimRun quiet = Simulate(trace, {"--no-hazards", "--timing-only"});
   EXPECT_THAT(quiet.cli.out, Not(HasSubstr("hazard:")));
   EXPECT_FALSE(quiet.stats.contains("hazards"));
+}
+
+// predicate_chain with a task that sets the gate submitted before the
+// predicated task; `ordered` makes it a dependency of the predicated task.
+std::string GateWrittenBy(bool ordered) {
+  trace::TraceText text = ::pto::testing::LoadTraceFile(kSource + "/traces/predicate_chain.pbtxt");
+  kernel_testing::KernelBuilder kb("set_gate");
+  const uint32_t gate = kb.TensorParam("gate", trace::INT32, trace::KernelParam::OUT);
+  const uint32_t one = kb.Tile("one", {1, 1}, trace::INT32);
+  kb.Full(one, 1);
+  kb.Store(one, gate, {kernel_testing::C(0), kernel_testing::C(0)});
+  trace::Kernel* kernel = text.mutable_header()->add_kernels();
+  *kernel = kb.kernel();
+  kernel->set_id(text.header().kernels_size() - 1);
+  auto* records = text.mutable_records();
+  int predicated = 0;
+  while (!records->Get(predicated).has_submit() ||
+         !records->Get(predicated).submit().has_predicate()) {
+    ++predicated;
+  }
+  trace::StreamRecord set_gate;
+  trace::Submit* s = set_gate.mutable_submit();
+  s->set_name("set_gate");
+  for (int32_t id : {-1, static_cast<int32_t>(kernel->id()), -1}) s->add_kernel_ids(id);
+  s->set_block_num(1);
+  s->set_scope_depth(1);
+  trace::TensorArg* arg = s->add_args()->mutable_tensor();
+  arg->set_tensor_id(1);  // gate
+  arg->set_direction(trace::OUTPUT_EXISTING);
+  // set_gate becomes task 1; the predicated task (now 2) may depend on it.
+  if (ordered) records->Mutable(predicated)->mutable_submit()->add_deps(1);
+  *records->Add() = set_gate;
+  for (int r = records->size() - 1; r > predicated; --r) records->SwapElements(r, r - 1);
+  return ::pto::testing::SaveTraceFile(text, ordered ? "gate_ordered" : "gate_unordered");
+}
+
+TEST(HazardCliTest, APredicateWhoseProducerIsNoDependencyIsReported) {
+  const SimRun run = Simulate(GateWrittenBy(/*ordered=*/false));
+  ASSERT_NE(run.stats, nullptr) << run.cli.out << run.cli.err;
+  EXPECT_THAT(run.cli.out, HasSubstr("hazard: predicate read"));
+  EXPECT_THAT(run.cli.out, HasSubstr("on gate bytes [0, 4)"));
+  EXPECT_THAT(run.cli.out, HasSubstr("'set_gate'"));
+  ASSERT_EQ(run.stats["hazards"].size(), 1u) << run.cli.out;
+  EXPECT_EQ(run.stats["hazards"][0]["kind"], "predicate read");
+}
+
+TEST(HazardCliTest, APredicateOrderedAfterItsProducerIsNotReported) {
+  const SimRun run = Simulate(GateWrittenBy(/*ordered=*/true));
+  EXPECT_EQ(run.cli.exit_code, 0) << run.cli.out << run.cli.err;
+  EXPECT_TRUE(run.stats["hazards"].empty()) << run.stats["hazards"];
 }
 
 TEST(HazardCliTest, ClaimsThatHoldAreNotReported) {
