@@ -789,7 +789,7 @@ absl::StatusOr<bool> Interpreter::Truthy(const Value& v, SourceLocation loc) {
     return value.f() != 0.0;
   }
   if (auto* h = v.As<HostTensor>()) {
-    PTOC_RETURN_IF_ERROR(RequireKnown(*h, loc));
+    PTOC_RETURN_IF_ERROR(RequireValues(*h, loc));
     if (h->numel() != 1) {
       return Error(loc, "the truth value of a tensor with more than one element is ambiguous");
     }

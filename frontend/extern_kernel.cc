@@ -72,10 +72,53 @@ absl::StatusOr<ExternSpec> Interpreter::ReadExternSpec(const CallArgs& args) {
   return spec;
 }
 
+namespace {
+
+// The task keywords an extern call takes besides the kernel's parameters.
+struct ExternTaskOptions {
+  std::vector<Value> deps;
+  SourceLocation deps_loc;
+  bool allow_early_resolve = false;
+  bool sync_start = false;
+  std::string name_hint;
+};
+
+}  // namespace
+
 absl::StatusOr<Value> Interpreter::CallExtern(const std::shared_ptr<FunctionValue>& fn,
-                                              const CallArgs& args) {
+                                              const CallArgs& call) {
   const Stmt& def = *fn->def();
   const ExternSpec& spec = *fn->extern_spec();
+  // deps= / allow_early_resolve= / sync_start= / name_hint= belong to the
+  // task (as on pl.spmd); the other arguments bind the kernel's parameters.
+  CallArgs args = call;
+  args.keywords.clear();
+  args.keyword_locs.clear();
+  args.keyword_literal.clear();
+  ExternTaskOptions task;
+  for (size_t k = 0; k < call.keywords.size(); ++k) {
+    const auto& [name, v] = call.keywords[k];
+    const SourceLocation loc = call.keyword_locs[k];
+    if (name == "deps") {
+      if (!v.is_sequence()) {
+        return Error(loc, "deps= must be a list / tuple / comprehension of TaskId values");
+      }
+      task.deps = v.items();
+      task.deps_loc = loc;
+    } else if (name == "allow_early_resolve" || name == "sync_start") {
+      if (!v.is_bool()) {
+        return Error(loc, absl::StrCat("@pl.jit.extern call: ", name, " must be True or False"));
+      }
+      (name == "sync_start" ? task.sync_start : task.allow_early_resolve) = v.b();
+    } else if (name == "name_hint") {
+      if (!v.is_str()) return Error(loc, "@pl.jit.extern call: name_hint must be a string");
+      task.name_hint = v.s();
+    } else {
+      args.keywords.push_back(call.keywords[k]);
+      args.keyword_locs.push_back(loc);
+      if (k < call.keyword_literal.size()) args.keyword_literal.push_back(call.keyword_literal[k]);
+    }
+  }
   PTOC_ASSIGN_OR_RETURN(env, BindParams(*fn, args));
   trace::Kernel kernel;
   kernel.set_name(def.name);
@@ -85,7 +128,7 @@ absl::StatusOr<Value> Interpreter::CallExtern(const std::shared_ptr<FunctionValu
   const int kid = program_.AddKernel(std::move(kernel));
 
   trace::Submit submit;
-  submit.set_name(def.name);
+  submit.set_name(task.name_hint.empty() ? def.name : task.name_hint);
   const int aic = spec.core_type == trace::AIV ? -1 : kid;
   const int aiv = spec.core_type == trace::AIC ? -1 : kid;
   const int aiv1 = spec.core_type == trace::MIX ? kid : -1;
@@ -122,13 +165,18 @@ absl::StatusOr<Value> Interpreter::CallExtern(const std::shared_ptr<FunctionValu
     }
   }
   for (auto& s : scalars) *submit.add_args() = std::move(s);
+  PTOC_ASSIGN_OR_RETURN(deps, ResolveDeps(task.deps, task.deps.empty() ? args.loc : task.deps_loc));
+  for (uint32_t d : deps) submit.add_deps(d);
+  submit.set_sync_start(task.sync_start);
+  submit.set_allow_early_resolve(task.allow_early_resolve);
   submit.set_origin(Origin(args.loc));
   const int index = launch_->AddSubmit(std::move(submit));
   launch_->NoteWrites(written);
   launch_->NoteTaskWrites(index, written);
   extern_outputs_.insert(written.begin(), written.end());
   ++task_sites_;
-  return Value::None();
+  return Value::Obj(
+      std::make_shared<TaskIdValue>(launch_->serial(), index, launch_->current_scope()));
 }
 
 }  // namespace pto::ptoc

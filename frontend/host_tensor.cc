@@ -24,11 +24,15 @@ double RoundToDType(trace::DType dtype, double v) {
   return LoadAsDouble(dtype, buf);
 }
 
-HostTensor::HostTensor(std::vector<int64_t> shape, trace::DType dtype)
-    : shape_(std::move(shape)), dtype_(dtype), values_(NumElements(shape_), 0.0) {}
+HostTensor::HostTensor(std::vector<int64_t> shape, trace::DType dtype, Contents contents)
+    : shape_(std::move(shape)),
+      dtype_(dtype),
+      numel_(NumElements(shape_)),
+      shape_only_(contents == Contents::kShapeOnly),
+      values_(shape_only_ ? 0 : numel_, 0.0) {}
 
 void HostTensor::Set(int64_t i, double v) {
-  values_[i] = RoundToDType(dtype_, v);
+  if (!shape_only_) values_[i] = RoundToDType(dtype_, v);
   provenance_.reset();
 }
 
@@ -49,6 +53,7 @@ std::string HostTensor::Bytes(trace::DType dtype) const {
 trace::TensorInit HostTensor::ToInit() const {
   if (provenance_) return *provenance_;
   trace::TensorInit init;
+  if (shape_only_) return init;  // no contents to describe
   bool all_zero = true;
   for (double v : values_) {
     if (v != 0.0 || std::signbit(v)) {
@@ -115,6 +120,16 @@ bool NextCoord(const std::vector<int64_t>& shape, std::vector<int64_t>* coord) {
   return false;
 }
 
+// A result tensor: shape-only when any operand is, so nothing is computed.
+std::shared_ptr<HostTensor> Result(std::vector<int64_t> shape, trace::DType dtype,
+                                   std::initializer_list<const HostTensor*> operands) {
+  bool shape_only = false;
+  for (const HostTensor* t : operands) shape_only |= t != nullptr && t->shape_only();
+  return std::make_shared<HostTensor>(
+      std::move(shape), dtype,
+      shape_only ? HostTensor::Contents::kShapeOnly : HostTensor::Contents::kValues);
+}
+
 }  // namespace
 
 absl::StatusOr<std::shared_ptr<HostTensor>> HostBinary(
@@ -133,7 +148,8 @@ absl::StatusOr<std::shared_ptr<HostTensor>> HostBinary(
     dtype = scalar_float && !IsFloat(t->dtype()) ? trace::FP32 : t->dtype();
   }
   if (comparison) dtype = trace::BOOL;
-  auto out = std::make_shared<HostTensor>(*shape, dtype);
+  auto out = Result(*shape, dtype, {a, b});
+  if (out->shape_only()) return out;
   std::vector<int64_t> coord(shape->size(), 0);
   const int64_t n = NumElements(*shape);
   std::vector<double> values(n);
@@ -149,7 +165,8 @@ absl::StatusOr<std::shared_ptr<HostTensor>> HostBinary(
 
 std::shared_ptr<HostTensor> HostUnary(const HostTensor& a,
                                       const std::function<double(double)>& fn) {
-  auto out = std::make_shared<HostTensor>(a.shape(), a.dtype());
+  auto out = Result(a.shape(), a.dtype(), {&a});
+  if (out->shape_only()) return out;
   std::vector<double> values(a.numel());
   for (int64_t i = 0; i < a.numel(); ++i) values[i] = fn(a.values()[i]);
   out->Assign(values);
@@ -163,8 +180,8 @@ absl::StatusOr<std::shared_ptr<HostTensor>> HostMatmul(const HostTensor& a, cons
                                                    ShapeString(b.shape())));
   }
   const int64_t m = a.shape()[0], k = a.shape()[1], n = b.shape()[1];
-  auto out =
-      std::make_shared<HostTensor>(std::vector<int64_t>{m, n}, PromoteDTypes(a.dtype(), b.dtype()));
+  auto out = Result({m, n}, PromoteDTypes(a.dtype(), b.dtype()), {&a, &b});
+  if (out->shape_only()) return out;
   std::vector<double> values(m * n, 0.0);
   for (int64_t i = 0; i < m; ++i) {
     for (int64_t kk = 0; kk < k; ++kk) {
@@ -177,7 +194,7 @@ absl::StatusOr<std::shared_ptr<HostTensor>> HostMatmul(const HostTensor& a, cons
 }
 
 std::shared_ptr<HostTensor> HostCast(const HostTensor& a, trace::DType dtype) {
-  auto out = std::make_shared<HostTensor>(a.shape(), dtype);
+  auto out = Result(a.shape(), dtype, {&a});
   out->Assign(a.values());
   return out;
 }
@@ -206,7 +223,11 @@ absl::StatusOr<std::shared_ptr<HostTensor>> HostCat(
     shape[dim] += p->shape()[dim];
     dtype = PromoteDTypes(dtype, p->dtype());
   }
-  auto out = std::make_shared<HostTensor>(shape, dtype);
+  bool shape_only = false;
+  for (const auto& p : parts) shape_only |= p->shape_only();
+  auto out = std::make_shared<HostTensor>(
+      shape, dtype, shape_only ? HostTensor::Contents::kShapeOnly : HostTensor::Contents::kValues);
+  if (shape_only) return out;
   int64_t outer = 1, inner = 1;
   for (int64_t d = 0; d < dim; ++d) outer *= shape[d];
   for (int64_t d = dim + 1; d < rank; ++d) inner *= shape[d];
@@ -225,7 +246,8 @@ absl::StatusOr<std::shared_ptr<HostTensor>> HostCat(
 
 absl::StatusOr<std::shared_ptr<HostTensor>> HostRoll(const HostTensor& a, int64_t shift,
                                                      std::optional<int64_t> dim) {
-  auto out = std::make_shared<HostTensor>(a.shape(), a.dtype());
+  auto out = Result(a.shape(), a.dtype(), {&a});
+  if (out->shape_only()) return out;
   const int64_t n = a.numel();
   std::vector<double> values(n);
   if (!dim) {
@@ -252,7 +274,8 @@ absl::StatusOr<std::shared_ptr<HostTensor>> HostWhere(const HostTensor& cond, co
   if (cond.shape() != a.shape() || a.shape() != b.shape()) {
     return absl::InvalidArgumentError("torch.where: ptoc needs equal shapes");
   }
-  auto out = std::make_shared<HostTensor>(a.shape(), PromoteDTypes(a.dtype(), b.dtype()));
+  auto out = Result(a.shape(), PromoteDTypes(a.dtype(), b.dtype()), {&cond, &a, &b});
+  if (out->shape_only()) return out;
   std::vector<double> values(a.numel());
   for (int64_t i = 0; i < a.numel(); ++i) {
     values[i] = cond.values()[i] != 0.0 ? a.values()[i] : b.values()[i];
@@ -329,7 +352,8 @@ std::shared_ptr<HostTensor> HostGather(const HostTensor& a, const ResolvedIndex&
   for (size_t d = 0; d < r.count.size(); ++d) {
     if (r.keep[d]) shape.push_back(r.count[d]);
   }
-  auto out = std::make_shared<HostTensor>(shape, a.dtype());
+  auto out = Result(shape, a.dtype(), {&a});
+  if (out->shape_only()) return out;
   std::vector<double> values(NumElements(r.count));
   ForEachInRegion(a.shape(), r, [&](int64_t src, int64_t k) { values[k] = a.values()[src]; });
   out->Assign(values);
@@ -342,6 +366,11 @@ absl::Status HostScatter(HostTensor* a, const ResolvedIndex& r, const HostTensor
   if (src && src->numel() != n && src->numel() != 1) {
     return absl::InvalidArgumentError(
         absl::StrCat("cannot assign ", src->numel(), " elements to a region of ", n));
+  }
+  if (a->shape_only()) return absl::OkStatus();
+  if (src && src->shape_only()) {
+    return absl::InvalidArgumentError(
+        "cannot assign a shape-only tensor (ptoc --timing-only) into a tensor with values");
   }
   ForEachInRegion(a->shape(), r, [&](int64_t dst, int64_t k) {
     a->Set(dst, src ? src->values()[src->numel() == 1 ? 0 : k] : scalar);

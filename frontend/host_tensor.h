@@ -16,16 +16,24 @@ namespace pto::ptoc {
 // A torch tensor of the harness: contiguous row-major values held as doubles
 // that are exactly representable in `dtype` (every result is rounded to the
 // dtype, as torch stores it).
+//
+// A shape-only tensor (ptoc --timing-only) has a shape and a dtype but no
+// values: the weights of a large model would not fit in memory. Every host op
+// on a shape-only operand gives a shape-only result of the right shape and
+// dtype without computing anything.
 class HostTensor : public Object {
  public:
-  HostTensor(std::vector<int64_t> shape, trace::DType dtype);
+  enum class Contents { kValues, kShapeOnly };
+  HostTensor(std::vector<int64_t> shape, trace::DType dtype, Contents contents = Contents::kValues);
   std::string TypeName() const override { return "torch.Tensor"; }
 
   const std::vector<int64_t>& shape() const { return shape_; }
   trace::DType dtype() const { return dtype_; }
-  int64_t numel() const { return static_cast<int64_t>(values_.size()); }
+  int64_t numel() const { return numel_; }
+  bool shape_only() const { return shape_only_; }
+  // Empty for a shape-only tensor.
   const std::vector<double>& values() const { return values_; }
-  // Sets element i, rounded to the dtype.
+  // Sets element i, rounded to the dtype (nothing for a shape-only tensor).
   void Set(int64_t i, double v);
   // Replaces all values (rounded); clears the provenance.
   void Assign(const std::vector<double>& values);
@@ -54,6 +62,8 @@ class HostTensor : public Object {
  private:
   std::vector<int64_t> shape_;
   trace::DType dtype_;
+  int64_t numel_;
+  bool shape_only_;
   std::vector<double> values_;
   std::optional<trace::TensorInit> provenance_;
   bool known_ = true;

@@ -105,6 +105,22 @@ absl::Status Interpreter::RequireKnown(const HostTensor& t, SourceLocation loc) 
                                  "the 'actual' of torch.testing.assert_close"));
 }
 
+absl::Status Interpreter::RequireValues(const HostTensor& t, SourceLocation loc) const {
+  PTOC_RETURN_IF_ERROR(RequireKnown(t, loc));
+  if (!t.shape_only()) return absl::OkStatus();
+  return Error(loc,
+               "--timing-only keeps harness tensors as shape and dtype only (a model's weights "
+               "would not fit in memory), so this element value is unknown; compile without "
+               "--timing-only, or do not let the harness depend on tensor values");
+}
+
+std::shared_ptr<HostTensor> Interpreter::NewHostTensor(std::vector<int64_t> shape,
+                                                       trace::DType dtype) const {
+  return std::make_shared<HostTensor>(
+      std::move(shape), dtype,
+      timing_only_ ? HostTensor::Contents::kShapeOnly : HostTensor::Contents::kValues);
+}
+
 void Interpreter::SyncGm() {
   const trace::StreamHeader& header = program_.header();
   for (; gm_tensors_ < header.tensors_size(); ++gm_tensors_) {
@@ -156,12 +172,9 @@ absl::StatusOr<Value> ReadElementRef(Interpreter* interp, const ElementRef& el,
 }
 
 void Interpreter::EvaluateLaunch(const std::set<uint32_t>& written) {
-  if (timing_only_) {  // no GM copy at all: the data may not fit in memory
-    for (uint32_t id : written) {
-      if (auto host = program_.HostFor(id)) host->set_known(false);
-    }
-    return;
-  }
+  // No GM copy at all: the data may not fit in memory. Host tensors are
+  // shape-only in this mode, so the launch's outputs stay usable as shapes.
+  if (timing_only_) return;
   const trace::StreamHeader& header = program_.header();
   SyncGm();
   absl::Status status = reference_failure_.empty()

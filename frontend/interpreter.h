@@ -78,6 +78,11 @@ class Interpreter {
                 std::initializer_list<const HostTensor*> inputs);
   // Ensures a host tensor's value is known (computed by the reference).
   absl::Status RequireKnown(const HostTensor& t, SourceLocation loc) const;
+  // RequireKnown, and the tensor holds values: a shape-only tensor
+  // (--timing-only) has none to read.
+  absl::Status RequireValues(const HostTensor& t, SourceLocation loc) const;
+  // A new host tensor: shape-only under --timing-only, else zero-filled.
+  std::shared_ptr<HostTensor> NewHostTensor(std::vector<int64_t> shape, trace::DType dtype) const;
   // A tile value for `v`: a tile, or a GM tensor view loaded whole.
   absl::StatusOr<std::shared_ptr<Tile>> AsTile(const Value& v, SourceLocation loc);
   absl::StatusOr<Value> CallValue(const Value& callee, const CallArgs& args);

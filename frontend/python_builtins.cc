@@ -88,7 +88,7 @@ void AddPythonBuiltins(Interpreter* interp, Env* env) {
     }
     if (v.is_number()) return Value::Float(v.f());
     if (auto* h = v.As<HostTensor>()) {
-      PTOC_RETURN_IF_ERROR(I->RequireKnown(*h, args.loc));
+      PTOC_RETURN_IF_ERROR(I->RequireValues(*h, args.loc));
       if (h->numel() == 1) return Value::Float(h->values()[0]);
     }
     return I->Error(args.loc, absl::StrCat("float() of ", v.TypeName()));

@@ -120,6 +120,48 @@ TEST(TaskApiTest, TimingOnlyDropsContentsAndChecks) {
   EXPECT_EQ(Submits(*t).size(), 1u);
 }
 
+TEST(TaskApiTest, TimingOnlyNeverMaterialisesHostTensors) {
+  // 2^36 BF16 elements (128 GiB as bytes, 512 GiB as ptoc's doubles): only
+  // a shape-only tensor compiles, and host ops on it give shapes, not values.
+  const std::string program = std::string(kCopy) +
+                              "@pl.jit\n"
+                              "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+                              "    copy(a, out)\n"
+                              "    return out\n"
+                              "torch.manual_seed(0)\n"
+                              "W = torch.randn(1 << 20, 1 << 16, dtype=torch.bfloat16)\n"
+                              "B = (W.float() * 2.0 + torch.ones(1 << 16))[:8, :8]\n"
+                              "assert B.shape == (8, 8)\n"
+                              "assert W.dtype == torch.bfloat16\n"
+                              "out = torch.zeros(8, 8)\n"
+                              "f(B, out)\n"
+                              "expected = out @ torch.randn(8, 8)\n"
+                              "torch.testing.assert_close(out, expected)\n";
+  CompileOptions timing;
+  timing.timing_only = true;
+  auto t = Build(program, timing);
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_TRUE(t->header().timing_only());
+  EXPECT_EQ(t->header().tensors_size(), 2);
+  EXPECT_EQ(Submits(*t).size(), 1u);
+  // Without --timing-only the same program is refused for its size.
+  EXPECT_FALSE(Build(program).ok());
+}
+
+TEST(TaskApiTest, TimingOnlyHasNoHostValuesToRead) {
+  CompileOptions timing;
+  timing.timing_only = true;
+  auto t = Build(
+      "import torch\n"
+      "x = torch.ones(2, 2)\n"
+      "if float(x[0, 0]) > 0.5:\n"
+      "    pass\n",
+      timing);
+  ASSERT_FALSE(t.ok());
+  EXPECT_THAT(std::string(t.status().message()), HasSubstr("shape and dtype only"));
+  EXPECT_THAT(std::string(t.status().message()), HasSubstr("t.py:6:"));
+}
+
 TEST(TaskApiTest, TimingOnlyCannotReadDeviceValuesInTheOrchestration) {
   CompileOptions timing;
   timing.timing_only = true;
@@ -176,6 +218,56 @@ TEST(ExternKernelTest, EachCallIsOneSubmitOfACostSummaryKernel) {
   EXPECT_EQ(s[1]->block_num(), 1u);
   EXPECT_EQ(s[1]->args(0).tensor().direction(), trace::INOUT);
   EXPECT_EQ(s[1]->args(1).scalar().i(), 3);
+}
+
+TEST(ExternKernelTest, CallTakesTaskOptionsAndReturnsItsTaskId) {
+  auto t = Build(
+      "@pl.jit.extern(core_type=pl.KernelType.MIX, block_num=24, cube_flops=1e9,\n"
+      "               bytes_in=4096)\n"
+      "def fused(a: pl.Tensor, c: pl.Out[pl.Tensor]):\n"
+      "    ...\n"
+      "@pl.jit.extern(core_type=pl.KernelType.AIV, fixed_cycles=100)\n"
+      "def seed(c: pl.Out[pl.Tensor]):\n"
+      "    ...\n"
+      "@pl.jit\n"
+      "def f(a: pl.Tensor, c: pl.Out[pl.Tensor]):\n"
+      "    with pl.manual_scope():\n"
+      "        s = seed(c, allow_early_resolve=True)\n"
+      "        t = fused(a, c, deps=[s], sync_start=True, name_hint='fa_fused')\n"
+      "        seed(c, deps=[t, None])\n"
+      "    return c\n"
+      "f(torch.ones(64, 64), torch.zeros(64, 64))\n");
+  ASSERT_TRUE(t.ok()) << t.status();
+  auto s = Submits(*t);
+  ASSERT_EQ(s.size(), 3u);
+  EXPECT_TRUE(s[0]->allow_early_resolve());
+  EXPECT_FALSE(s[0]->sync_start());
+  EXPECT_EQ(s[1]->name(), "fa_fused");
+  EXPECT_TRUE(s[1]->sync_start());
+  EXPECT_FALSE(s[1]->allow_early_resolve());
+  EXPECT_EQ(s[1]->block_num(), 24u);
+  EXPECT_THAT(s[1]->deps(), ElementsAre(0u));
+  EXPECT_THAT(s[2]->deps(), ElementsAre(1u));
+  EXPECT_EQ(s[2]->name(), "seed");
+}
+
+TEST(ExternKernelTest, CallTaskOptionsMustBeWellFormed) {
+  const std::string decl =
+      "@pl.jit.extern(core_type=pl.KernelType.AIV, fixed_cycles=100)\n"
+      "def k(c: pl.Out[pl.Tensor]):\n"
+      "    ...\n"
+      "@pl.jit\n"
+      "def f(c: pl.Out[pl.Tensor]):\n";
+  const std::pair<const char*, const char*> cases[] = {
+      {"    k(c, deps=3)\n", "deps= must be a list"},
+      {"    k(c, sync_start=1)\n", "sync_start must be True or False"},
+      {"    k(c, deps=[c])\n", "deps= entries must be a TaskId"},
+  };
+  for (const auto& [call, message] : cases) {
+    auto t = Build(decl + call + "    return c\nf(torch.zeros(4, 4))\n");
+    ASSERT_FALSE(t.ok()) << call;
+    EXPECT_THAT(std::string(t.status().message()), HasSubstr(message)) << call;
+  }
 }
 
 TEST(ExternKernelTest, OutputsAreUnknownToTheHarness) {

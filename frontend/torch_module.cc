@@ -31,7 +31,9 @@ absl::StatusOr<std::vector<int64_t>> ShapeArgs(Interpreter* I, const CallArgs& a
     }
     shape.push_back(d.i());
   }
-  // Host tensors live in ptoc's memory (as doubles) and in the stream.
+  // Host tensors live in ptoc's memory (as doubles) and in the stream;
+  // shape-only ones (--timing-only) hold no values and have no limit.
+  if (I->timing_only()) return shape;
   constexpr int64_t kMaxElements = int64_t{1} << 28;
   int64_t n = 1;
   for (int64_t d : shape) {
@@ -71,11 +73,10 @@ absl::Status OnlyKeywords(Interpreter* I, const CallArgs& args, const char* fn,
   return absl::OkStatus();
 }
 
-std::shared_ptr<HostTensor> Filled(const std::vector<int64_t>& shape, trace::DType dtype,
-                                   double value) {
-  auto t = std::make_shared<HostTensor>(shape, dtype);
-  std::vector<double> values(t->numel(), value);
-  t->Assign(values);
+std::shared_ptr<HostTensor> Filled(Interpreter* I, const std::vector<int64_t>& shape,
+                                   trace::DType dtype, double value) {
+  auto t = I->NewHostTensor(shape, dtype);
+  if (!t->shape_only()) t->Assign(std::vector<double>(t->numel(), value));
   trace::TensorInit init;
   if (value == 0.0) {
     init.set_zeros(true);
@@ -131,11 +132,13 @@ std::shared_ptr<Namespace> MakeTorchModule(Interpreter* interp) {
     // Values come from the same generator pto_sim uses for RANDN, so the
     // tensor travels as (seed) instead of bytes.
     const uint64_t seed = I->NextRandomSeed();
-    auto t = std::make_shared<HostTensor>(shape, dtype);
-    RandomStream random(seed);
-    std::vector<double> values(t->numel());
-    for (double& v : values) v = random.NextNormal();
-    t->Assign(values);
+    auto t = I->NewHostTensor(shape, dtype);
+    if (!t->shape_only()) {
+      RandomStream random(seed);
+      std::vector<double> values(t->numel());
+      for (double& v : values) v = random.NextNormal();
+      t->Assign(values);
+    }
     trace::TensorInit init;
     init.mutable_generator()->set_kind(trace::TensorInit::Generator::RANDN);
     init.mutable_generator()->set_seed(seed);
@@ -151,7 +154,7 @@ std::shared_ptr<Namespace> MakeTorchModule(Interpreter* interp) {
       if (args.positional.empty()) return I->Error(args.loc, absl::StrCat(fn, " needs a shape"));
       PTOC_ASSIGN_OR_RETURN(shape, ShapeArgs(I, args, 0, args.positional.size()));
       PTOC_ASSIGN_OR_RETURN(dtype, DTypeKeyword(I, args, trace::FP32));
-      return Value::Obj(Filled(shape, dtype, value));
+      return Value::Obj(Filled(I, shape, dtype, value));
     });
   }
   torch->AddFunction("full", [I](const CallArgs& args) -> absl::StatusOr<Value> {
@@ -162,7 +165,7 @@ std::shared_ptr<Namespace> MakeTorchModule(Interpreter* interp) {
     PTOC_ASSIGN_OR_RETURN(shape, ShapeArgs(I, args, 0, 1));
     PTOC_ASSIGN_OR_RETURN(
         dtype, DTypeKeyword(I, args, args.positional[1].is_float() ? trace::FP32 : trace::INT64));
-    return Value::Obj(Filled(shape, dtype, args.positional[1].f()));
+    return Value::Obj(Filled(I, shape, dtype, args.positional[1].f()));
   });
   torch->AddFunction("arange", [I](const CallArgs& args) -> absl::StatusOr<Value> {
     PTOC_RETURN_IF_ERROR(OnlyKeywords(I, args, "torch.arange", {"dtype"}));
@@ -179,10 +182,12 @@ std::shared_ptr<Namespace> MakeTorchModule(Interpreter* interp) {
     for (const Value& v : p) any_float |= v.is_float();
     PTOC_ASSIGN_OR_RETURN(dtype, DTypeKeyword(I, args, any_float ? trace::FP32 : trace::INT64));
     const int64_t n = std::max<int64_t>(0, static_cast<int64_t>(std::ceil((stop - start) / step)));
-    auto t = std::make_shared<HostTensor>(std::vector<int64_t>{n}, dtype);
-    std::vector<double> values(n);
-    for (int64_t i = 0; i < n; ++i) values[i] = start + i * step;
-    t->Assign(values);
+    auto t = I->NewHostTensor({n}, dtype);
+    if (!t->shape_only()) {
+      std::vector<double> values(n);
+      for (int64_t i = 0; i < n; ++i) values[i] = start + i * step;
+      t->Assign(values);
+    }
     trace::TensorInit init;
     init.mutable_generator()->set_kind(trace::TensorInit::Generator::ARANGE);
     init.mutable_generator()->set_start(start);
@@ -369,7 +374,7 @@ absl::StatusOr<Value> HostTensorAttribute(Interpreter* I, const std::shared_ptr<
   }
   if (name == "item") {
     return method([I, t](const CallArgs& args) -> absl::StatusOr<Value> {
-      PTOC_RETURN_IF_ERROR(I->RequireKnown(*t, args.loc));
+      PTOC_RETURN_IF_ERROR(I->RequireValues(*t, args.loc));
       if (t->numel() != 1) return I->Error(args.loc, "item() needs a one-element tensor");
       return IsFloat(t->dtype()) ? Value::Float(t->values()[0])
                                  : Value::Int(static_cast<int64_t>(t->values()[0]));
