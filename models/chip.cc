@@ -50,7 +50,7 @@ void Chip::WakeSchedulers(TimePs visible_at) {
 void Chip::WakeOrchestrator() { orchestrator_->Wake(); }
 
 void Chip::RingDoorbell(int core, TaskSeq task, TimePs at) {
-  cores_[core]->RingDoorbell(at - static_cast<TimePs>(sc_core::sc_time_stamp().value()));
+  cores_[core]->RingDoorbell(task, at - static_cast<TimePs>(sc_core::sc_time_stamp().value()));
   owner_of_core_[core]->Ungate(core, task);
 }
 

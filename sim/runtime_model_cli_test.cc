@@ -116,6 +116,29 @@ TEST(EarlyResolveTest, OneUnflaggedProducerOfThreeRulesOutStaging) {
   EXPECT_LT(a[3]["dispatch_us"].get<double>(), a[0]["end_us"].get<double>());
 }
 
+// The consumer is staged into the pending slot of the only AIC core, behind
+// a long task; its producer finishes (the doorbell rings) while that task
+// still runs. The doorbell belongs to the staged block, so the block starts
+// as soon as it is taken up, instead of waiting for a doorbell that already
+// rang (a simulated deadlock before).
+TEST(EarlyResolveTest, DoorbellForAPendingSlotIsKeptUntilTheBlockIsTakenUp) {
+  TraceBuilder b("pending_doorbell");
+  const uint32_t long_aic = b.CostKernel("long", trace::AIC, 20 * kMicrosecond);
+  const uint32_t short_aiv = b.CostKernel("short", trace::AIV, 2 * kMicrosecond);
+  const uint32_t aic = b.CostKernel("consume", trace::AIC, 2 * kMicrosecond);
+  b.Submit("long", long_aic);
+  const uint32_t producer = b.Submit("producer", short_aiv, {}, {}, 1, /*early=*/true);
+  b.Submit("consumer", aic, {}, {producer});
+  const SimRun run = Simulate(b.Finish(), "pending_doorbell", {"--set", "chip.clusters=1"});
+  ASSERT_EQ(run.cli.exit_code, 0) << run.cli.out << run.cli.err;
+  EXPECT_EQ(run.stats["early_dispatched_blocks"], 1);
+  const auto t = Tasks(run.stats);
+  // Staged before the producer ended; ran right after the long task.
+  EXPECT_LT(t[2]["dispatch_us"].get<double>(), t[1]["end_us"].get<double>());
+  EXPECT_GE(t[2]["start_us"].get<double>(), t[0]["end_us"].get<double>());
+  EXPECT_LT(t[2]["start_us"].get<double>() - t[0]["end_us"].get<double>(), 2.0);
+}
+
 // ---------------------------------------------------------------------------
 // Rings
 

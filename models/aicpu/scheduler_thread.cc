@@ -506,7 +506,7 @@ void SchedulerThread::RingCohort(Task& task, TimePs at, TimePs now) {
       if (!slot->valid || slot->task != task.seq || !slot->gated) continue;
       delay += doorbell;
       slot->gated = false;
-      owned.core->RingDoorbell(delay);
+      owned.core->RingDoorbell(task.seq, delay);
     }
   }
 }

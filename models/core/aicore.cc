@@ -73,8 +73,19 @@ void AiCore::Dispatch(const BlockWork& work, TimePs publish_delay) {
   }
 }
 
-void AiCore::RingDoorbell(TimePs delay) {
-  Schedule(Now() + delay + Ns(context_->config().aicpu.dispatch_to_core_ns), EventKind::kDoorbell);
+void AiCore::RingDoorbell(TaskSeq task, TimePs delay) {
+  // Both slots may hold gated blocks (of one task or two): the doorbell
+  // belongs to the oldest one not yet rung.
+  BlockWork* work = nullptr;
+  if (running_assigned_ && running_.task == task && !running_.doorbell_sent) {
+    work = &running_;
+  } else if (has_pending_ && pending_.task == task && !pending_.doorbell_sent) {
+    work = &pending_;
+  }
+  if (work == nullptr) return;
+  work->doorbell_sent = true;
+  Schedule(Now() + delay + Ns(context_->config().aicpu.dispatch_to_core_ns), EventKind::kDoorbell,
+           work->token);
 }
 
 const CoreInterval* AiCore::IntervalOf(uint32_t token) const {
@@ -110,12 +121,16 @@ void AiCore::Step() {
         Start();
         break;
       case EventKind::kDoorbell:
-        if (phase_ == Phase::kGated) {
-          Start();
-        } else {
-          // Rung before the gated task was prepared (still in flight to the
-          // core, or the core still busy): it starts once prepared.
-          doorbell_rung_ = true;
+        if (running_assigned_ && event.token == running_.token) {
+          if (phase_ == Phase::kGated) {
+            Start();
+          } else if (phase_ == Phase::kSetup) {
+            doorbell_rung_ = true;  // arrived while still setting up
+          } else {
+            running_.doorbell_rung = true;  // before the block arrived
+          }
+        } else if (has_pending_ && event.token == pending_.token) {
+          pending_.doorbell_rung = true;  // the block waits behind the running one
         }
         break;
       case EventKind::kSyncArrive:
@@ -185,6 +200,7 @@ void AiCore::Receive(const BlockWork& work, bool pending_pickup) {
     setup += Ns(params.cold_start_ns);
     warmed_up_ = true;
   }
+  doorbell_rung_ = work.doorbell_rung;
   phase_ = Phase::kSetup;
   // The runtime's pickup dcci: everything finished tasks published is
   // visible (its cost is in core.setup_ns).

@@ -62,7 +62,9 @@ struct BlockWork {
   bool executes_data = true;
   // Early dispatch: the core prepares, then waits for the doorbell.
   bool gated = false;
-  uint32_t token = 0;  // the per-core register token (reg_task_id)
+  bool doorbell_sent = false;  // the scheduler rang this block's doorbell
+  bool doorbell_rung = false;  // it arrived before the core took the block up
+  uint32_t token = 0;          // the per-core register token (reg_task_id)
   int32_t thread = -1;
   TimePs dispatch = 0;
 };
@@ -93,8 +95,9 @@ class AiCore : public sc_core::sc_module {
   // The dispatch register write happens `publish_delay` from now; the core
   // sees it one propagation latency later.
   void Dispatch(const BlockWork& work, TimePs publish_delay);
-  // The early-dispatch doorbell for the gated task, rung `delay` from now.
-  void RingDoorbell(TimePs delay);
+  // The early-dispatch doorbell for `task`'s gated block (running or
+  // pending slot), arriving `delay` from now.
+  void RingDoorbell(TaskSeq task, TimePs delay);
   // When the gated task dispatched last to this idle core will be prepared
   // and waiting for its doorbell (the sync_start rendezvous waits for it).
   TimePs gated_prepared_at() const { return gated_prepared_at_; }
