@@ -31,6 +31,7 @@ AiCore::AiCore(sc_core::sc_module_name name, int id, CoreKind kind, int cluster,
       hooks_(this),
       executor_(context->config()) {
   events_.reserve(8);
+  cache_.set_keeps_data(context->functional());
   SC_METHOD(Step);
   sensitive << wake_;
   dont_initialize();

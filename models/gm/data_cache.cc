@@ -24,6 +24,12 @@ DataCache::DataCache(LineBackend* backend, int64_t line_bytes)
       line_shift_(absl::countr_zero(static_cast<uint64_t>(line_bytes))),
       page_bytes_(static_cast<uint64_t>(line_bytes) * kLinesPerPage) {}
 
+void DataCache::set_keeps_data(bool keeps) {
+  keeps_data_ = keeps;
+  scratch_.assign(keeps ? 0 : page_bytes_, 0);
+  if (!keeps) std::vector<uint8_t>().swap(bytes_);
+}
+
 bool DataCache::CheckRange(uint64_t addr, size_t size, const char* what) {
   if (backend_->Contains(addr, size)) return true;
   if (status_.ok()) {
@@ -55,7 +61,7 @@ uint32_t DataCache::PageSlot(uint64_t page_addr) {
   } else {
     slot = static_cast<uint32_t>(pages_.size());
     pages_.emplace_back();
-    bytes_.resize(bytes_.size() + page_bytes_);
+    if (keeps_data_) bytes_.resize(bytes_.size() + page_bytes_);
   }
   it->second = slot;
   pages_[slot] = Page{page_addr, 0, 0};
@@ -92,7 +98,7 @@ void DataCache::Read(uint64_t addr, void* dst, size_t size) {
   ForEachPage(addr, addr + size, [&](uint64_t page, uint64_t from, uint64_t to, uint64_t mask) {
     const uint32_t slot = PageSlot(page);
     Fill(slot, mask, /*for_write=*/false);
-    std::memcpy(out + (from - addr), PageData(slot) + (from - page), to - from);
+    if (keeps_data_) std::memcpy(out + (from - addr), PageData(slot) + (from - page), to - from);
   });
 }
 
@@ -102,7 +108,7 @@ void DataCache::Write(uint64_t addr, const void* src, size_t size) {
   ForEachPage(addr, addr + size, [&](uint64_t page, uint64_t from, uint64_t to, uint64_t mask) {
     const uint32_t slot = PageSlot(page);
     Fill(slot, mask, /*for_write=*/true);
-    std::memcpy(PageData(slot) + (from - page), in + (from - addr), to - from);
+    if (keeps_data_) std::memcpy(PageData(slot) + (from - page), in + (from - addr), to - from);
     pages_[slot].dirty |= mask;
   });
 }

@@ -52,6 +52,11 @@ struct DataCacheCounters {
 class DataCache : public GmPort {
  public:
   DataCache(LineBackend* backend, int64_t line_bytes);
+  // Timing-only runs need the lines' state but not their bytes: without data
+  // the cache allocates nothing per line and copies nothing (fills and
+  // write-backs still reach the backend, from one scratch page).
+  void set_keeps_data(bool keeps);
+  bool keeps_data() const { return keeps_data_; }
 
   // GmPort. An access outside backend memory touches nothing; status()
   // reports the first one.
@@ -110,7 +115,9 @@ class DataCache : public GmPort {
 
   // The slot of the page holding `addr`, created (empty) when absent.
   uint32_t PageSlot(uint64_t page_addr);
-  uint8_t* PageData(uint32_t slot) { return bytes_.data() + size_t{slot} * page_bytes_; }
+  uint8_t* PageData(uint32_t slot) {
+    return keeps_data_ ? bytes_.data() + size_t{slot} * page_bytes_ : scratch_.data();
+  }
   // Brings the lines in `mask` of page `slot` in (fetching the missing ones)
   // and counts hits and misses.
   void Fill(uint32_t slot, uint64_t mask, bool for_write);
@@ -135,6 +142,8 @@ class DataCache : public GmPort {
   // deterministic; their bytes at PageData(slot).
   std::vector<Page> pages_;
   std::vector<uint8_t> bytes_;
+  bool keeps_data_ = true;
+  std::vector<uint8_t> scratch_;  // the one page of a cache without data
   std::vector<uint32_t> free_slots_;
   std::vector<uint64_t> write_backs_;
   DataCacheCounters counters_;

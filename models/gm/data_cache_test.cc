@@ -296,5 +296,38 @@ TEST(DataCacheGmPortTest, RunsOverAnyGmPortThroughTheAdapter) {
   EXPECT_EQ(port.bytes[70], 9);
 }
 
+// A cache without data (timing-only runs) sees the same hits, misses,
+// fills and write-backs as one with data, in the same order.
+TEST(DataCacheWithoutDataTest, KeepsTheLineStateAndTrafficOfACacheWithData) {
+  MemoryImage image;
+  image.AddRegion(kBase, 64 * 1024, "x", /*allocate=*/true);
+  MemoryImageLineBackend backend(&image);
+  DataCache with(&backend, kLine), without(&backend, kLine);
+  without.set_keeps_data(false);
+  EXPECT_FALSE(without.keeps_data());
+  std::vector<uint8_t> buffer(9000);
+  for (DataCache* cache : {&with, &without}) {
+    cache->Read(kBase + 100, buffer.data(), 9000);  // spans three 4 KiB pages
+    cache->Write(kBase + 4000, buffer.data(), 300);
+    cache->Read(kBase + 4100, buffer.data(), 64);  // hits the written lines
+    cache->CleanInvalidateLine(kBase + 4000);
+    cache->OnTaskEnd();
+  }
+  const DataCacheCounters& a = with.counters();
+  const DataCacheCounters& b = without.counters();
+  EXPECT_GT(a.read_misses, 0);
+  EXPECT_GT(a.write_hits + a.read_hits, 0);
+  EXPECT_EQ(a.read_hits, b.read_hits);
+  EXPECT_EQ(a.read_misses, b.read_misses);
+  EXPECT_EQ(a.write_hits, b.write_hits);
+  EXPECT_EQ(a.write_misses, b.write_misses);
+  EXPECT_EQ(a.lines_filled, b.lines_filled);
+  EXPECT_EQ(a.lines_written_back, b.lines_written_back);
+  EXPECT_EQ(a.lines_invalidated, b.lines_invalidated);
+  EXPECT_EQ(with.cached_lines(), without.cached_lines());
+  EXPECT_EQ(with.dirty_lines(), without.dirty_lines());
+  EXPECT_THAT(without.write_backs(), ::testing::ElementsAreArray(with.write_backs()));
+}
+
 }  // namespace
 }  // namespace pto
