@@ -1,13 +1,15 @@
 // Writes the synthetic stress trace of the speed issue: N single-block tasks,
-// each with 1-4 explicit predecessors drawn uniformly from the previous 64,
-// AIC with probability 1/3 (else AIV), each a fixed-cycles cost summary
-// uniform in 500-5000 AICore cycles. Kernels are shared (one per cycle bucket
-// and core type) so the header stays small; tasks are grouped into scopes so
-// no ring overflows (a dependency on a task that already retired is
-// satisfied). Timing-only: tensors carry no contents.
+// each with 1-4 distinct explicit predecessors drawn uniformly from the
+// previous 64 (all of them when fewer precede it; task 0 has none), AIC with
+// probability 1/3 (else AIV), each a fixed-cycles cost summary uniform in
+// 500-5000 AICore cycles. Kernels are shared (one per cycle count and core
+// type, 9002 in all) so the header stays small; tasks are grouped into scopes
+// so no ring overflows (a dependency on a task that already retired is
+// satisfied). Timing-only: no tensors at all.
 //
 //   stress_trace --tasks 1000000 --seed 42 -o stress_1m.pb
 
+#include <algorithm>
 #include <cstdint>
 #include <iostream>
 #include <random>
@@ -18,7 +20,6 @@
 
 namespace {
 
-constexpr int kBuckets = 100;  // cycle buckets per core type
 constexpr int64_t kMinCycles = 500;
 constexpr int64_t kMaxCycles = 5000;
 constexpr int kWindow = 64;        // predecessors come from the last 64 tasks
@@ -40,14 +41,14 @@ int Main(int argc, char** argv) {
   header.set_platform("a2a3");
   header.set_source("tools/stress_trace.cc");
   header.set_timing_only(true);
+  constexpr int kCosts = kMaxCycles - kMinCycles + 1;  // kernel id = type * kCosts + offset
   for (int type = 0; type < 2; ++type) {
-    for (int b = 0; b < kBuckets; ++b) {
+    for (int64_t cycles = kMinCycles; cycles <= kMaxCycles; ++cycles) {
       pto::trace::Kernel* kernel = header.add_kernels();
       kernel->set_id(header.kernels_size() - 1);
-      kernel->set_name((type == 0 ? "aic_work_" : "aiv_work_") + std::to_string(b));
+      kernel->set_name((type == 0 ? "aic_" : "aiv_") + std::to_string(cycles));
       kernel->set_core_type(type == 0 ? pto::trace::AIC : pto::trace::AIV);
-      kernel->mutable_cost()->set_fixed_cycles(kMinCycles +
-                                               (kMaxCycles - kMinCycles) * b / (kBuckets - 1));
+      kernel->mutable_cost()->set_fixed_cycles(cycles);
     }
   }
   auto writer = pto::TraceWriter::Create(output, header);
@@ -57,9 +58,8 @@ int Main(int argc, char** argv) {
   }
   std::mt19937_64 random(seed);
   std::uniform_int_distribution<int> preds(1, 4);
-  std::uniform_int_distribution<int> bucket(0, kBuckets - 1);
+  std::uniform_int_distribution<int> cost(0, kCosts - 1);
   std::uniform_int_distribution<int> is_aic(0, 2);
-  std::uniform_int_distribution<int> back(1, kWindow);
 
   pto::trace::StreamRecord record;
   auto write = [&](const pto::trace::StreamRecord& r) {
@@ -85,7 +85,7 @@ int Main(int argc, char** argv) {
     record.Clear();
     pto::trace::Submit* submit = record.mutable_submit();
     const bool aic = is_aic(random) == 0;
-    const int kernel = (aic ? 0 : kBuckets) + bucket(random);
+    const int kernel = (aic ? 0 : kCosts) + cost(random);
     submit->set_name(aic ? "aic_work" : "aiv_work");
     submit->add_kernel_ids(aic ? kernel : -1);
     submit->add_kernel_ids(aic ? -1 : kernel);
@@ -93,9 +93,17 @@ int Main(int argc, char** argv) {
     submit->set_block_num(1);
     submit->set_scope_depth(1);
     if (i > 0) {
-      const int n = preds(random);
+      // Distinct predecessors among the previous min(i, 64) tasks.
+      const int64_t window = std::min<int64_t>(i, kWindow);
+      const int n = static_cast<int>(std::min<int64_t>(preds(random), window));
+      std::uniform_int_distribution<int64_t> back(1, window);
+      int64_t chosen[4];
       for (int p = 0; p < n; ++p) {
-        const int64_t dep = i - std::min<int64_t>(back(random), i);
+        int64_t dep;
+        do {
+          dep = i - back(random);
+        } while (std::find(chosen, chosen + p, dep) != chosen + p);
+        chosen[p] = dep;
         submit->add_deps(static_cast<uint32_t>(dep));
       }
     }
