@@ -1,0 +1,168 @@
+#!/usr/bin/env python3
+"""End-to-end speed of pto_sim: this tree against a git revision, in one run.
+
+    scripts/bench.py --rev main                 # the default workloads, 3 rounds
+    scripts/bench.py --rev HEAD~3 --rounds 5 --workloads stress_100k,qwen3
+
+Builds REV in a temporary `git worktree` and this tree (Release, into
+build-bench/), makes every input with *this* tree's tools (so both builds
+replay identical traces), then runs each workload on both builds in
+alternation (ABAB..., so load from other processes hits both alike) and prints
+a side-by-side table:
+
+  wall s       whole-process wall clock, best of the rounds
+  tasks/s      simulated tasks (the summary's `tasks`) / wall
+  RSS MiB      peak resident set of the pto_sim process (getrusage of the child)
+  ratio        REV wall / this tree's wall (> 1: this tree is faster)
+
+Events per task (SystemC method activations) are not counted: SystemC 2.3
+has no cheap public counter for them; `perf stat` on a run gives the
+instruction count instead (docs/performance.md).
+
+Workloads: stress_100k, stress_1m, stress_4m (tools/stress_trace.cc, seed 42;
+--timing-only --summary-only), stress_1m_out (the same with every output on,
+--out DIR), qwen3 (traces/qwen3_14b_decode.py, --timing-only --summary-only),
+pipeline (traces/manual_scope_pipeline.py, functional, every output on).
+"""
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DEFAULT_WORKLOADS = "stress_100k,stress_1m,stress_1m_out,qwen3,pipeline"
+STRESS_TASKS = {"stress_100k": 100_000, "stress_1m": 1_000_000, "stress_4m": 4_000_000}
+
+
+def log(message):
+    print(f"bench: {message}", file=sys.stderr, flush=True)
+
+
+def run(cmd, **kwargs):
+    subprocess.run(cmd, check=True, **kwargs)
+
+
+def build(source, build_dir, targets):
+    env = dict(os.environ)
+    env["CCACHE_BASEDIR"] = source  # same relative paths in both trees: shared cache hits
+    launcher = ["-DCMAKE_CXX_COMPILER_LAUNCHER=ccache"] if shutil.which("ccache") else []
+    run(["cmake", "-S", source, "-B", build_dir, "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release",
+         "-DPTO_BUILD_TESTS=OFF", "-DPTO_BUILD_BENCHMARKS=OFF"] + launcher,
+        env=env, stdout=subprocess.DEVNULL)
+    run(["cmake", "--build", build_dir, "-j", str(os.cpu_count() or 2), "--target"] + targets,
+        env=env, stdout=subprocess.DEVNULL)
+
+
+def measure(cmd):
+    """Runs cmd; returns (wall seconds, peak RSS KiB, stdout)."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env=dict(os.environ, SYSTEMC_DISABLE_COPYRIGHT_MESSAGE="1"))
+    out = proc.stdout.read()
+    err = proc.stderr.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    code = os.waitstatus_to_exitcode(status)
+    if code not in (0, 1):
+        raise RuntimeError(f"{' '.join(cmd)} exited {code}: {err.decode()[-500:]}")
+    return wall, usage.ru_maxrss, out.decode()
+
+
+def tasks_of(summary):
+    return sum(int(n) for n in re.findall(r"^\s+tasks (\d+)", summary, re.M))
+
+
+def make_inputs(build_dir, workloads, work):
+    """The traces and extra arguments of each workload, made by this tree."""
+    inputs = {}
+    ptoc = os.path.join(build_dir, "frontend", "ptoc")
+    for name in workloads:
+        base = name.removesuffix("_out")
+        if base in STRESS_TASKS:
+            trace = os.path.join(work, f"{base}.pb")
+            if not os.path.exists(trace):
+                run([os.path.join(build_dir, "tools", "stress_trace_gen"), "--tasks",
+                     str(STRESS_TASKS[base]), "--seed", "42", "-o", trace])
+            extra = ["--timing-only"]
+            extra += ["--out", "{out}"] if name.endswith("_out") else ["--summary-only"]
+        elif name == "qwen3":
+            trace = os.path.join(work, "qwen3_14b_decode.pb")
+            run([ptoc, "qwen3_14b_decode.py", "--timing-only", "-o", trace],
+                cwd=os.path.join(ROOT, "traces"))
+            extra = ["--timing-only", "--summary-only"]
+        elif name == "pipeline":
+            trace = os.path.join(work, "manual_scope_pipeline.pb")
+            run([ptoc, "manual_scope_pipeline.py", "-o", trace], cwd=os.path.join(ROOT, "traces"))
+            extra = ["--out", "{out}"]
+        else:
+            sys.exit(f"bench: unknown workload '{name}'; known: {DEFAULT_WORKLOADS},stress_4m")
+        inputs[name] = (trace, extra)
+    return inputs
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--rev", required=True, help="git revision to compare against")
+    parser.add_argument("--workloads", default=DEFAULT_WORKLOADS)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--keep", action="store_true", help="keep the temporary worktree")
+    args = parser.parse_args()
+    workloads = [w for w in args.workloads.split(",") if w]
+
+    work = tempfile.mkdtemp(prefix="pto_bench_")
+    base_src = os.path.join(work, "base")
+    rev = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", args.rev], check=True,
+                         capture_output=True, text=True).stdout.strip()
+    log(f"building {args.rev} ({rev}) in a temporary worktree")
+    run(["git", "-C", ROOT, "worktree", "add", "--detach", base_src, rev],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        build(base_src, os.path.join(base_src, "build-bench"), ["pto_sim"])
+        log("building this tree")
+        cur_build = os.path.join(ROOT, "build-bench")
+        build(ROOT, cur_build, ["pto_sim", "ptoc", "stress_trace_gen"])
+        inputs = make_inputs(cur_build, workloads, work)
+        sims = {rev: os.path.join(base_src, "build-bench", "sim", "pto_sim"),
+                "this tree": os.path.join(cur_build, "sim", "pto_sim")}
+        config = os.path.join(ROOT, "configs", "ascend.yaml")
+        results = {}
+        for name in workloads:
+            trace, extra = inputs[name]
+            for rnd in range(args.rounds):
+                for label, sim in sims.items():
+                    out = os.path.join(work, f"out_{rnd}")
+                    cmd = [sim, "--config", config, "--trace", trace]
+                    cmd += [a.replace("{out}", out) for a in extra]
+                    wall, rss, summary = measure(cmd)
+                    shutil.rmtree(out, ignore_errors=True)
+                    best = results.get((name, label))
+                    if best is None or wall < best[0]:
+                        results[(name, label)] = (wall, rss, tasks_of(summary))
+                    log(f"{name} on {label}: {wall:.2f} s, {rss / 1024:.0f} MiB")
+        print_table(workloads, list(sims), results)
+    finally:
+        if not args.keep:
+            subprocess.run(["git", "-C", ROOT, "worktree", "remove", "--force", base_src],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            shutil.rmtree(work, ignore_errors=True)
+
+
+def print_table(workloads, labels, results):
+    base, cur = labels
+    print(f"| workload | tasks | {base} wall s | {base} tasks/s | {base} RSS MiB "
+          f"| this tree wall s | this tree tasks/s | this tree RSS MiB | ratio |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for name in workloads:
+        bw, brss, tasks = results[(name, base)]
+        cw, crss, _ = results[(name, cur)]
+        print(f"| {name} | {tasks} | {bw:.2f} | {tasks / bw:,.0f} | {brss / 1024:.0f} "
+              f"| {cw:.2f} | {tasks / cw:,.0f} | {crss / 1024:.0f} | {bw / cw:.2f} |")
+
+
+if __name__ == "__main__":
+    main()
