@@ -1,6 +1,8 @@
 #include "models/aicpu/task_table.h"
 
 #include <cassert>
+#include <string>
+#include <utility>
 
 namespace pto {
 
@@ -22,10 +24,43 @@ const char* TaskShapeName(TaskShape shape) {
 
 TaskTable::TaskTable(RetireHook on_retire) : on_retire_(std::move(on_retire)) {}
 
+namespace {
+
+// Task{} except that its vectors and name keep their capacity.
+void ResetKeepingCapacity(Task& task) {
+  std::string name = std::move(task.name);
+  std::vector<TaskArg> args = std::move(task.args);
+  std::vector<TaskSeq> consumers = std::move(task.consumers);
+  std::vector<TaskSeq> retained = std::move(task.retained);
+  std::vector<int32_t> staged_cores = std::move(task.staged_cores);
+  task = Task{};
+  name.clear();
+  args.clear();
+  consumers.clear();
+  retained.clear();
+  staged_cores.clear();
+  task.name = std::move(name);
+  task.args = std::move(args);
+  task.consumers = std::move(consumers);
+  task.retained = std::move(retained);
+  task.staged_cores = std::move(staged_cores);
+}
+
+}  // namespace
+
+Task& TaskTable::Allocate() {
+  if (free_.empty()) return storage_.emplace_back();
+  Task* task = free_.back();
+  free_.pop_back();
+  ResetKeepingCapacity(*task);
+  return *task;
+}
+
 Task& TaskTable::Create(TaskSeq seq, int ring) {
   assert(seq == next_seq_);
   ++next_seq_;
-  Task& task = rings_[ring].emplace_back();  // deque: references stay valid
+  Task& task = Allocate();
+  rings_[ring].push_back(&task);
   task.seq = seq;
   task.ring = static_cast<uint8_t>(ring);
   index_[seq] = &task;
@@ -43,13 +78,13 @@ const Task* TaskTable::Find(TaskSeq seq) const {
 }
 
 const Task* TaskTable::ring_front(int ring) const {
-  return rings_[ring].empty() ? nullptr : &rings_[ring].front();
+  return rings_[ring].empty() ? nullptr : rings_[ring].front();
 }
 
 void TaskTable::ForEachLive(const std::function<bool(const Task&)>& visit) const {
   for (const auto& ring : rings_) {
-    for (const Task& task : ring) {
-      if (!visit(task)) return;
+    for (const Task* task : ring) {
+      if (!visit(*task)) return;
     }
   }
 }
@@ -89,10 +124,12 @@ void TaskTable::ReleaseScope(TaskSeq seq) {
 
 void TaskTable::AdvanceWatermarks() {
   for (auto& ring : rings_) {
-    while (!ring.empty() && Consumed(ring.front())) {
-      on_retire_(ring.front());
-      index_.erase(ring.front().seq);
+    while (!ring.empty() && Consumed(*ring.front())) {
+      Task* task = ring.front();
+      on_retire_(*task);
+      index_.erase(task->seq);
       ring.pop_front();
+      free_.push_back(task);
     }
   }
 }

@@ -69,8 +69,14 @@ class TaskTable {
     return task.completed && task.scope_released && task.retain_pins == 0 && task.retained.empty();
   }
 
+  // A Task from the free list (or new), reset but with the capacity of its
+  // vectors and name kept: no allocation per task in steady state.
+  Task& Allocate();
+
   RetireHook on_retire_;
-  std::array<std::deque<Task>, kNumRings> rings_;
+  std::deque<Task> storage_;  // every Task ever allocated; references stay valid
+  std::vector<Task*> free_;   // retired ones, ready for reuse
+  std::array<std::deque<Task*>, kNumRings> rings_;  // live tasks in submission order
   absl::flat_hash_map<TaskSeq, Task*> index_;
   TaskSeq next_seq_ = 0;
 };
