@@ -3,6 +3,7 @@
 
     scripts/bench.py --rev main                 # the default workloads, 3 rounds
     scripts/bench.py --rev HEAD~3 --rounds 5 --workloads stress_100k,qwen3
+    scripts/bench.py --rev main --build-dir build    # reuse an existing Release build
 
 Builds REV in a temporary `git worktree` and this tree (Release, into
 build-bench/), makes every input with *this* tree's tools (so both builds
@@ -49,11 +50,12 @@ def run(cmd, **kwargs):
 
 def build(source, build_dir, targets):
     env = dict(os.environ)
-    env["CCACHE_BASEDIR"] = source  # same relative paths in both trees: shared cache hits
-    launcher = ["-DCMAKE_CXX_COMPILER_LAUNCHER=ccache"] if shutil.which("ccache") else []
-    run(["cmake", "-S", source, "-B", build_dir, "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release",
-         "-DPTO_BUILD_TESTS=OFF", "-DPTO_BUILD_BENCHMARKS=OFF"] + launcher,
-        env=env, stdout=subprocess.DEVNULL)
+    if not os.path.exists(os.path.join(build_dir, "CMakeCache.txt")):
+        env["CCACHE_BASEDIR"] = source  # same relative paths in both trees: shared cache hits
+        launcher = ["-DCMAKE_CXX_COMPILER_LAUNCHER=ccache"] if shutil.which("ccache") else []
+        run(["cmake", "-S", source, "-B", build_dir, "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release",
+             "-DPTO_BUILD_TESTS=OFF", "-DPTO_BUILD_BENCHMARKS=OFF"] + launcher,
+            env=env, stdout=subprocess.DEVNULL)
     run(["cmake", "--build", build_dir, "-j", str(os.cpu_count() or 2), "--target"] + targets,
         env=env, stdout=subprocess.DEVNULL)
 
@@ -110,6 +112,9 @@ def main():
     parser.add_argument("--rev", required=True, help="git revision to compare against")
     parser.add_argument("--workloads", default=DEFAULT_WORKLOADS)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--build-dir", default=os.path.join(ROOT, "build-bench"),
+                        help="this tree's build directory (default build-bench/; an existing "
+                             "Release build such as build/ is only brought up to date)")
     parser.add_argument("--keep", action="store_true", help="keep the temporary worktree")
     args = parser.parse_args()
     workloads = [w for w in args.workloads.split(",") if w]
@@ -124,7 +129,7 @@ def main():
     try:
         build(base_src, os.path.join(base_src, "build-bench"), ["pto_sim"])
         log("building this tree")
-        cur_build = os.path.join(ROOT, "build-bench")
+        cur_build = os.path.abspath(args.build_dir)
         build(ROOT, cur_build, ["pto_sim", "ptoc", "stress_trace_gen"])
         inputs = make_inputs(cur_build, workloads, work)
         sims = {rev: os.path.join(base_src, "build-bench", "sim", "pto_sim"),
