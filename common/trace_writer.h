@@ -1,19 +1,19 @@
 #ifndef PTO_COMMON_TRACE_WRITER_H_
 #define PTO_COMMON_TRACE_WRITER_H_
 
-#include <fstream>
 #include <memory>
 #include <string>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "common/atomic_file.h"
 #include "google/protobuf/io/zero_copy_stream_impl.h"
 #include "proto/task_stream.pb.h"
 
 namespace pto {
 
 // Writes a task stream: the header, then records, each length-delimited.
-// Output goes to `path` + ".tmp" and is renamed on Finish(), so a reader never
+// Output goes through an AtomicFile, renamed on Finish(), so a reader never
 // sees a half-written trace under the final name.
 class TraceWriter {
  public:
@@ -28,10 +28,8 @@ class TraceWriter {
   explicit TraceWriter(std::string path);
 
   std::string path_;
-  std::string tmp_path_;
-  std::ofstream file_;
+  AtomicFile file_;
   std::unique_ptr<google::protobuf::io::OstreamOutputStream> stream_;
-  bool finished_ = false;
 };
 
 // Writes a whole .pbtxt trace (one TraceText message in text format).

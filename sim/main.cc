@@ -1,7 +1,9 @@
 // pto_sim: replays a task stream on a SystemC model of an Ascend-class NPU.
 
 #include <cstdlib>
+#include <exception>
 #include <iostream>
+#include <new>
 #include <optional>
 #include <string>
 #include <vector>
@@ -27,8 +29,8 @@ int Main(int argc, char** argv) {
   bool print_config = false;
   CLI::App app{
       "pto_sim: simulate an Ascend-class NPU's task runtime on a task stream.\n"
-      "Exit codes: 0 ok, 1 a check failed, 2 bad input or config, 3 simulated deadlock or "
-      "runtime fatal."};
+      "Exit codes: 0 ok, 1 a check failed, 2 bad input or config, 3 simulated deadlock, "
+      "runtime fatal or a time limit, 130/143 stopped by SIGINT/SIGTERM."};
   app.set_version_flag("--version", std::string("pto_sim ") + PTO_SIM_VERSION);
   app.require_subcommand(0, 1);
   app.add_option("--config", options.config_path,
@@ -56,6 +58,12 @@ int Main(int argc, char** argv) {
   app.add_flag("--profiled", profiled,
                "emulate a profiled run (swimlane on): each task pays the device-side self-cost "
                "of its timestamp read and record write-back (same as --set profiling.enabled=1)");
+  app.add_option("--max-wall-seconds", options.max_wall_seconds,
+                 "stop with exit 3 after this much wall-clock time (default 600)")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--max-sim-seconds", options.max_sim_seconds,
+                 "stop with exit 3 once simulated time passes this (default 10)")
+      ->check(CLI::PositiveNumber);
 
   std::string deps_trace, edge_mode = "full";
   CLI::App* deps = app.add_subcommand(
@@ -113,7 +121,17 @@ int Main(int argc, char** argv) {
 }  // namespace
 }  // namespace pto
 
-int sc_main(int argc, char** argv) { return pto::Main(argc, argv); }
+int sc_main(int argc, char** argv) {
+  try {
+    return pto::Main(argc, argv);
+  } catch (const std::bad_alloc&) {
+    std::cerr << "pto_sim: error: out of memory; run with --timing-only or a smaller trace\n";
+  } catch (const std::exception& e) {
+    std::cerr << "pto_sim: internal error: " << e.what()
+              << "\nThis is a bug in pto_sim; please report it with the trace and config.\n";
+  }
+  return pto::kExitRuntime;
+}
 
 int main(int argc, char** argv) {
   // The SystemC banner is noise on stderr for a command-line tool.

@@ -3,6 +3,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -21,6 +24,7 @@
 #include "sim/output_set.h"
 #include "sim/progress_tap.h"
 #include "sim/stats_writer.h"
+#include "sim/stop_signal.h"
 #include "sim/trace_reader.h"
 #include "systemc"
 
@@ -43,9 +47,17 @@ int ExitCodeFor(const absl::Status& status) {
 // Forwards the chip's observations to the current launch's writers.
 class ForwardingObserver : public RunObserver {
  public:
-  void set_targets(std::vector<RunObserver*> targets) { targets_ = std::move(targets); }
+  void set_targets(std::vector<RunObserver*> targets) {
+    targets_ = std::move(targets);
+    submitted_ = retired_ = 0;
+  }
+  // Tasks of the current launch so far, for the report of a stopped run.
+  int64_t submitted() const { return submitted_; }
+  int64_t retired() const { return retired_; }
+
   void OnTaskSubmitted(const Task& task, absl::Span<const DepEdge> edges, TimePs start,
                        TimePs end) override {
+    ++submitted_;
     for (RunObserver* t : targets_) t->OnTaskSubmitted(task, edges, start, end);
   }
   void OnEdge(const Task& consumer, const DepEdge& edge) override {
@@ -71,11 +83,14 @@ class ForwardingObserver : public RunObserver {
     for (RunObserver* t : targets_) t->OnBlockSync(task, block, core, kind, addr);
   }
   void OnTaskRetired(const Task& task) override {
+    ++retired_;
     for (RunObserver* t : targets_) t->OnTaskRetired(task);
   }
 
  private:
   std::vector<RunObserver*> targets_;
+  int64_t submitted_ = 0;
+  int64_t retired_ = 0;
 };
 
 class ReaderSource : public RecordSource {
@@ -121,6 +136,15 @@ class Session : public LaunchListener {
   void PrintLaunch(const LaunchReport& report);
   absl::Status WriteRunSummary();
   int Fail(const absl::Status& status, int code);
+  // Runs the simulation in slices, between which it notices a stop signal
+  // and the wall-clock and simulated-time limits. Returns 0 when the
+  // simulation ended by itself, else the exit code after reporting why it
+  // stopped and where it stood.
+  int Simulate();
+  // Drops the unfinished launch: its writers remove their temporary files,
+  // and its directory goes if nothing else is in it.
+  void AbandonLaunch();
+  std::string DescribeProgress(double wall_seconds) const;
 
   const RunOptions& options_;
   std::ostream& out_;
@@ -166,6 +190,17 @@ absl::Status Session::Prepare() {
     kernels.push_back(*std::move(compiled));
   }
   functional_ = !header.timing_only() && !options_.timing_only;
+  if (functional_) {
+    uint64_t contents = 0;  // the reader bounds each tensor, so this cannot wrap
+    for (const trace::Tensor& tensor : header.tensors()) contents += tensor.size_bytes();
+    if (contents > kMaxTensorContentsBytes) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "%s: header: tensors: the tensors hold %d bytes of contents; expected at most %d "
+          "(pto_sim keeps every tensor in memory): run with --timing-only, or use smaller "
+          "tensors",
+          options_.trace_path, contents, kMaxTensorContentsBytes));
+    }
+  }
   context_ =
       std::make_unique<ChipContext>(config_, header, std::move(kernels), functional_, &observer_);
   ApplyTraceRingSizes(header.ring_sizes());
@@ -465,6 +500,70 @@ absl::Status Session::WriteRunSummary() {
   return writer.Finalize(total);
 }
 
+std::string Session::DescribeProgress(double wall_seconds) const {
+  std::string where = absl::StrFormat("at simulated time %.3f us, after %.1f s of wall time",
+                                      Us(sc_core::sc_time_stamp().value()), wall_seconds);
+  if (current_) {
+    absl::StrAppendFormat(&where, ", in launch %d '%s' (%d tasks submitted, %d retired)",
+                          current_->index, current_->name, observer_.submitted(),
+                          observer_.retired());
+  }
+  absl::StrAppendFormat(&where, "; %d launches completed", launch_summaries_.size());
+  if (!options_.out_dir.empty() && !launch_summaries_.empty()) {
+    absl::StrAppend(&where, " (their files are in ", options_.out_dir, "/launch_<k>)");
+  }
+  absl::StrAppend(&where, "; the unfinished launch wrote no files");
+  return where;
+}
+
+void Session::AbandonLaunch() {
+  if (!current_) return;
+  observer_.set_targets({});
+  const int index = current_->index;
+  current_.reset();
+  if (!options_.out_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::remove(absl::StrCat(options_.out_dir, "/launch_", index), ec);
+  }
+}
+
+int Session::Simulate() {
+  // A slice long enough that its fixed cost is noise, short enough that a
+  // dense simulation notices a signal or a limit within milliseconds.
+  const sc_core::sc_time slice(10, sc_core::SC_US);
+  const sc_core::sc_time max_sim_time(options_.max_sim_seconds, sc_core::SC_SEC);
+  const auto wall_start = std::chrono::steady_clock::now();
+  auto wall_seconds = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  };
+  InstallStopSignalHandlers();
+  for (bool first = true;; first = false) {
+    // Jump straight over idle stretches instead of stepping through them
+    // (before the first slice nothing is scheduled yet).
+    sc_core::sc_start(first ? slice : std::max(slice, sc_core::sc_time_to_pending_activity()),
+                      sc_core::SC_EXIT_ON_STARVATION);
+    if (!context_->fatal().ok() || !sc_core::sc_pending_activity()) return 0;
+    if (const int signal = StopSignal(); signal != 0) {
+      err_ << "pto_sim: stopped by " << (signal == SIGINT ? "SIGINT" : "SIGTERM") << " "
+           << DescribeProgress(wall_seconds()) << "\n";
+      AbandonLaunch();
+      return 128 + signal;
+    }
+    if (wall_seconds() > options_.max_wall_seconds) {
+      err_ << "pto_sim: error: wall-clock limit of " << options_.max_wall_seconds
+           << " s reached (--max-wall-seconds) " << DescribeProgress(wall_seconds()) << "\n";
+      AbandonLaunch();
+      return kExitRuntime;
+    }
+    if (sc_core::sc_time_stamp() >= max_sim_time) {
+      err_ << "pto_sim: error: simulated-time limit of " << options_.max_sim_seconds
+           << " s reached (--max-sim-seconds) " << DescribeProgress(wall_seconds()) << "\n";
+      AbandonLaunch();
+      return kExitRuntime;
+    }
+  }
+}
+
 int Session::Run() {
   if (absl::Status s = Prepare(); !s.ok()) return Fail(s, ExitCodeFor(s));
   out_ << absl::StrFormat("pto_sim: %s on %s (%d clusters, %d scheduler threads)%s\n",
@@ -472,7 +571,7 @@ int Session::Run() {
                           config_.aicpu.scheduler_threads, functional_ ? "" : ", timing only");
   Chip chip("chip", context_.get(), source_.get(), this);
   chip_ = &chip;
-  sc_core::sc_start();
+  if (int stopped = Simulate(); stopped != 0) return stopped;
   if (!context_->fatal().ok()) return Fail(context_->fatal(), ExitCodeFor(context_->fatal()));
   if (!chip.orchestrator().done()) {
     return Fail(absl::DeadlineExceededError(

@@ -1,6 +1,7 @@
 #ifndef PTO_SIM_RUN_DRIVER_H_
 #define PTO_SIM_RUN_DRIVER_H_
 
+#include <cstdint>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -13,18 +14,27 @@ enum ExitCode : int {
   kExitCheckFailed = 1,
   kExitBadInput = 2,
   kExitRuntime = 3,  // simulated deadlock, hang, runtime fatal or time limit
+  // Stopped by SIGINT or SIGTERM: 128 + the signal (130, 143), as a shell
+  // reports a process the signal killed, so scripts can tell "interrupted"
+  // from "the simulation failed".
 };
+
+// The most tensor contents a functional run holds in memory (16 GiB); larger
+// workloads run with --timing-only.
+inline constexpr uint64_t kMaxTensorContentsBytes = uint64_t{16} << 30;
 
 struct RunOptions {
   std::string config_path;
   std::vector<std::string> overrides;  // --set key=value
   std::string trace_path;
-  std::string out_dir;          // empty: no files
-  bool summary_only = false;    // summary keys only, no per-task records
-  bool timing_only = false;     // no data: tensors without contents, no checks
-  int swimlane_level = 2;       // chip_swimlane_records.json detail, 1..4
-  bool hazards = true;          // run the hazard detector (--no-hazards turns it off)
-  bool fail_on_hazard = false;  // a hazard makes the run exit 1
+  std::string out_dir;            // empty: no files
+  bool summary_only = false;      // summary keys only, no per-task records
+  bool timing_only = false;       // no data: tensors without contents, no checks
+  int swimlane_level = 2;         // chip_swimlane_records.json detail, 1..4
+  bool hazards = true;            // run the hazard detector (--no-hazards turns it off)
+  bool fail_on_hazard = false;    // a hazard makes the run exit 1
+  double max_wall_seconds = 600;  // --max-wall-seconds: stop with exit 3 after this
+  double max_sim_seconds = 10;    // --max-sim-seconds: stop with exit 3 past this simulated time
 };
 
 // Elaborates the chip once and runs every launch of the trace on it, printing

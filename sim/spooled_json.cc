@@ -48,32 +48,4 @@ absl::Status SpooledArray::SpliceInto(std::ostream& out, absl::string_view inden
   return absl::OkStatus();
 }
 
-AtomicFile::~AtomicFile() {
-  if (out_.is_open()) out_.close();
-  if (!committed_) std::remove(tmp_.c_str());
-}
-
-absl::Status AtomicFile::Open() {
-  out_.open(tmp_, std::ios::trunc | std::ios::binary);
-  if (!out_) return absl::UnavailableError(absl::StrCat(tmp_, ": cannot open for writing"));
-  return absl::OkStatus();
-}
-
-absl::Status AtomicFile::Commit() {
-  out_.close();
-  if (out_.fail()) return absl::DataLossError(absl::StrCat(tmp_, ": write failed"));
-  if (std::rename(tmp_.c_str(), path_.c_str()) != 0) {
-    return absl::DataLossError(absl::StrCat(path_, ": cannot rename ", tmp_));
-  }
-  committed_ = true;
-  return absl::OkStatus();
-}
-
-absl::Status WriteFileAtomically(const std::string& path, absl::string_view content) {
-  AtomicFile file(path);
-  if (absl::Status s = file.Open(); !s.ok()) return s;
-  file.out().write(content.data(), static_cast<std::streamsize>(content.size()));
-  return file.Commit();
-}
-
 }  // namespace pto

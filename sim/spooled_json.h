@@ -8,6 +8,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
+#include "common/atomic_file.h"  // the writers that use SpooledArray commit through it
 
 namespace pto {
 
@@ -38,29 +39,6 @@ class SpooledArray {
   std::ofstream out_;
   int64_t size_ = 0;
 };
-
-// A file that appears complete or not at all: written to `<path>.tmp` and
-// renamed over `path` by Commit(). Dropped without Commit(), it leaves nothing.
-class AtomicFile {
- public:
-  explicit AtomicFile(std::string path) : path_(std::move(path)), tmp_(path_ + ".tmp") {}
-  ~AtomicFile();
-  AtomicFile(const AtomicFile&) = delete;
-  AtomicFile& operator=(const AtomicFile&) = delete;
-
-  absl::Status Open();
-  std::ostream& out() { return out_; }
-  absl::Status Commit();
-
- private:
-  std::string path_;
-  std::string tmp_;
-  std::ofstream out_;
-  bool committed_ = false;
-};
-
-// Writes `content` to `path` through an AtomicFile.
-absl::Status WriteFileAtomically(const std::string& path, absl::string_view content);
 
 }  // namespace pto
 

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "absl/strings/str_cat.h"
+#include "common/atomic_file.h"
 
 namespace pto {
 namespace {
@@ -92,7 +93,7 @@ void StatsWriter::OnTaskRetired(const Task& task) {
   Append(tasks_, j.dump());
 }
 
-absl::Status StatsWriter::Splice(std::ofstream& out, Stream& stream, const char* key) {
+absl::Status StatsWriter::Splice(std::ostream& out, Stream& stream, const char* key) {
   stream.out.close();
   out << ",\n\"" << key << "\": [\n";
   if (!stream.empty) {  // streaming an empty buffer would set failbit
@@ -104,28 +105,23 @@ absl::Status StatsWriter::Splice(std::ofstream& out, Stream& stream, const char*
 }
 
 absl::Status StatsWriter::Finalize(const nlohmann::json& summary) {
-  const std::string path = absl::StrCat(dir_, "/stats.json");
-  const std::string tmp = absl::StrCat(path, ".tmp");
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    if (!out) return absl::UnavailableError(absl::StrCat(tmp, ": cannot open for writing"));
-    std::string head = summary.dump(2);
-    head.pop_back();  // the closing brace; the arrays follow
-    while (!head.empty() && (head.back() == '\n' || head.back() == ' ')) head.pop_back();
-    out << head;
-    if (records_) {
-      Splice(out, tasks_, "task_records");
-      Splice(out, edges_, "edge_records");
-      Splice(out, intervals_, "core_intervals");
-      Splice(out, engine_intervals_, "engine_intervals");
+  AtomicFile file(absl::StrCat(dir_, "/stats.json"));
+  if (absl::Status s = file.Open(); !s.ok()) return s;
+  std::ostream& out = file.out();
+  std::string head = summary.dump(2);
+  head.pop_back();  // the closing brace; the arrays follow
+  while (!head.empty() && (head.back() == '\n' || head.back() == ' ')) head.pop_back();
+  out << head;
+  if (records_) {
+    for (auto [stream, key] : {std::pair<Stream*, const char*>{&tasks_, "task_records"},
+                               {&edges_, "edge_records"},
+                               {&intervals_, "core_intervals"},
+                               {&engine_intervals_, "engine_intervals"}}) {
+      if (absl::Status s = Splice(out, *stream, key); !s.ok()) return s;
     }
-    out << "\n}\n";
-    if (!out) return absl::DataLossError(absl::StrCat(tmp, ": write failed"));
   }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    return absl::DataLossError(absl::StrCat(path, ": cannot rename ", tmp));
-  }
-  return absl::OkStatus();
+  out << "\n}\n";
+  return file.Commit();
 }
 
 }  // namespace pto

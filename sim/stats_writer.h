@@ -2,6 +2,7 @@
 #define PTO_SIM_STATS_WRITER_H_
 
 #include <fstream>
+#include <ostream>
 #include <string>
 
 #include "absl/status/status.h"
@@ -39,7 +40,7 @@ class StatsWriter : public RunObserver {
     bool empty = true;
   };
   void Append(Stream& stream, const std::string& line);
-  absl::Status Splice(std::ofstream& out, Stream& stream, const char* key);
+  absl::Status Splice(std::ostream& out, Stream& stream, const char* key);
 
   std::string dir_;
   bool records_;
