@@ -1,5 +1,6 @@
 // Expression evaluation of the tracing interpreter.
 #include <cmath>
+#include <limits>
 
 #include "absl/strings/str_cat.h"
 #include "common/dtype.h"
@@ -642,29 +643,60 @@ absl::StatusOr<Value> Interpreter::Binary(const std::string& op, const Value& a,
   }
   if (a.is_integral() && b.is_integral()) {
     const int64_t x = a.i(), y = b.i();
-    if (op == "+") return Value::Int(x + y);
-    if (op == "-") return Value::Int(x - y);
-    if (op == "*") return Value::Int(x * y);
+    // Python integers are unbounded; ptoc's are 64-bit, so a result that
+    // does not fit is an error rather than a silent wrap (undefined in C++).
+    auto overflow = [&]() -> absl::Status {
+      return Error(loc, absl::StrCat("integer ", x, " ", op, " ", y,
+                                     " does not fit in 64 bits; ptoc integers are 64-bit"));
+    };
+    int64_t r = 0;
+    if (op == "+") {
+      if (__builtin_add_overflow(x, y, &r)) return overflow();
+      return Value::Int(r);
+    }
+    if (op == "-") {
+      if (__builtin_sub_overflow(x, y, &r)) return overflow();
+      return Value::Int(r);
+    }
+    if (op == "*") {
+      if (__builtin_mul_overflow(x, y, &r)) return overflow();
+      return Value::Int(r);
+    }
     if (op == "/") {
       if (y == 0) return Error(loc, "division by zero");
       return Value::Float(static_cast<double>(x) / y);
     }
     if (op == "//" || op == "%") {
       if (y == 0) return Error(loc, "integer division or modulo by zero");
+      if (x == std::numeric_limits<int64_t>::min() && y == -1) return overflow();
       const int64_t q = PyFloorDiv(x, y);
       return Value::Int(op == "//" ? q : x - q * y);
     }
     if (op == "**") {
       if (y < 0) return Value::Float(std::pow(x, y));
-      int64_t r = 1;
-      for (int64_t k = 0; k < y; ++k) r *= x;
+      r = 1;
+      for (int64_t k = 0; k < y; ++k) {  // stops within 64 steps unless |x| <= 1
+        if (__builtin_mul_overflow(r, x, &r)) return overflow();
+        if (x == 0 || x == 1 || (x == -1 && k >= 1)) {
+          if (x == -1) r = (y % 2 == 0) ? 1 : -1;
+          break;
+        }
+      }
       return Value::Int(r);
     }
     if (op == "&") return Value::Int(x & y);
     if (op == "|") return Value::Int(x | y);
     if (op == "^") return Value::Int(x ^ y);
-    if (op == "<<") return Value::Int(x << y);
-    if (op == ">>") return Value::Int(x >> y);
+    if (op == "<<" || op == ">>") {
+      if (y < 0) return Error(loc, "negative shift count");
+      if (op == ">>") return Value::Int(y >= 64 ? (x < 0 ? -1 : 0) : x >> y);
+      if (x == 0) return Value::Int(0);
+      if (y >= 63 || x > (std::numeric_limits<int64_t>::max() >> y) ||
+          x < (std::numeric_limits<int64_t>::min() >> y)) {
+        return overflow();
+      }
+      return Value::Int(static_cast<int64_t>(static_cast<uint64_t>(x) << y));
+    }
     if (op == "==") return Value::Bool(x == y);
     if (op == "!=") return Value::Bool(x != y);
     if (op == "<") return Value::Bool(x < y);
@@ -704,6 +736,13 @@ absl::StatusOr<Value> Interpreter::Binary(const std::string& op, const Value& a,
     return a.is_tuple() ? Value::Tuple(items) : Value::List(items);
   }
   if (a.is_sequence() && b.is_integral() && op == "*") {
+    const uint64_t length = a.items().size() * static_cast<uint64_t>(std::max<int64_t>(b.i(), 0));
+    if (b.i() > 0 && (length / static_cast<uint64_t>(b.i()) != a.items().size() ||
+                      length > kMaxSequenceLength)) {
+      return Error(
+          loc, absl::StrCat("this repetition makes a sequence of ", a.items().size(), " x ", b.i(),
+                            " items; ptoc allows at most ", kMaxSequenceLength));
+    }
     std::vector<Value> items;
     for (int64_t k = 0; k < b.i(); ++k)
       items.insert(items.end(), a.items().begin(), a.items().end());
@@ -810,17 +849,22 @@ absl::StatusOr<std::vector<Value>> Interpreter::Iterate(const Value& v, SourceLo
     // Everything is unrolled at compile time: keep loops to a sane size.
     constexpr int64_t kMaxIterations = 1 << 22;
     const int64_t start = spec->start().i(), stop = spec->stop().i();
-    const int64_t trips =
-        step > 0 ? (stop - start + step - 1) / step : (start - stop - step - 1) / -step;
+    // 128-bit: the bounds may be anywhere in the 64-bit range.
+    const __int128 span =
+        step > 0 ? static_cast<__int128>(stop) - start : static_cast<__int128>(start) - stop;
+    const __int128 stride = step > 0 ? step : -static_cast<__int128>(step);
+    const int64_t trips = span <= 0
+                              ? 0
+                              : static_cast<int64_t>(std::min<__int128>(
+                                    (span + stride - 1) / stride, __int128{kMaxIterations} + 1));
     if (trips > kMaxIterations) {
-      return Error(loc, absl::StrCat("this loop runs ", trips,
+      return Error(loc, absl::StrCat("this loop runs more than ", kMaxIterations,
                                      " iterations at compile time; ptoc unrolls loops, so keep "
                                      "it under ",
                                      kMaxIterations));
     }
     std::vector<Value> items;
-    for (int64_t i = start; step > 0 ? i < stop : i > stop; i += step)
-      items.push_back(Value::Int(i));
+    for (int64_t k = 0; k < trips; ++k) items.push_back(Value::Int(start + k * step));
     return items;
   }
   if (v.is_str()) {

@@ -216,6 +216,12 @@ absl::StatusOr<Interpreter::Flow> Interpreter::ExecBlock(const Block& block,
 absl::StatusOr<Interpreter::Flow> Interpreter::Exec(const Stmt& stmt,
                                                     const std::shared_ptr<Env>& env) {
   current_loc_ = stmt.loc;
+  // Nested loops each under the per-loop limit can still multiply into hours.
+  if (++statements_run_ > max_statements_) {
+    return Error(stmt.loc, absl::StrCat("the description runs more than ", max_statements_,
+                                        " statements at compile time (nested loops?); ptoc "
+                                        "unrolls everything, so keep the work under that"));
+  }
   switch (stmt.kind) {
     case StmtKind::kExpr: {
       PTOC_ASSIGN_OR_RETURN(v, Eval(*stmt.value, env));
@@ -1082,6 +1088,7 @@ absl::StatusOr<trace::TraceText> CompileSource(const SourceFile& source,
   PTOC_ASSIGN_OR_RETURN(module, Parse(source));
   Interpreter interp(source, MakeTileExecutorReference());
   if (options.timing_only) interp.set_timing_only();
+  interp.set_max_statements(options.max_statements);
   for (auto& verifier : StandardVerifiers()) interp.AddVerifier(std::move(verifier));
   absl::Status status = interp.Run(module);
   if (warnings) *warnings = interp.warnings();

@@ -21,6 +21,12 @@
 
 namespace pto::ptoc {
 
+// Compile-time work limits (docs/ptoc.md, "Limits"): ptoc runs the
+// orchestration code, so a hostile description must end with an error, not
+// hang or exhaust memory.
+inline constexpr int64_t kMaxStatementsRun = int64_t{1} << 22;
+inline constexpr uint64_t kMaxSequenceLength = uint64_t{1} << 22;
+
 // A variable scope: one per function call, plus the module's.
 class Env {
  public:
@@ -47,6 +53,8 @@ class Interpreter {
     verifiers_.push_back(std::move(verifier));
   }
   trace::TraceText Finish() const { return program_.Finish(); }
+  // At most this many statements run at compile time (kMaxStatementsRun).
+  void set_max_statements(int64_t max) { max_statements_ = max; }
   void set_timing_only() {
     timing_only_ = true;
     reference_failure_ = "--timing-only turns the reference evaluation off";
@@ -185,6 +193,8 @@ class Interpreter {
   uint64_t manual_seed_ = 0;
   uint64_t random_calls_ = 0;
   int call_depth_ = 0;
+  int64_t statements_run_ = 0;  // bounded by max_statements_
+  int64_t max_statements_ = kMaxStatementsRun;
   // Whether the running @pl.jit function has automatic scopes (pl.scope()).
   bool launch_auto_scope_ = true;
   bool timing_only_ = false;
@@ -229,6 +239,8 @@ struct CompileOptions {
   // --timing-only: no reference evaluation, no checks, tensors without
   // contents (header.timing_only), for workloads whose data would not fit.
   bool timing_only = false;
+  // Compile-time work limit (statements run); tests and fuzzers lower it.
+  int64_t max_statements = kMaxStatementsRun;
 };
 
 // Compiles a whole kernel description into a trace; warnings (if given)

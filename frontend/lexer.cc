@@ -1,9 +1,11 @@
 #include "frontend/lexer.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 
 #include "absl/strings/str_cat.h"
+#include "common/utf8.h"
 
 namespace pto::ptoc {
 
@@ -46,6 +48,17 @@ class Lexer {
   explicit Lexer(const SourceFile& source) : source_(source), text_(source.text()) {}
 
   absl::StatusOr<std::vector<Token>> Run() {
+    // Python source is UTF-8 (PEP 3120); say so at the first bad byte
+    // instead of tripping over it later as an odd character.
+    if (const size_t bad = FirstInvalidUtf8(text_); bad < text_.size()) {
+      const size_t line_start = text_.rfind('\n', bad == 0 ? 0 : bad - 1);
+      const size_t col = line_start == std::string::npos || bad == 0 ? bad : bad - line_start - 1;
+      const int line = 1 + static_cast<int>(std::count(text_.begin(), text_.begin() + bad, '\n'));
+      return source_.Error(
+          {line, static_cast<int>(col) + 1},
+          absl::StrCat("byte 0x", absl::Hex(static_cast<unsigned char>(text_[bad])),
+                       " is not valid UTF-8; save the kernel description as UTF-8"));
+    }
     indents_.push_back(0);
     bool at_line_start = true;
     while (pos_ < text_.size()) {

@@ -1,6 +1,7 @@
 // ptoc FILE.py -o OUT.pb [--pbtxt] [--timing-only]: compiles a PyPTO-syntax kernel description
 // into a pto_sim task stream. Exit 0 on success, 2 on any error.
 #include <exception>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -13,6 +14,7 @@ namespace {
 
 constexpr int kExitOk = 0;
 constexpr int kExitError = 2;
+constexpr uintmax_t kMaxSourceBytes = 16 << 20;  // docs/ptoc.md, "Limits"
 
 int Usage(const char* message) {
   std::cerr << "ptoc: error: " << message << "\n"
@@ -59,6 +61,16 @@ int Run(int argc, char** argv) {
   }
   if (input.empty()) return Usage("no input file");
   if (output.empty()) return Usage("no output file (-o OUT.pb)");
+  std::error_code ec;
+  if (std::filesystem::is_directory(input, ec)) {
+    std::cerr << input << ": error: is a directory; expected a kernel description (.py)\n";
+    return kExitError;
+  }
+  if (const auto size = std::filesystem::file_size(input, ec); !ec && size > kMaxSourceBytes) {
+    std::cerr << input << ": error: " << size << " bytes; ptoc reads kernel descriptions of at "
+              << "most " << kMaxSourceBytes << " bytes\n";
+    return kExitError;
+  }
   std::ifstream in(input, std::ios::binary);
   if (!in) {
     std::cerr << input << ": error: cannot open the kernel description\n";

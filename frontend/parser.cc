@@ -28,6 +28,11 @@ const char* UnsupportedKeyword(const std::string& word) {
   return nullptr;
 }
 
+// Every level of nesting (brackets, operators, postfix chains, blocks, elif)
+// costs a few stack frames here and in every later walk of the tree, so
+// ptoc refuses descriptions deeper than this instead of overflowing the stack.
+constexpr int kMaxNesting = 100;
+
 class Parser {
  public:
   Parser(const SourceFile& source, std::vector<Token> tokens)
@@ -60,6 +65,28 @@ class Parser {
   absl::Status Error(SourceLocation loc, absl::string_view message) const {
     return source_.Error(loc, message);
   }
+
+  // Holds `levels` of nesting while alive; Enter() adds one more.
+  class Nesting {
+   public:
+    explicit Nesting(Parser* parser) : parser_(parser) {}
+    ~Nesting() { parser_->depth_ -= levels_; }
+    Nesting(const Nesting&) = delete;
+    Nesting& operator=(const Nesting&) = delete;
+    absl::Status Enter(SourceLocation loc) {
+      ++levels_;
+      if (++parser_->depth_ <= kMaxNesting) return absl::OkStatus();
+      return parser_->Error(
+          loc, absl::StrCat("nested more than ", kMaxNesting,
+                            " levels deep (brackets, operator chains, blocks); ptoc's limit "
+                            "is ",
+                            kMaxNesting, ": split the expression or the block"));
+    }
+
+   private:
+    Parser* parser_;
+    int levels_ = 0;
+  };
 
   std::string Describe(const Token& t) const {
     if (t.kind == TokenKind::kOp || t.kind == TokenKind::kName)
@@ -125,6 +152,8 @@ class Parser {
   }
 
   absl::StatusOr<Block> ParseBlock(const char* what) {
+    Nesting nesting(this);
+    PTOC_RETURN_IF_ERROR(nesting.Enter(Peek().loc));
     PTOC_RETURN_IF_ERROR(ExpectOp(":", what));
     Block body;
     if (!At(TokenKind::kNewline)) {
@@ -336,6 +365,8 @@ class Parser {
     s->body = std::move(body);
     if (AtName("elif")) {
       Block orelse;
+      Nesting nesting(this);
+      PTOC_RETURN_IF_ERROR(nesting.Enter(Peek().loc));
       PTOC_RETURN_IF_ERROR(ParseIf(&orelse));  // an elif is an if in the else branch
       s->orelse = std::move(orelse);
     } else if (AtName("else")) {
@@ -555,6 +586,8 @@ class Parser {
   }
 
   absl::StatusOr<ExprPtr> ParseTest() {
+    Nesting nesting(this);
+    PTOC_RETURN_IF_ERROR(nesting.Enter(Peek().loc));
     if (AtName("lambda")) return Error(Peek().loc, UnsupportedKeyword("lambda"));
     if (AtName("yield")) return Error(Peek().loc, UnsupportedKeyword("yield"));
     if (AtName("await")) return Error(Peek().loc, UnsupportedKeyword("await"));
@@ -584,7 +617,9 @@ class Parser {
     auto e = NewExpr(ExprKind::kBoolOp, first->loc);
     e->op = word;
     e->elts.push_back(std::move(first));
+    Nesting nesting(this);
     while (AtName(word)) {
+      PTOC_RETURN_IF_ERROR(nesting.Enter(Peek().loc));
       Next();
       PTOC_ASSIGN_OR_RETURN(next, (this->*sub)());
       e->elts.push_back(std::move(next));
@@ -594,6 +629,8 @@ class Parser {
 
   absl::StatusOr<ExprPtr> ParseNot() {
     if (AtName("not")) {
+      Nesting nesting(this);
+      PTOC_RETURN_IF_ERROR(nesting.Enter(Peek().loc));
       auto e = NewExpr(ExprKind::kUnary, Next().loc);
       e->op = "not";
       PTOC_ASSIGN_OR_RETURN(operand, ParseNot());
@@ -620,9 +657,11 @@ class Parser {
     if (comparison_op().empty()) return first;
     auto e = NewExpr(ExprKind::kCompare, first->loc);
     e->elts.push_back(std::move(first));
+    Nesting nesting(this);
     while (true) {
       std::string op = comparison_op();
       if (op.empty()) break;
+      PTOC_RETURN_IF_ERROR(nesting.Enter(Peek().loc));
       Next();
       if (op == "not in") Next();
       if (op == "is" && AtName("not")) {
@@ -639,12 +678,14 @@ class Parser {
   absl::StatusOr<ExprPtr> ParseBinaryLevel(std::initializer_list<const char*> ops,
                                            absl::StatusOr<ExprPtr> (Parser::*sub)()) {
     PTOC_ASSIGN_OR_RETURN(lhs, (this->*sub)());
+    Nesting nesting(this);  // each operator makes the (left-deep) tree one deeper
     while (true) {
       const char* matched = nullptr;
       for (const char* op : ops) {
         if (AtOp(op)) matched = op;
       }
       if (!matched) return lhs;
+      PTOC_RETURN_IF_ERROR(nesting.Enter(Peek().loc));
       auto e = NewExpr(ExprKind::kBinary, Next().loc);
       e->op = matched;
       PTOC_ASSIGN_OR_RETURN(rhs, (this->*sub)());
@@ -667,6 +708,8 @@ class Parser {
 
   absl::StatusOr<ExprPtr> ParseFactor() {
     if (AtOp("-") || AtOp("+") || AtOp("~")) {
+      Nesting nesting(this);
+      PTOC_RETURN_IF_ERROR(nesting.Enter(Peek().loc));
       auto e = NewExpr(ExprKind::kUnary, Peek().loc);
       e->op = Next().text;
       PTOC_ASSIGN_OR_RETURN(operand, ParseFactor());
@@ -690,6 +733,8 @@ class Parser {
   absl::StatusOr<ExprPtr> ParsePower() {
     PTOC_ASSIGN_OR_RETURN(base, ParsePrimary());
     if (!AtOp("**")) return base;
+    Nesting nesting(this);
+    PTOC_RETURN_IF_ERROR(nesting.Enter(Peek().loc));
     auto e = NewExpr(ExprKind::kBinary, Next().loc);
     e->op = "**";
     PTOC_ASSIGN_OR_RETURN(exponent, ParseFactor());
@@ -700,7 +745,9 @@ class Parser {
 
   absl::StatusOr<ExprPtr> ParsePrimary() {
     PTOC_ASSIGN_OR_RETURN(e, ParseAtom());
+    Nesting nesting(this);  // each postfix makes the tree one deeper
     while (true) {
+      if (AtOp(".") || AtOp("(") || AtOp("[")) PTOC_RETURN_IF_ERROR(nesting.Enter(Peek().loc));
       if (AtOp(".")) {
         Next();
         if (!At(TokenKind::kName)) return Error(Peek().loc, "expected an attribute name after '.'");
@@ -957,6 +1004,7 @@ class Parser {
   const SourceFile& source_;
   std::vector<Token> tokens_;
   size_t pos_ = 0;
+  int depth_ = 0;  // current nesting, at most kMaxNesting
 };
 
 }  // namespace

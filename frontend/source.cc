@@ -30,11 +30,22 @@ std::string SourceFile::Origin(SourceLocation loc) const {
 
 absl::Status SourceFile::Error(SourceLocation loc, absl::string_view message) const {
   std::string text = absl::StrCat(name_, ":", loc.line, ":", loc.col, ": error: ", message);
-  const std::string line = Line(loc.line);
+  std::string line = Line(loc.line);
+  int col = loc.col;
+  // A very long line (generated code, hostile input) is quoted as a window
+  // around the column, so the message stays readable.
+  constexpr int kQuoteWidth = 160;
+  if (static_cast<int>(line.size()) > kQuoteWidth) {
+    const int begin = std::max(
+        0, std::min(col - 1 - kQuoteWidth / 2, static_cast<int>(line.size()) - kQuoteWidth));
+    line = absl::StrCat(begin > 0 ? "..." : "", line.substr(begin, kQuoteWidth),
+                        begin + kQuoteWidth < static_cast<int>(line.size()) ? "..." : "");
+    col = col - begin + (begin > 0 ? 3 : 0);
+  }
   if (!line.empty()) {
     // Tabs stay tabs so the caret lines up in a terminal.
     std::string caret;
-    for (int i = 0; i + 1 < loc.col && i < static_cast<int>(line.size()); ++i) {
+    for (int i = 0; i + 1 < col && i < static_cast<int>(line.size()); ++i) {
       caret.push_back(line[i] == '\t' ? '\t' : ' ');
     }
     absl::StrAppend(&text, "\n", line, "\n", caret, "^");

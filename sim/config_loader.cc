@@ -1,5 +1,6 @@
 #include "sim/config_loader.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -10,6 +11,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "common/utf8.h"
 #include "sim/config_schema.h"
 #include "yaml-cpp/yaml.h"
 
@@ -152,6 +154,14 @@ absl::StatusOr<ChipConfig> ParseChipConfig(absl::string_view yaml_text,
                                            absl::string_view display_name,
                                            const std::vector<std::string>& overrides) {
   ChipConfig config;
+  // YAML is Unicode text; name the first byte that is not, with its line.
+  if (const size_t bad = FirstInvalidUtf8(yaml_text); bad < yaml_text.size()) {
+    const auto before = yaml_text.substr(0, bad);
+    return absl::InvalidArgumentError(
+        absl::StrCat(display_name, ":", 1 + std::count(before.begin(), before.end(), '\n'),
+                     ": byte 0x", absl::Hex(static_cast<unsigned char>(yaml_text[bad])),
+                     " is not valid UTF-8; expected a UTF-8 YAML file"));
+  }
   YAML::Node root;
   try {
     root = YAML::Load(std::string(yaml_text));

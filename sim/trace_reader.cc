@@ -235,14 +235,16 @@ class BinarySource : public TraceReader::Source {
     stream_.BackUp(size);
 
     CodedInputStream coded(&stream_);
-    uint32_t length = 0;
-    if (!coded.ReadVarint32(&length)) {
+    // ReadVarint32 would keep only the low 32 bits of a longer varint, so a
+    // prefix of 2^62 would read as 0: read all 64 and refuse what is too big.
+    uint64_t length = 0;
+    if (!coded.ReadVarint64(&length)) {
       return absl::DataLossError(absl::StrCat(
           path_, ": ", what, " at byte offset ", offset,
           ": the length prefix is cut short or malformed; expected a varint byte count (the file "
           "is truncated or corrupt: regenerate it)"));
     }
-    if (length > static_cast<uint32_t>(std::numeric_limits<int>::max())) {
+    if (length > static_cast<uint64_t>(std::numeric_limits<int>::max())) {
       return absl::DataLossError(absl::StrCat(
           path_, ": ", what, " at byte offset ", offset, ": declares ", length,
           " bytes; expected less than 2 GiB, the most a protobuf message can hold (the file is "
@@ -527,11 +529,15 @@ absl::Status TraceReader::ValidateHeader() const {
 
   // Ring sizes: one value for all rings or one per ring.
   const trace::RingSizes& rings = header_.ring_sizes();
-  for (const auto& [name, values] :
-       {std::pair<const char*, const google::protobuf::RepeatedField<uint64_t>*>{
-            "task_window", &rings.task_window()},
-        {"heap_bytes", &rings.heap_bytes()},
-        {"dep_pool", &rings.dep_pool()}}) {
+  struct RingField {
+    const char* name;
+    const google::protobuf::RepeatedField<uint64_t>* values;
+    uint64_t max;  // the config key's range (docs/config.md)
+  };
+  for (const auto& [name, values, max] :
+       {RingField{"task_window", &rings.task_window(), kMaxRingTaskWindow},
+        RingField{"heap_bytes", &rings.heap_bytes(), kMaxRingHeapBytes},
+        RingField{"dep_pool", &rings.dep_pool(), kMaxRingDepPool}}) {
     if (values->size() != 0 && values->size() != 1 && values->size() != 4) {
       return error(0, absl::StrCat("ring_sizes.", name),
                    absl::StrCat("has ", values->size(), " entries; expected 1 (all rings) or 4"));
@@ -539,6 +545,11 @@ absl::Status TraceReader::ValidateHeader() const {
     for (int i = 0; i < values->size(); ++i) {
       if (values->Get(i) == 0) {
         return error(0, absl::StrCat("ring_sizes.", name, "[", i, "]"), "is 0; expected > 0");
+      }
+      if (values->Get(i) > max) {
+        return error(0, absl::StrCat("ring_sizes.", name, "[", i, "]"),
+                     absl::StrCat("is ", values->Get(i), "; expected at most ", max,
+                                  " (the range of ring.", name, ")"));
       }
     }
   }
@@ -1097,6 +1108,11 @@ absl::Status TraceReader::CheckSubmit(const trace::Submit& submit, int64_t index
     case trace::Submit::kBlockNum:
       if (submit.block_num() < 1) {
         return RecordError("submit.block_num", "is 0; expected >= 1");
+      }
+      if (submit.block_num() > kMaxBlockNum) {
+        return RecordError("submit.block_num",
+                           absl::StrCat("is ", submit.block_num(), "; expected at most ",
+                                        kMaxBlockNum, " (pto_sim's limit on blocks per task)"));
       }
       break;
     case trace::Submit::kBlockSymbol:

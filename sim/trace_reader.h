@@ -16,6 +16,11 @@ namespace pto {
 inline constexpr uint32_t kTraceVersion = 1;
 inline constexpr uint64_t kMaxTensorBytes = uint64_t{64} << 30;  // 64 GiB per tensor
 inline constexpr int kMaxScopeDepth = 64;                        // PTO2_MAX_SCOPE_DEPTH
+inline constexpr uint32_t kMaxBlockNum = 65535;                  // blocks per submit
+// RunConfig ring sizes stay within the ranges of the ring.* config keys.
+inline constexpr uint64_t kMaxRingTaskWindow = uint64_t{1} << 24;
+inline constexpr uint64_t kMaxRingHeapBytes = uint64_t{1} << 40;
+inline constexpr uint64_t kMaxRingDepPool = uint64_t{1} << 24;
 
 // Reads a task stream (proto/task_stream.proto) and validates it completely,
 // so that everything downstream can trust it.

@@ -83,7 +83,8 @@ void Orchestrator::Step() {
   while (context_->fatal().ok()) {
     if (!have_record_) {
       absl::StatusOr<bool> more = source_->Next(&record_);
-      if (!more.ok()) return Fail(more.status());
+      // The source's error already names the record; Fail() would repeat it.
+      if (!more.ok()) return context_->Fail(more.status());
       if (!*more) {
         done_ = true;
         return;
