@@ -543,24 +543,24 @@ int Session::Simulate() {
     sc_core::sc_start(first ? slice : std::max(slice, sc_core::sc_time_to_pending_activity()),
                       sc_core::SC_EXIT_ON_STARVATION);
     if (!context_->fatal().ok() || !sc_core::sc_pending_activity()) return 0;
+    std::string stopped;
+    int code = kExitRuntime;
     if (const int signal = StopSignal(); signal != 0) {
-      err_ << "pto_sim: stopped by " << (signal == SIGINT ? "SIGINT" : "SIGTERM") << " "
-           << DescribeProgress(wall_seconds()) << "\n";
-      AbandonLaunch();
-      return 128 + signal;
+      stopped = absl::StrCat("stopped by ", signal == SIGINT ? "SIGINT" : "SIGTERM");
+      code = 128 + signal;
+    } else if (wall_seconds() > options_.max_wall_seconds) {
+      stopped = absl::StrCat("error: wall-clock limit of ", options_.max_wall_seconds,
+                             " s reached (--max-wall-seconds)");
+    } else if (sc_core::sc_time_stamp() >= max_sim_time) {
+      stopped = absl::StrCat("error: simulated-time limit of ", options_.max_sim_seconds,
+                             " s reached (--max-sim-seconds)");
+    } else {
+      continue;
     }
-    if (wall_seconds() > options_.max_wall_seconds) {
-      err_ << "pto_sim: error: wall-clock limit of " << options_.max_wall_seconds
-           << " s reached (--max-wall-seconds) " << DescribeProgress(wall_seconds()) << "\n";
-      AbandonLaunch();
-      return kExitRuntime;
-    }
-    if (sc_core::sc_time_stamp() >= max_sim_time) {
-      err_ << "pto_sim: error: simulated-time limit of " << options_.max_sim_seconds
-           << " s reached (--max-sim-seconds) " << DescribeProgress(wall_seconds()) << "\n";
-      AbandonLaunch();
-      return kExitRuntime;
-    }
+    if (current_ && current_->progress) current_->progress->Erase();
+    err_ << "pto_sim: " << stopped << " " << DescribeProgress(wall_seconds()) << "\n";
+    AbandonLaunch();
+    return code;
   }
 }
 
