@@ -66,8 +66,10 @@ class YamlConfigWalker {
 
   absl::Status WalkMapping(const YAML::Node& mapping, absl::string_view prefix) {
     for (auto it = mapping.begin(); it != mapping.end(); ++it) {
-      const YAML::Node& key_node = it->first;
-      const YAML::Node& value = it->second;
+      // Copies: yaml-cpp's iterator returns a temporary, so references to its
+      // members dangle (ASan: stack-use-after-scope, found by the fuzzer).
+      const YAML::Node key_node = it->first;
+      const YAML::Node value = it->second;
       if (!key_node.IsScalar() || key_node.Scalar().empty()) {
         return Error(key_node.Mark(),
                      absl::StrCat("expected a key name", prefix.empty() ? "" : " under '", prefix,
