@@ -427,6 +427,9 @@ absl::StatusOr<std::unique_ptr<TraceReader>> TraceReader::Open(const std::string
 
   std::unique_ptr<TraceReader> reader(new TraceReader(path, std::move(source)));
   reader->header_.Swap(header.get());
+  for (const trace::Kernel& kernel : reader->header_.kernels()) {
+    reader->kernel_types_.push_back(kernel.core_type());
+  }
   absl::Status valid = reader->ValidateHeader();
   if (!valid.ok()) return valid;
   return reader;
@@ -967,25 +970,27 @@ absl::Status TraceReader::CheckKernelSlots(const trace::Submit& submit) const {
   int mix_kernel = -1;
   for (int slot = 0; slot < 3; ++slot) {
     const int id = submit.kernel_ids(slot);
-    const std::string field = absl::StrCat("submit.kernel_ids[", slot, "]");
     if (id == -1) continue;
+    // Built only for an error: this runs for every submit.
+    auto field = [slot] { return absl::StrCat("submit.kernel_ids[", slot, "]"); };
     if (id < -1 || id >= kernel_count) {
       return RecordError(
-          field, absl::StrCat("names kernel ", id, ", but the header declares ",
-                              kernel_count == 0 ? std::string("no kernels")
-                                                : absl::StrCat("kernels 0..", kernel_count - 1),
-                              "; expected -1 (inactive) or a declared kernel id"));
+          field(), absl::StrCat("names kernel ", id, ", but the header declares ",
+                                kernel_count == 0 ? std::string("no kernels")
+                                                  : absl::StrCat("kernels 0..", kernel_count - 1),
+                                "; expected -1 (inactive) or a declared kernel id"));
     }
     ++active;
-    const trace::Kernel& kernel = header_.kernels(id);
-    const trace::CoreType type = kernel.core_type();
+    const trace::CoreType type = kernel_types_[id];
     if (type == trace::MIX) mix_kernel = id;
     const bool fits = type == trace::MIX || (slot == 0 ? type == trace::AIC : type == trace::AIV);
     if (!fits) {
-      return RecordError(field, absl::StrCat("kernel '", kernel.name(), "' (id ", id, ") is ",
-                                             EnumName(trace::CoreType_descriptor(), type),
-                                             "; expected ", slot == 0 ? "an AIC" : "an AIV",
-                                             " or MIX kernel in the ", kSlotNames[slot], " slot"));
+      const trace::Kernel& kernel = header_.kernels(id);
+      return RecordError(field(),
+                         absl::StrCat("kernel '", kernel.name(), "' (id ", id, ") is ",
+                                      EnumName(trace::CoreType_descriptor(), type), "; expected ",
+                                      slot == 0 ? "an AIC" : "an AIV", " or MIX kernel in the ",
+                                      kSlotNames[slot], " slot"));
     }
   }
   if (active == 0) {

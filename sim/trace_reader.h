@@ -112,6 +112,9 @@ class TraceReader {
   std::string path_;
   std::unique_ptr<Source> source_;
   trace::StreamHeader header_;
+  // Each kernel's core type, by id: read for every submit, so kept dense
+  // rather than reached through the header's kernel messages.
+  std::vector<trace::CoreType> kernel_types_;
   absl::Status sticky_error_;
   bool finished_ = false;
 
