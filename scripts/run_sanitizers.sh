@@ -13,7 +13,6 @@ if command -v ccache >/dev/null 2>&1; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCH
 cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=None "${launcher[@]}" \
   -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" \
   -DPTO_BUILD_BENCHMARKS=OFF >/dev/null
-cmake --build "$build_dir" -j"$(nproc)"
 
 logs="$PWD/$build_dir/sanitizer-logs"
 rm -rf "$logs" && mkdir -p "$logs"
@@ -22,6 +21,8 @@ rm -rf "$logs" && mkdir -p "$logs"
 # never-freed globals would be the only leaks, so LeakSanitizer is off.
 export ASAN_OPTIONS="detect_stack_use_after_return=0:detect_leaks=0:log_path=$logs/asan"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:log_path=$logs/ubsan"
+# The build runs ptoc (sanitized) on traces/*.py: the same options apply.
+cmake --build "$build_dir" -j"$(nproc)"
 status=0
 ctest --test-dir "$build_dir" --output-on-failure -j"$(nproc)" -L 'unit|integration' \
   --timeout 600 || status=$?
