@@ -14,7 +14,9 @@ TEST(Utf8Test, AcceptsAsciiAndEveryLength) {
 }
 
 TEST(Utf8Test, FindsTheFirstBadByte) {
-  EXPECT_EQ(FirstInvalidUtf8("ab\xE9" "cd"), 2u);          // Latin-1
+  EXPECT_EQ(FirstInvalidUtf8("ab\xE9"
+                             "cd"),
+            2u);                                        // Latin-1
   EXPECT_EQ(FirstInvalidUtf8("a\xC0\xAF"), 1u);         // overlong '/'
   EXPECT_EQ(FirstInvalidUtf8("\xED\xA0\x80"), 0u);      // a surrogate
   EXPECT_EQ(FirstInvalidUtf8("\xF4\x90\x80\x80"), 0u);  // above U+10FFFF

@@ -49,6 +49,7 @@ uint32_t ProgramBuilder::TensorForHost(const std::shared_ptr<HostTensor>& host,
   if (it != host_to_tensor_.end()) return it->second;
   trace::Tensor* t =
       DeclareTensor(&header_, &next_addr_, name, host->dtype(), host->shape(), origin);
+  tensor_names_.insert(name);
   *t->mutable_init() = host->ToInit();
   host_to_tensor_[host.get()] = t->id();
   tensor_hosts_.push_back(host);
@@ -59,6 +60,7 @@ uint32_t ProgramBuilder::NewDeviceTensor(const std::string& name, trace::DType d
                                          const std::vector<int64_t>& shape, bool manual_dep,
                                          const trace::TensorInit& init, const std::string& origin) {
   trace::Tensor* t = DeclareTensor(&header_, &next_addr_, name, dtype, shape, origin);
+  tensor_names_.insert(name);
   t->set_manual_dep(manual_dep);
   *t->mutable_init() = init;
   tensor_hosts_.push_back(nullptr);
@@ -68,7 +70,6 @@ uint32_t ProgramBuilder::NewDeviceTensor(const std::string& name, trace::DType d
 
 void ProgramBuilder::NameDeviceTensor(uint32_t id, const std::string& variable) {
   if (unnamed_device_tensors_.erase(id) == 0) return;
-  for (const trace::Tensor& t : header_.tensors()) tensor_names_.insert(t.name());
   std::string name = variable;
   for (int k = 1; tensor_names_.contains(name); ++k) name = absl::StrCat(variable, "_", k);
   header_.mutable_tensors(static_cast<int>(id))->set_name(name);

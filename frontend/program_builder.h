@@ -98,7 +98,7 @@ class ProgramBuilder {
   std::map<const HostTensor*, uint32_t> host_to_tensor_;
   std::vector<std::shared_ptr<HostTensor>> tensor_hosts_;
   absl::flat_hash_set<uint32_t> unnamed_device_tensors_;
-  absl::flat_hash_set<std::string> tensor_names_;
+  absl::flat_hash_set<std::string> tensor_names_;  // every name ever given a tensor
   std::map<std::string, uint32_t> kernel_by_content_;
   uint64_t next_addr_ = 0;
 };
