@@ -328,6 +328,23 @@ TEST(GmBandwidthTest, ARepeatedReadHitsL2) {
   EXPECT_LT(kernel_us[1], 0.8 * kernel_us[0]);
 }
 
+TEST(GmBandwidthTest, ATileTransferPaysTheGmLatencyOnceNotPerRow) {
+  // One block copies one 64-row tile (128 KiB). Raising the L2 miss latency
+  // from 0.5 to 2.5 us stalls the load once, by what GM then takes beyond the
+  // transfer's core-side time (0.5 us latency + ~1.1 us at the MTE rate), and
+  // the store's write-allocate fills as much again: ~2 us in all. Paying the
+  // latency per row would add 64 x 2 us to each.
+  const CopyShape tall{64, kCols, kCols};
+  const trace::TraceText text = CopyTrace(1, 64, 1, tall);
+  const SimRun base = Simulate(text, "latency_base");
+  const SimRun slow = Simulate(text, "latency_slow", {"--set", "gm.l2_miss_latency_ns=2500"});
+  ASSERT_EQ(base.cli.exit_code, 0) << base.cli.out << base.cli.err;
+  ASSERT_EQ(slow.cli.exit_code, 0) << slow.cli.out << slow.cli.err;
+  const double added_us = Makespan(slow) - Makespan(base);
+  EXPECT_GT(added_us, 1.0);
+  EXPECT_LT(added_us, 5.0);
+}
+
 // ---------------------------------------------------------------------------
 // The runtime's cache protocol at task boundaries.
 

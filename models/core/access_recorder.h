@@ -32,6 +32,8 @@ class AccessRecorder : public GmPort {
                           count * DTypeSize(dtype));
     next_->AtomicAdd(addr, dtype, src, count);
   }
+  void BeginTransfer() override { next_->BeginTransfer(); }
+  void EndTransfer() override { next_->EndTransfer(); }
 
  private:
   GmPort* next_;

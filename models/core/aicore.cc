@@ -433,7 +433,7 @@ void AiCore::TlmLineBackend::Transport(tlm::tlm_command command, uint64_t addr, 
     payload.set_extension(&atomic);
   }
   const TimePs now = core_->Now();
-  const TimePs local = std::max(core_->LocalPs(), now);
+  const TimePs local = in_transfer_ ? transfer_start_ : std::max(core_->LocalPs(), now);
   sc_core::sc_time delay = sc_core::sc_time::from_value(local - now);
   core_->socket->b_transport(payload, delay);
   if (atomic_dtype != trace::DTYPE_UNSPECIFIED) payload.clear_extension(&atomic);
@@ -444,19 +444,40 @@ void AiCore::TlmLineBackend::Transport(tlm::tlm_command command, uint64_t addr, 
   } else if (command == tlm::TLM_WRITE_COMMAND) {
     // Posted: the core goes on; a fence or the FIN waits for it.
     core_->last_write_done_ = std::max(core_->last_write_done_, done);
+  } else if (in_transfer_) {
+    transfer_read_done_ = std::max(transfer_read_done_, done);
+    transfer_read_bytes_ += size;
   } else {
-    // The op cost already holds the core-side transfer (latency + MTE
-    // rate); the kernel stalls for whatever GM takes beyond that.
-    const ChipConfig& config = core_->context_->config();
-    const TimePs core_side = Ns(config.core.gm_latency_ns + static_cast<double>(size) * 1e9 /
-                                                                (config.core.mte_bytes_per_cycle *
-                                                                 config.chip.aicore_clock_hz));
-    if (done > local + core_side) core_->stall_ps_ += done - local - core_side;
+    StallForRead(local, done, size);
   }
   if (payload.get_response_status() != tlm::TLM_OK_RESPONSE) {
     core_->context_->Fail(absl::InternalError(absl::StrCat(
         "core ", core_->id_, ": GM ", command == tlm::TLM_READ_COMMAND ? "read" : "write", " of ",
         size, " bytes at 0x", absl::Hex(addr), " hit no tensor")));
+  }
+}
+
+void AiCore::TlmLineBackend::StallForRead(TimePs issued, TimePs done, uint64_t bytes) {
+  // The op cost already holds the core-side transfer (latency + MTE rate);
+  // the kernel stalls for whatever GM takes beyond that.
+  const ChipConfig& config = core_->context_->config();
+  const TimePs core_side = Ns(config.core.gm_latency_ns +
+                              static_cast<double>(bytes) * 1e9 /
+                                  (config.core.mte_bytes_per_cycle * config.chip.aicore_clock_hz));
+  if (done > issued + core_side) core_->stall_ps_ += done - issued - core_side;
+}
+
+void AiCore::TlmLineBackend::BeginTransfer() {
+  in_transfer_ = true;
+  transfer_start_ = std::max(core_->LocalPs(), core_->Now());
+  transfer_read_done_ = transfer_start_;
+  transfer_read_bytes_ = 0;
+}
+
+void AiCore::TlmLineBackend::EndTransfer() {
+  in_transfer_ = false;
+  if (transfer_read_bytes_ > 0) {
+    StallForRead(transfer_start_, transfer_read_done_, transfer_read_bytes_);
   }
 }
 

@@ -136,11 +136,23 @@ class AiCore : public sc_core::sc_module {
     void WriteLine(uint64_t addr, const void* src, size_t size) override;
     void AtomicAdd(uint64_t addr, DType dtype, const void* src, size_t count) override;
     bool Contains(uint64_t addr, size_t size) const override;
+    // A tile transfer: its line fills are issued together at the transfer's
+    // start, and the kernel stalls once, for whatever GM takes beyond the
+    // core-side time of the whole transfer.
+    void BeginTransfer() override;
+    void EndTransfer() override;
 
    private:
     void Transport(tlm::tlm_command command, uint64_t addr, void* data, size_t size,
                    DType atomic_dtype);
+    // Stalls the kernel for what a read of `bytes` issued at `issued` and
+    // done at `done` takes beyond its core-side time (latency + MTE rate).
+    void StallForRead(TimePs issued, TimePs done, uint64_t bytes);
     AiCore* core_;
+    bool in_transfer_ = false;
+    TimePs transfer_start_ = 0;
+    TimePs transfer_read_done_ = 0;
+    uint64_t transfer_read_bytes_ = 0;
   };
   // The executor's CACHE_INVALID and FENCE: the cache, and their time.
   class Hooks : public CoreSyncHooks {

@@ -18,6 +18,11 @@ class GmPort {
   virtual void Write(uint64_t addr, const void* src, size_t size) = 0;
   // Atomic read-modify-write add of `count` elements of `dtype` in GM.
   virtual void AtomicAdd(uint64_t addr, DType dtype, const void* src, size_t count) = 0;
+  // Bracket the accesses of one tile transfer (one MTE instruction moving a
+  // whole tile, row by row): a timed port issues them back to back and
+  // charges the GM latency once, not once per row. Brackets do not nest.
+  virtual void BeginTransfer() {}
+  virtual void EndTransfer() {}
 };
 
 }  // namespace pto

@@ -63,6 +63,8 @@ class DataCache : public GmPort {
   void Read(uint64_t addr, void* dst, size_t size) override;
   void Write(uint64_t addr, const void* src, size_t size) override;
   void AtomicAdd(uint64_t addr, DType dtype, const void* src, size_t count) override;
+  void BeginTransfer() override { backend_->BeginTransfer(); }
+  void EndTransfer() override { backend_->EndTransfer(); }
 
   // `pl.system.cacheinvalid()` = dcci over the entire cache: write back every
   // dirty line, then invalidate every line.

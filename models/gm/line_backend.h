@@ -26,6 +26,9 @@ class LineBackend {
   // Whether the kernel may touch [addr, addr + size): the cache checks every
   // access it is given, so a stray access fails as it would without a cache.
   virtual bool Contains(uint64_t addr, size_t size) const = 0;
+  // GmPort::BeginTransfer / EndTransfer, passed through the cache.
+  virtual void BeginTransfer() {}
+  virtual void EndTransfer() {}
 };
 
 // A LineBackend over any GmPort (FlatGmPort in tests, the TLM port in the
@@ -41,6 +44,8 @@ class GmPortLineBackend : public LineBackend {
     port_->AtomicAdd(addr, dtype, src, count);
   }
   bool Contains(uint64_t, size_t) const override { return true; }
+  void BeginTransfer() override { port_->BeginTransfer(); }
+  void EndTransfer() override { port_->EndTransfer(); }
 
  private:
   GmPort* port_;
