@@ -161,7 +161,7 @@ double OpCostNs(const CompiledOp& op, const CompiledKernel& kernel, const ChipCo
 }
 
 CostSummaryTiming CostSummaryTime(const trace::CostSummary& cost, trace::CoreType core_type,
-                                  const ChipConfig& config) {
+                                  int64_t block_num, const ChipConfig& config) {
   CostSummaryTiming t;
   t.phases = static_cast<int64_t>(cost.barrier_phases()) + 1;
   const double clock = config.chip.aicore_clock_hz;
@@ -175,7 +175,8 @@ CostSummaryTiming CostSummaryTime(const trace::CostSummary& cost, trace::CoreTyp
         cost.vector_elements() / (config.core.vector_fp32_per_cycle * clock) * 1e9;
     const double mte_ns = static_cast<double>(cost.bytes_in() + cost.bytes_out()) /
                           (config.core.mte_bytes_per_cycle * clock) * 1e9;
-    total_ns = std::max({cube_ns, vector_ns, mte_ns});
+    total_ns = std::max({cube_ns, vector_ns, mte_ns}) /
+               static_cast<double>(std::max<int64_t>(1, block_num));
     cube_bound = cube_ns > 0 && cube_ns >= vector_ns;
   }
   // A single-engine kernel runs on its core's engine; a MIX summary is

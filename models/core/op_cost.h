@@ -80,10 +80,13 @@ double MatmulNs(int64_t m, int64_t n, int64_t k, trace::DType in_dtype, const Ch
 // CACHE_INVALID and LOOP -> 0 (their time belongs to the chip model).
 double OpCostNs(const CompiledOp& op, const CompiledKernel& kernel, const ChipConfig& config);
 
-// A CostSummary kernel: fixed_cycles / clock if fixed_cycles > 0, else
+// One block of a CostSummary kernel: fixed_cycles / clock if fixed_cycles > 0
+// (a duration: every block takes it), else its even share of the call's work
+// (the work fields describe the whole call, all `block_num` blocks together,
+// as a vendor kernel's profile does):
 //   max(cube_flops / (2 * 4096 * clock)          [4096 FP16 MAC/cycle, §3.4],
 //       vector_elements / (vector_fp32_per_cycle * clock),
-//       (bytes_in + bytes_out) / (mte_bytes_per_cycle * clock)),
+//       (bytes_in + bytes_out) / (mte_bytes_per_cycle * clock)) / block_num,
 // split evenly over barrier_phases + 1 phases (the barriers themselves are
 // the chip model's). `engine`: cube for AIC kernels, vector for AIV ones; for
 // MIX, cube when the cube term is at least the vector term.
@@ -94,7 +97,7 @@ struct CostSummaryTiming {
   double total_ns() const { return phase_ns * static_cast<double>(phases); }
 };
 CostSummaryTiming CostSummaryTime(const trace::CostSummary& cost, trace::CoreType core_type,
-                                  const ChipConfig& config);
+                                  int64_t block_num, const ChipConfig& config);
 
 // The duration of one block on its core, first order: core.kernel_start_ns +
 // the sum of all op costs (cube and vector serialised) + core.kernel_finish_ns.

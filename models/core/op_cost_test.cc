@@ -73,21 +73,32 @@ TEST(OpCostTest, CostSummaryTakesTheDominantTermSplitOverPhases) {
   cost.set_vector_elements(64 * 1.65e9 * 0.5e-6);   // 0.5 us of vector work
   cost.set_bytes_in(1000);
   cost.set_barrier_phases(1);
-  CostSummaryTiming t = CostSummaryTime(cost, trace::MIX, config);
+  CostSummaryTiming t = CostSummaryTime(cost, trace::MIX, 1, config);
   EXPECT_EQ(t.phases, 2);
   EXPECT_NEAR(t.phase_ns, 500, 1e-6);
   EXPECT_NEAR(t.total_ns(), 1000, 1e-6);
   EXPECT_EQ(t.engine, EngineKind::kCube);
 
   cost.set_fixed_cycles(3300);  // overrides the rest: 2 us
-  t = CostSummaryTime(cost, trace::AIV, config);
+  t = CostSummaryTime(cost, trace::AIV, 1, config);
   EXPECT_NEAR(t.total_ns(), 2000, 1e-6);
   EXPECT_EQ(t.engine, EngineKind::kVector);
 
   trace::CostSummary mte;
   mte.set_bytes_in(64 * 1650);
   mte.set_bytes_out(64 * 1650);
-  EXPECT_NEAR(CostSummaryTime(mte, trace::AIV, config).total_ns(), 2000, 1e-6);
+  EXPECT_NEAR(CostSummaryTime(mte, trace::AIV, 1, config).total_ns(), 2000, 1e-6);
+}
+
+TEST(OpCostTest, CostSummaryWorkIsTheCallsSharedOverItsBlocksButFixedCyclesArePerBlock) {
+  ChipConfig config;
+  trace::CostSummary work;
+  work.set_bytes_in(64 * 1650 * 8);  // 8 us of MTE traffic for the whole call
+  EXPECT_NEAR(CostSummaryTime(work, trace::AIV, 1, config).total_ns(), 8000, 1e-6);
+  EXPECT_NEAR(CostSummaryTime(work, trace::AIV, 4, config).total_ns(), 2000, 1e-6);
+  trace::CostSummary fixed;
+  fixed.set_fixed_cycles(3300);  // 2 us, whatever the block count
+  EXPECT_NEAR(CostSummaryTime(fixed, trace::AIV, 4, config).total_ns(), 2000, 1e-6);
 }
 
 TEST(OpCostTest, KernelDurationAddsStartAndFinishToSerialisedOpCosts) {

@@ -76,17 +76,21 @@ absl::Status TileExecutor::Execute(const CompiledKernel& kernel, const BlockCont
   profile->Clear();
   paused_ = false;
   if (kernel.is_cost_summary) {
-    const CostSummaryTiming t = CostSummaryTime(kernel.cost, kernel.core_type, config_);
-    const int64_t in = static_cast<int64_t>(kernel.cost.bytes_in());
-    const int64_t out = static_cast<int64_t>(kernel.cost.bytes_out());
-    const int64_t elements = static_cast<int64_t>(kernel.cost.vector_elements());
+    const int64_t blocks = std::max<int64_t>(1, block.block_num);
+    const CostSummaryTiming t = CostSummaryTime(kernel.cost, kernel.core_type, blocks, config_);
+    // This block's share of the call's work; the last block takes the
+    // remainders, and so does the last phase.
+    const bool last_block = block.block_idx + 1 == blocks;
+    auto share = [&](int64_t total) { return total / blocks + (last_block ? total % blocks : 0); };
+    const int64_t in = share(static_cast<int64_t>(kernel.cost.bytes_in()));
+    const int64_t out = share(static_cast<int64_t>(kernel.cost.bytes_out()));
+    const int64_t elements = share(static_cast<int64_t>(kernel.cost.vector_elements()));
     for (int64_t p = 0; p < t.phases; ++p) {
       const bool last = p + 1 == t.phases;
       OpRecord r;
       r.op_index = static_cast<uint32_t>(p);
       r.engine = t.engine;
       r.cost_ns = t.phase_ns;
-      // Even shares; the last phase takes the remainders.
       r.elements = elements / t.phases + (last ? elements % t.phases : 0);
       r.gm_bytes_read = in / t.phases + (last ? in % t.phases : 0);
       r.gm_bytes_written = out / t.phases + (last ? out % t.phases : 0);
@@ -298,10 +302,14 @@ absl::Status TileExecutor::RunProgram() {
         Window w;
         const CompiledTile& tile = kernel.tiles[op.dst];
         if (absl::Status s = ResolveWindow(kernel, op, tile, args, block, &w); !s.ok()) return s;
-        if (functional) {
-          Load(tile, op.dst, w, gm);
-        } else if (gm != nullptr) {
-          Touch(tile, w, /*write=*/false, /*atomic=*/false, gm);
+        if (gm != nullptr) {
+          gm->BeginTransfer();
+          if (functional) {
+            Load(tile, op.dst, w, gm);
+          } else {
+            Touch(tile, w, /*write=*/false, /*atomic=*/false, gm);
+          }
+          gm->EndTransfer();
         }
         rec.gm_bytes_read = op.gm_bytes;
         break;
@@ -310,10 +318,14 @@ absl::Status TileExecutor::RunProgram() {
         Window w;
         const CompiledTile& tile = kernel.tiles[op.src0];
         if (absl::Status s = ResolveWindow(kernel, op, tile, args, block, &w); !s.ok()) return s;
-        if (functional) {
-          Store(tile, op.src0, w, op.atomic_add, gm);
-        } else if (gm != nullptr) {
-          Touch(tile, w, /*write=*/true, op.atomic_add, gm);
+        if (gm != nullptr) {
+          gm->BeginTransfer();
+          if (functional) {
+            Store(tile, op.src0, w, op.atomic_add, gm);
+          } else {
+            Touch(tile, w, /*write=*/true, op.atomic_add, gm);
+          }
+          gm->EndTransfer();
         }
         rec.gm_bytes_written = op.gm_bytes;
         break;

@@ -846,5 +846,22 @@ TEST_F(TileExecutorTest, CostSummaryKernelsYieldOneRecordPerPhase) {
   EXPECT_NEAR(KernelDurationNs(profile_, config_), 2600, 1e-6);
 }
 
+TEST_F(TileExecutorTest, CostSummaryBlocksShareTheCallsWork) {
+  trace::Kernel ext;
+  ext.set_name("vendor_gemm");
+  ext.set_core_type(trace::AIC);
+  ext.mutable_cost()->set_bytes_in(64 * 1650 * 8 + 3);  // 8 us of MTE time for the call
+  CompiledKernel k = *CompileKernel(ext);
+  int64_t bytes = 0;
+  for (int64_t b = 0; b < 4; ++b) {
+    ASSERT_TRUE(exec_.Execute(k, BlockContext{b, 4, 0}, {}, /*functional=*/false, nullptr,
+                              &profile_)
+                    .ok());
+    EXPECT_NEAR(profile_.cube_ns, 2000, 1e-3) << "block " << b;
+    bytes += profile_.gm_bytes_read;
+  }
+  EXPECT_EQ(bytes, 64 * 1650 * 8 + 3);  // every byte once; the last block takes the remainder
+}
+
 }  // namespace
 }  // namespace pto
