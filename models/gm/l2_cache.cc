@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "absl/numeric/bits.h"
 
@@ -15,56 +16,46 @@ L2Cache::L2Cache(const GmParams& params)
   const int64_t lines = std::max<int64_t>(1, params.l2_capacity_bytes / params.l2_line_bytes);
   ways_ = std::clamp<int64_t>(params.l2_associativity, 1, lines);
   sets_ = lines / ways_;
-  tag_.assign(static_cast<size_t>(sets_ * ways_), kEmpty);
-  last_use_.assign(tag_.size(), 0);
-  dirty_.assign(tag_.size(), 0);
+  slots_.assign(static_cast<size_t>(sets_ * ways_), kEmpty);
 }
 
 bool L2Cache::Contains(uint64_t addr) const {
   const uint64_t line = addr >> line_shift_;
-  const size_t base = static_cast<size_t>(line % static_cast<uint64_t>(sets_) * ways_);
-  return std::find(tag_.begin() + base, tag_.begin() + base + ways_, line) !=
-         tag_.begin() + base + ways_;
+  const uint64_t* set = &slots_[static_cast<size_t>(line % static_cast<uint64_t>(sets_) * ways_)];
+  for (int64_t way = 0; way < ways_ && set[way] != kEmpty; ++way) {
+    if (LineOfSlot(set[way]) == line) return true;
+  }
+  return false;
 }
 
 L2Access L2Cache::Access(uint64_t addr, uint64_t size, bool is_write) {
   L2Access access;
   if (size == 0) return access;
+  const uint64_t dirty = is_write ? 1 : 0;
   const uint64_t last = (addr + size - 1) >> line_shift_;
   for (uint64_t line = addr >> line_shift_; line <= last; ++line) {
-    if (++clock_ == 0) {  // the use clock wrapped: restart every age at 0
-      std::fill(last_use_.begin(), last_use_.end(), 0);
-      clock_ = 1;
-    }
-    const size_t base = static_cast<size_t>(line % static_cast<uint64_t>(sets_) * ways_);
-    size_t victim = base;
-    bool hit = false;
-    for (size_t way = base; way < base + ways_; ++way) {
-      if (tag_[way] == line) {
-        victim = way;
-        hit = true;
-        break;
-      }
-      // Prefer an empty way, else the least recently used one.
-      if (tag_[victim] != kEmpty && (tag_[way] == kEmpty || last_use_[way] < last_use_[victim])) {
-        victim = way;
-      }
-    }
-    if (hit) {
+    uint64_t* set = &slots_[static_cast<size_t>(line % static_cast<uint64_t>(sets_) * ways_)];
+    int64_t way = 0;
+    while (way < ways_ && set[way] != kEmpty && LineOfSlot(set[way]) != line) ++way;
+    uint64_t slot;
+    if (way < ways_ && set[way] != kEmpty) {
       ++access.hit_lines;
+      slot = set[way] | dirty;
     } else {
+      // A miss replaces the least recently used way: the last one, which is
+      // empty while the set has room.
       ++access.miss_lines;
-      if (tag_[victim] == kEmpty) {
+      way = ways_ - 1;
+      if (set[way] == kEmpty) {
         ++resident_;
       } else {
         ++evictions_;
-        access.dirty_evictions += dirty_[victim];
+        access.dirty_evictions += static_cast<int64_t>(set[way] & 1);
       }
-      tag_[victim] = line;
-      dirty_[victim] = 0;
+      slot = line << 1 | dirty;
     }
-    last_use_[victim] = clock_;
-    dirty_[victim] |= is_write ? 1 : 0;
+    std::memmove(set + 1, set, static_cast<size_t>(way) * sizeof(uint64_t));
+    set[0] = slot;
   }
   hits_ += access.hit_lines;
   misses_ += access.miss_lines;
