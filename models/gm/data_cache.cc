@@ -59,12 +59,15 @@ uint32_t DataCache::PageSlot(uint64_t page_addr) {
     slot = free_slots_.back();
     free_slots_.pop_back();
   } else {
-    slot = static_cast<uint32_t>(pages_.size());
-    pages_.emplace_back();
-    if (keeps_data_) bytes_.resize(bytes_.size() + page_bytes_);
+    slot = slots_used_;
+    if (slot == pages_.size()) {
+      pages_.emplace_back();
+      if (keeps_data_) bytes_.resize(bytes_.size() + page_bytes_);
+    }
   }
   it->second = slot;
   pages_[slot] = Page{page_addr, 0, 0};
+  slots_used_ = std::max(slots_used_, slot + 1);
   return slot;
 }
 
@@ -153,7 +156,7 @@ void DataCache::CleanInvalidateAll() {
 }
 
 void DataCache::DropAll() {
-  for (uint32_t slot = 0; slot < pages_.size(); ++slot) {
+  for (uint32_t slot = 0; slot < slots_used_; ++slot) {
     if (pages_[slot].addr == kFreePage) continue;
     WriteBack(slot, ~uint64_t{0});
     counters_.lines_invalidated += absl::popcount(pages_[slot].valid);
@@ -161,10 +164,8 @@ void DataCache::DropAll() {
     pages_[slot] = Page{kFreePage, 0, 0};
   }
   // Every slot is free again; reuse them from the lowest index up.
+  slots_used_ = 0;
   free_slots_.clear();
-  for (uint32_t slot = static_cast<uint32_t>(pages_.size()); slot > 0; --slot) {
-    free_slots_.push_back(slot - 1);
-  }
 }
 
 void DataCache::CleanInvalidateLine(uint64_t addr) {
@@ -182,7 +183,7 @@ void DataCache::CleanInvalidateLine(uint64_t addr) {
 }
 
 void DataCache::WriteBackAll() {
-  for (uint32_t slot = 0; slot < pages_.size(); ++slot) {
+  for (uint32_t slot = 0; slot < slots_used_; ++slot) {
     if (pages_[slot].addr != kFreePage) WriteBack(slot, ~uint64_t{0});
   }
 }

@@ -147,6 +147,10 @@ class DataCache : public GmPort {
   bool keeps_data_ = true;
   std::vector<uint8_t> scratch_;  // the one page of a cache without data
   std::vector<uint32_t> free_slots_;
+  // Slots at or above this index have been free since the last DropAll and
+  // are taken in index order; free_slots_ holds the free ones below it. A
+  // cache that once held a large task does not scan all its pages again.
+  uint32_t slots_used_ = 0;
   std::vector<uint64_t> write_backs_;
   DataCacheCounters counters_;
   absl::Status status_;
