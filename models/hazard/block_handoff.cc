@@ -253,10 +253,17 @@ void CheckBlockHandoffs(absl::Span<const BlockLogEntry> log, int64_t line_bytes,
       if (entry.end <= entry.begin) continue;
       const bool is_write = entry.access == GmAccessKind::kWrite;
       const HazardKind kind = is_write ? HazardKind::kFalseSharing : HazardKind::kUnpublished;
+      // Most accesses touch no line another block wrote (weights, inputs):
+      // one search rules the whole access out.
+      const uint64_t first_line = entry.begin & ~line_mask;
+      const auto written =
+          std::lower_bound(writes.begin(), writes.end(), first_line,
+                           [](const LineWrite& write, uint64_t key) { return write.line < key; });
+      if (written == writes.end() || written->line >= entry.end) continue;
       const int phase = reader.phase[pos];
       bool resolved = false;
       HazardTensor tensor;
-      for (uint64_t line = entry.begin & ~line_mask; line < entry.end; line += line_size) {
+      for (uint64_t line = written->line; line < entry.end; line += line_size) {
         const uint64_t from = is_write ? line : std::max(entry.begin, line);
         const uint64_t to = is_write ? line + line_size : std::min(entry.end, line + line_size);
         const uint64_t mask = is_write ? ~uint64_t{0} : MaskOf(from, to, line, granule);
