@@ -1,6 +1,7 @@
 #include "models/hazard/hazard_detector.h"
 
 #include <algorithm>
+#include <tuple>
 #include <utility>
 
 #include "absl/container/inlined_vector.h"
@@ -237,12 +238,14 @@ void HazardDetector::AddUse(TaskSeq task, Use use, uint64_t begin, uint64_t end)
   const uint64_t first = begin / granule;
   const uint64_t last = (end - 1) / granule;
   // Reads conflict with writes only; writes with both.
-  for (const auto* index : {&write_index_, use == Use::kWrite ? &read_index_ : nullptr}) {
+  for (auto* index : {&write_index_, use == Use::kWrite ? &read_index_ : nullptr}) {
     if (index == nullptr) continue;
     for (uint64_t g = first; g <= last; ++g) {
       auto bucket = index->find(g);
       if (bucket == index->end()) continue;
-      for (const AccessRef& theirs : bucket->second) {
+      Bucket& refs = bucket->second;
+      for (AccessRef& theirs : refs.refs) {
+        if (theirs.dead) continue;
         const uint64_t lo = std::max(begin, theirs.begin);
         const uint64_t hi = std::min(end, theirs.end);
         // Overlapping ranges meet in several buckets; judge them in one.
@@ -264,8 +267,22 @@ void HazardDetector::AddUse(TaskSeq task, Use use, uint64_t begin, uint64_t end)
         if (!Reaches(earlier.seq, later.seq)) {
           Record(later, earlier, kind, lo, hi);
         } else if (use == Use::kWrite && mine_later && theirs.begin >= begin && theirs.end <= end) {
-          superseded_.push_back(theirs);
+          if (theirs.begin / granule == (theirs.end - 1) / granule) {
+            theirs.dead = true;  // in this bucket only: drop it in place
+            ++refs.dead;
+          } else {
+            superseded_.push_back(theirs);
+          }
         }
+      }
+      // Compact once the dead are half the bucket: a row-by-row update of
+      // a tensor then costs amortised O(1) per superseded row.
+      if (refs.dead > 0 && refs.dead * 2 >= refs.refs.size()) {
+        refs.refs.erase(std::remove_if(refs.refs.begin(), refs.refs.end(),
+                                       [](const AccessRef& ref) { return ref.dead; }),
+                        refs.refs.end());
+        refs.dead = 0;
+        if (refs.refs.empty()) index->erase(bucket);
       }
     }
   }
@@ -273,25 +290,22 @@ void HazardDetector::AddUse(TaskSeq task, Use use, uint64_t begin, uint64_t end)
   // only side of a hazard: whoever conflicts with it conflicts with this
   // write too, and is ordered after it only through this task. Dropping it
   // keeps a chain updating one tensor at O(1) index entries, not O(window).
-  for (const AccessRef& gone : superseded_) {
-    auto& index = gone.use == Use::kWrite ? write_index_ : read_index_;
-    for (uint64_t g = gone.begin / granule; g <= (gone.end - 1) / granule; ++g) {
-      auto bucket = index.find(g);
-      if (bucket == index.end()) continue;
-      std::vector<AccessRef>& refs = bucket->second;
-      refs.erase(std::remove_if(refs.begin(), refs.end(),
-                                [&gone](const AccessRef& ref) {
-                                  return ref.seq == gone.seq && ref.begin == gone.begin &&
-                                         ref.end == gone.end && ref.use == gone.use;
-                                }),
-                 refs.end());
-      if (refs.empty()) index.erase(bucket);
-    }
+  // One sweep per touched bucket, whatever the number of superseded entries.
+  if (!superseded_.empty()) {
+    const auto before = [](const AccessRef& a, const AccessRef& b) {
+      return std::tie(a.seq, a.begin, a.end, a.use) < std::tie(b.seq, b.begin, b.end, b.use);
+    };
+    std::sort(superseded_.begin(), superseded_.end(), before);
+    swept_granules_.clear();
+    for (const AccessRef& gone : superseded_) AddSweptGranules(gone.begin, gone.end, gone.use);
+    SweepGranules([&](const AccessRef& ref) {
+      return std::binary_search(superseded_.begin(), superseded_.end(), ref, before);
+    });
   }
   superseded_.clear();
   node.accesses.push_back({begin, end, use});
   auto& own = use == Use::kWrite ? write_index_ : read_index_;
-  for (uint64_t g = first; g <= last; ++g) own[g].push_back({task, begin, end, use});
+  for (uint64_t g = first; g <= last; ++g) own[g].refs.push_back({task, begin, end, use});
 }
 
 void HazardDetector::AddBlockAccess(TaskSeq task, int block, int core, GmAccessKind kind,
@@ -335,6 +349,35 @@ void HazardDetector::Emit(Node& node) {
   node.pending.clear();
 }
 
+void HazardDetector::AddSweptGranules(uint64_t begin, uint64_t end, Use use) {
+  const uint64_t granule = static_cast<uint64_t>(options_.index_granule_bytes);
+  const bool write = use == Use::kWrite;
+  for (uint64_t g = begin / granule; g <= (end - 1) / granule; ++g) {
+    // Consecutive rows mostly share a granule: skip the obvious repeats.
+    if (swept_granules_.empty() || swept_granules_.back() != std::make_pair(g, write)) {
+      swept_granules_.push_back({g, write});
+    }
+  }
+}
+
+template <typename Drop>
+void HazardDetector::SweepGranules(Drop drop) {
+  std::sort(swept_granules_.begin(), swept_granules_.end());
+  swept_granules_.erase(std::unique(swept_granules_.begin(), swept_granules_.end()),
+                        swept_granules_.end());
+  for (const auto& [g, write] : swept_granules_) {
+    auto& index = write ? write_index_ : read_index_;
+    auto bucket = index.find(g);
+    if (bucket == index.end()) continue;
+    std::vector<AccessRef>& refs = bucket->second.refs;
+    refs.erase(std::remove_if(refs.begin(), refs.end(),
+                              [&drop](const AccessRef& ref) { return ref.dead || drop(ref); }),
+               refs.end());
+    bucket->second.dead = 0;
+    if (refs.empty()) index.erase(bucket);
+  }
+}
+
 void HazardDetector::RetireTask(TaskSeq task) {
   Node* found = Find(task);
   if (found == nullptr) return;
@@ -360,19 +403,11 @@ void HazardDetector::RetireTask(TaskSeq task) {
     to.producers.erase(std::remove(to.producers.begin(), to.producers.end(), task),
                        to.producers.end());
   }
-  const uint64_t granule = static_cast<uint64_t>(options_.index_granule_bytes);
-  for (const Access& access : node.accesses) {
-    for (uint64_t g = access.begin / granule; g <= (access.end - 1) / granule; ++g) {
-      auto& index = access.use == Use::kWrite ? write_index_ : read_index_;
-      auto bucket = index.find(g);
-      if (bucket == index.end()) continue;
-      std::vector<AccessRef>& refs = bucket->second;
-      refs.erase(std::remove_if(refs.begin(), refs.end(),
-                                [task](const AccessRef& ref) { return ref.seq == task; }),
-                 refs.end());
-      if (refs.empty()) index.erase(bucket);
-    }
-  }
+  // One sweep per touched bucket: a task with many row accesses in one
+  // granule would otherwise rescan that bucket once per row.
+  swept_granules_.clear();
+  for (const Access& access : node.accesses) AddSweptGranules(access.begin, access.end, access.use);
+  SweepGranules([task](const AccessRef& ref) { return ref.seq == task; });
   if (task == bfs_root_) bfs_valid_ = false;
   node.live = false;
   std::vector<Access>().swap(node.accesses);

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -103,6 +104,13 @@ class HazardDetector {
     uint64_t begin;
     uint64_t end;
     Use use;
+    bool dead = false;  // superseded, not yet compacted away
+  };
+  // Scans skip dead entries; compaction keeps the order of the live ones,
+  // so the order of reports does not depend on when it happens.
+  struct Bucket {
+    std::vector<AccessRef> refs;
+    size_t dead = 0;
   };
   struct Pending {
     HazardKind kind;
@@ -130,6 +138,11 @@ class HazardDetector {
   Node* Find(TaskSeq seq);
   Node& Ensure(TaskSeq seq);
   void AddUse(TaskSeq task, Use use, uint64_t begin, uint64_t end);
+  void AddSweptGranules(uint64_t begin, uint64_t end, Use use);
+  // Drops the index entries `drop` selects from every bucket listed in
+  // swept_granules_.
+  template <typename Drop>
+  void SweepGranules(Drop drop);
   void Record(Node& later, const Node& earlier, HazardKind kind, uint64_t begin, uint64_t end);
   void Emit(Node& node);
   HazardTensor Resolve(uint64_t addr) const;
@@ -141,9 +154,12 @@ class HazardDetector {
   std::vector<uint32_t> free_nodes_;
   // Bucketed by granule; reads (and predicate reads) apart from writes, so a
   // read scans only the writes: many tasks reading one input cost nothing.
-  absl::flat_hash_map<uint64_t, std::vector<AccessRef>> read_index_;
-  absl::flat_hash_map<uint64_t, std::vector<AccessRef>> write_index_;
+  absl::flat_hash_map<uint64_t, Bucket> read_index_;
+  absl::flat_hash_map<uint64_t, Bucket> write_index_;
   std::vector<AccessRef> superseded_;  // scratch for AddUse
+  // Buckets to sweep: (granule, whether in the write index), deduplicated
+  // by SweepGranules so that each is swept once.
+  std::vector<std::pair<uint64_t, bool>> swept_granules_;
   TaskSeq last_added_ = 0;
   bool any_added_ = false;
   bool in_order_ = true;  // tasks arrived in seq order (the fast path needs it)

@@ -341,6 +341,42 @@ TEST(HazardDetectorTest, AnOrderedCoveringWriteSupersedesOlderAccesses) {
   EXPECT_THAT(Seqs(reports[0].others), ElementsAre(1));
 }
 
+TEST(HazardDetectorTest, RowByRowRewritesSupersedeRowByRowAndKeepReportOrder) {
+  // A chain of 8 tasks rewrites the 128 rows of `out` one 512 B row at a
+  // time (rows superseded in place, compacted as they pile up), then two
+  // outsiders read rows of it unordered: each report names only the last
+  // writer, and reports keep their order (the first-read row's tensor first).
+  constexpr uint64_t kRow = 512;
+  HazardDetector detector = MakeDetector();
+  for (TaskSeq seq = 0; seq < 8; ++seq) {
+    detector.AddTask(seq, "writer");
+    if (seq > 0) detector.AddDependency(seq - 1, seq);
+    for (uint64_t row = 0; row < 128; ++row) {
+      detector.AddAccess(seq, GmAccessKind::kWrite, kOut + row * kRow, kRow);
+    }
+    if (seq >= 2) detector.RetireTask(seq - 2);  // retirement sweeps dead rows too
+  }
+  detector.AddTask(8, "outsider");
+  detector.AddAccess(8, GmAccessKind::kRead, kA, 4);  // clean
+  detector.AddAccess(8, GmAccessKind::kRead, kOut + 5 * kRow + 8, 4);
+  detector.AddAccess(8, GmAccessKind::kRead, kOut + 100 * kRow, 2 * kRow);
+  detector.AddTask(9, "late");
+  detector.AddDependency(7, 9);
+  detector.AddAccess(9, GmAccessKind::kWrite, kOut, 128 * kRow);  // WAR with 8 only
+  detector.Flush();
+  const std::vector<HazardReport> reports = detector.TakeReports();
+  ASSERT_THAT(reports, SizeIs(2));
+  EXPECT_EQ(reports[0].kind, HazardKind::kRaw);
+  EXPECT_EQ(reports[0].task.seq, 8u);
+  EXPECT_THAT(Seqs(reports[0].others), ElementsAre(7));
+  EXPECT_EQ(reports[0].region_begin, kOut + 5 * kRow + 8);
+  EXPECT_EQ(reports[0].region_end, kOut + 102 * kRow);
+  EXPECT_EQ(reports[1].kind, HazardKind::kWar);
+  EXPECT_EQ(reports[1].task.seq, 9u);
+  EXPECT_THAT(Seqs(reports[1].others), ElementsAre(8));
+  EXPECT_EQ(detector.live_tasks(), 4);  // 6..9
+}
+
 TEST(HazardDetectorTest, APartialOverwriteKeepsTheOlderWriterVisible) {
   HazardDetector detector = MakeDetector();
   detector.AddTask(0, "whole");
