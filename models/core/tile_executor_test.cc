@@ -857,7 +857,7 @@ TEST_F(TileExecutorTest, CostSummaryBlocksShareTheCallsWork) {
     ASSERT_TRUE(exec_.Execute(k, BlockContext{b, 4, 0}, {}, /*functional=*/false, nullptr,
                               &profile_)
                     .ok());
-    EXPECT_NEAR(profile_.cube_ns, 2000, 1e-3) << "block " << b;
+    EXPECT_NEAR(profile_.cube_ns, 2000, 0.01) << "block " << b;
     bytes += profile_.gm_bytes_read;
   }
   EXPECT_EQ(bytes, 64 * 1650 * 8 + 3);  // every byte once; the last block takes the remainder
