@@ -18,6 +18,7 @@ target_link_libraries(pto_kernel_exec PUBLIC
 
 pto_cc_test(kernel_exec_test
   SOURCES
+    ${PTO_CORE_DIR}/flat_gm_port_test.cc
     ${PTO_CORE_DIR}/int_expr_test.cc
     ${PTO_CORE_DIR}/kernel_program_test.cc
     ${PTO_CORE_DIR}/mix_pipeline_test.cc

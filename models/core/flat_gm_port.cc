@@ -8,7 +8,7 @@
 namespace pto {
 
 bool FlatGmPort::InRange(uint64_t addr, size_t size, const char* what) {
-  if (addr >= base_ && size <= bytes_.size() && addr - base_ <= bytes_.size() - size) return true;
+  if (Covers(addr, size)) return true;
   if (status_.ok()) {
     status_ = absl::OutOfRangeError(absl::StrCat(
         "GM ", what, " of ", size, " bytes at 0x", absl::Hex(addr), " leaves the memory [0x",
@@ -29,6 +29,42 @@ void FlatGmPort::Write(uint64_t addr, const void* src, size_t size) {
   if (!InRange(addr, size, "write")) return;
   std::memcpy(data(addr), src, size);
   bytes_written_ += static_cast<int64_t>(size);
+}
+
+void FlatGmPort::ReadRows(uint64_t addr, int64_t rows, size_t row_bytes, uint64_t stride,
+                          void* dst) {
+  if (rows <= 0 || !Covers(addr, RowsSpan(rows, row_bytes, stride))) {
+    GmPort::ReadRows(addr, rows, row_bytes, stride, dst);
+    return;
+  }
+  reads_ += rows;
+  bytes_read_ += rows * static_cast<int64_t>(row_bytes);
+  auto* out = static_cast<uint8_t*>(dst);
+  if (stride == row_bytes) {
+    std::memcpy(out, data(addr), static_cast<size_t>(rows) * row_bytes);
+    return;
+  }
+  for (int64_t r = 0; r < rows; ++r) {
+    std::memcpy(out + static_cast<size_t>(r) * row_bytes, data(addr + r * stride), row_bytes);
+  }
+}
+
+void FlatGmPort::WriteRows(uint64_t addr, int64_t rows, size_t row_bytes, uint64_t stride,
+                           const void* src) {
+  if (rows <= 0 || !Covers(addr, RowsSpan(rows, row_bytes, stride))) {
+    GmPort::WriteRows(addr, rows, row_bytes, stride, src);
+    return;
+  }
+  writes_ += rows;
+  bytes_written_ += rows * static_cast<int64_t>(row_bytes);
+  const auto* in = static_cast<const uint8_t*>(src);
+  if (stride == row_bytes) {
+    std::memcpy(data(addr), in, static_cast<size_t>(rows) * row_bytes);
+    return;
+  }
+  for (int64_t r = 0; r < rows; ++r) {
+    std::memcpy(data(addr + r * stride), in + static_cast<size_t>(r) * row_bytes, row_bytes);
+  }
 }
 
 void FlatGmPort::AtomicAdd(uint64_t addr, DType dtype, const void* src, size_t count) {

@@ -22,6 +22,11 @@ class FlatGmPort : public GmPort {
   // Adds element-wise in double and rounds back to `dtype` (as the GM's
   // atomic unit does in the element's own type).
   void AtomicAdd(uint64_t addr, DType dtype, const void* src, size_t count) override;
+  // One range check for the whole tile, then plain copies (one when the rows
+  // are contiguous); row by row, as GmPort does, when some row is outside.
+  void ReadRows(uint64_t addr, int64_t rows, size_t row_bytes, uint64_t stride, void* dst) override;
+  void WriteRows(uint64_t addr, int64_t rows, size_t row_bytes, uint64_t stride,
+                 const void* src) override;
 
   uint8_t* data(uint64_t addr) { return bytes_.data() + (addr - base_); }
   std::vector<uint8_t>& bytes() { return bytes_; }
@@ -36,6 +41,14 @@ class FlatGmPort : public GmPort {
 
  private:
   bool InRange(uint64_t addr, size_t size, const char* what);
+  // Whether [addr, addr + size) lies inside the array (records nothing).
+  bool Covers(uint64_t addr, size_t size) const {
+    return addr >= base_ && size <= bytes_.size() && addr - base_ <= bytes_.size() - size;
+  }
+  // The bytes the rows span, first row start to last row end.
+  static size_t RowsSpan(int64_t rows, size_t row_bytes, uint64_t stride) {
+    return rows <= 0 ? 0 : static_cast<size_t>(rows - 1) * stride + row_bytes;
+  }
 
   uint64_t base_;
   std::vector<uint8_t> bytes_;

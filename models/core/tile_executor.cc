@@ -428,24 +428,26 @@ template <typename T>
 void TileExecutor::LoadTyped(const CompiledTile& tile, T* dst, const Window& w, GmPort* gm) {
   const int64_t esize = static_cast<int64_t>(DTypeSize(tile.dtype));
   const int64_t cols = tile.cols;
+  if (w.col_stride == 1) {
+    // Whole rows: one ReadRows for the tile, then one decode.
+    const size_t row_bytes = static_cast<size_t>(cols * esize);
+    const uint64_t stride = static_cast<uint64_t>(w.row_stride * esize);
+    if constexpr (std::is_same_v<T, float>) {
+      if (tile.dtype == trace::FP32) {
+        gm->ReadRows(w.addr, tile.rows, row_bytes, stride, dst);
+        return;
+      }
+    }
+    gm->ReadRows(w.addr, tile.rows, row_bytes, stride, staging_.data());
+    DecodeElements<T>(tile.dtype, staging_.data(), dst, tile.rows * cols);
+    return;
+  }
   for (int64_t r = 0; r < tile.rows; ++r) {
     const uint64_t row_addr = w.addr + static_cast<uint64_t>(r * w.row_stride * esize);
-    T* out = dst + r * cols;
-    if (w.col_stride == 1) {
-      if constexpr (std::is_same_v<T, float>) {
-        if (tile.dtype == trace::FP32) {
-          gm->Read(row_addr, out, static_cast<size_t>(cols * esize));
-          continue;
-        }
-      }
-      gm->Read(row_addr, staging_.data(), static_cast<size_t>(cols * esize));
-      DecodeElements<T>(tile.dtype, staging_.data(), out, cols);
-      continue;
-    }
     for (int64_t c = 0; c < cols; ++c) {
       gm->Read(row_addr + static_cast<uint64_t>(c * w.col_stride * esize), staging_.data(),
                static_cast<size_t>(esize));
-      DecodeElements<T>(tile.dtype, staging_.data(), out + c, 1);
+      DecodeElements<T>(tile.dtype, staging_.data(), dst + r * cols + c, 1);
     }
   }
 }
@@ -463,28 +465,33 @@ void TileExecutor::StoreTyped(const CompiledTile& tile, const T* src, const Wind
                               GmPort* gm) {
   const int64_t esize = static_cast<int64_t>(DTypeSize(tile.dtype));
   const int64_t cols = tile.cols;
+  if (w.col_stride == 1) {
+    // Whole rows: one encode for the tile (none for FP32), then the rows.
+    const void* bytes = staging_.data();
+    bool direct = false;
+    if constexpr (std::is_same_v<T, float>) direct = tile.dtype == trace::FP32;
+    if (direct) {
+      bytes = src;
+    } else {
+      EncodeElements<T>(tile.dtype, src, staging_.data(), tile.rows * cols);
+    }
+    const size_t row_bytes = static_cast<size_t>(cols * esize);
+    const uint64_t stride = static_cast<uint64_t>(w.row_stride * esize);
+    if (!atomic) {
+      gm->WriteRows(w.addr, tile.rows, row_bytes, stride, bytes);
+      return;
+    }
+    for (int64_t r = 0; r < tile.rows; ++r) {
+      gm->AtomicAdd(w.addr + r * stride, tile.dtype,
+                    static_cast<const uint8_t*>(bytes) + r * row_bytes, static_cast<size_t>(cols));
+    }
+    return;
+  }
   for (int64_t r = 0; r < tile.rows; ++r) {
     const uint64_t row_addr = w.addr + static_cast<uint64_t>(r * w.row_stride * esize);
-    const T* in = src + r * cols;
-    if (w.col_stride == 1) {
-      const void* bytes = staging_.data();
-      bool direct = false;
-      if constexpr (std::is_same_v<T, float>) direct = tile.dtype == trace::FP32;
-      if (direct) {
-        bytes = in;
-      } else {
-        EncodeElements<T>(tile.dtype, in, staging_.data(), cols);
-      }
-      if (atomic) {
-        gm->AtomicAdd(row_addr, tile.dtype, bytes, static_cast<size_t>(cols));
-      } else {
-        gm->Write(row_addr, bytes, static_cast<size_t>(cols * esize));
-      }
-      continue;
-    }
     for (int64_t c = 0; c < cols; ++c) {
       const uint64_t addr = row_addr + static_cast<uint64_t>(c * w.col_stride * esize);
-      EncodeElements<T>(tile.dtype, in + c, staging_.data(), 1);
+      EncodeElements<T>(tile.dtype, src + r * cols + c, staging_.data(), 1);
       if (atomic) {
         gm->AtomicAdd(addr, tile.dtype, staging_.data(), 1);
       } else {
