@@ -316,7 +316,12 @@ void HazardDetector::AddBlockAccess(TaskSeq task, int block, int core, GmAccessK
   entry.access = kind;
   entry.begin = addr;
   entry.end = addr + size;
-  Ensure(task).block_log.push_back(entry);
+  AppendBlockLog(Ensure(task), entry);
+}
+
+void HazardDetector::AppendBlockLog(Node& node, const BlockLogEntry& entry) {
+  if (node.block_log.capacity() == 0) node.block_log.swap(spare_block_log_);
+  node.block_log.push_back(entry);
 }
 
 void HazardDetector::AddBlockEvent(TaskSeq task, int block, int core, BlockEventKind event,
@@ -328,7 +333,7 @@ void HazardDetector::AddBlockEvent(TaskSeq task, int block, int core, BlockEvent
   entry.event = event;
   entry.begin = addr;
   entry.end = addr;
-  Ensure(task).block_log.push_back(entry);
+  AppendBlockLog(Ensure(task), entry);
 }
 
 void HazardDetector::EndTask(TaskSeq task) {
@@ -336,6 +341,12 @@ void HazardDetector::EndTask(TaskSeq task) {
   if (node == nullptr || node->block_log.empty()) return;
   CheckBlockHandoffs(node->block_log, options_.line_bytes, {node->seq, node->name}, resolver_,
                      &ready_);
+  // Keep the larger buffer for the next multi-block task (a large log grown
+  // from scratch every task costs page faults); free the other.
+  node->block_log.clear();
+  if (node->block_log.capacity() > spare_block_log_.capacity()) {
+    node->block_log.swap(spare_block_log_);
+  }
   std::vector<BlockLogEntry>().swap(node->block_log);
 }
 

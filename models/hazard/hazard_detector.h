@@ -138,6 +138,7 @@ class HazardDetector {
   Node* Find(TaskSeq seq);
   Node& Ensure(TaskSeq seq);
   void AddUse(TaskSeq task, Use use, uint64_t begin, uint64_t end);
+  void AppendBlockLog(Node& node, const BlockLogEntry& entry);
   void AddSweptGranules(uint64_t begin, uint64_t end, Use use);
   // Drops the index entries `drop` selects from every bucket listed in
   // swept_granules_.
@@ -171,6 +172,7 @@ class HazardDetector {
   bool bfs_valid_ = false;
   std::vector<uint32_t> bfs_queue_;
   std::vector<HazardReport> ready_;
+  std::vector<BlockLogEntry> spare_block_log_;  // empty, its capacity kept for reuse
 };
 
 }  // namespace pto
