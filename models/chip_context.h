@@ -94,6 +94,10 @@ class ChipContext {
   ReadyQueues& ready() { return ready_; }
   DependencyInference& deps() { return deps_; }
   LaunchCounters& counters() { return counters_; }
+  // Every SC_METHOD body of the chip counts itself: the simulation kernel's
+  // work per simulated task, for benchmarks (--engine-stats).
+  void CountActivation() { ++activations_; }
+  uint64_t activations() const { return activations_; }
   RuntimeSignals& signals() { return *signals_; }
   void set_signals(RuntimeSignals* signals) { signals_ = signals; }
   const RingLimits& ring_limits(int ring) const { return ring_limits_[ring]; }
@@ -123,6 +127,7 @@ class ChipContext {
   TaskTable tasks_;
   ReadyQueues ready_;
   DependencyInference deps_;
+  uint64_t activations_ = 0;
   LaunchCounters counters_;
   std::vector<TaskSeq> ready_scratch_;
   std::array<RingLimits, 4> ring_limits_;

@@ -54,6 +54,9 @@ int Main(int argc, char** argv) {
                "write only the summary keys of stats.json (no per-task records, no other files)");
   app.add_flag("--timing-only", options.timing_only,
                "ignore tensor contents and checks: timing paths only");
+  app.add_flag("--engine-stats", options.engine_stats,
+               "after the run, print the simulation kernel's work: process activations and "
+               "delta cycles, in all and per task");
   bool profiled = false;
   app.add_flag("--profiled", profiled,
                "emulate a profiled run (swimlane on): each task pays the device-side self-cost "

@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <regex>
 #include <set>
 #include <string>
 #include <vector>
@@ -188,6 +189,24 @@ TEST(PtoSimCliTest, SummaryOnlyWritesNoRecords) {
   EXPECT_EQ(std::distance(std::filesystem::directory_iterator(run.out_dir),
                           std::filesystem::directory_iterator()),
             1);
+}
+
+TEST(PtoSimCliTest, EngineStatsCountTheKernelsWorkPerTask) {
+  const SimRun plain = Simulate(BundledTrace("spmd_add"));
+  EXPECT_THAT(plain.cli.out, ::testing::Not(HasSubstr("engine:")));
+  const SimRun run = Simulate(BundledTrace("spmd_add"), {"--engine-stats"});
+  ASSERT_EQ(run.cli.exit_code, 0) << run.cli.err;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(
+      run.cli.out, m,
+      std::regex(R"(engine: (\d+) process activations \(([\d.]+) per task\), (\d+) delta cycles)")))
+      << run.cli.out;
+  const double activations = std::stod(m[1]);
+  const double tasks = run.stats["tasks"].get<double>();
+  // Each of the four blocks wakes its core at least to arrive, start and end.
+  EXPECT_GE(activations, 3 * run.stats["block_dispatches"].get<double>());
+  EXPECT_NEAR(std::stod(m[2]), activations / tasks, 0.01);
+  EXPECT_GT(std::stod(m[3]), 0);
 }
 
 TEST(PtoSimCliTest, TimingOnlySkipsChecksButKeepsTheTiming) {

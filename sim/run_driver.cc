@@ -134,6 +134,9 @@ class Session : public LaunchListener {
   absl::Status FinishLaunch();
   nlohmann::json Summary(const LaunchReport& report) const;
   void PrintLaunch(const LaunchReport& report);
+  // What the simulation kernel did for the run: process activations and
+  // delta cycles, in all and per simulated task.
+  void PrintEngineStats();
   absl::Status WriteRunSummary();
   int Fail(const absl::Status& status, int code);
   // Runs the simulation in slices, between which it notices a stop signal
@@ -158,6 +161,7 @@ class Session : public LaunchListener {
   Chip* chip_ = nullptr;
   std::vector<nlohmann::json> launch_summaries_;
   size_t hazards_found_ = 0;
+  uint64_t tasks_run_ = 0;  // submits over every finished launch
   int checks_passed_ = 0;
   int checks_failed_ = 0;
   bool functional_ = true;
@@ -408,7 +412,18 @@ nlohmann::json Session::Summary(const LaunchReport& report) const {
           {"checks", {{"passed", passed}, {"failed", failed}, {"results", checks}}}};
 }
 
+void Session::PrintEngineStats() {
+  const double tasks = static_cast<double>(std::max<uint64_t>(1, tasks_run_));
+  const uint64_t activations = context_->activations();
+  const uint64_t deltas = sc_core::sc_delta_count();
+  out_ << absl::StrFormat(
+      "engine: %d process activations (%.2f per task), %d delta cycles (%.2f per task)\n",
+      activations, static_cast<double>(activations) / tasks, deltas,
+      static_cast<double>(deltas) / tasks);
+}
+
 void Session::PrintLaunch(const LaunchReport& report) {
+  tasks_run_ += report.counters.tasks;
   const nlohmann::json s = Summary(report);
   out_ << absl::StrFormat("launch %d '%s': makespan %.3f us, device wall %.3f us\n", report.index,
                           report.name, s["makespan_us"].get<double>(),
@@ -585,6 +600,7 @@ int Session::Run() {
   if (absl::Status s = WriteRunSummary(); !s.ok()) return Fail(s, kExitRuntime);
   out_ << absl::StrFormat("checks: %d passed, %d failed\n", checks_passed_, checks_failed_);
   if (options_.hazards) out_ << absl::StrFormat("hazards: %d\n", hazards_found_);
+  if (options_.engine_stats) PrintEngineStats();
   if (checks_failed_ > 0) return kExitCheckFailed;
   return options_.fail_on_hazard && hazards_found_ > 0 ? kExitCheckFailed : kExitOk;
 }

@@ -35,6 +35,7 @@ struct RunOptions {
   bool fail_on_hazard = false;    // a hazard makes the run exit 1
   double max_wall_seconds = 600;  // --max-wall-seconds: stop with exit 3 after this
   double max_sim_seconds = 10;    // --max-sim-seconds: stop with exit 3 past this simulated time
+  bool engine_stats = false;      // --engine-stats: print the simulation kernel's work
 };
 
 // Elaborates the chip once and runs every launch of the trace on it, printing

@@ -61,6 +61,7 @@ std::string Orchestrator::WaitingFor() const {
 }
 
 void Orchestrator::Step() {
+  context_->CountActivation();
   if (done_ || !context_->fatal().ok()) return;
   switch (wait_) {
     case Wait::kPublish:

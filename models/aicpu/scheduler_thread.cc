@@ -151,6 +151,7 @@ void SchedulerThread::EmitPhase(SchedulerPhaseKind kind, TimePs start, TimePs en
 }
 
 void SchedulerThread::Step() {
+  context_->CountActivation();
   const TimePs now = Now();
   sleeping_ = false;
   wake_at_ = kNever;

@@ -95,6 +95,7 @@ const CoreInterval* AiCore::IntervalOf(uint32_t token) const {
 }
 
 void AiCore::Step() {
+  context_->CountActivation();
   const TimePs now = Now();
   wake_at_ = kNever;
   while (!events_.empty() && events_.front().at <= now && context_->fatal().ok()) {
