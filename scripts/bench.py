@@ -9,16 +9,15 @@ Builds REV in a temporary `git worktree` and this tree (Release, into
 build-bench/), makes every input with *this* tree's tools (so both builds
 replay identical traces), then runs each workload on both builds in
 alternation (ABAB..., so load from other processes hits both alike) and prints
-a side-by-side table:
+a side-by-side table, one row per build:
 
-  wall s       whole-process wall clock, best of the rounds
-  tasks/s      simulated tasks (the summary's `tasks`) / wall
-  RSS MiB      peak resident set of the pto_sim process (getrusage of the child)
-  ratio        REV wall / this tree's wall (> 1: this tree is faster)
-
-Events per task (SystemC method activations) are not counted: SystemC 2.3
-has no cheap public counter for them; `perf stat` on a run gives the
-instruction count instead (docs/performance.md).
+  wall s, user s   whole-process wall clock and user CPU time, best round by wall
+  tasks/s          simulated tasks (the summary's `tasks`) / wall, and / user CPU
+                   (the steadier figure on a shared machine)
+  events/task      SystemC process activations per simulated task, from
+                   `pto_sim --engine-stats` ("–" for a build without the flag)
+  peak RSS MiB     peak resident set of the pto_sim process (getrusage of the child)
+  speed-up         REV wall / this tree's wall (> 1: this tree is faster)
 
 Workloads: stress_100k, stress_1m, stress_4m (tools/stress_trace.cc, seed 42;
 --timing-only --summary-only), stress_1m_out (the same with every output on,
@@ -61,7 +60,7 @@ def build(source, build_dir, targets):
 
 
 def measure(cmd):
-    """Runs cmd; returns (wall seconds, peak RSS KiB, stdout)."""
+    """Runs cmd; returns (wall seconds, user CPU seconds, peak RSS KiB, stdout)."""
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             env=dict(os.environ, SYSTEMC_DISABLE_COPYRIGHT_MESSAGE="1"))
@@ -72,11 +71,22 @@ def measure(cmd):
     code = os.waitstatus_to_exitcode(status)
     if code not in (0, 1):
         raise RuntimeError(f"{' '.join(cmd)} exited {code}: {err.decode()[-500:]}")
-    return wall, usage.ru_maxrss, out.decode()
+    return wall, usage.ru_utime, usage.ru_maxrss, out.decode()
 
 
 def tasks_of(summary):
     return sum(int(n) for n in re.findall(r"^\s+tasks (\d+)", summary, re.M))
+
+
+def activations_per_task(summary):
+    """SystemC process activations per task (--engine-stats), or None."""
+    found = re.search(r"^engine: \d+ process activations \(([\d.]+) per task\)", summary, re.M)
+    return float(found.group(1)) if found else None
+
+
+def has_engine_stats(sim):
+    help_text = subprocess.run([sim, "--help"], capture_output=True, text=True).stdout
+    return "--engine-stats" in help_text
 
 
 def make_inputs(build_dir, workloads, work):
@@ -135,6 +145,7 @@ def main():
         sims = {rev: os.path.join(base_src, "build-bench", "sim", "pto_sim"),
                 "this tree": os.path.join(cur_build, "sim", "pto_sim")}
         config = os.path.join(ROOT, "configs", "ascend.yaml")
+        engine_flag = {label: has_engine_stats(sim) for label, sim in sims.items()}
         results = {}
         for name in workloads:
             trace, extra = inputs[name]
@@ -143,12 +154,16 @@ def main():
                     out = os.path.join(work, f"out_{rnd}")
                     cmd = [sim, "--config", config, "--trace", trace]
                     cmd += [a.replace("{out}", out) for a in extra]
-                    wall, rss, summary = measure(cmd)
+                    if engine_flag[label]:
+                        cmd.append("--engine-stats")
+                    wall, user, rss, summary = measure(cmd)
                     shutil.rmtree(out, ignore_errors=True)
                     best = results.get((name, label))
                     if best is None or wall < best[0]:
-                        results[(name, label)] = (wall, rss, tasks_of(summary))
-                    log(f"{name} on {label}: {wall:.2f} s, {rss / 1024:.0f} MiB")
+                        results[(name, label)] = (wall, user, rss, tasks_of(summary),
+                                                  activations_per_task(summary))
+                    log(f"{name} on {label}: {wall:.2f} s wall, {user:.2f} s user, "
+                        f"{rss / 1024:.0f} MiB")
         print_table(workloads, list(sims), results)
     finally:
         if not args.keep:
@@ -158,15 +173,21 @@ def main():
 
 
 def print_table(workloads, labels, results):
+    """Best round by wall time; tasks/s from wall (and, steadier on a shared
+    machine, from user CPU); events = SystemC process activations per task."""
     base, cur = labels
-    print(f"| workload | tasks | {base} wall s | {base} tasks/s | {base} RSS MiB "
-          f"| this tree wall s | this tree tasks/s | this tree RSS MiB | ratio |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    print(f"| workload | tasks | build | wall s | user s | tasks/s (wall) | tasks/s (user) "
+          f"| events/task | peak RSS MiB |")
+    print("| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
     for name in workloads:
-        bw, brss, tasks = results[(name, base)]
-        cw, crss, _ = results[(name, cur)]
-        print(f"| {name} | {tasks} | {bw:.2f} | {tasks / bw:,.0f} | {brss / 1024:.0f} "
-              f"| {cw:.2f} | {tasks / cw:,.0f} | {crss / 1024:.0f} | {bw / cw:.2f} |")
+        for label in (base, cur):
+            wall, user, rss, tasks, events = results[(name, label)]
+            events_text = f"{events:.2f}" if events is not None else "–"
+            print(f"| {name} | {tasks} | {label} | {wall:.2f} | {user:.2f} | {tasks / wall:,.0f} "
+                  f"| {tasks / max(user, 1e-9):,.0f} | {events_text} | {rss / 1024:.0f} |")
+        bw = results[(name, base)][0]
+        cw = results[(name, cur)][0]
+        print(f"| {name} | | speed-up (wall) | {bw / cw:.2f}x | | | | | |")
 
 
 if __name__ == "__main__":
