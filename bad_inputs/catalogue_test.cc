@@ -62,6 +62,7 @@ std::vector<Case> LoadCases() {
 std::string Binary(const std::string& name) {
   if (name == "pto_sim") return PTO_SIM_BINARY;
   if (name == "ptoc") return PTOC_BINARY;
+  if (name == "stress_trace_gen") return STRESS_TRACE_GEN_BINARY;
   ADD_FAILURE() << "unknown program " << name;
   return name;
 }

@@ -34,7 +34,12 @@ int Main(int argc, char** argv) {
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 32));
   app.add_option("--seed", seed, "random seed");
   app.add_option("-o,--output", output, "output .pb");
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // Bad arguments exit 2, as every pto_sim tool does for bad input.
+    return app.exit(e) == 0 ? 0 : 2;
+  }
 
   pto::trace::StreamHeader header;
   header.set_version(1);

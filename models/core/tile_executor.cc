@@ -78,6 +78,12 @@ absl::Status TileExecutor::Execute(const CompiledKernel& kernel, const BlockCont
   if (kernel.is_cost_summary) {
     const int64_t blocks = std::max<int64_t>(1, block.block_num);
     const CostSummaryTiming t = CostSummaryTime(kernel.cost, kernel.core_type, blocks, config_);
+    if (!(t.total_ns() <= kMaxCostSummaryNs)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          KernelPrefix(kernel), ": its cost summary takes ", t.total_ns(),
+          " ns per block on this chip; expected at most ", kMaxCostSummaryNs,
+          " ns (1000 s): check cube_flops, vector_elements, bytes_in/bytes_out and fixed_cycles"));
+    }
     // This block's share of the call's work; the last block takes the
     // remainders, and so does the last phase.
     const bool last_block = block.block_idx + 1 == blocks;

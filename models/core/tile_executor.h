@@ -94,6 +94,9 @@ class TileExecutor {
   // A block that executes more op instances than this fails (a runaway device
   // loop would otherwise hang the simulation and exhaust memory).
   static constexpr size_t kMaxOpInstancesPerBlock = size_t{1} << 20;
+  // A cost-summary block longer than this (1000 s) is refused: the trace's
+  // numbers are wrong, and picosecond time would overflow not far beyond.
+  static constexpr double kMaxCostSummaryNs = 1e12;
 
   explicit TileExecutor(const ChipConfig& config);
 

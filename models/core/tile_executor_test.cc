@@ -846,6 +846,18 @@ TEST_F(TileExecutorTest, CostSummaryKernelsYieldOneRecordPerPhase) {
   EXPECT_NEAR(KernelDurationNs(profile_, config_), 2600, 1e-6);
 }
 
+TEST_F(TileExecutorTest, ACostSummaryTooLongForTheClockIsRefused) {
+  trace::Kernel ext;
+  ext.set_name("huge");
+  ext.set_core_type(trace::AIV);
+  ext.mutable_cost()->set_cube_flops(1e300);
+  CompiledKernel k = *CompileKernel(ext);
+  const absl::Status s = exec_.Execute(k, {}, {}, /*functional=*/false, nullptr, &profile_);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(s.message()), HasSubstr("kernel 'huge': its cost summary takes"));
+  EXPECT_THAT(std::string(s.message()), HasSubstr("expected at most 1e+12 ns"));
+}
+
 TEST_F(TileExecutorTest, CostSummaryBlocksShareTheCallsWork) {
   trace::Kernel ext;
   ext.set_name("vendor_gemm");
@@ -854,9 +866,8 @@ TEST_F(TileExecutorTest, CostSummaryBlocksShareTheCallsWork) {
   CompiledKernel k = *CompileKernel(ext);
   int64_t bytes = 0;
   for (int64_t b = 0; b < 4; ++b) {
-    ASSERT_TRUE(exec_.Execute(k, BlockContext{b, 4, 0}, {}, /*functional=*/false, nullptr,
-                              &profile_)
-                    .ok());
+    ASSERT_TRUE(
+        exec_.Execute(k, BlockContext{b, 4, 0}, {}, /*functional=*/false, nullptr, &profile_).ok());
     EXPECT_NEAR(profile_.cube_ns, 2000, 0.01) << "block " << b;
     bytes += profile_.gm_bytes_read;
   }
