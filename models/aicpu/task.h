@@ -79,8 +79,9 @@ struct Task {
   std::vector<TaskSeq> consumers;
   int64_t producers = 0;  // unique producers wired at submit
   // Retention: producers this task pins (creator and explicit edges) until it
-  // is released, and how many consumers pin this task.
-  std::vector<TaskSeq> retained;
+  // is released, and how many consumers pin this task. A pinned producer
+  // cannot retire, so the pointers stay valid (and save a lookup each).
+  std::vector<Task*> retained;
   int64_t retain_pins = 0;
   uint8_t ring = 0;
   int64_t heap_bytes = 0;   // packed output buffers in its ring's heap

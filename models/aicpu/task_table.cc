@@ -31,7 +31,7 @@ void ResetKeepingCapacity(Task& task) {
   std::string name = std::move(task.name);
   std::vector<TaskArg> args = std::move(task.args);
   std::vector<TaskSeq> consumers = std::move(task.consumers);
-  std::vector<TaskSeq> retained = std::move(task.retained);
+  std::vector<Task*> retained = std::move(task.retained);
   std::vector<int32_t> staged_cores = std::move(task.staged_cores);
   task = Task{};
   name.clear();
@@ -94,7 +94,7 @@ bool TaskTable::AddDependency(TaskSeq producer_seq, Task& consumer, bool retain)
   if (producer == nullptr) return false;
   if (retain) {
     ++producer->retain_pins;
-    consumer.retained.push_back(producer_seq);
+    consumer.retained.push_back(producer);
   }
   if (producer->completed) return false;
   producer->consumers.push_back(consumer.seq);
@@ -112,9 +112,7 @@ size_t TaskTable::Complete(Task& task, std::vector<TaskSeq>* ready) {
 }
 
 void TaskTable::ReleaseConsumer(Task& consumer) {
-  for (TaskSeq seq : consumer.retained) {
-    if (Task* producer = Find(seq)) --producer->retain_pins;
-  }
+  for (Task* producer : consumer.retained) --producer->retain_pins;
   consumer.retained.clear();
 }
 
