@@ -64,13 +64,22 @@ HazardDetector::HazardDetector(Options options, TensorResolver resolver)
     : options_(options), resolver_(std::move(resolver)) {}
 
 HazardDetector::Node* HazardDetector::Find(TaskSeq seq) {
+  if (seq == last_seq_) return &nodes_[last_index_];
   auto it = node_of_task_.find(seq);
-  return it == node_of_task_.end() ? nullptr : &nodes_[it->second];
+  if (it == node_of_task_.end()) return nullptr;
+  last_seq_ = seq;
+  last_index_ = it->second;
+  return &nodes_[it->second];
 }
 
 HazardDetector::Node& HazardDetector::Ensure(TaskSeq seq) {
+  if (seq == last_seq_) return nodes_[last_index_];
   auto [it, inserted] = node_of_task_.try_emplace(seq, 0);
-  if (!inserted) return nodes_[it->second];
+  if (!inserted) {
+    last_seq_ = seq;
+    last_index_ = it->second;
+    return nodes_[it->second];
+  }
   uint32_t index;
   if (!free_nodes_.empty()) {
     index = free_nodes_.back();
@@ -80,6 +89,8 @@ HazardDetector::Node& HazardDetector::Ensure(TaskSeq seq) {
     nodes_.emplace_back();
   }
   it->second = index;
+  last_seq_ = seq;
+  last_index_ = index;
   Node& node = nodes_[index];
   node.seq = seq;
   node.name.clear();
@@ -231,9 +242,8 @@ void HazardDetector::AddPredicateRead(TaskSeq task, uint64_t addr, uint64_t size
 }
 
 void HazardDetector::AddUse(TaskSeq task, Use use, uint64_t begin, uint64_t end) {
-  Ensure(task);
   // No node is created below, so these references stay valid.
-  Node& node = *Find(task);
+  Node& node = Ensure(task);
   const uint64_t granule = static_cast<uint64_t>(options_.index_granule_bytes);
   const uint64_t first = begin / granule;
   const uint64_t last = (end - 1) / granule;
@@ -424,6 +434,7 @@ void HazardDetector::RetireTask(TaskSeq task) {
   std::vector<Access>().swap(node.accesses);
   const uint32_t index = node_of_task_.find(task)->second;
   node_of_task_.erase(task);
+  if (last_seq_ == task) last_seq_ = kNone;
   free_nodes_.push_back(index);
 }
 

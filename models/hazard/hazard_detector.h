@@ -151,6 +151,10 @@ class HazardDetector {
   Options options_;
   TensorResolver resolver_;
   absl::flat_hash_map<TaskSeq, uint32_t> node_of_task_;
+  // The node found last: accesses and edges come in runs for one task.
+  static constexpr TaskSeq kNone = ~TaskSeq{0};
+  TaskSeq last_seq_ = kNone;
+  uint32_t last_index_ = 0;
   std::vector<Node> nodes_;
   std::vector<uint32_t> free_nodes_;
   // Bucketed by granule; reads (and predicate reads) apart from writes, so a
