@@ -21,7 +21,12 @@ TaskShape ShapeOf(const int32_t kernel_ids[3]) {
 
 Orchestrator::Orchestrator(sc_core::sc_module_name name, ChipContext* context,
                            RuntimeSignals* signals, RecordSource* source, LaunchListener* listener)
-    : sc_module(name), context_(context), signals_(signals), source_(source), listener_(listener) {
+    : sc_module(name),
+      context_(context),
+      signals_(signals),
+      source_(source),
+      listener_(listener),
+      record_(google::protobuf::Arena::CreateMessage<trace::StreamRecord>(&arena_)) {
   SC_METHOD(Step);
   sensitive << wake_;
   // Runs once at time zero to start reading the trace.
@@ -83,7 +88,12 @@ void Orchestrator::Step() {
   if (wait_ != Wait::kRingSpace) wait_ = Wait::kNone;
   while (context_->fatal().ok()) {
     if (!have_record_) {
-      absl::StatusOr<bool> more = source_->Next(&record_);
+      if (++records_on_arena_ > kRecordsPerArena) {
+        arena_.Reset();
+        record_ = google::protobuf::Arena::CreateMessage<trace::StreamRecord>(&arena_);
+        records_on_arena_ = 1;
+      }
+      absl::StatusOr<bool> more = source_->Next(record_);
       // The source's error already names the record; Fail() would repeat it.
       if (!more.ok()) return context_->Fail(more.status());
       if (!*more) {
@@ -97,22 +107,22 @@ void Orchestrator::Step() {
 }
 
 bool Orchestrator::Process() {
-  switch (record_.kind_case()) {
+  switch (record_->kind_case()) {
     case trace::StreamRecord::kLaunchBegin:
-      BeginLaunch(record_.launch_begin());
+      BeginLaunch(record_->launch_begin());
       break;
     case trace::StreamRecord::kScopeBegin:
-      scopes_.push_back(Scope{record_.scope_begin().mode(), record_.scope_begin().depth(), {}});
+      scopes_.push_back(Scope{record_->scope_begin().mode(), record_->scope_begin().depth(), {}});
       break;
     case trace::StreamRecord::kScopeEnd:
       EndScope();
       break;
     case trace::StreamRecord::kAlloc: {
       int64_t heap = 0;
-      for (uint32_t id : record_.alloc().tensor_ids()) heap += context_->tensor(id).size_bytes();
+      for (uint32_t id : record_->alloc().tensor_ids()) heap += context_->tensor(id).size_bytes();
       if (!RingHasSpace(heap)) return false;
       have_record_ = false;
-      const TimePs cost = Alloc(record_.alloc());
+      const TimePs cost = Alloc(record_->alloc());
       context_->counters().orchestrator_busy += cost;
       wait_ = Wait::kPublish;  // nothing to publish; just pay the time
       wake_.notify(Ps(cost));
@@ -123,7 +133,7 @@ bool Orchestrator::Process() {
       if (!RingHasSpace(0)) return false;
       have_record_ = false;
       absl::StatusOr<TimePs> cost =
-          record_.has_submit() ? Submit(record_.submit()) : SubmitDummy(record_.dummy());
+          record_->has_submit() ? Submit(record_->submit()) : SubmitDummy(record_->dummy());
       if (!cost.ok()) {
         Fail(cost.status());
         return false;
@@ -134,7 +144,7 @@ bool Orchestrator::Process() {
       return false;
     }
     case trace::StreamRecord::kHostRead:
-      host_read_ = record_.host_read();
+      host_read_ = record_->host_read();
       if (!HostReadSatisfied()) {
         have_record_ = false;
         wait_ = Wait::kHostRead;
@@ -151,7 +161,7 @@ bool Orchestrator::Process() {
       listener_->OnLaunchEnd(launch_, context_->counters());
       return true;
     case trace::StreamRecord::kCheck:
-      listener_->OnCheck(record_.check());
+      listener_->OnCheck(record_->check());
       break;
     case trace::StreamRecord::KIND_NOT_SET:
       Fail(absl::InvalidArgumentError("record has no kind"));

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "google/protobuf/arena.h"
 #include "models/aicpu/runtime_signals.h"
 #include "models/chip_context.h"
 #include "proto/task_stream.pb.h"
@@ -86,7 +87,12 @@ class Orchestrator : public sc_core::sc_module {
   RecordSource* source_;
   LaunchListener* listener_;
   sc_core::sc_event wake_;
-  trace::StreamRecord record_;
+  // Records are parsed into an arena, reset every kRecordsPerArena records:
+  // a heap message frees and reallocates its oneof payload on every parse.
+  static constexpr int kRecordsPerArena = 1024;
+  google::protobuf::Arena arena_;
+  trace::StreamRecord* record_;
+  int records_on_arena_ = 0;
   bool have_record_ = false;  // record_ is read but not yet processed
   Wait wait_ = Wait::kNone;
   TimePs blocked_since_ = 0;
