@@ -32,7 +32,7 @@ SchedulerThread::SchedulerThread(sc_core::sc_module_name name, int index, ChipCo
   local_of_core_.assign(max_id + 1, -1);
   for (AiCore* core : cores) {
     local_of_core_[core->id()] = static_cast<int>(cores_.size());
-    cores_.push_back(OwnedCore{core});
+    cores_.push_back(OwnedCore{core, core->core_kind()});
     core->set_owner(this);
   }
   for (const OwnedCore& owned : cores_) {
@@ -97,30 +97,33 @@ bool SchedulerThread::ClusterUsable(const Unit& cluster, bool pending) const {
   return pending ? (usable && !all_idle) : all_idle;
 }
 
-int SchedulerThread::IdleUnitCount(TaskShape shape) const {
+int SchedulerThread::IdleUnitCount(TaskShape shape, int limit) const {
   int count = 0;
   if (shape == TaskShape::kMix) {
-    for (const Unit& cluster : clusters_) count += ClusterUsable(cluster, false);
+    for (size_t i = 0; i < clusters_.size() && count < limit; ++i) {
+      count += ClusterUsable(clusters_[i], false);
+    }
     return count;
   }
   const CoreKind kind = KindOf(shape);
-  for (const OwnedCore& owned : cores_) {
-    count += owned.core->core_kind() == kind && SlotFree(owned, false);
+  for (size_t i = 0; i < cores_.size() && count < limit; ++i) {
+    count += cores_[i].kind == kind && SlotFree(cores_[i], false);
   }
   return count;
 }
 
-void SchedulerThread::FreeUnits(TaskShape shape, bool pending, std::vector<Unit>* units) const {
+void SchedulerThread::FreeUnits(TaskShape shape, bool pending, std::vector<Unit>* units,
+                                size_t limit) const {
   units->clear();
   if (shape == TaskShape::kMix) {
-    for (const Unit& cluster : clusters_) {
-      if (ClusterUsable(cluster, pending)) units->push_back(cluster);
+    for (size_t i = 0; i < clusters_.size() && units->size() < limit; ++i) {
+      if (ClusterUsable(clusters_[i], pending)) units->push_back(clusters_[i]);
     }
     return;
   }
   const CoreKind kind = KindOf(shape);
-  for (size_t i = 0; i < cores_.size(); ++i) {
-    if (cores_[i].core->core_kind() == kind && SlotFree(cores_[i], pending)) {
+  for (size_t i = 0; i < cores_.size() && units->size() < limit; ++i) {
+    if (cores_[i].kind == kind && SlotFree(cores_[i], pending)) {
       units->push_back(Unit{{static_cast<int>(i), -1, -1}, 1});
     }
   }
@@ -323,9 +326,11 @@ bool SchedulerThread::DispatchShape(TaskShape shape, bool pending, TimePs now, T
                                     SchedulerPhase* phase) {
   ReadyQueues& ready = context_->ready();
   std::vector<Unit>& units = units_;
-  FreeUnits(shape, pending, &units);
+  // With no task to pop, one free unit is enough to tell a miss.
+  const bool visible = ready.HasVisible(shape, now + *cost);
+  FreeUnits(shape, pending, &units, visible ? units.max_size() : 1);
   if (units.empty()) return false;
-  if (!ready.HasVisible(shape, now + *cost)) {
+  if (!visible) {
     ++phase->pop_miss;
     ++context_->counters().pop_miss;
     return false;
@@ -514,7 +519,7 @@ void SchedulerThread::RingCohort(Task& task, TimePs at, TimePs now) {
 
 bool SchedulerGroup::PeerHasIdle(const SchedulerThread* self, TaskShape shape) const {
   for (const SchedulerThread* thread : threads_) {
-    if (thread != self && thread->IdleUnitCount(shape) > 0) return true;
+    if (thread != self && thread->IdleUnitCount(shape, /*limit=*/1) > 0) return true;
   }
   return false;
 }

@@ -2,6 +2,7 @@
 #define PTO_MODELS_AICPU_SCHEDULER_THREAD_H_
 
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "models/aicpu/ready_queues.h"
@@ -40,8 +41,9 @@ class SchedulerThread : public sc_core::sc_module, public CoreOwner {
 
   int index() const { return index_; }
   size_t running_cores() const;
-  // Idle units (cores, or whole clusters for MIX) this thread could fill.
-  int IdleUnitCount(TaskShape shape) const;
+  // Idle units (cores, or whole clusters for MIX) this thread could fill,
+  // counted up to `limit`.
+  int IdleUnitCount(TaskShape shape, int limit = std::numeric_limits<int>::max()) const;
   uint64_t loops() const { return loops_; }
   // Per-launch counters (loop numbers in records restart at each launch).
   void BeginLaunch() {
@@ -68,6 +70,7 @@ class SchedulerThread : public sc_core::sc_module, public CoreOwner {
   // The runtime's per-core bookkeeping (CoreExecState).
   struct OwnedCore {
     AiCore* core;
+    CoreKind kind;  // the core's, kept here: the scans below test it per core
     uint32_t next_token = 1;
     Slot running;
     Slot pending;
@@ -99,7 +102,9 @@ class SchedulerThread : public sc_core::sc_module, public CoreOwner {
   bool DispatchSyncTier(TimePs now, TimePs* cost, SchedulerPhase* phase);
   // Replaces `*units` with the units of `shape` that have a free slot (idle
   // phase: running slot; pending phase: a busy core's second slot).
-  void FreeUnits(TaskShape shape, bool pending, std::vector<Unit>* units) const;
+  // Stops after `limit` units.
+  void FreeUnits(TaskShape shape, bool pending, std::vector<Unit>* units,
+                 size_t limit = std::numeric_limits<size_t>::max()) const;
   bool ClusterUsable(const Unit& cluster, bool pending) const;
   // Publishes one block of `task` on `unit` (running slot if a core is idle,
   // its pending slot otherwise), stamped with its batch's `dispatch_ts`.
