@@ -24,6 +24,7 @@
 #include "google/protobuf/io/zero_copy_stream_impl.h"
 #include "google/protobuf/text_format.h"
 #include "models/aicpu/tensor_view.h"
+#include "sim/unknown_fields.h"
 
 namespace pto {
 namespace {
@@ -52,39 +53,6 @@ std::string ShapeLabel(const google::protobuf::RepeatedField<int64_t>& shape) {
 }
 
 bool IsFiniteNonNegative(double value) { return std::isfinite(value) && value >= 0; }
-
-// True when `message` or a message inside it holds a field the schema does
-// not know; `path` then names it. Such fields come from a newer writer, and
-// dropping them silently would change behaviour, so the reader refuses them.
-// Walks the descriptor rather than ListFields() so the common case allocates
-// nothing.
-bool HasUnknownField(const Message& message, std::string* path) {
-  const google::protobuf::Reflection* reflection = message.GetReflection();
-  const google::protobuf::UnknownFieldSet& unknown = reflection->GetUnknownFields(message);
-  if (!unknown.empty()) {
-    *path = absl::StrCat("<field number ", unknown.field(0).number(), ">");
-    return true;
-  }
-  const google::protobuf::Descriptor* descriptor = message.GetDescriptor();
-  for (int f = 0; f < descriptor->field_count(); ++f) {
-    const google::protobuf::FieldDescriptor* field = descriptor->field(f);
-    if (field->cpp_type() != google::protobuf::FieldDescriptor::CPPTYPE_MESSAGE) continue;
-    if (field->is_repeated()) {
-      const int n = reflection->FieldSize(message, field);
-      for (int i = 0; i < n; ++i) {
-        if (HasUnknownField(reflection->GetRepeatedMessage(message, field, i), path)) {
-          *path = absl::StrCat(field->name(), "[", i, "].", *path);
-          return true;
-        }
-      }
-    } else if (reflection->HasField(message, field) &&
-               HasUnknownField(reflection->GetMessage(message, field), path)) {
-      *path = absl::StrCat(field->name(), ".", *path);
-      return true;
-    }
-  }
-  return false;
-}
 
 // A finding of a helper check: the field path below the caller's and the
 // message; an empty field means "no problem".
@@ -524,7 +492,7 @@ absl::Status TraceReader::ValidateHeader() const {
                               kTraceVersion, " only (regenerate the trace with a matching ptoc)"));
   }
   std::string unknown;
-  if (HasUnknownField(header_, &unknown)) {
+  if (FindUnknownField(header_, &unknown)) {
     return error(0, unknown,
                  "is not part of schema version 1; expected only known fields (was the trace "
                  "written by a newer ptoc?)");
@@ -751,7 +719,7 @@ absl::Status TraceReader::ValidateRecord(const trace::StreamRecord& record) {
   }
 
   std::string unknown;
-  if (HasUnknownField(record, &unknown)) {
+  if (FindUnknownField(record, &unknown)) {
     return RecordError(unknown,
                        "is not part of schema version 1; expected only known fields (was the "
                        "trace written by a newer ptoc?)");
