@@ -115,9 +115,12 @@ void HazardDetector::AddTask(TaskSeq seq, std::string name) { Ensure(seq).name =
 void HazardDetector::AddDependency(TaskSeq producer, TaskSeq consumer) {
   if (producer == consumer) return;
   Node& to = Ensure(consumer);
-  Node* from = Find(producer);
+  // Looked up past the one-entry cache, which keeps the consumer: a task's
+  // edges arrive together.
+  const auto found = node_of_task_.find(producer);
   // A retired producer finished long ago: nothing live can race with it.
-  if (from == nullptr) return;
+  if (found == node_of_task_.end()) return;
+  Node* from = &nodes_[found->second];
   if (std::find(to.producers.begin(), to.producers.end(), producer) != to.producers.end()) return;
   to.producers.push_back(producer);
   from->consumers.push_back(consumer);
