@@ -401,8 +401,8 @@ absl::StatusOr<TimePs> Orchestrator::InferAndWire(
     for (const DepEdge& edge : edges_) {
       retain |= edge.producer == seq && edge.source != EdgeSource::kTensorMap;
     }
-    const Task* producer = tasks.Find(seq);
-    if (tasks.AddDependency(seq, task, retain)) {
+    Task* producer = tasks.Find(seq);
+    if (tasks.AddDependencyOnFound(producer, task, retain)) {
       // Early dispatch needs every unfinished producer flagged.
       if (producer->allow_early_resolve && producer->shape != TaskShape::kDummy) {
         if (!producer->fully_published) ++task.early_waiting;

@@ -89,8 +89,7 @@ void TaskTable::ForEachLive(const std::function<bool(const Task&)>& visit) const
   }
 }
 
-bool TaskTable::AddDependency(TaskSeq producer_seq, Task& consumer, bool retain) {
-  Task* producer = Find(producer_seq);
+bool TaskTable::AddDependencyOnFound(Task* producer, Task& consumer, bool retain) {
   if (producer == nullptr) return false;
   if (retain) {
     ++producer->retain_pins;

@@ -46,7 +46,11 @@ class TaskTable {
   // consumer is released. Returns false, waiting on nothing, when the producer
   // has already completed or retired (the wait is satisfied; a retain pin is
   // still taken on a completed, unretired producer).
-  bool AddDependency(TaskSeq producer, Task& consumer, bool retain);
+  bool AddDependency(TaskSeq producer, Task& consumer, bool retain) {
+    return AddDependencyOnFound(Find(producer), consumer, retain);
+  }
+  // The same for a producer already looked up (nullptr: retired).
+  bool AddDependencyOnFound(Task* producer, Task& consumer, bool retain);
 
   // Drops one count from the task's fanin; true when it reaches zero (ready).
   static bool ReleaseFanin(Task& task) { return --task.fanin_pending == 0; }
