@@ -22,7 +22,8 @@ const char* TaskShapeName(TaskShape shape) {
   return "?";
 }
 
-TaskTable::TaskTable(RetireHook on_retire) : on_retire_(std::move(on_retire)) {}
+TaskTable::TaskTable(RetireHook on_retire)
+    : on_retire_(std::move(on_retire)), slots_(kSlots, nullptr) {}
 
 namespace {
 
@@ -63,18 +64,28 @@ Task& TaskTable::Create(TaskSeq seq, int ring) {
   rings_[ring].push_back(&task);
   task.seq = seq;
   task.ring = static_cast<uint8_t>(ring);
-  index_[seq] = &task;
+  Task*& slot = slots_[seq % kSlots];
+  if (slot == nullptr) {
+    slot = &task;
+  } else {
+    overflow_[seq] = &task;
+  }
+  ++live_;
   return task;
 }
 
 Task* TaskTable::Find(TaskSeq seq) {
-  auto it = index_.find(seq);
-  return it == index_.end() ? nullptr : it->second;
+  return const_cast<Task*>(static_cast<const TaskTable*>(this)->Find(seq));
 }
 
 const Task* TaskTable::Find(TaskSeq seq) const {
-  auto it = index_.find(seq);
-  return it == index_.end() ? nullptr : it->second;
+  // A slot holds only a live task (retiring clears it), so matching the
+  // sequence number identifies it.
+  Task* slot = slots_[seq % kSlots];
+  if (slot != nullptr && slot->seq == seq) return slot;
+  if (overflow_.empty()) return nullptr;
+  auto it = overflow_.find(seq);
+  return it == overflow_.end() ? nullptr : it->second;
 }
 
 const Task* TaskTable::ring_front(int ring) const {
@@ -124,7 +135,13 @@ void TaskTable::AdvanceWatermarks() {
     while (!ring.empty() && Consumed(*ring.front())) {
       Task* task = ring.front();
       on_retire_(*task);
-      index_.erase(task->seq);
+      Task*& slot = slots_[task->seq % kSlots];
+      if (slot == task) {
+        slot = nullptr;
+      } else {
+        overflow_.erase(task->seq);
+      }
+      --live_;
       ring.pop_front();
       free_.push_back(task);
     }

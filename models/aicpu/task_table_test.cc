@@ -52,6 +52,43 @@ TEST(TaskTableTest, WatermarkStopsAtTheFirstUnreleasedTask) {
   EXPECT_EQ(table.live_tasks(), 0u);
 }
 
+TEST(TaskTableTest, TasksFarApartInSequenceAreAllFoundAndRetire) {
+  // Task 0 stays live in ring 0 while ring 1 runs 200 000 tasks past it, so
+  // live tasks share slots of the index (every 65 536th sequence number).
+  std::vector<TaskSeq> retired;
+  TaskTable table([&](Task& t) { retired.push_back(t.seq); });
+  std::vector<TaskSeq> ready;
+  Task& old = table.Create(0, 0);
+  constexpr TaskSeq kLast = 200000;
+  for (TaskSeq seq = 1; seq <= kLast; ++seq) {
+    Task& task = table.Create(seq, 1);
+    ASSERT_EQ(table.Find(seq), &task);
+    // Ring 1 keeps the last 70 000 live, so the newest share a slot with
+    // each other as well as with task 0.
+    if (seq > 70000) {
+      Task& done = *table.Find(seq - 70000);
+      table.Complete(done, &ready);
+      table.ReleaseScope(done.seq);
+      table.AdvanceWatermarks();
+    }
+  }
+  EXPECT_EQ(table.live_tasks(), 70001u);
+  EXPECT_EQ(table.Find(0), &old);
+  EXPECT_EQ(table.Find(kLast)->seq, kLast);
+  EXPECT_EQ(table.Find(kLast - 65536)->seq, kLast - 65536);
+  EXPECT_TRUE(table.IsRetired(kLast - 70000));
+  EXPECT_EQ(table.Find(kLast - 70000), nullptr);
+  EXPECT_FALSE(table.IsRetired(kLast - 69999));
+  EXPECT_EQ(table.Find(kLast + 1), nullptr);  // not created yet
+  EXPECT_EQ(retired.size(), 130000u);
+  EXPECT_EQ(retired.back(), kLast - 70000);
+  table.Complete(old, &ready);
+  table.ReleaseScope(0);
+  table.AdvanceWatermarks();
+  EXPECT_TRUE(table.IsRetired(0));
+  EXPECT_EQ(table.live_tasks(), 70000u);
+}
+
 TEST(PredicateTest, ComparesSignExtendedValues) {
   EXPECT_TRUE(PredicatePasses(trace::Predicate::GT, 1, 0));
   EXPECT_FALSE(PredicatePasses(trace::Predicate::GT, 0, 0));
