@@ -397,6 +397,7 @@ absl::StatusOr<std::unique_ptr<TraceReader>> TraceReader::Open(const std::string
   reader->header_.Swap(header.get());
   for (const trace::Kernel& kernel : reader->header_.kernels()) {
     reader->kernel_types_.push_back(kernel.core_type());
+    reader->kernel_has_program_.push_back(kernel.has_program());
   }
   absl::Status valid = reader->ValidateHeader();
   if (!valid.ok()) return valid;
@@ -992,8 +993,8 @@ absl::Status TraceReader::CheckArgsMatchParams(const trace::Submit& submit) cons
     bool seen = false;
     for (int earlier = 0; earlier < slot; ++earlier) seen |= submit.kernel_ids(earlier) == id;
     if (seen) continue;
+    if (!kernel_has_program_[id]) continue;  // cost-only kernels take any args
     const trace::Kernel& kernel = header_.kernels(id);
-    if (!kernel.has_program()) continue;  // cost-only kernels take any args
     const auto& params = kernel.program().params();
     // Named only for an error: building it per submit cost ~5 % of a run.
     const auto who = [&kernel, id] {

@@ -115,6 +115,9 @@ class TraceReader {
   // Each kernel's core type, by id: read for every submit, so kept dense
   // rather than reached through the header's kernel messages.
   std::vector<trace::CoreType> kernel_types_;
+  // Whether each kernel has a program (whose params a submit's args must
+  // match), dense for the same reason.
+  std::vector<bool> kernel_has_program_;
   absl::Status sticky_error_;
   bool finished_ = false;
 
