@@ -22,8 +22,7 @@ const char* TaskShapeName(TaskShape shape) {
   return "?";
 }
 
-TaskTable::TaskTable(RetireHook on_retire)
-    : on_retire_(std::move(on_retire)), slots_(kSlots, nullptr) {}
+TaskTable::TaskTable(RetireHook on_retire) : on_retire_(std::move(on_retire)) {}
 
 namespace {
 
@@ -64,13 +63,7 @@ Task& TaskTable::Create(TaskSeq seq, int ring) {
   rings_[ring].push_back(&task);
   task.seq = seq;
   task.ring = static_cast<uint8_t>(ring);
-  Task*& slot = slots_[seq % kSlots];
-  if (slot == nullptr) {
-    slot = &task;
-  } else {
-    overflow_[seq] = &task;
-  }
-  ++live_;
+  index_.Insert(seq, &task);
   return task;
 }
 
@@ -79,13 +72,8 @@ Task* TaskTable::Find(TaskSeq seq) {
 }
 
 const Task* TaskTable::Find(TaskSeq seq) const {
-  // A slot holds only a live task (retiring clears it), so matching the
-  // sequence number identifies it.
-  Task* slot = slots_[seq % kSlots];
-  if (slot != nullptr && slot->seq == seq) return slot;
-  if (overflow_.empty()) return nullptr;
-  auto it = overflow_.find(seq);
-  return it == overflow_.end() ? nullptr : it->second;
+  Task* const* task = index_.Find(seq);
+  return task == nullptr ? nullptr : *task;
 }
 
 const Task* TaskTable::ring_front(int ring) const {
@@ -135,13 +123,7 @@ void TaskTable::AdvanceWatermarks() {
     while (!ring.empty() && Consumed(*ring.front())) {
       Task* task = ring.front();
       on_retire_(*task);
-      Task*& slot = slots_[task->seq % kSlots];
-      if (slot == task) {
-        slot = nullptr;
-      } else {
-        overflow_.erase(task->seq);
-      }
-      --live_;
+      index_.Erase(task->seq);
       ring.pop_front();
       free_.push_back(task);
     }

@@ -6,7 +6,7 @@
 #include <functional>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
+#include "common/seq_index.h"
 #include "models/aicpu/task.h"
 
 namespace pto {
@@ -34,7 +34,7 @@ class TaskTable {
   const Task* Find(TaskSeq seq) const;
   bool IsRetired(TaskSeq seq) const { return seq < next_seq_ && Find(seq) == nullptr; }
   TaskSeq next_seq() const { return next_seq_; }
-  size_t live_tasks() const { return live_; }
+  size_t live_tasks() const { return index_.size(); }
   // Tasks from the ring's oldest unconsumed one to its newest: the runtime's
   // `local_id - last_task_alive + 1`.
   size_t ring_occupancy(int ring) const { return rings_[ring].size(); }
@@ -81,14 +81,7 @@ class TaskTable {
   std::deque<Task> storage_;  // every Task ever allocated; references stay valid
   std::vector<Task*> free_;   // retired ones, ready for reuse
   std::array<std::deque<Task*>, kNumRings> rings_;  // live tasks in submission order
-  // Live tasks by sequence number: slot seq % kSlots, or the overflow map
-  // when another live task holds that slot (only when more than kSlots
-  // sequence numbers separate live tasks). A lookup is then one load and
-  // one compare; the slots cost 512 KiB whatever the trace's length.
-  static constexpr size_t kSlots = size_t{1} << 16;
-  std::vector<Task*> slots_;
-  absl::flat_hash_map<TaskSeq, Task*> overflow_;
-  size_t live_ = 0;
+  SeqIndex<Task*> index_;                           // live tasks
   TaskSeq next_seq_ = 0;
 };
 

@@ -65,20 +65,19 @@ HazardDetector::HazardDetector(Options options, TensorResolver resolver)
 
 HazardDetector::Node* HazardDetector::Find(TaskSeq seq) {
   if (seq == last_seq_) return &nodes_[last_index_];
-  auto it = node_of_task_.find(seq);
-  if (it == node_of_task_.end()) return nullptr;
+  const uint32_t* index = node_of_task_.Find(seq);
+  if (index == nullptr) return nullptr;
   last_seq_ = seq;
-  last_index_ = it->second;
-  return &nodes_[it->second];
+  last_index_ = *index;
+  return &nodes_[*index];
 }
 
 HazardDetector::Node& HazardDetector::Ensure(TaskSeq seq) {
   if (seq == last_seq_) return nodes_[last_index_];
-  auto [it, inserted] = node_of_task_.try_emplace(seq, 0);
-  if (!inserted) {
+  if (const uint32_t* found = node_of_task_.Find(seq)) {
     last_seq_ = seq;
-    last_index_ = it->second;
-    return nodes_[it->second];
+    last_index_ = *found;
+    return nodes_[*found];
   }
   uint32_t index;
   if (!free_nodes_.empty()) {
@@ -88,7 +87,7 @@ HazardDetector::Node& HazardDetector::Ensure(TaskSeq seq) {
     index = static_cast<uint32_t>(nodes_.size());
     nodes_.emplace_back();
   }
-  it->second = index;
+  node_of_task_.Insert(seq, index);
   last_seq_ = seq;
   last_index_ = index;
   Node& node = nodes_[index];
@@ -117,10 +116,10 @@ void HazardDetector::AddDependency(TaskSeq producer, TaskSeq consumer) {
   Node& to = Ensure(consumer);
   // Looked up past the one-entry cache, which keeps the consumer: a task's
   // edges arrive together.
-  const auto found = node_of_task_.find(producer);
+  const uint32_t* found = node_of_task_.Find(producer);
   // A retired producer finished long ago: nothing live can race with it.
-  if (found == node_of_task_.end()) return;
-  Node* from = &nodes_[found->second];
+  if (found == nullptr) return;
+  Node* from = &nodes_[*found];
   if (std::find(to.producers.begin(), to.producers.end(), producer) != to.producers.end()) return;
   to.producers.push_back(producer);
   from->consumers.push_back(consumer);
@@ -147,12 +146,12 @@ bool HazardDetector::Reaches(TaskSeq from, TaskSeq to) {
   // Every ancestor of `to` down to `from`, so that later questions about
   // `to` and tasks no older than `from` need no walk.
   bfs_queue_.clear();
-  bfs_queue_.push_back(node_of_task_.find(to)->second);
+  bfs_queue_.push_back(*node_of_task_.Find(to));
   target->visit_stamp = visit_stamp_;
   for (size_t head = 0; head < bfs_queue_.size(); ++head) {
     for (TaskSeq producer : nodes_[bfs_queue_[head]].producers) {
       if (producer < from) continue;  // nothing older than `from` leads to it
-      const uint32_t index = node_of_task_.find(producer)->second;
+      const uint32_t index = *node_of_task_.Find(producer);
       if (nodes_[index].visit_stamp == visit_stamp_) continue;
       nodes_[index].visit_stamp = visit_stamp_;
       bfs_queue_.push_back(index);
@@ -435,8 +434,8 @@ void HazardDetector::RetireTask(TaskSeq task) {
   if (task == bfs_root_) bfs_valid_ = false;
   node.live = false;
   std::vector<Access>().swap(node.accesses);
-  const uint32_t index = node_of_task_.find(task)->second;
-  node_of_task_.erase(task);
+  const uint32_t index = *node_of_task_.Find(task);
+  node_of_task_.Erase(task);
   if (last_seq_ == task) last_seq_ = kNone;
   free_nodes_.push_back(index);
 }
@@ -444,7 +443,9 @@ void HazardDetector::RetireTask(TaskSeq task) {
 void HazardDetector::Flush() {
   std::vector<TaskSeq> live;
   live.reserve(node_of_task_.size());
-  for (const auto& [seq, index] : node_of_task_) live.push_back(seq);
+  for (const Node& node : nodes_) {
+    if (node.live) live.push_back(node.seq);
+  }
   std::sort(live.begin(), live.end());
   for (TaskSeq seq : live) {
     EndTask(seq);

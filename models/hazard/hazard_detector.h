@@ -8,6 +8,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/types/span.h"
+#include "common/seq_index.h"
 #include "models/hazard/block_handoff.h"
 #include "models/hazard/hazard_report.h"
 
@@ -150,7 +151,7 @@ class HazardDetector {
 
   Options options_;
   TensorResolver resolver_;
-  absl::flat_hash_map<TaskSeq, uint32_t> node_of_task_;
+  SeqIndex<uint32_t> node_of_task_;  // live tasks' indexes into nodes_
   // The node found last: accesses and edges come in runs for one task.
   static constexpr TaskSeq kNone = ~TaskSeq{0};
   TaskSeq last_seq_ = kNone;

@@ -1,0 +1,55 @@
+#include "common/seq_index.h"
+
+#include "gtest/gtest.h"
+
+namespace pto {
+namespace {
+
+constexpr uint64_t kSlots = SeqIndex<int>::kSlots;
+
+TEST(SeqIndexTest, FindsWhatWasInsertedAndForgetsWhatWasErased) {
+  SeqIndex<int> index;
+  index.Insert(7, 70);
+  index.Insert(8, 80);
+  ASSERT_NE(index.Find(7), nullptr);
+  EXPECT_EQ(*index.Find(7), 70);
+  EXPECT_EQ(*index.Find(8), 80);
+  EXPECT_EQ(index.Find(9), nullptr);
+  EXPECT_EQ(index.size(), 2u);
+  index.Erase(7);
+  EXPECT_FALSE(index.contains(7));
+  EXPECT_TRUE(index.contains(8));
+  EXPECT_EQ(index.size(), 1u);
+  index.Erase(7);  // absent: no effect
+  EXPECT_EQ(index.size(), 1u);
+}
+
+TEST(SeqIndexTest, NumbersSharingASlotAreKeptApart) {
+  SeqIndex<int> index;
+  index.Insert(3, 1);
+  index.Insert(3 + kSlots, 2);      // the slot is taken: overflow
+  index.Insert(3 + 2 * kSlots, 3);  // overflow too
+  EXPECT_EQ(*index.Find(3), 1);
+  EXPECT_EQ(*index.Find(3 + kSlots), 2);
+  EXPECT_EQ(*index.Find(3 + 2 * kSlots), 3);
+  EXPECT_EQ(index.size(), 3u);
+  index.Erase(3);  // frees the slot; the others stay found
+  EXPECT_EQ(index.Find(3), nullptr);
+  EXPECT_EQ(*index.Find(3 + kSlots), 2);
+  index.Insert(3 + 3 * kSlots, 4);  // takes the freed slot
+  EXPECT_EQ(*index.Find(3 + 3 * kSlots), 4);
+  index.Erase(3 + kSlots);
+  EXPECT_EQ(index.Find(3 + kSlots), nullptr);
+  EXPECT_EQ(*index.Find(3 + 2 * kSlots), 3);
+  EXPECT_EQ(index.size(), 2u);
+}
+
+TEST(SeqIndexTest, ValuesCanBeChangedInPlace) {
+  SeqIndex<int> index;
+  index.Insert(5, 1);
+  *index.Find(5) = 9;
+  EXPECT_EQ(*index.Find(5), 9);
+}
+
+}  // namespace
+}  // namespace pto
