@@ -43,7 +43,7 @@ TEST(FlatGmPortTest, WriteRowsOfContiguousRowsWritesTheWholeBlock) {
 
 TEST(FlatGmPortTest, RowsPastTheEndAreRefusedRowByRowNamingTheFirstOutside) {
   FlatGmPort gm = CountingGm(32);
-  std::vector<uint8_t> out(6, 0xEE);
+  std::vector<uint8_t> out(12, 0xEE);
   gm.ReadRows(kBase + 10, 3, 2, 10, out.data());  // rows at 10, 20, 30 (30..31 fit), so all in
   EXPECT_TRUE(gm.status().ok());
   gm.ReadRows(kBase + 20, 3, 4, 8, out.data());  // rows at 20, 28 (28..31), 36: the last is out
@@ -51,6 +51,7 @@ TEST(FlatGmPortTest, RowsPastTheEndAreRefusedRowByRowNamingTheFirstOutside) {
   EXPECT_THAT(std::string(gm.status().message()), HasSubstr("0x1024"));
   EXPECT_EQ(out[0], 20);  // the rows inside were still read
   EXPECT_EQ(out[4], 28);
+  EXPECT_EQ(out[8], 0xEE);  // the refused row left its bytes alone
 }
 
 }  // namespace
