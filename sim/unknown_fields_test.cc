@@ -46,7 +46,7 @@ TEST(FindUnknownFieldTest, NamesThePathThroughTheSetOneofMemberAndARepeatedField
 
 TEST(FindUnknownFieldTest, TheFirstInFieldOrderIsNamed) {
   trace::StreamRecord record = SubmitWithTwoArgs();
-  AddUnknown(record.mutable_submit()->mutable_predicate(), 5);  // field 8
+  AddUnknown(record.mutable_submit()->mutable_predicate(), 5);                // field 8
   AddUnknown(record.mutable_submit()->mutable_args(0)->mutable_tensor(), 6);  // field 6
   std::string path;
   ASSERT_TRUE(FindUnknownField(record, &path));
