@@ -31,6 +31,22 @@ void FlatGmPort::Write(uint64_t addr, const void* src, size_t size) {
   bytes_written_ += static_cast<int64_t>(size);
 }
 
+namespace {
+
+// Copies `rows` runs of `row_bytes`, each `*_stride` bytes after the last.
+void CopyRows(uint8_t* dst, uint64_t dst_stride, const uint8_t* src, uint64_t src_stride,
+              int64_t rows, size_t row_bytes) {
+  if (dst_stride == row_bytes && src_stride == row_bytes) {
+    std::memcpy(dst, src, static_cast<size_t>(rows) * row_bytes);
+    return;
+  }
+  for (int64_t r = 0; r < rows; ++r) {
+    std::memcpy(dst + r * dst_stride, src + r * src_stride, row_bytes);
+  }
+}
+
+}  // namespace
+
 void FlatGmPort::ReadRows(uint64_t addr, int64_t rows, size_t row_bytes, uint64_t stride,
                           void* dst) {
   if (rows <= 0 || !Covers(addr, RowsSpan(rows, row_bytes, stride))) {
@@ -39,14 +55,7 @@ void FlatGmPort::ReadRows(uint64_t addr, int64_t rows, size_t row_bytes, uint64_
   }
   reads_ += rows;
   bytes_read_ += rows * static_cast<int64_t>(row_bytes);
-  auto* out = static_cast<uint8_t*>(dst);
-  if (stride == row_bytes) {
-    std::memcpy(out, data(addr), static_cast<size_t>(rows) * row_bytes);
-    return;
-  }
-  for (int64_t r = 0; r < rows; ++r) {
-    std::memcpy(out + static_cast<size_t>(r) * row_bytes, data(addr + r * stride), row_bytes);
-  }
+  CopyRows(static_cast<uint8_t*>(dst), row_bytes, data(addr), stride, rows, row_bytes);
 }
 
 void FlatGmPort::WriteRows(uint64_t addr, int64_t rows, size_t row_bytes, uint64_t stride,
@@ -57,14 +66,7 @@ void FlatGmPort::WriteRows(uint64_t addr, int64_t rows, size_t row_bytes, uint64
   }
   writes_ += rows;
   bytes_written_ += rows * static_cast<int64_t>(row_bytes);
-  const auto* in = static_cast<const uint8_t*>(src);
-  if (stride == row_bytes) {
-    std::memcpy(data(addr), in, static_cast<size_t>(rows) * row_bytes);
-    return;
-  }
-  for (int64_t r = 0; r < rows; ++r) {
-    std::memcpy(data(addr + r * stride), in + static_cast<size_t>(r) * row_bytes, row_bytes);
-  }
+  CopyRows(data(addr), stride, static_cast<const uint8_t*>(src), row_bytes, rows, row_bytes);
 }
 
 void FlatGmPort::AtomicAdd(uint64_t addr, DType dtype, const void* src, size_t count) {
