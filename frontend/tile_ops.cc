@@ -86,9 +86,12 @@ absl::StatusOr<Value> TileElementwise(Interpreter* interp, trace::Op::Kind kind,
                                       const Value& b, SourceLocation loc) {
   PTOC_RETURN_IF_ERROR(RequireKernel(interp, loc, "this op"));
   KernelBuilder* k = interp->kernel();
-  // A scalar on the left of a commutative op swaps sides.
-  if ((a.is_number() || a.As<SymInt>()) && (kind == trace::Op::ADD || kind == trace::Op::MUL ||
-                                            kind == trace::Op::MAX || kind == trace::Op::MIN)) {
+  // A scalar on the left of a commutative op swaps sides (once: two scalars
+  // have no tile, which AsTile reports).
+  const auto is_scalar = [](const Value& v) { return v.is_number() || v.As<SymInt>() != nullptr; };
+  if (is_scalar(a) && !is_scalar(b) &&
+      (kind == trace::Op::ADD || kind == trace::Op::MUL || kind == trace::Op::MAX ||
+       kind == trace::Op::MIN)) {
     return TileElementwise(interp, kind, b, a, loc);
   }
   PTOC_ASSIGN_OR_RETURN(ta, interp->AsTile(a, loc));
