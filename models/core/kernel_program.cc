@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/string_view.h"
 #include "common/dtype.h"
 
 namespace pto {
@@ -50,6 +51,9 @@ class Compiler {
       if (absl::Status s = CompileTile(i, program.tiles(i)); !s.ok()) return s;
     }
     written_.assign(out_->tiles.size(), false);
+    writer_op_.assign(out_->tiles.size(), -1);
+    carry_loop_.assign(out_->tiles.size(), -1);
+    carry_has_init_.assign(out_->tiles.size(), false);
     if (absl::Status s = CompileOps(program.ops()); !s.ok()) return s;
     out_->split = program.split();
     out_->slot_num = program.slot_num() == 0 ? 2 : program.slot_num();
@@ -111,7 +115,7 @@ class Compiler {
   }
 
   // Tile index checks. `role` is "dst", "srcs[0]" and so on.
-  absl::Status CheckTileIndex(const CompiledOp& op, const char* role, uint32_t index) const {
+  absl::Status CheckTileIndex(const CompiledOp& op, absl::string_view role, uint32_t index) const {
     if (index >= out_->tiles.size()) {
       return OpError(op, absl::StrCat(role, " is tile ", index, " but the kernel declares ",
                                       out_->tiles.size(), " tiles; use an index below that"));
@@ -122,10 +126,53 @@ class Compiler {
   absl::Status CheckRead(const CompiledOp& op, const char* role, uint32_t index) const {
     if (absl::Status s = CheckTileIndex(op, role, index); !s.ok()) return s;
     if (!written_[index]) {
-      return OpError(op, absl::StrCat(role, " reads tile ", index, " ('", out_->tiles[index].name,
-                                      "') before any op writes it; load or compute it first"));
+      std::string hint;
+      if (carry_loop_[index] >= 0 && !carry_has_init_[index]) {
+        hint = absl::StrCat(" (", out_->ops[carry_loop_[index]].label,
+                            " carries it without init, so it holds a value only after that loop: "
+                            "give the carry an init to read it in the body)");
+      }
+      return OpError(
+          op, absl::StrCat(role, " reads tile ", index, " ('", out_->tiles[index].name,
+                           "') before any op writes it", hint, "; load or compute it first"));
     }
     return absl::OkStatus();
+  }
+
+  // A carried tile is the loop's: no op writes it.
+  absl::Status CheckNotCarried(const CompiledOp& op, uint32_t dst) const {
+    const int32_t loop = carry_loop_[dst];
+    if (loop < 0) return absl::OkStatus();
+    return OpError(op, absl::StrCat("dst is tile ", dst, " ('", out_->tiles[dst].name, "'), which ",
+                                    out_->ops[loop].label,
+                                    " carries; only its loop writes a carried tile: write the new "
+                                    "value to another tile and make that the carry's next"));
+  }
+
+  static std::string CarryName(int j, const Op::Loop::Carry& carry) {
+    return absl::StrCat("carries[", j, "]", carry.name().empty() ? "" : " ('", carry.name(),
+                        carry.name().empty() ? "" : "')");
+  }
+
+  // `role` ("init", "next") of carry `j` must match its carried tile.
+  absl::Status CheckCarryTile(const CompiledOp& op, const std::string& carry, const char* role,
+                              int32_t index, int32_t tile) const {
+    const CompiledTile& t = out_->tiles[tile];
+    const CompiledTile& u = out_->tiles[index];
+    if (t.rank == u.rank && t.rows == u.rows && t.cols == u.cols && t.dtype == u.dtype &&
+        t.space == u.space) {
+      return absl::OkStatus();
+    }
+    const auto describe = [](const CompiledTile& x) {
+      return absl::StrCat(
+          DTypeName(x.dtype), " ", ShapeString(x), " in ",
+          trace::MemSpace_IsValid(x.space) ? trace::MemSpace_Name(x.space) : absl::StrCat(x.space));
+    };
+    return OpError(
+        op, absl::StrCat(carry, ".", role, " is tile ", index, " ('", u.name, "') ", describe(u),
+                         " but the carried tile ", tile, " ('", t.name, "') is ", describe(t),
+                         "; a carry's tile, init and next share shape, dtype and "
+                         "memory space"));
   }
 
   absl::Status CheckSrcCount(const CompiledOp& op, const Op& proto, int expected) const {
@@ -348,7 +395,7 @@ class Compiler {
     return absl::OkStatus();
   }
 
-  absl::Status CompileLoop(CompiledOp* op, const Op& proto) {
+  absl::Status CompileLoop(CompiledOp* op, size_t index, const Op& proto) {
     const Op::Loop& loop = proto.loop();
     if (loop.var() >= kMaxLoopVar) {
       return OpError(*op, absl::StrCat("loop var ", loop.var(),
@@ -379,6 +426,95 @@ class Compiler {
     op->start = *std::move(start);
     op->stop = *std::move(stop);
     op->step = *std::move(step);
+    return CompileCarries(op, index, loop);
+  }
+
+  // What a carry needs before the body: its tiles exist and match, `tile` is
+  // the loop's alone, `init` has a value. `tile` counts as written from here
+  // on when it has an init (CompileCarriesAfterBody does the rest).
+  absl::Status CompileCarries(CompiledOp* op, size_t index, const Op::Loop& loop) {
+    for (int j = 0; j < loop.carries_size(); ++j) {
+      const Op::Loop::Carry& carry = loop.carries(j);
+      const std::string what = CarryName(j, carry);
+      if (absl::Status s = CheckTileIndex(*op, what + ".tile", carry.tile()); !s.ok()) return s;
+      if (absl::Status s = CheckTileIndex(*op, what + ".next", carry.next()); !s.ok()) return s;
+      if (carry.has_init()) {
+        if (absl::Status s = CheckTileIndex(*op, what + ".init", carry.init()); !s.ok()) return s;
+      }
+      const int32_t tile = static_cast<int32_t>(carry.tile());
+      const std::string& name = out_->tiles[tile].name;
+      for (int i = 0; i < j; ++i) {
+        if (loop.carries(i).tile() == carry.tile()) {
+          return OpError(
+              *op, absl::StrCat(what, " carries tile ", tile, " ('", name, "') like ",
+                                CarryName(i, loop.carries(i)), "; list each carried tile once"));
+        }
+      }
+      if (carry_loop_[tile] >= 0) {
+        return OpError(
+            *op, absl::StrCat(what, " carries tile ", tile, " ('", name, "'), which ",
+                              out_->ops[carry_loop_[tile]].label,
+                              " already carries; a tile is carried by one loop only: give this "
+                              "loop a carried tile of its own (its init may be the other's)"));
+      }
+      if (writer_op_[tile] >= 0) {
+        return OpError(
+            *op, absl::StrCat(what, ".tile is tile ", tile, " ('", name, "'), which ",
+                              out_->ops[writer_op_[tile]].label,
+                              " writes; only its loop writes a carried tile: give the carry a "
+                              "tile of its own and make that op's result its init"));
+      }
+      if (absl::Status s =
+              CheckCarryTile(*op, what, "next", static_cast<int32_t>(carry.next()), tile);
+          !s.ok()) {
+        return s;
+      }
+      CompiledCarry compiled;
+      compiled.tile = tile;
+      compiled.next = static_cast<int32_t>(carry.next());
+      if (carry.has_init()) {
+        if (absl::Status s =
+                CheckCarryTile(*op, what, "init", static_cast<int32_t>(carry.init()), tile);
+            !s.ok()) {
+          return s;
+        }
+        if (!written_[carry.init()]) {
+          return OpError(*op, absl::StrCat(what, ".init reads tile ", carry.init(), " ('",
+                                           out_->tiles[carry.init()].name,
+                                           "') before any op writes it; compute the initial "
+                                           "value before the loop"));
+        }
+        compiled.init = static_cast<int32_t>(carry.init());
+      }
+      op->carries.push_back(compiled);
+    }
+    for (CompiledCarry& c : op->carries) {
+      carry_loop_[c.tile] = static_cast<int32_t>(index);
+      carry_has_init_[c.tile] = c.init >= 0;
+      for (const CompiledCarry& other : op->carries) {
+        if (c.next != c.tile && c.next == other.tile) c.next_is_carried = true;
+      }
+    }
+    for (const CompiledCarry& c : op->carries) {
+      if (c.init >= 0) written_[c.tile] = true;
+    }
+    return absl::OkStatus();
+  }
+
+  // After the body: every `next` has a value by the end of an iteration, and
+  // the carried tiles without init have one after the loop.
+  absl::Status CompileCarriesAfterBody(const CompiledOp& op, const Op::Loop& loop) {
+    for (int j = 0; j < loop.carries_size(); ++j) {
+      const uint32_t next = loop.carries(j).next();
+      if (!written_[next]) {
+        return OpError(op, absl::StrCat(CarryName(j, loop.carries(j)), ".next is tile ", next,
+                                        " ('", out_->tiles[next].name,
+                                        "'), which nothing writes before the end of the loop "
+                                        "body; write the next value in the body (or before "
+                                        "the loop)"));
+      }
+    }
+    for (const CompiledCarry& c : op.carries) written_[c.tile] = true;
     return absl::OkStatus();
   }
 
@@ -427,6 +563,7 @@ class Compiler {
     if (proto.kind() == Op::STORE) writes_dst = false;
     if (writes_dst) {
       if (absl::Status s = CheckTileIndex(op, "dst", proto.dst()); !s.ok()) return s;
+      if (absl::Status s = CheckNotCarried(op, proto.dst()); !s.ok()) return s;
       op.dst = static_cast<int32_t>(proto.dst());
       op.elements = out_->tiles[op.dst].elements();
     }
@@ -531,7 +668,7 @@ class Compiler {
         op.whole_cache = proto.whole_cache();
         break;
       case Op::LOOP:
-        status = CompileLoop(&op, proto);
+        status = CompileLoop(&op, index, proto);
         break;
       case Op::SYNCALL:
         status = CompileSync(&op, proto);
@@ -542,7 +679,10 @@ class Compiler {
     if (!status.ok()) return status;
     if (proto.engine() == trace::ENGINE_CUBE) op.engine = EngineKind::kCube;
     if (proto.engine() == trace::ENGINE_VECTOR) op.engine = EngineKind::kVector;
-    if (writes_dst) written_[op.dst] = true;
+    if (writes_dst) {
+      written_[op.dst] = true;
+      if (writer_op_[op.dst] < 0) writer_op_[op.dst] = static_cast<int32_t>(index);
+    }
 
     if (proto.kind() == Op::LOOP) {
       loop_stack_.push_back(op.loop_var);
@@ -550,7 +690,7 @@ class Compiler {
       if (absl::Status s = CompileOps(proto.loop().body()); !s.ok()) return s;
       loop_stack_.pop_back();
       out_->ops[index].body_end = static_cast<int32_t>(out_->ops.size());
-      return absl::OkStatus();
+      return CompileCarriesAfterBody(out_->ops[index], proto.loop());
     }
     op.body_end = static_cast<int32_t>(index + 1);
     out_->ops[index] = std::move(op);
@@ -560,6 +700,9 @@ class Compiler {
   const trace::Kernel& kernel_;
   CompiledKernel* out_;
   std::vector<bool> written_;
+  std::vector<int32_t> writer_op_;   // per tile: the first op that writes it, -1 if none
+  std::vector<int32_t> carry_loop_;  // per tile: the loop op carrying it, -1 if none
+  std::vector<bool> carry_has_init_;
   std::vector<bool> loop_var_used_;
   std::vector<uint32_t> loop_stack_;
 };

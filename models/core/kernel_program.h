@@ -27,6 +27,17 @@ struct CompiledTile {
   int64_t elements() const { return rows * cols; }
 };
 
+// A loop-carried tile (trace::Op::Loop::Carry): `tile` takes `init` at loop
+// entry and `next` at every iteration's end.
+struct CompiledCarry {
+  int32_t tile = -1;
+  int32_t init = -1;  // -1: none (the value is first defined in the body)
+  int32_t next = -1;
+  // `next` is a carried tile of the same loop: the copies go through a
+  // temporary so that all carries take the previous iteration's values.
+  bool next_is_carried = false;
+};
+
 // One op in program pre-order; a LOOP's body follows it up to `body_end`.
 struct CompiledOp {
   trace::Op::Kind kind = trace::Op::KIND_UNSPECIFIED;
@@ -56,6 +67,7 @@ struct CompiledOp {
   uint32_t loop_var = 0;
   CompiledIntExpr start, stop, step;
   int32_t body_end = 0;
+  std::vector<CompiledCarry> carries;  // copied all at once, at no cost
   // Elements the op processes (tile elements; the input's for reductions;
   // m*n for MATMUL) and the GM bytes a LOAD/STORE moves.
   int64_t elements = 0;
@@ -96,9 +108,12 @@ struct CompiledKernel {
 // before it is read (in program order), op operand counts, shapes and dtypes
 // per op kind, LOAD/STORE params are TENSOR params of the tile's dtype with
 // 1..5 offsets, scalars and IntExprs reference valid params and enclosing loop
-// vars, loop vars unique. Errors name the kernel, the op index (pre-order,
-// counting LOOP bodies inline), its kind and origin, what was expected and
-// what to do.
+// vars, loop vars unique, and loop carries: tile, init and next of one shape,
+// dtype and space; the carried tile written by no op and carried by one loop
+// once; init written before the loop, next by the end of its body; a carried
+// tile with init readable from the loop op on, one without only after the
+// loop. Errors name the kernel, the op index (pre-order, counting LOOP bodies
+// inline), its kind and origin, what was expected and what to do.
 absl::StatusOr<CompiledKernel> CompileKernel(const trace::Kernel& kernel);
 
 }  // namespace pto

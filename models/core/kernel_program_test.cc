@@ -3,6 +3,7 @@
 #include <functional>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "models/core/testing/kernel_builder.h"
@@ -162,6 +163,179 @@ TEST(CompileKernelTest, RejectsShapeAndOperandErrors) {
   ok.WithScalar(Op::MUL, a, a, 2.0);
   ok.Unary(Op::CAST, a, n);
   EXPECT_TRUE(CompileKernel(ok.kernel()).ok()) << CompileKernel(ok.kernel()).status();
+}
+
+// Tiles of the carry tests; `u` is written by no op unless a case does.
+constexpr uint32_t kA = 0, kAcc = 1, kN = 2, kH = 3, kR = 4, kM = 5, kU = 6;
+constexpr const char* kLoop = "kernel 'k' op 1 (LOOP, test.py:2)";
+
+// op 0: a = load x; op 1 (test.py:2): for i in range(4) with `carries`,
+// body op 2: n = a + 1, then `body`; after the loop `after`, then store acc.
+KernelBuilder CarryKernel(const std::function<void(trace::Op&)>& carries,
+                          const std::function<void(KernelBuilder&)>& body = {},
+                          const std::function<void(KernelBuilder&)>& after = {}) {
+  KernelBuilder b("k");
+  const uint32_t x = b.TensorParam("x", trace::FP32);
+  b.Tile("a", {4, 8}, trace::FP32);
+  b.Tile("acc", {4, 8}, trace::FP32);
+  b.Tile("n", {4, 8}, trace::FP32);
+  b.Tile("h", {4, 8}, trace::FP16);
+  b.Tile("r", {32}, trace::FP32);
+  b.Tile("m", {4, 8}, trace::FP32, trace::MAT);
+  b.Tile("u", {4, 8}, trace::FP32);
+  b.Load(kA, x, {C(0), C(0)});
+  trace::Op& loop = b.BeginLoop(0, C(0), C(4));
+  b.WithScalar(Op::ADD, kN, kA, 1.0);
+  if (body) body(b);
+  b.EndLoop();
+  if (after) after(b);
+  b.Store(kAcc, x, {C(0), C(0)});
+  carries(loop);
+  return b;
+}
+
+TEST(CompileKernelTest, CompilesLoopCarries) {
+  // A swap (a carried next), a carry without init read after the loop, and an
+  // inner carry feeding an outer one.
+  KernelBuilder b("k");
+  const uint32_t x = b.TensorParam("x", trace::FP32);
+  const uint32_t a = b.Tile("a", {4}, trace::FP32);
+  const uint32_t p = b.Tile("p", {4}, trace::FP32);
+  const uint32_t q = b.Tile("q", {4}, trace::FP32);
+  const uint32_t last = b.Tile("last", {4}, trace::FP32);
+  const uint32_t inner = b.Tile("inner", {4}, trace::FP32);
+  const uint32_t t = b.Tile("t", {4}, trace::FP32);
+  b.Load(a, x, {C(0)});                           // op 0
+  trace::Op& outer = b.BeginLoop(0, C(0), C(4));  // op 1
+  trace::Op& in = b.BeginLoop(1, C(0), C(2));     // op 2
+  b.Binary(Op::ADD, t, inner, p);                 // op 3: reads both carries with init
+  b.EndLoop();
+  b.EndLoop();
+  b.Store(last, x, {C(0)});  // op 4: a carry without init, read after its loop
+  KernelBuilder::Carry(outer, p, a, q, "p");
+  KernelBuilder::Carry(outer, q, a, p, "q");
+  KernelBuilder::Carry(outer, last, KernelBuilder::kNoInit, inner, "last");
+  KernelBuilder::Carry(in, inner, p, t, "inner");
+  absl::StatusOr<CompiledKernel> k = CompileKernel(b.kernel());
+  ASSERT_TRUE(k.ok()) << k.status();
+  ASSERT_EQ(k->ops[1].carries.size(), 3u);
+  const CompiledCarry& cp = k->ops[1].carries[0];
+  EXPECT_EQ(cp.tile, static_cast<int32_t>(p));
+  EXPECT_EQ(cp.init, static_cast<int32_t>(a));
+  EXPECT_EQ(cp.next, static_cast<int32_t>(q));
+  EXPECT_TRUE(cp.next_is_carried);
+  EXPECT_TRUE(k->ops[1].carries[1].next_is_carried);
+  EXPECT_EQ(k->ops[1].carries[2].init, -1);
+  EXPECT_FALSE(k->ops[1].carries[2].next_is_carried);  // `inner` is the inner loop's
+  ASSERT_EQ(k->ops[2].carries.size(), 1u);
+  EXPECT_EQ(k->ops[2].carries[0].next, static_cast<int32_t>(t));
+  EXPECT_TRUE(k->ops[3].carries.empty());
+}
+
+TEST(CompileKernelTest, RejectsCarryTilesOutOfRangeOrUnlikeTheCarriedTile) {
+  using K = KernelBuilder;
+  EXPECT_EQ(CompileError(CarryKernel([](trace::Op& l) { K::Carry(l, 9, kA, kN); })),
+            absl::StrCat(kLoop,
+                         ": carries[0].tile is tile 9 but the kernel declares 7 tiles; use "
+                         "an index below that"));
+  EXPECT_THAT(CompileError(CarryKernel([](trace::Op& l) { K::Carry(l, kAcc, 7, kN, "acc"); })),
+              HasSubstr("carries[0] ('acc').init is tile 7 but the kernel declares 7 tiles"));
+  EXPECT_THAT(CompileError(CarryKernel([](trace::Op& l) { K::Carry(l, kAcc, kA, 8); })),
+              HasSubstr("carries[0].next is tile 8 but"));
+  EXPECT_EQ(CompileError(CarryKernel([](trace::Op& l) { K::Carry(l, kAcc, kH, kN, "acc"); })),
+            absl::StrCat(kLoop,
+                         ": carries[0] ('acc').init is tile 3 ('h') FP16 [4, 8] in VEC but the "
+                         "carried tile 1 ('acc') is FP32 [4, 8] in VEC; a carry's tile, init and "
+                         "next share shape, dtype and memory space"));
+  EXPECT_THAT(CompileError(CarryKernel([](trace::Op& l) { K::Carry(l, kAcc, kA, kR); })),
+              HasSubstr("carries[0].next is tile 4 ('r') FP32 [32] in VEC but the carried tile 1 "
+                        "('acc') is FP32 [4, 8] in VEC"));
+  EXPECT_THAT(CompileError(CarryKernel([](trace::Op& l) { K::Carry(l, kAcc, kM, kN); })),
+              HasSubstr("carries[0].init is tile 5 ('m') FP32 [4, 8] in MAT but"));
+}
+
+TEST(CompileKernelTest, ACarriedTileIsWrittenByItsLoopAlone) {
+  using K = KernelBuilder;
+  const auto carry = [](trace::Op& l) { K::Carry(l, kAcc, kA, kN, "acc"); };
+  // Written by an op in the body, or after the loop: the op is refused.
+  EXPECT_EQ(CompileError(CarryKernel(carry, [](K& b) { b.Full(kAcc, 0); })),
+            absl::StrCat("kernel 'k' op 3 (FULL, test.py:4): dst is tile 1 ('acc'), which ", kLoop,
+                         " carries; only its loop writes a carried tile: write the new value to "
+                         "another tile and make that the carry's next"));
+  EXPECT_THAT(CompileError(CarryKernel(carry, {}, [](K& b) { b.Full(kAcc, 0); })),
+              HasSubstr("op 3 (FULL, test.py:4): dst is tile 1 ('acc'), which kernel 'k' op 1"));
+  // Written before the loop: the loop is refused.
+  KernelBuilder before("k");
+  const uint32_t x = before.TensorParam("x", trace::FP32);
+  const uint32_t a = before.Tile("a", {4}, trace::FP32);
+  const uint32_t acc = before.Tile("acc", {4}, trace::FP32);
+  before.Load(a, x, {C(0)});
+  before.Full(acc, 0);
+  K::Carry(before.BeginLoop(0, C(0), C(2)), acc, a, a);
+  before.EndLoop();
+  EXPECT_EQ(CompileError(before),
+            "kernel 'k' op 2 (LOOP, test.py:3): carries[0].tile is tile 1 ('acc'), which kernel "
+            "'k' op 1 (FULL, test.py:2) writes; only its loop writes a carried tile: give the "
+            "carry a tile of its own and make that op's result its init");
+  // Carried by a second loop, or twice by one.
+  EXPECT_EQ(CompileError(CarryKernel(carry, {},
+                                     [](K& b) {
+                                       K::Carry(b.BeginLoop(1, C(0), C(2)), kAcc, kA, kA);
+                                       b.EndLoop();
+                                     })),
+            absl::StrCat("kernel 'k' op 3 (LOOP, test.py:4): carries[0] carries tile 1 ('acc'), "
+                         "which ",
+                         kLoop,
+                         " already carries; a tile is carried by one loop only: give this loop a "
+                         "carried tile of its own (its init may be the other's)"));
+  EXPECT_EQ(CompileError(CarryKernel([](trace::Op& l) {
+              K::Carry(l, kAcc, kA, kN, "acc");
+              K::Carry(l, kAcc, kA, kN, "acc2");
+            })),
+            absl::StrCat(kLoop,
+                         ": carries[1] ('acc2') carries tile 1 ('acc') like carries[0] ('acc'); "
+                         "list each carried tile once"));
+}
+
+TEST(CompileKernelTest, CarryInitAndNextNeedValuesInTime) {
+  using K = KernelBuilder;
+  // init must be written before the loop (not only in its body).
+  EXPECT_EQ(CompileError(CarryKernel([](trace::Op& l) { K::Carry(l, kAcc, kU, kN); })),
+            absl::StrCat(kLoop,
+                         ": carries[0].init reads tile 6 ('u') before any op writes it; compute "
+                         "the initial value before the loop"));
+  EXPECT_THAT(CompileError(CarryKernel([](trace::Op& l) { K::Carry(l, kAcc, kU, kN); },
+                                       [](K& b) { b.WithScalar(Op::ADD, kU, kA, 1.0); })),
+              HasSubstr("carries[0].init reads tile 6 ('u') before any op writes it"));
+  // next must be written by the end of the body (after the loop is too late).
+  const std::string next_error = absl::StrCat(
+      kLoop,
+      ": carries[0].next is tile 6 ('u'), which nothing writes before the end of the loop body; "
+      "write the next value in the body (or before the loop)");
+  EXPECT_EQ(CompileError(CarryKernel([](trace::Op& l) { K::Carry(l, kAcc, kA, kU); })), next_error);
+  EXPECT_EQ(CompileError(CarryKernel([](trace::Op& l) { K::Carry(l, kAcc, kA, kU); }, {},
+                                     [](K& b) { b.WithScalar(Op::ADD, kU, kA, 1.0); })),
+            next_error);
+  // A carry without init has a value only after the loop.
+  EXPECT_EQ(
+      CompileError(CarryKernel([](trace::Op& l) { K::Carry(l, kAcc, K::kNoInit, kN); },
+                               [](K& b) { b.WithScalar(Op::ADD, kU, kAcc, 1.0); })),
+      absl::StrCat("kernel 'k' op 3 (ADD, test.py:4): srcs[0] reads tile 1 ('acc') before any op "
+                   "writes it (",
+                   kLoop,
+                   " carries it without init, so it holds a value only after that loop: give the "
+                   "carry an init to read it in the body); load or compute it first"));
+  // ... nor can it be its own next.
+  EXPECT_THAT(CompileError(CarryKernel([](trace::Op& l) { K::Carry(l, kAcc, K::kNoInit, kAcc); })),
+              HasSubstr("carries[0].next is tile 1 ('acc'), which nothing writes before the end"));
+  // The valid forms: read in the body with init, or after the loop without;
+  // next written before the loop.
+  for (const auto& k : {CarryKernel([](trace::Op& l) { K::Carry(l, kAcc, kA, kN); },
+                                    [](K& b) { b.WithScalar(Op::ADD, kU, kAcc, 1.0); }),
+                        CarryKernel([](trace::Op& l) { K::Carry(l, kAcc, K::kNoInit, kN); }),
+                        CarryKernel([](trace::Op& l) { K::Carry(l, kAcc, kA, kA); })}) {
+    EXPECT_TRUE(CompileKernel(k.kernel()).ok()) << CompileKernel(k.kernel()).status();
+  }
 }
 
 TEST(CompileKernelTest, RejectsReusedLoopVarAndBadTileDecls) {

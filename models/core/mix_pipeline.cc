@@ -64,10 +64,26 @@ absl::StatusOr<MixTimeline> ScheduleMixBlock(absl::Span<const OpRecord> records,
 
   // Which results cross the ring, and who reads them.
   std::vector<int32_t> writer(kernel.tiles.size(), -1);
+  std::vector<int32_t> carried;  // a loop's carried writers, taken all at once
   for (int32_t i = 0; i < n; ++i) {
+    const bool in_program = !kernel.is_cost_summary && records[i].op_index < kernel.ops.size();
+    if (records[i].carry != CarryCopy::kNone) {
+      // A carry copy is a rename and runs on no engine: the carried tile now
+      // holds the value of whichever op last wrote its init or next.
+      if (!in_program) continue;
+      const std::vector<CompiledCarry>& carries = kernel.ops[records[i].op_index].carries;
+      const bool init = records[i].carry == CarryCopy::kInit;
+      carried.clear();
+      for (const CompiledCarry& c : carries) {
+        const int32_t from = init ? c.init : c.next;
+        carried.push_back(from >= 0 ? writer[from] : writer[c.tile]);
+      }
+      for (size_t c = 0; c < carries.size(); ++c) writer[carries[c].tile] = carried[c];
+      continue;
+    }
     const int engine = EngineIndex(records[i].engine);
     stream[engine].push_back(i);
-    if (kernel.is_cost_summary || records[i].op_index >= kernel.ops.size()) continue;
+    if (!in_program) continue;
     const CompiledOp& op = kernel.ops[records[i].op_index];
     int pop_slot = 0;
     for (int32_t src : {op.src0, op.src1}) {

@@ -53,8 +53,11 @@ struct MixTimeline {
 // AIV runs the whole vector side. A single-tile kernel therefore runs its
 // engines one after the other; a loop of tiles overlaps them, and a ring
 // whose transfers take longer than the engines' own work per tile runs
-// faster with more slots. Returns Aborted when the engines wait on each
-// other forever.
+// faster with more slots. A LOOP record of a carry copy (OpRecord::carry)
+// takes no time on either engine; a later read of the carried tile depends on
+// the op that wrote the carry's init or next, across the ring if that op ran
+// on the other engine. Returns Aborted when the engines wait on each other
+// forever.
 absl::StatusOr<MixTimeline> ScheduleMixBlock(absl::Span<const OpRecord> records,
                                              const CompiledKernel& kernel,
                                              const MixRingParams& params);

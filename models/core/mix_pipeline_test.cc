@@ -5,10 +5,15 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "models/chip_config.h"
+#include "models/core/testing/kernel_builder.h"
+#include "models/core/tile_executor.h"
 
 namespace pto {
 namespace {
 
+using kernel_testing::C;
+using kernel_testing::KernelBuilder;
 using ::testing::HasSubstr;
 
 // Tiles: 0 = a (cube input), 1 = acc (crosses C2V), 2 = out (vector).
@@ -162,6 +167,164 @@ TEST(MixPipelineTest, ASingleEngineStreamHasNoPushes) {
   EXPECT_EQ(timeline->pushes, 0);
   EXPECT_DOUBLE_EQ(timeline->cube_end_ns, 400);
   EXPECT_DOUBLE_EQ(timeline->vector_end_ns, 0);
+}
+
+// Loop carries. Tiles: a, b (cube inputs) and [32, 128] FP32 results (16 KiB,
+// one 200 ns transfer through Ring()).
+struct CarryMix {
+  KernelBuilder b{"carry", trace::MIX};
+  uint32_t ga = b.TensorParam("ga", trace::FP16);
+  uint32_t gb = b.TensorParam("gb", trace::FP16);
+  uint32_t a = b.Tile("a", {32, 16}, trace::FP16, trace::MAT);
+  uint32_t bt = b.Tile("b", {16, 128}, trace::FP16, trace::MAT);
+  uint32_t Result(const char* name, trace::MemSpace space = trace::ACC) {
+    return b.Tile(name, {32, 128}, trace::FP32, space);
+  }
+  void LoadInputs() {
+    b.Load(a, ga, {C(0), C(0)});
+    b.Load(bt, gb, {C(0), C(0)});
+  }
+  CompiledKernel Compile() {
+    absl::StatusOr<CompiledKernel> k = CompileKernel(b.kernel());
+    EXPECT_TRUE(k.ok()) << k.status();
+    return k.ok() ? *std::move(k) : CompiledKernel{};
+  }
+};
+
+OpRecord CarryRecord(uint32_t loop, CarryCopy copy) {
+  OpRecord r;
+  r.op_index = loop;
+  r.kind = trace::Op::LOOP;
+  r.carry = copy;
+  return r;
+}
+
+TEST(MixPipelineTest, AReadOfACarryWaitsForTheOtherEnginesNextOrInit) {
+  // p = a @ b; for i in range(4): v = p + 1 (vector); p = a @ b (cube)
+  CarryMix m;
+  const uint32_t c0 = m.Result("c0");
+  const uint32_t c = m.Result("c");
+  const uint32_t p = m.Result("p");
+  const uint32_t v = m.Result("v", trace::VEC);
+  m.LoadInputs();                                  // ops 0, 1
+  m.b.Matmul(c0, m.a, m.bt);                       // op 2
+  trace::Op& loop = m.b.BeginLoop(0, C(0), C(4));  // op 3
+  m.b.WithScalar(trace::Op::ADD, v, p, 1.0);       // op 4
+  m.b.Matmul(c, m.a, m.bt);                        // op 5
+  m.b.EndLoop();
+  KernelBuilder::Carry(loop, p, c0, c, "p");
+  const CompiledKernel kernel = m.Compile();
+  std::vector<OpRecord> records = {Record(kernel, 0, 0), Record(kernel, 1, 0),
+                                   Record(kernel, 2, 100), CarryRecord(3, CarryCopy::kInit)};
+  for (int i = 0; i < 4; ++i) {
+    records.push_back(Record(kernel, 4, 50));
+    records.push_back(Record(kernel, 5, 100));
+    records.push_back(CarryRecord(3, CarryCopy::kNext));
+  }
+  const auto timeline = ScheduleMixBlock(records, kernel, Ring(2));
+  ASSERT_TRUE(timeline.ok()) << timeline.status();
+  // Iteration i's add reads the result of the matmul before it (the init's
+  // for i = 0): four crossings, the last matmul's result is never read.
+  // Cube: 0-100 c0, push -300; 300-400, push -600; 600-700, push -900 (its
+  // slot freed at 500); 900-1000, push -1200 (freed at 800); 1200-1300.
+  // Vector: each add copies its tile out once it landed (300, 600, 900,
+  // 1200) for 200 ns, then runs 50 ns.
+  EXPECT_EQ(timeline->pushes, 4);
+  EXPECT_DOUBLE_EQ(timeline->cube_end_ns, 1300);
+  EXPECT_DOUBLE_EQ(timeline->vector_end_ns, 1450);
+  EXPECT_DOUBLE_EQ(timeline->data_wait_ns, 300 + 3 * 50);
+  EXPECT_DOUBLE_EQ(timeline->slot_wait_ns, 0);
+  EXPECT_DOUBLE_EQ(EngineBusyNs(*timeline, EngineKind::kVector), 4 * 250);
+}
+
+TEST(MixPipelineTest, ASwapOfCarriesRenamesBothAtOnce) {
+  // x = a @ b; y = a @ b; for _ in range(3): s, t = t, s  (s = x, t = y
+  // first); v = s + 1; w = t + 1. Three swaps: v reads y, w reads x.
+  CarryMix m;
+  const uint32_t x = m.Result("x");
+  const uint32_t y = m.Result("y");
+  const uint32_t s = m.Result("s");
+  const uint32_t t = m.Result("t");
+  const uint32_t v = m.Result("v", trace::VEC);
+  const uint32_t w = m.Result("w", trace::VEC);
+  m.LoadInputs();                                  // ops 0, 1
+  m.b.Matmul(x, m.a, m.bt);                        // op 2
+  m.b.Matmul(y, m.a, m.bt);                        // op 3
+  trace::Op& loop = m.b.BeginLoop(0, C(0), C(3));  // op 4
+  m.b.EndLoop();
+  m.b.WithScalar(trace::Op::ADD, v, s, 1.0);  // op 5
+  m.b.WithScalar(trace::Op::ADD, w, t, 1.0);  // op 6
+  KernelBuilder::Carry(loop, s, x, t, "s");
+  KernelBuilder::Carry(loop, t, y, s, "t");
+  const CompiledKernel kernel = m.Compile();
+  std::vector<OpRecord> records = {Record(kernel, 0, 0), Record(kernel, 1, 0),
+                                   Record(kernel, 2, 100), Record(kernel, 3, 100),
+                                   CarryRecord(4, CarryCopy::kInit)};
+  for (int i = 0; i < 3; ++i) records.push_back(CarryRecord(4, CarryCopy::kNext));
+  records.push_back(Record(kernel, 5, 50));
+  records.push_back(Record(kernel, 6, 50));
+  const auto timeline = ScheduleMixBlock(records, kernel, Ring(2));
+  ASSERT_TRUE(timeline.ok()) << timeline.status();
+  // Cube: x 0-100, push -300; y 300-400, push -600. Vector: v copies y out
+  // 600-800, runs -850; w copies x out 850-1050, runs -1100. (Renaming one
+  // carry after the other would leave both on y: one push, done at 900.)
+  EXPECT_EQ(timeline->pushes, 2);
+  EXPECT_DOUBLE_EQ(timeline->cube_end_ns, 600);
+  EXPECT_DOUBLE_EQ(timeline->vector_end_ns, 1100);
+}
+
+TEST(MixPipelineTest, CarriesScheduleLikeTheSameKernelWithoutThem) {
+  // With carries: p = a @ b; for i in range(4): v = p + 1; c = a @ b;
+  // p, last = c, c (last without init); w = last + 1. Without: the same
+  // dependencies through one tile c, rewritten in place.
+  const auto build = [](bool carried) {
+    CarryMix m;
+    const uint32_t c0 = m.Result("c0");
+    const uint32_t c = m.Result("c");
+    const uint32_t p = m.Result("p");
+    const uint32_t last = m.Result("last");
+    const uint32_t v = m.Result("v", trace::VEC);
+    const uint32_t w = m.Result("w", trace::VEC);
+    m.LoadInputs();
+    m.b.Matmul(carried ? c0 : c, m.a, m.bt);
+    trace::Op& loop = m.b.BeginLoop(0, C(0), C(4));
+    m.b.WithScalar(trace::Op::ADD, v, carried ? p : c, 1.0);
+    m.b.Matmul(c, m.a, m.bt);
+    m.b.EndLoop();
+    m.b.WithScalar(trace::Op::ADD, w, carried ? last : c, 1.0);
+    if (carried) {
+      KernelBuilder::Carry(loop, p, c0, c, "p");
+      KernelBuilder::Carry(loop, last, KernelBuilder::kNoInit, c, "last");
+    }
+    return m.Compile();
+  };
+  const auto schedule = [](const CompiledKernel& kernel) {
+    const auto view = [](int64_t rows, int64_t cols) {
+      TensorBinding t;
+      t.dtype = trace::FP16;
+      t.rank = 2;
+      t.shape[0] = rows;
+      t.shape[1] = t.strides[0] = cols;
+      t.strides[1] = 1;
+      return t;
+    };
+    TileExecutor exec{ChipConfig{}};
+    ExecutionProfile profile;
+    const std::vector<BoundArg> args = {BoundArg::Tensor(view(32, 16)),
+                                        BoundArg::Tensor(view(16, 128))};
+    EXPECT_TRUE(exec.Execute(kernel, {}, args, /*functional=*/false, nullptr, &profile).ok());
+    return ScheduleMixBlock(profile.records, kernel, Ring(2));
+  };
+  const auto with = schedule(build(true));
+  const auto without = schedule(build(false));
+  ASSERT_TRUE(with.ok() && without.ok());
+  EXPECT_EQ(with->pushes, 5);  // the first matmul, then every loop matmul
+  EXPECT_EQ(with->pushes, without->pushes);
+  EXPECT_EQ(with->cube_end_ns, without->cube_end_ns);
+  EXPECT_EQ(with->vector_end_ns, without->vector_end_ns);
+  EXPECT_EQ(with->data_wait_ns, without->data_wait_ns);
+  EXPECT_EQ(with->slot_wait_ns, without->slot_wait_ns);
+  EXPECT_EQ(with->busy.size(), without->busy.size());
 }
 
 }  // namespace

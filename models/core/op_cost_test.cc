@@ -104,8 +104,8 @@ TEST(OpCostTest, CostSummaryWorkIsTheCallsSharedOverItsBlocksButFixedCyclesArePe
 TEST(OpCostTest, KernelDurationAddsStartAndFinishToSerialisedOpCosts) {
   ChipConfig config;
   ExecutionProfile p;
-  p.Add({0, trace::Op::MATMUL, EngineKind::kCube, 0, 0, 0, 100});
-  p.Add({1, trace::Op::ADD, EngineKind::kVector, 0, 0, 0, 50});
+  p.Add({0, trace::Op::MATMUL, EngineKind::kCube, CarryCopy::kNone, 0, 0, 0, 100});
+  p.Add({1, trace::Op::ADD, EngineKind::kVector, CarryCopy::kNone, 0, 0, 0, 50});
   EXPECT_NEAR(KernelDurationNs(p, config), 400 + 150 + 200, 1e-9);
   EXPECT_NEAR(p.cube_ns, 100, 1e-12);
   EXPECT_NEAR(p.vector_ns, 50, 1e-12);

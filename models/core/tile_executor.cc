@@ -262,12 +262,17 @@ absl::Status TileExecutor::RunProgram() {
     // Close loop bodies that just ran to their end: iterate again or leave.
     while (!frames_.empty() && pc == kernel.ops[frames_.back().op].body_end) {
       LoopFrame& f = frames_.back();
+      const CompiledOp& loop = kernel.ops[f.op];
+      if (!loop.carries.empty()) {
+        if (absl::Status s = CopyCarries(loop, f.op, CarryCopy::kNext); !s.ok()) return s;
+      }
       int64_t next;
       const bool overflow = __builtin_add_overflow(f.value, f.step, &next);
       if (!overflow && (f.step > 0 ? next < f.stop : next > f.stop)) {
         f.value = next;
-        loop_values_[kernel.ops[f.op].loop_var] = next;
+        loop_values_[loop.loop_var] = next;
         pc = f.op + 1;
+        if (pc == loop.body_end) continue;  // an empty body (only a carrying loop has one)
         break;
       }
       frames_.pop_back();
@@ -286,8 +291,13 @@ absl::Status TileExecutor::RunProgram() {
         return absl::InvalidArgumentError(
             absl::StrCat(op.label, ": loop step evaluated to 0; a loop needs a non-zero step"));
       }
+      if (!op.carries.empty()) {
+        if (absl::Status s = CopyCarries(op, pc, CarryCopy::kInit); !s.ok()) return s;
+      }
       const bool runs = *step > 0 ? *start < *stop : *start > *stop;
-      if (!runs || op.body_end == pc + 1) {
+      // An empty body without carries changes nothing; with carries its
+      // iterations still copy (a swap's parity depends on the trip count).
+      if (!runs || (op.body_end == pc + 1 && op.carries.empty())) {
         pc = op.body_end;
         continue;
       }
@@ -366,6 +376,69 @@ absl::Status TileExecutor::RunProgram() {
     profile->Add(rec);
     ++pc;
   }
+  return absl::OkStatus();
+}
+
+void TileExecutor::CopyTile(const CompiledKernel& kernel, int32_t dst, int32_t src) {
+  if (ComputesInFloat(kernel.tiles[dst].dtype)) {
+    std::copy(tiles_[src].f.begin(), tiles_[src].f.end(), tiles_[dst].f.begin());
+  } else {
+    std::copy(tiles_[src].d.begin(), tiles_[src].d.end(), tiles_[dst].d.begin());
+  }
+}
+
+absl::Status TileExecutor::CopyCarries(const CompiledOp& loop, int32_t pc, CarryCopy copy) {
+  const CompiledKernel& kernel = *kernel_;
+  if (copy == CarryCopy::kInit) {
+    bool any = false;
+    for (const CompiledCarry& c : loop.carries) {
+      if (c.init < 0) continue;
+      any = true;
+      if (functional_) CopyTile(kernel, c.tile, c.init);
+    }
+    if (!any) return absl::OkStatus();
+  } else if (functional_) {
+    // All carries take the previous iteration's values: a `next` that is
+    // itself carried goes through a temporary first.
+    size_t temps = 0;
+    for (const CompiledCarry& c : loop.carries) {
+      if (!c.next_is_carried) continue;
+      if (carry_temps_.size() <= temps) carry_temps_.resize(temps + 1);
+      const TileValues& from = tiles_[c.next];
+      TileValues& temp = carry_temps_[temps++];
+      if (ComputesInFloat(kernel.tiles[c.next].dtype)) {
+        temp.f.assign(from.f.begin(), from.f.end());
+      } else {
+        temp.d.assign(from.d.begin(), from.d.end());
+      }
+    }
+    temps = 0;
+    for (const CompiledCarry& c : loop.carries) {
+      if (!c.next_is_carried) {
+        if (c.next != c.tile) CopyTile(kernel, c.tile, c.next);
+        continue;
+      }
+      const TileValues& temp = carry_temps_[temps++];
+      TileValues& to = tiles_[c.tile];
+      if (ComputesInFloat(kernel.tiles[c.tile].dtype)) {
+        std::copy(temp.f.begin(), temp.f.end(), to.f.begin());
+      } else {
+        std::copy(temp.d.begin(), temp.d.end(), to.d.begin());
+      }
+    }
+  }
+  // A rename on the device: no time, but the MIX pipeline follows it.
+  if (profile_->records.size() >= kMaxOpInstancesPerBlock) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat(loop.label, ": the block has executed ", kMaxOpInstancesPerBlock,
+                     " op instances; check the loop bounds (runaway loop?) or split the kernel"));
+  }
+  OpRecord rec;
+  rec.op_index = static_cast<uint32_t>(pc);
+  rec.kind = Op::LOOP;
+  rec.engine = loop.engine;
+  rec.carry = copy;
+  profile_->Add(rec);
   return absl::OkStatus();
 }
 

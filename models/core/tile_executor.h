@@ -107,6 +107,10 @@ class TileExecutor {
   // out-of-bounds windows, IntExpr division by zero, zero loop steps) name the kernel, op index,
   // kind and origin. `profile` is cleared first.
   //
+  // Loop carries are copied (functional runs only) at loop entry and at each
+  // iteration's end, in no simulated time; every such copy adds a zero-cost
+  // LOOP record (OpRecord::carry) in both kinds of run.
+  //
   // A SYNCALL pauses the block: Execute returns OK with paused() true and
   // syncall() describing the barrier; the loop state is kept, and Resume()
   // continues after the SYNCALL once the barrier released. The kernel, args,
@@ -155,6 +159,10 @@ class TileExecutor {
   void Touch(const CompiledTile& tile, const Window& w, bool write, bool atomic, GmPort* gm);
   void Store(const CompiledTile& tile, int32_t tile_index, const Window& w, bool atomic,
              GmPort* gm);
+  // The carries of `loop` (at `pc`) take their init or next values, and a
+  // zero-cost LOOP record notes it; timing-only runs copy no data.
+  absl::Status CopyCarries(const CompiledOp& loop, int32_t pc, CarryCopy copy);
+  void CopyTile(const CompiledKernel& kernel, int32_t dst, int32_t src);
   void Compute(const CompiledKernel& kernel, const CompiledOp& op);
   template <typename T>
   void ComputeTyped(const CompiledKernel& kernel, const CompiledOp& op);
@@ -169,7 +177,8 @@ class TileExecutor {
 
   ChipConfig config_;
   std::vector<TileValues> tiles_;
-  std::vector<uint8_t> staging_;  // one tile row (or one element) of GM bytes
+  std::vector<uint8_t> staging_;         // one tile row (or one element) of GM bytes
+  std::vector<TileValues> carry_temps_;  // a swap's previous values
   // Op costs per kernel (by CompiledKernel::uid) under config_; computed once.
   absl::flat_hash_map<uint64_t, std::vector<double>> op_costs_;
   std::vector<double> scratch_costs_;  // for kernels with uid 0

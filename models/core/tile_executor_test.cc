@@ -823,12 +823,293 @@ TEST_F(TileExecutorTest, ResumeKeepsTheLoopState) {
     EXPECT_EQ(exec_.syncall().workspace_addr, kOut);
     // This iteration's row is stored, the next one not yet.
     EXPECT_EQ(GetF32(kOut + 32 * pauses, 1)[0], 7.0f);
-    if (pauses + 1 < 3) EXPECT_EQ(GetF32(kOut + 32 * (pauses + 1), 1)[0], 0.0f);
+    if (pauses + 1 < 3) {
+      EXPECT_EQ(GetF32(kOut + 32 * (pauses + 1), 1)[0], 0.0f);
+    }
     ++pauses;
     ASSERT_TRUE(exec_.Resume().ok());
   }
   EXPECT_EQ(pauses, 3);
   EXPECT_EQ(GetF32(kOut, 24), std::vector<float>(24, 7.0f));
+}
+
+// Loop-carried tiles (Op.Loop.Carry). Tiles are one row of 8 FP32.
+
+TEST_F(TileExecutorTest, ACarryAccumulatesOverAThousandIterations) {
+  // acc = z; for i in range(1000): acc = acc + 1; out[0] = acc; out[1] = z
+  KernelBuilder kb("acc");
+  const uint32_t x = kb.TensorParam("x", trace::FP32);
+  const uint32_t out = kb.TensorParam("out", trace::FP32);
+  const uint32_t z = kb.Tile("z", {1, 8}, trace::FP32);
+  const uint32_t acc = kb.Tile("acc", {1, 8}, trace::FP32);
+  const uint32_t n = kb.Tile("n", {1, 8}, trace::FP32);
+  kb.Load(z, x, {C(0), C(0)});
+  trace::Op& loop = kb.BeginLoop(0, C(0), C(1000));
+  kb.WithScalar(Op::ADD, n, acc, 1.0);
+  kb.EndLoop();
+  kb.Store(acc, out, {C(0), C(0)});
+  kb.Store(z, out, {C(1), C(0)});
+  KernelBuilder::Carry(loop, acc, z, n, "acc");
+  CompiledKernel k = Compile(kb);
+  const std::vector<float> z_values = Ramp(8, 0, 0.25f);
+  PutF32(kA, z_values);
+  ASSERT_TRUE(Run(k, {BoundArg::Tensor(Matrix(kA, trace::FP32, 1, 8)),
+                      BoundArg::Tensor(Matrix(kOut, trace::FP32, 2, 8))})
+                  .ok());
+  const std::vector<float> got = GetF32(kOut, 16);
+  for (int i = 0; i < 8; ++i) {
+    EXPECT_EQ(got[i], 1000.0f + 0.25f * i) << i;  // 1000 exactly for z = 0
+    EXPECT_EQ(got[8 + i], z_values[i]) << i;      // init untouched
+  }
+  // load, the entry copy, 1000 x (add, the iteration's copy), two stores.
+  ASSERT_EQ(profile_.records.size(), 2004u);
+  EXPECT_EQ(profile_.records[1].kind, Op::LOOP);
+  EXPECT_EQ(profile_.records[1].carry, CarryCopy::kInit);
+  EXPECT_EQ(profile_.records[1].op_index, 1u);
+  EXPECT_EQ(profile_.records[3].carry, CarryCopy::kNext);
+  EXPECT_EQ(profile_.records[2001].carry, CarryCopy::kNext);
+  EXPECT_EQ(profile_.records[2].carry, CarryCopy::kNone);
+}
+
+TEST_F(TileExecutorTest, SwappedCarriesTakeThePreviousIterationsValues) {
+  const std::vector<BoundArg> args = {BoundArg::Tensor(Matrix(kOut, trace::FP32, 2, 8))};
+  // a, b = 1, 2; for _ in range(trips): a, b = b, a  (an empty body)
+  for (int trips : {3, 4}) {
+    KernelBuilder kb("swap");
+    const uint32_t out = kb.TensorParam("out", trace::FP32);
+    const uint32_t one = kb.Tile("one", {1, 8}, trace::FP32);
+    const uint32_t two = kb.Tile("two", {1, 8}, trace::FP32);
+    const uint32_t a = kb.Tile("a", {1, 8}, trace::FP32);
+    const uint32_t b = kb.Tile("b", {1, 8}, trace::FP32);
+    kb.Full(one, 1);
+    kb.Full(two, 2);
+    trace::Op& loop = kb.BeginLoop(0, C(0), C(trips));
+    kb.EndLoop();
+    kb.Store(a, out, {C(0), C(0)});
+    kb.Store(b, out, {C(1), C(0)});
+    KernelBuilder::Carry(loop, a, one, b, "a");
+    KernelBuilder::Carry(loop, b, two, a, "b");
+    ASSERT_TRUE(Run(Compile(kb), args).ok());
+    const std::vector<float> got = GetF32(kOut, 16);
+    EXPECT_EQ(got[0], trips % 2 == 1 ? 2.0f : 1.0f) << trips;
+    EXPECT_EQ(got[8], trips % 2 == 1 ? 1.0f : 2.0f) << trips;
+  }
+  // a, b = 0, 1; for _ in range(10): a, b = b, a + b — carries listed b
+  // first, so copying them one after the other would give a = b's new value.
+  KernelBuilder kb("fib");
+  const uint32_t out = kb.TensorParam("out", trace::FP32);
+  const uint32_t f0 = kb.Tile("f0", {1, 8}, trace::FP32);
+  const uint32_t f1 = kb.Tile("f1", {1, 8}, trace::FP32);
+  const uint32_t a = kb.Tile("a", {1, 8}, trace::FP32);
+  const uint32_t b = kb.Tile("b", {1, 8}, trace::FP32);
+  const uint32_t sum = kb.Tile("sum", {1, 8}, trace::FP32);
+  kb.Full(f0, 0);
+  kb.Full(f1, 1);
+  trace::Op& loop = kb.BeginLoop(0, C(0), C(10));
+  kb.Binary(Op::ADD, sum, a, b);
+  kb.EndLoop();
+  kb.Store(a, out, {C(0), C(0)});
+  kb.Store(b, out, {C(1), C(0)});
+  KernelBuilder::Carry(loop, b, f1, sum, "b");
+  KernelBuilder::Carry(loop, a, f0, b, "a");
+  ASSERT_TRUE(Run(Compile(kb), args).ok());
+  const std::vector<float> got = GetF32(kOut, 16);
+  EXPECT_EQ(got[0], 55.0f);  // F(10)
+  EXPECT_EQ(got[8], 89.0f);  // F(11)
+}
+
+TEST_F(TileExecutorTest, AZeroTripLoopLeavesTheCarryAtItsInit) {
+  KernelBuilder kb("zero");
+  const uint32_t x = kb.TensorParam("x", trace::FP32);
+  const uint32_t out = kb.TensorParam("out", trace::FP32);
+  const uint32_t z = kb.Tile("z", {1, 8}, trace::FP32);
+  const uint32_t acc = kb.Tile("acc", {1, 8}, trace::FP32);
+  const uint32_t n = kb.Tile("n", {1, 8}, trace::FP32);
+  kb.Load(z, x, {C(0), C(0)});
+  trace::Op& loop = kb.BeginLoop(0, C(4), C(4));
+  kb.WithScalar(Op::MUL, n, acc, 3.0);
+  kb.EndLoop();
+  kb.Store(acc, out, {C(0), C(0)});
+  KernelBuilder::Carry(loop, acc, z, n, "acc");
+  CompiledKernel k = Compile(kb);
+  PutF32(kA, Ramp(8, 5, 1));
+  ASSERT_TRUE(Run(k, {BoundArg::Tensor(Matrix(kA, trace::FP32, 1, 8)),
+                      BoundArg::Tensor(Matrix(kOut, trace::FP32, 1, 8))})
+                  .ok());
+  EXPECT_EQ(GetF32(kOut, 8), Ramp(8, 5, 1));
+  // load, the entry copy, store: no iteration ran.
+  ASSERT_EQ(profile_.records.size(), 3u);
+  EXPECT_EQ(profile_.records[1].carry, CarryCopy::kInit);
+}
+
+TEST_F(TileExecutorTest, AnInnerCarryFeedsAnOuterCarry) {
+  // o = z
+  // for i in range(3):
+  //   in_ = o
+  //   for j in range(i + 1): in_ = in_ + 1
+  //   o = in_ + 100
+  // gives z + (1 + 101) + (2 + 100) + (3 + 100) = z + 306.
+  KernelBuilder kb("nested");
+  const uint32_t x = kb.TensorParam("x", trace::FP32);
+  const uint32_t out = kb.TensorParam("out", trace::FP32);
+  const uint32_t z = kb.Tile("z", {1, 8}, trace::FP32);
+  const uint32_t o = kb.Tile("o", {1, 8}, trace::FP32);
+  const uint32_t in = kb.Tile("in", {1, 8}, trace::FP32);
+  const uint32_t n = kb.Tile("n", {1, 8}, trace::FP32);
+  const uint32_t p = kb.Tile("p", {1, 8}, trace::FP32);
+  kb.Load(z, x, {C(0), C(0)});
+  trace::Op& outer = kb.BeginLoop(0, C(0), C(3));
+  trace::Op& inner = kb.BeginLoop(1, C(0), Plus(LoopVar(0), C(1)));
+  kb.WithScalar(Op::ADD, n, in, 1.0);
+  kb.EndLoop();
+  kb.WithScalar(Op::ADD, p, in, 100.0);
+  kb.EndLoop();
+  kb.Store(o, out, {C(0), C(0)});
+  KernelBuilder::Carry(outer, o, z, p, "o");
+  KernelBuilder::Carry(inner, in, o, n, "in_");
+  CompiledKernel k = Compile(kb);
+  PutF32(kA, Ramp(8, 0, 1));
+  ASSERT_TRUE(Run(k, {BoundArg::Tensor(Matrix(kA, trace::FP32, 1, 8)),
+                      BoundArg::Tensor(Matrix(kOut, trace::FP32, 1, 8))})
+                  .ok());
+  EXPECT_EQ(GetF32(kOut, 8), Ramp(8, 306, 1));
+}
+
+TEST_F(TileExecutorTest, ACarryWithoutInitHoldsTheLastIterationsValue) {
+  // for i in range(5): last = 2 * x[i]; out = last
+  KernelBuilder kb("last");
+  const uint32_t x = kb.TensorParam("x", trace::FP32);
+  const uint32_t out = kb.TensorParam("out", trace::FP32);
+  const uint32_t t = kb.Tile("t", {1, 8}, trace::FP32);
+  const uint32_t n = kb.Tile("n", {1, 8}, trace::FP32);
+  const uint32_t last = kb.Tile("last", {1, 8}, trace::FP32);
+  trace::Op& loop = kb.BeginLoop(0, C(0), C(5));
+  kb.Load(t, x, {LoopVar(0), C(0)});
+  kb.WithScalar(Op::MUL, n, t, 2.0);
+  kb.EndLoop();
+  kb.Store(last, out, {C(0), C(0)});
+  KernelBuilder::Carry(loop, last, KernelBuilder::kNoInit, n, "last");
+  CompiledKernel k = Compile(kb);
+  PutF32(kA, Ramp(40, 0, 1));
+  ASSERT_TRUE(Run(k, {BoundArg::Tensor(Matrix(kA, trace::FP32, 5, 8)),
+                      BoundArg::Tensor(Matrix(kOut, trace::FP32, 1, 8))})
+                  .ok());
+  EXPECT_EQ(GetF32(kOut, 8), Ramp(8, 64, 2));  // 2 * row 4
+  // No entry copy without an init: 5 x (load, mul, copy) and the store.
+  EXPECT_EQ(profile_.records.size(), 16u);
+  EXPECT_EQ(profile_.records[0].kind, Op::LOAD);
+}
+
+TEST_F(TileExecutorTest, CarriesSurviveASyncallPause) {
+  // acc = 10; for i in range(3): out[i] = acc; acc = acc + 1; syncall
+  // then out[3] = acc. The iteration's copy happens on resume.
+  KernelBuilder kb("synced");
+  const uint32_t out = kb.TensorParam("out", trace::FP32);
+  const uint32_t z = kb.Tile("z", {1, 8}, trace::FP32);
+  const uint32_t acc = kb.Tile("acc", {1, 8}, trace::FP32);
+  const uint32_t n = kb.Tile("n", {1, 8}, trace::FP32);
+  kb.Full(z, 10);
+  trace::Op& loop = kb.BeginLoop(0, C(0), C(3));
+  kb.Store(acc, out, {LoopVar(0), C(0)});
+  kb.WithScalar(Op::ADD, n, acc, 1.0);
+  kb.Add(Op::SYNCALL).mutable_sync()->set_mode(Op::HARD);
+  kb.EndLoop();
+  kb.Store(acc, out, {C(3), C(0)});
+  KernelBuilder::Carry(loop, acc, z, n, "acc");
+  CompiledKernel k = Compile(kb);
+  const std::vector<BoundArg> args = {BoundArg::Tensor(Matrix(kOut, trace::FP32, 4, 8))};
+  ASSERT_TRUE(exec_.Execute(k, {}, args, true, &gm_, &profile_).ok());
+  int pauses = 0;
+  while (exec_.paused()) {
+    EXPECT_EQ(GetF32(kOut + 32 * pauses, 1)[0], 10.0f + pauses) << pauses;
+    ++pauses;
+    ASSERT_TRUE(exec_.Resume().ok());
+  }
+  EXPECT_EQ(pauses, 3);
+  const std::vector<float> got = GetF32(kOut, 32);
+  for (int row = 0; row < 4; ++row) EXPECT_EQ(got[row * 8], 10.0f + row) << row;
+}
+
+TEST_F(TileExecutorTest, CarriesCostNoTime) {
+  // The same accumulation through a carry and in place (t = t + 1).
+  const auto build = [](bool carried) {
+    KernelBuilder kb("cost");
+    const uint32_t x = kb.TensorParam("x", trace::FP32);
+    const uint32_t z = kb.Tile("z", {32, 32}, trace::FP32);
+    const uint32_t acc = kb.Tile("acc", {32, 32}, trace::FP32);
+    const uint32_t n = kb.Tile("n", {32, 32}, trace::FP32);
+    kb.Load(z, x, {C(0), C(0)});
+    trace::Op& loop = kb.BeginLoop(0, C(0), C(50));
+    kb.WithScalar(Op::ADD, carried ? n : z, carried ? acc : z, 1.0);
+    kb.EndLoop();
+    kb.Store(carried ? acc : z, x, {C(0), C(0)});
+    if (carried) KernelBuilder::Carry(loop, acc, z, n);
+    return *CompileKernel(kb.kernel());
+  };
+  const CompiledKernel plain = build(false);
+  const CompiledKernel carried = build(true);
+  const std::vector<BoundArg> args = {BoundArg::Tensor(Matrix(kA, trace::FP32, 32, 32))};
+  PutF32(kA, std::vector<float>(1024, 0));
+  ASSERT_TRUE(Run(plain, args).ok());
+  const ExecutionProfile reference = profile_;
+  EXPECT_EQ(GetF32(kA, 1), std::vector<float>({50}));
+  PutF32(kA, std::vector<float>(1024, 0));
+  ASSERT_TRUE(Run(carried, args).ok());
+  EXPECT_EQ(GetF32(kA, 1), std::vector<float>({50}));
+  const ExecutionProfile functional = profile_;
+  ASSERT_TRUE(Run(carried, args, {}, /*functional=*/false).ok());
+  const ExecutionProfile timing = profile_;
+  for (const ExecutionProfile* p : {&functional, &timing}) {
+    EXPECT_EQ(p->vector_ns, reference.vector_ns);
+    EXPECT_EQ(p->cube_ns, reference.cube_ns);
+    EXPECT_EQ(p->gm_bytes_read, reference.gm_bytes_read);
+    EXPECT_EQ(p->gm_bytes_written, reference.gm_bytes_written);
+    EXPECT_EQ(KernelDurationNs(*p, config_), KernelDurationNs(reference, config_));
+    // The op records are the reference's; the 51 copies cost nothing.
+    std::vector<OpRecord> ops;
+    int copies = 0;
+    for (const OpRecord& r : p->records) {
+      if (r.carry == CarryCopy::kNone) {
+        ops.push_back(r);
+      } else {
+        ++copies;
+        EXPECT_EQ(r.cost_ns, 0);
+        EXPECT_EQ(r.gm_bytes_read + r.gm_bytes_written, 0);
+      }
+    }
+    EXPECT_EQ(copies, 51);
+    ASSERT_EQ(ops.size(), reference.records.size());
+    for (size_t i = 0; i < ops.size(); ++i) {
+      EXPECT_EQ(ops[i].kind, reference.records[i].kind) << i;
+      EXPECT_EQ(ops[i].cost_ns, reference.records[i].cost_ns) << i;
+    }
+  }
+  // Timing-only runs record the same copies as functional ones.
+  ASSERT_EQ(timing.records.size(), functional.records.size());
+  for (size_t i = 0; i < timing.records.size(); ++i) {
+    EXPECT_EQ(timing.records[i].carry, functional.records[i].carry) << i;
+  }
+}
+
+TEST_F(TileExecutorTest, ARunawayLoopOfCopiesFails) {
+  // An empty body still iterates when it carries (the swap's parity), so
+  // the instance limit bounds it.
+  KernelBuilder kb("runaway");
+  const uint32_t a0 = kb.Tile("a0", {1, 8}, trace::FP32);
+  const uint32_t b0 = kb.Tile("b0", {1, 8}, trace::FP32);
+  const uint32_t a = kb.Tile("a", {1, 8}, trace::FP32);
+  const uint32_t b = kb.Tile("b", {1, 8}, trace::FP32);
+  kb.Full(a0, 1);
+  kb.Full(b0, 2);
+  trace::Op& loop = kb.BeginLoop(0, C(0), C(int64_t{1} << 40));
+  kb.EndLoop();
+  KernelBuilder::Carry(loop, a, a0, b);
+  KernelBuilder::Carry(loop, b, b0, a);
+  CompiledKernel k = Compile(kb);
+  absl::Status s = Run(k, {}, {}, /*functional=*/false);
+  EXPECT_EQ(s.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(std::string(s.message()),
+              HasSubstr("op 2 (LOOP, test.py:3): the block has executed 1048576 op instances"));
 }
 
 TEST_F(TileExecutorTest, CostSummaryKernelsYieldOneRecordPerPhase) {

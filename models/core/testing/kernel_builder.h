@@ -173,6 +173,20 @@ class KernelBuilder {
   }
   void EndLoop() { bodies_.pop_back(); }
 
+  // Adds a loop-carried tile to `loop` (an op BeginLoop returned): `tile`
+  // takes `init` at entry (none when kNoInit) and `next` after every
+  // iteration.
+  static constexpr int64_t kNoInit = -1;
+  static trace::Op::Loop::Carry& Carry(trace::Op& loop, uint32_t tile, int64_t init, uint32_t next,
+                                       std::string name = "") {
+    trace::Op::Loop::Carry* carry = loop.mutable_loop()->add_carries();
+    carry->set_tile(tile);
+    if (init != kNoInit) carry->set_init(static_cast<uint32_t>(init));
+    carry->set_next(next);
+    carry->set_name(std::move(name));
+    return *carry;
+  }
+
   const trace::Kernel& kernel() const { return kernel_; }
 
  private:
