@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/dtype.h"
+#include "proto/stream_version.h"
 
 namespace pto::ptoc {
 
@@ -20,7 +21,7 @@ std::shared_ptr<TensorRef> TensorRef::View(const std::vector<int64_t>& offsets,
 }
 
 ProgramBuilder::ProgramBuilder(std::string source_name) {
-  header_.set_version(1);
+  header_.set_version(kTaskStreamVersion);
   header_.set_source(std::move(source_name));
 }
 

@@ -24,6 +24,7 @@
 #include "google/protobuf/io/zero_copy_stream_impl.h"
 #include "google/protobuf/text_format.h"
 #include "models/aicpu/tensor_view.h"
+#include "proto/stream_version.h"
 #include "sim/unknown_fields.h"
 
 namespace pto {
@@ -53,6 +54,41 @@ std::string ShapeLabel(const google::protobuf::RepeatedField<int64_t>& shape) {
 }
 
 bool IsFiniteNonNegative(double value) { return std::isfinite(value) && value >= 0; }
+
+// The kernel description named in a header, fit to quote in a ptoc command
+// line: the file is untrusted, so anything but a short printable *.py path
+// becomes a placeholder.
+std::string DescriptionOf(const trace::StreamHeader& header) {
+  const std::string& source = header.source();
+  const bool printable =
+      std::all_of(source.begin(), source.end(), [](char c) { return c > ' ' && c < 0x7f; });
+  if (printable && source.size() <= 200 && absl::EndsWith(source, ".py")) return source;
+  return "FILE.py";
+}
+
+// Why a header of another schema version is refused, and what to do: an
+// older file is re-compiled, a newer one needs a newer pto_sim.
+std::string VersionProblem(const trace::StreamHeader& header) {
+  const uint32_t version = header.version();
+  if (version == 0) {
+    return absl::StrCat("is 0 (not set); expected ", kTaskStreamVersion,
+                        ", the schema version this pto_sim reads (ptoc always sets it; a "
+                        "hand-written trace needs 'version: ",
+                        kTaskStreamVersion, "' in its header)");
+  }
+  if (version < kTaskStreamVersion) {
+    return absl::StrCat("is ", version, "; expected ", kTaskStreamVersion,
+                        ": the trace was written by an older ptoc (schema version ", version,
+                        "); re-run ptoc on its kernel description: ptoc ", DescriptionOf(header),
+                        " -o OUT.pb (a hand-written trace: bring it up to date with "
+                        "proto/task_stream.proto and set version: ",
+                        kTaskStreamVersion, ")");
+  }
+  return absl::StrCat("is ", version, "; expected ", kTaskStreamVersion,
+                      ": this pto_sim (schema version ", kTaskStreamVersion,
+                      ") is older than the trace, which a newer ptoc wrote; use the pto_sim built "
+                      "with that ptoc");
+}
 
 // A finding of a helper check: the field path below the caller's and the
 // message; an empty field means "no problem".
@@ -290,12 +326,18 @@ class TextSource : public TraceReader::Source {
           errors.first_error(),
           "; expected protobuf text format of pto.trace.TraceText (see proto/task_stream.proto)"));
     }
-    if (!source->trace_.has_header()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(path, ": header: not set; expected a 'header { version: 1 ... }' block"));
-    }
+    if (absl::Status status = source->TakeHeader(path, header); !status.ok()) return status;
     source->RememberLines(locations);
-    header->Swap(source->trace_.mutable_header());
+    return source;
+  }
+
+  // A TraceText already in memory (no source lines).
+  static absl::StatusOr<std::unique_ptr<TextSource>> FromMessage(trace::TraceText trace,
+                                                                 const std::string& path,
+                                                                 trace::StreamHeader* header) {
+    std::unique_ptr<TextSource> source(new TextSource());
+    source->trace_ = std::move(trace);
+    if (absl::Status status = source->TakeHeader(path, header); !status.ok()) return status;
     return source;
   }
 
@@ -312,6 +354,16 @@ class TextSource : public TraceReader::Source {
   int KernelLine(int index) const override { return LineAt(kernel_lines_, index); }
 
  private:
+  absl::Status TakeHeader(const std::string& path, trace::StreamHeader* header) {
+    if (!trace_.has_header()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          path, ": header: not set; expected a 'header { version: ", kTaskStreamVersion,
+          " ... }' block"));
+    }
+    header->Swap(trace_.mutable_header());
+    return absl::OkStatus();
+  }
+
   static int LineAt(const std::vector<int>& lines, int64_t index) {
     return index >= 0 && index < static_cast<int64_t>(lines.size()) ? lines[index] : 0;
   }
@@ -392,9 +444,23 @@ absl::StatusOr<std::unique_ptr<TraceReader>> TraceReader::Open(const std::string
     if (!binary.ok()) return binary.status();
     source = std::move(*binary);
   }
+  return Start(path, std::move(source), header.get());
+}
 
+absl::StatusOr<std::unique_ptr<TraceReader>> TraceReader::FromText(trace::TraceText trace,
+                                                                   const std::string& name) {
+  trace::StreamHeader header;
+  absl::StatusOr<std::unique_ptr<TextSource>> text =
+      TextSource::FromMessage(std::move(trace), name, &header);
+  if (!text.ok()) return text.status();
+  return Start(name, std::move(*text), &header);
+}
+
+absl::StatusOr<std::unique_ptr<TraceReader>> TraceReader::Start(const std::string& path,
+                                                                std::unique_ptr<Source> source,
+                                                                trace::StreamHeader* header) {
   std::unique_ptr<TraceReader> reader(new TraceReader(path, std::move(source)));
-  reader->header_.Swap(header.get());
+  reader->header_.Swap(header);
   for (const trace::Kernel& kernel : reader->header_.kernels()) {
     reader->kernel_types_.push_back(kernel.core_type());
     reader->kernel_has_program_.push_back(kernel.has_program());
@@ -487,16 +553,15 @@ absl::Status TraceReader::ValidateHeader() const {
                      ": ", what));
   };
 
-  if (header_.version() != kTraceVersion) {
-    return error(0, "version",
-                 absl::StrCat("is ", header_.version(), "; this pto_sim reads version ",
-                              kTraceVersion, " only (regenerate the trace with a matching ptoc)"));
+  if (header_.version() != kTaskStreamVersion) {
+    return error(0, "version", VersionProblem(header_));
   }
   std::string unknown;
   if (FindUnknownField(header_, &unknown)) {
     return error(0, unknown,
-                 "is not part of schema version 1; expected only known fields (was the trace "
-                 "written by a newer ptoc?)");
+                 absl::StrCat("is not part of schema version ", kTaskStreamVersion,
+                              "; expected only known fields (was the trace written by a newer "
+                              "ptoc?)"));
   }
 
   // Ring sizes: one value for all rings or one per ring.
@@ -721,9 +786,9 @@ absl::Status TraceReader::ValidateRecord(const trace::StreamRecord& record) {
 
   std::string unknown;
   if (FindUnknownField(record, &unknown)) {
-    return RecordError(unknown,
-                       "is not part of schema version 1; expected only known fields (was the "
-                       "trace written by a newer ptoc?)");
+    return RecordError(unknown, absl::StrCat("is not part of schema version ", kTaskStreamVersion,
+                                             "; expected only known fields (was the trace "
+                                             "written by a newer ptoc?)"));
   }
 
   const int64_t index = next_task_index_ - 1;

@@ -8,12 +8,12 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "proto/stream_version.h"
 #include "proto/task_stream.pb.h"
 
 namespace pto {
 
 // Limits the reader enforces (documented so trace authors can rely on them).
-inline constexpr uint32_t kTraceVersion = 1;
 inline constexpr uint64_t kMaxTensorBytes = uint64_t{64} << 30;  // 64 GiB per tensor
 inline constexpr int kMaxScopeDepth = 64;                        // PTO2_MAX_SCOPE_DEPTH
 inline constexpr uint32_t kMaxBlockNum = 65535;                  // blocks per submit
@@ -23,7 +23,8 @@ inline constexpr uint64_t kMaxRingHeapBytes = uint64_t{1} << 40;
 inline constexpr uint64_t kMaxRingDepPool = uint64_t{1} << 24;
 
 // Reads a task stream (proto/task_stream.proto) and validates it completely,
-// so that everything downstream can trust it.
+// so that everything downstream can trust it. The header's version must be
+// kTaskStreamVersion (proto/stream_version.h).
 //
 // Two forms: a file ending in ".pbtxt" is one TraceText message in protobuf
 // text format (hand-written traces); anything else is the binary stream ptoc
@@ -50,6 +51,10 @@ inline constexpr uint64_t kMaxRingDepPool = uint64_t{1} << 24;
 class TraceReader {
  public:
   static absl::StatusOr<std::unique_ptr<TraceReader>> Open(const std::string& path);
+  // The same validation for a TraceText in memory, e.g. a compiler's output
+  // before it is written; `name` stands for the file in messages.
+  static absl::StatusOr<std::unique_ptr<TraceReader>> FromText(trace::TraceText trace,
+                                                               const std::string& name);
   ~TraceReader();
 
   TraceReader(const TraceReader&) = delete;
@@ -79,6 +84,10 @@ class TraceReader {
 
  private:
   TraceReader(std::string path, std::unique_ptr<Source> source);
+  // Takes the header the source read and validates it.
+  static absl::StatusOr<std::unique_ptr<TraceReader>> Start(const std::string& path,
+                                                            std::unique_ptr<Source> source,
+                                                            trace::StreamHeader* header);
 
   absl::Status ValidateHeader() const;
   absl::Status ValidateRecord(const trace::StreamRecord& record);

@@ -40,7 +40,7 @@ struct Trace {
 };
 
 constexpr char kHeader[] = R"pb(
-  version: 1
+  version: 2
   tensors {
     id: 0
     name: "a"
@@ -247,6 +247,31 @@ TEST_F(TraceReaderTest, ValidTraceReadsInBothForms) {
   EXPECT_EQ(text_records, 6);
 }
 
+TEST_F(TraceReaderTest, ReadsATraceTextInMemory) {
+  trace::TraceText text;
+  const Trace t = ValidTrace();
+  *text.mutable_header() = t.header;
+  for (const auto& record : t.records) *text.add_records() = record;
+  auto reader = TraceReader::FromText(text, "compiled.py");
+  ASSERT_TRUE(reader.ok()) << reader.status();
+  trace::StreamRecord record;
+  int count = 0;
+  while (*(*reader)->Next(&record)) ++count;
+  EXPECT_EQ(count, 6);
+
+  // The same validation, with the given name standing for the file.
+  text.mutable_records(2)->mutable_submit()->add_deps(3);
+  reader = TraceReader::FromText(text, "compiled.py");
+  ASSERT_TRUE(reader.ok()) << reader.status();
+  absl::StatusOr<bool> got = true;
+  while (got.ok() && *got) got = (*reader)->Next(&record);
+  EXPECT_THAT(std::string(got.status().message()),
+              HasSubstr("compiled.py: record 2 (launch 0 'main', submit 0 'add'): submit.deps[0]"));
+  text.clear_header();
+  EXPECT_THAT(std::string(TraceReader::FromText(text, "compiled.py").status().message()),
+              HasSubstr("compiled.py: header: not set; expected a 'header { version: 2"));
+}
+
 TEST_F(TraceReaderTest, ReturnsRecordsInOrderWithPositions) {
   auto reader = TraceReader::Open(WriteBinary(ValidTrace()));
   ASSERT_TRUE(reader.ok()) << reader.status();
@@ -385,7 +410,7 @@ TEST_F(TraceReaderTest, EmptyTextFile) {
 
 TEST_F(TraceReaderTest, TextParseErrorNamesLineAndColumn) {
   const std::string path = TempPath(".pbtxt");
-  WriteFile(path, "header {\n  version: 1\n  tensors { id: 0 nmae: \"a\" }\n}\n");
+  WriteFile(path, "header {\n  version: 2\n  tensors { id: 0 nmae: \"a\" }\n}\n");
   const auto reader = TraceReader::Open(path);
   ASSERT_FALSE(reader.ok());
   EXPECT_THAT(std::string(reader.status().message()),
@@ -498,15 +523,39 @@ TEST_F(TraceReaderTest, UnknownFieldFromANewerWriter) {
 // ---------------------------------------------------------------------------
 // Header.
 
-TEST_F(TraceReaderTest, WrongVersion) {
+TEST_F(TraceReaderTest, ValidTraceHasTheCurrentVersion) {
+  EXPECT_EQ(ValidTrace().header.version(), kTaskStreamVersion);
+  EXPECT_EQ(kTaskStreamVersion, 2u);
+}
+
+TEST_F(TraceReaderTest, OlderVersionAsksToRerunPtoc) {
   Trace t = ValidTrace();
-  t.header.set_version(2);
-  const auto reader = TraceReader::Open(WriteBinary(t));
-  ASSERT_FALSE(reader.ok());
-  EXPECT_THAT(std::string(reader.status().message()),
-              HasSubstr(".pb: header: version: is 2; this pto_sim reads version 1 only"));
+  t.header.set_version(kTaskStreamVersion - 1);
+  t.header.set_source("gated.py");
+  EXPECT_THAT(BinaryError(t),
+              HasSubstr(".pb: header: version: is 1; expected 2: the trace was written by an "
+                        "older ptoc (schema version 1); re-run ptoc on its kernel description: "
+                        "ptoc gated.py -o OUT.pb"));
+  // The header's source is untrusted: only a plain *.py path is quoted.
+  t.header.set_source("x.py\nrm -rf /");
+  EXPECT_THAT(BinaryError(t), HasSubstr("re-run ptoc on its kernel description: ptoc FILE.py -o"));
+  t.header.clear_source();
+  EXPECT_THAT(BinaryError(t), HasSubstr("ptoc FILE.py -o OUT.pb"));
+}
+
+TEST_F(TraceReaderTest, NewerVersionSaysThisPtoSimIsOlder) {
+  Trace t = ValidTrace();
+  t.header.set_version(kTaskStreamVersion + 1);
+  EXPECT_THAT(BinaryError(t),
+              HasSubstr(".pb: header: version: is 3; expected 2: this pto_sim (schema version 2) "
+                        "is older than the trace"));
+  EXPECT_THAT(BinaryError(t), testing::Not(HasSubstr("re-run ptoc")));
+}
+
+TEST_F(TraceReaderTest, MissingVersion) {
+  Trace t = ValidTrace();
   t.header.clear_version();
-  EXPECT_THAT(std::string(ReadBinary(t).message()), HasSubstr("version: is 0;"));
+  EXPECT_THAT(BinaryError(t), HasSubstr("header: version: is 0 (not set); expected 2"));
 }
 
 TEST_F(TraceReaderTest, TensorIdsMustBeDense) {
@@ -588,7 +637,7 @@ TEST_F(TraceReaderTest, UnknownFieldInTheHeader) {
   trace::Tensor* tensor = t.header.mutable_tensors(2);
   tensor->GetReflection()->MutableUnknownFields(tensor)->AddVarint(42, 1);
   EXPECT_THAT(BinaryError(t),
-              HasSubstr("header: tensors[2].<field number 42>: is not part of schema version 1"));
+              HasSubstr("header: tensors[2].<field number 42>: is not part of schema version 2"));
 }
 
 TEST_F(TraceReaderTest, InitDataSizeMustMatch) {
@@ -1125,7 +1174,10 @@ INSTANTIATE_TEST_SUITE_P(
     Files, BadFileTest,
     ::testing::Values(
         BadFile{"truncated.pb", "remain; expected the whole message (the file was cut short"},
-        BadFile{"wrong_version.pb", "header: version: is 2; this pto_sim reads version 1 only"},
+        BadFile{"wrong_version.pb",
+                "header: version: is 3; expected 2: this pto_sim (schema version 2) is older"},
+        BadFile{"old_version.pb",
+                "header: version: is 1; expected 2: the trace was written by an older ptoc"},
         BadFile{"unknown_kernel.pbtxt", "submit.kernel_ids[1]: names kernel 5"},
         BadFile{"dep_on_later_task.pbtxt", "submit.deps[0]: names submit 1, but only submits 0..0"},
         BadFile{"view_out_of_bounds.pbtxt",

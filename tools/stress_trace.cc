@@ -17,6 +17,7 @@
 
 #include "CLI/CLI.hpp"
 #include "common/trace_writer.h"
+#include "proto/stream_version.h"
 
 namespace {
 
@@ -42,7 +43,7 @@ int Main(int argc, char** argv) {
   }
 
   pto::trace::StreamHeader header;
-  header.set_version(1);
+  header.set_version(pto::kTaskStreamVersion);
   header.set_platform("a2a3");
   header.set_source("tools/stress_trace.cc");
   header.set_timing_only(true);

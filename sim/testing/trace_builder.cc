@@ -7,12 +7,13 @@
 #include "google/protobuf/io/zero_copy_stream_impl.h"
 #include "google/protobuf/text_format.h"
 #include "google/protobuf/util/delimited_message_util.h"
+#include "proto/stream_version.h"
 #include "sim/testing/cli_runner.h"
 
 namespace pto::testing {
 
 TraceBuilder::TraceBuilder(std::string launch_name) {
-  text_.mutable_header()->set_version(1);
+  text_.mutable_header()->set_version(kTaskStreamVersion);
   text_.mutable_header()->set_platform("test");
   text_.add_records()->mutable_launch_begin()->set_name(std::move(launch_name));
   BeginScope();  // the jit body's auto scope, depth 1

@@ -7,6 +7,7 @@ is `1: header` then `2: records`, each length-delimited, and the stream is the
 same length-delimited messages without tags.
 """
 import pathlib
+import re
 import subprocess
 
 HERE = pathlib.Path(__file__).parent
@@ -40,11 +41,20 @@ def stream_of(text):
     return bytes(out), spans
 
 
+# The schema version pto_sim reads, from its one definition.
+VERSION = int(re.search(r"kTaskStreamVersion = (\d+);",
+                        (ROOT / "proto" / "stream_version.h").read_text()).group(1))
+CURRENT = f"version: {VERSION}"
+
 source = (HERE / "pb_source.txt").read_text()
+assert CURRENT in source, f"pb_source.txt must say {CURRENT}"
 stream, spans = stream_of(source)
 # truncated.pb: cut in the middle of the submit record (message 3).
 start, end = spans[3]
 (HERE / "truncated.pb").write_bytes(stream[:(start + end) // 2])
-# wrong_version.pb: a header of version 2.
-wrong, _ = stream_of(source.replace("version: 1", "version: 2", 1))
+# wrong_version.pb: a header of the next version (a newer ptoc's file).
+wrong, _ = stream_of(source.replace(CURRENT, f"version: {VERSION + 1}", 1))
 (HERE / "wrong_version.pb").write_bytes(wrong)
+# old_version.pb: a header of the previous version (an older ptoc's file).
+old, _ = stream_of(source.replace(CURRENT, f"version: {VERSION - 1}", 1))
+(HERE / "old_version.pb").write_bytes(old)
