@@ -7,6 +7,7 @@
 
 #include "frontend/interpreter.h"
 #include "frontend/stream_summary.h"
+#include "frontend/testing/compile.h"
 
 namespace pto::ptoc {
 namespace {
@@ -21,7 +22,7 @@ trace::TraceText CompileTrace(const std::string& name) {
   text << in.rdbuf();
   SourceFile source(name + ".py", text.str());
   std::vector<std::string> warnings;
-  auto trace = CompileSource(source, &warnings);
+  auto trace = CompileAndValidate(source, &warnings);
   EXPECT_TRUE(trace.ok()) << trace.status();
   // Every check of every trace agrees with ptoc's sequential reference.
   for (const std::string& w : warnings) ADD_FAILURE() << w;

@@ -7,6 +7,7 @@
 
 #include "frontend/parser.h"
 #include "frontend/stream_summary.h"
+#include "frontend/testing/compile.h"
 
 namespace pto::ptoc {
 namespace {
@@ -21,14 +22,14 @@ constexpr char kPrelude[] =
 
 trace::TraceText Compile(const std::string& body, std::vector<std::string>* warnings = nullptr) {
   SourceFile source("t.py", std::string(kPrelude) + body);
-  auto trace = CompileSource(source, warnings);
+  auto trace = CompileAndValidate(source, warnings);
   EXPECT_TRUE(trace.ok()) << trace.status();
   return trace.ok() ? *trace : trace::TraceText();
 }
 
 std::string CompileError(const std::string& body) {
   SourceFile source("bad.py", std::string(kPrelude) + body);
-  auto trace = CompileSource(source);
+  auto trace = CompileAndValidate(source);
   EXPECT_FALSE(trace.ok()) << "expected an error for:\n" << body;
   return trace.ok() ? "" : std::string(trace.status().message());
 }
@@ -206,6 +207,100 @@ TEST(InterpreterTest, ReferenceDisagreementIsAWarningAndTheCheckIsStillEmitted) 
   int checks = 0;
   for (const auto& r : t.records()) checks += r.has_check();
   EXPECT_EQ(checks, 1);
+}
+
+// The test helper itself: what Compile() returns has passed pto_sim's reader,
+// and a stream the reader refuses is caught.
+TEST(InterpreterTest, CompiledStreamsAreValidatedByPtoSimsReader) {
+  trace::TraceText t = Compile(std::string(kAddKernel) +
+                               "out = torch.zeros(16, 16)\n"
+                               "k(torch.ones(16, 16), out)\n");
+  EXPECT_TRUE(ValidateForPtoSim(t, "t.py").ok());
+  trace::TraceText old = t;
+  old.mutable_header()->set_version(1);
+  EXPECT_THAT(std::string(ValidateForPtoSim(old, "t.py").message()),
+              HasSubstr("t.py: header: version: is 1; expected 2"));
+  trace::TraceText bad_kernel = t;
+  ASSERT_GT(bad_kernel.header().kernels_size(), 0);
+  bad_kernel.mutable_header()->mutable_kernels(0)->mutable_program()->add_ops()->set_dst(99);
+  EXPECT_FALSE(ValidateForPtoSim(bad_kernel, "t.py").ok());
+}
+
+// out = sqrt(a) with a[0, 1] < 0: the reference makes a NaN there.
+constexpr char kSqrtKernel[] =
+    "@pl.jit\n"
+    "def k(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+    "    with pl.at(level=pl.Level.CORE_GROUP):\n"
+    "        pl.store(pl.sqrt(pl.load(a, [0, 0], [16, 16])), [0, 0], out)\n"
+    "    return out\n"
+    "a = torch.ones(16, 16)\n"
+    "a[0, 1] = -1.0\n"
+    "out = torch.zeros(16, 16)\n"
+    "k(a, out)\n"
+    "expected = out.clone()\n";
+
+const trace::Check* OnlyCheck(const trace::TraceText& t) {
+  const trace::Check* found = nullptr;
+  for (const auto& r : t.records()) {
+    if (!r.has_check()) continue;
+    EXPECT_EQ(found, nullptr) << "more than one check";
+    found = &r.check();
+  }
+  EXPECT_NE(found, nullptr) << "no check";
+  return found;
+}
+
+TEST(InterpreterTest, AssertCloseRecordsEqualNan) {
+  std::vector<std::string> warnings;
+  trace::TraceText t = Compile(
+      std::string(kSqrtKernel) + "torch.testing.assert_close(out, expected, equal_nan=True)\n",
+      &warnings);
+  EXPECT_TRUE(warnings.empty()) << warnings[0];  // NaN == NaN by the same rule
+  const trace::Check* check = OnlyCheck(t);
+  ASSERT_NE(check, nullptr);
+  EXPECT_TRUE(check->equal_nan());
+
+  t = Compile(std::string(kSqrtKernel) + "torch.testing.assert_close(out, expected)\n");
+  check = OnlyCheck(t);
+  ASSERT_NE(check, nullptr);
+  EXPECT_FALSE(check->equal_nan());  // torch's default
+
+  EXPECT_THAT(CompileError(std::string(kSqrtKernel) +
+                           "torch.testing.assert_close(out, expected, equal_nan=1)\n"),
+              HasSubstr("argument 'equal_nan' must be True or False, got int"));
+}
+
+TEST(InterpreterTest, ReferenceNanIsNamedInTheWarning) {
+  std::vector<std::string> warnings;
+  Compile(std::string(kSqrtKernel) + "torch.testing.assert_close(out, torch.ones(16, 16))\n",
+          &warnings);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_THAT(warnings[0], HasSubstr("the sequential reference disagrees with the expected "
+                                     "values: 1 element(s) outside tolerance, 1 of them NaN, "
+                                     "first NaN at [0, 1]; first at [0, 1]: got nan, expected 1; "
+                                     "max abs error nan; the check is emitted anyway"));
+}
+
+TEST(InterpreterTest, CompileTimeAssertCloseFollowsTorchOnNanAndInf) {
+  // Host-only tensors: the whole check happens here, by pto_sim's rule.
+  EXPECT_THAT(CompileError("torch.testing.assert_close(torch.zeros(2, 2) / 0.0, "
+                           "torch.zeros(2, 2))\n"),
+              HasSubstr("assert_close failed at compile time: 4 element(s) outside tolerance, 4 "
+                        "of them NaN, first NaN at [0, 0]; first at [0, 0]: got nan, expected "
+                        "0; max abs error nan"));
+  EXPECT_THAT(CompileError("n = torch.zeros(2) / 0.0\n"
+                           "torch.testing.assert_close(n, n)\n"),
+              HasSubstr("2 of them NaN"));
+  Compile(
+      "n = torch.zeros(2) / 0.0\n"
+      "torch.testing.assert_close(n, n, equal_nan=True)\n");
+  // Equal infinities match; an infinity against a finite value does not.
+  Compile(
+      "i = torch.ones(2) / 0.0\n"
+      "torch.testing.assert_close(i, i)\n");
+  EXPECT_THAT(CompileError("torch.testing.assert_close(torch.ones(2) / 0.0, torch.ones(2), "
+                           "atol=1e30)\n"),
+              HasSubstr("2 of them infinite, first infinite at [0]"));
 }
 
 TEST(InterpreterTest, IncoreKernelScalarParamsAndDeclaredDirections) {

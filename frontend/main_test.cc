@@ -7,6 +7,8 @@
 #include <fstream>
 #include <string>
 
+#include "frontend/testing/compile.h"
+#include "proto/stream_version.h"
 #include "proto/task_stream.pb.h"
 
 namespace {
@@ -51,6 +53,7 @@ TEST(PtocMainTest, CompilesToALengthDelimitedStreamAndExitsZero) {
   const std::string out = ::testing::TempDir() + "/ok.pb";
   Result r = RunPtoc(src + " -o " + out);
   EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(pto::ptoc::ValidateStreamFile(out).ok()) << pto::ptoc::ValidateStreamFile(out);
   std::ifstream in(out, std::ios::binary);
   std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   ASSERT_GT(bytes.size(), 2u);
@@ -64,11 +67,13 @@ TEST(PtocMainTest, CompilesToALengthDelimitedStreamAndExitsZero) {
   }
   pto::trace::StreamHeader header;
   ASSERT_TRUE(header.ParseFromString(bytes.substr(pos, len)));
-  EXPECT_EQ(header.version(), 1u);
+  EXPECT_EQ(header.version(), pto::kTaskStreamVersion);
   EXPECT_EQ(header.tensors_size(), 2);
 
   Result text = RunPtoc(src + " -o " + out + "txt --pbtxt");
   EXPECT_EQ(text.exit_code, 0) << text.output;
+  EXPECT_TRUE(pto::ptoc::ValidateStreamFile(out + "txt").ok())
+      << pto::ptoc::ValidateStreamFile(out + "txt");
   std::ifstream txt(out + "txt");
   std::string content((std::istreambuf_iterator<char>(txt)), std::istreambuf_iterator<char>());
   EXPECT_THAT(content, HasSubstr("block_num: 2"));
@@ -98,6 +103,7 @@ TEST(PtocMainTest, TimingOnlyWritesAHeaderWithoutContentsOrChecks) {
   const std::string out = ::testing::TempDir() + "/timing.pbtxt";
   Result r = RunPtoc(src + " -o " + out + " --pbtxt --timing-only");
   EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(pto::ptoc::ValidateStreamFile(out).ok()) << pto::ptoc::ValidateStreamFile(out);
   std::ifstream txt(out);
   std::string content((std::istreambuf_iterator<char>(txt)), std::istreambuf_iterator<char>());
   EXPECT_THAT(content, HasSubstr("timing_only: true"));

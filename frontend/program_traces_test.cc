@@ -8,6 +8,7 @@
 
 #include "frontend/interpreter.h"
 #include "frontend/stream_summary.h"
+#include "frontend/testing/compile.h"
 
 namespace pto::ptoc {
 namespace {
@@ -22,7 +23,7 @@ std::vector<LaunchSummary> CompileTrace(const std::string& name) {
   std::stringstream text;
   text << in.rdbuf();
   std::vector<std::string> warnings;
-  auto trace = CompileSource(SourceFile(name + ".py", text.str()), &warnings);
+  auto trace = CompileAndValidate(SourceFile(name + ".py", text.str()), &warnings);
   EXPECT_TRUE(trace.ok()) << trace.status();
   for (const std::string& w : warnings) ADD_FAILURE() << w;
   return trace.ok() ? Summarize(*trace) : std::vector<LaunchSummary>();

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_replace.h"
 #include "frontend/interpreter.h"
+#include "frontend/testing/compile.h"
 
 namespace pto::ptoc {
 namespace {
@@ -19,7 +20,7 @@ constexpr char kPrelude[] =
 
 absl::StatusOr<trace::TraceText> Build(const std::string& body, CompileOptions options = {}) {
   SourceFile source("t.py", std::string(kPrelude) + body);
-  return CompileSource(source, nullptr, options);
+  return CompileAndValidate(source, nullptr, options);
 }
 
 std::vector<const trace::Submit*> Submits(const trace::TraceText& t) {

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
+#include "common/close.h"
 #include "common/dtype.h"
 #include "common/tensor_fill.h"
 #include "frontend/arg_reader.h"
@@ -254,7 +255,7 @@ std::shared_ptr<Namespace> MakeTorchModule(Interpreter* interp) {
   auto testing = std::make_shared<Namespace>("torch.testing");
   testing->AddFunction("assert_close", [I](const CallArgs& args) -> absl::StatusOr<Value> {
     ArgReader r(I, args, "torch.testing.assert_close",
-                {"actual", "expected", "rtol", "atol", "check_dtype", "msg"});
+                {"actual", "expected", "rtol", "atol", "check_dtype", "msg", "equal_nan"});
     PTOC_RETURN_IF_ERROR(r.Check());
     if (!r.Has(0)) return r.Missing(0);
     if (!r.Has(1)) return r.Missing(1);
@@ -273,6 +274,11 @@ std::shared_ptr<Namespace> MakeTorchModule(Interpreter* interp) {
     double rtol = 1.3e-6, atol = 1e-5;
     if (r.Has(2)) rtol = r.Get(2)->f();
     if (r.Has(3)) atol = r.Get(3)->f();
+    bool equal_nan = false;
+    if (r.Has(6)) {
+      if (!r.Get(6)->is_bool()) return r.Wrong(6, "True or False");
+      equal_nan = r.Get(6)->b();
+    }
     auto converted = HostCast(*expected, actual->dtype());
     // Only tensors that a launch used exist in GM and can be checked by pto_sim.
     const std::optional<uint32_t> id = I->program().FindTensorForHost(actual.get());
@@ -284,21 +290,24 @@ std::shared_ptr<Namespace> MakeTorchModule(Interpreter* interp) {
                       "assert_close(out, expected_full)");
     }
     if (actual->known()) {
-      // Compared now, against ptoc's sequential reference for device tensors.
-      // For those a mismatch is a warning, not an error: a trace may
-      // deliberately show a race that only the simulator's concurrency
-      // exposes. For host-only tensors it is the whole check.
+      // Compared now, by pto_sim's rule (common/close.h), against ptoc's
+      // sequential reference for device tensors. For those a mismatch is a
+      // warning, not an error: a trace may deliberately show a race that only
+      // the simulator's concurrency exposes. For host-only tensors it is the
+      // whole check.
+      const CloseTolerance tolerance{rtol, atol, equal_nan};
+      CloseStats stats;
       for (int64_t i = 0; i < actual->numel(); ++i) {
-        const double a = actual->values()[i], e = converted->values()[i];
-        if (std::fabs(a - e) <= atol + rtol * std::fabs(e)) continue;
+        stats.Add(actual->values()[i], converted->values()[i], tolerance);
+      }
+      if (!stats.passed()) {
+        const std::string found = DescribeMismatches(stats, actual->shape(), "");
         if (!id) {
-          return I->Error(args.loc, absl::StrCat("assert_close failed at compile time: element ", i,
-                                                 " is ", a, ", expected ", e));
+          return I->Error(args.loc, absl::StrCat("assert_close failed at compile time: ", found));
         }
         I->Warn(args.loc, absl::StrCat("the sequential reference disagrees with the expected "
-                                       "value at element ",
-                                       i, " (", a, " vs ", e, "); the check is emitted anyway"));
-        break;
+                                       "values: ",
+                                       found, "; the check is emitted anyway"));
       }
     }
     if (!id) return Value::None();
@@ -311,6 +320,7 @@ std::shared_ptr<Namespace> MakeTorchModule(Interpreter* interp) {
     }
     check.set_rtol(rtol);
     check.set_atol(atol);
+    check.set_equal_nan(equal_nan);
     std::string line = I->Origin(args.loc);
     check.set_name(absl::StrCat("assert_close(",
                                 args.positional_names.empty() || args.positional_names[0].empty()

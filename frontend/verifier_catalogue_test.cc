@@ -9,6 +9,8 @@
 #include <fstream>
 #include <string>
 
+#include "frontend/testing/compile.h"
+
 namespace {
 
 using ::testing::ContainsRegex;
@@ -271,7 +273,13 @@ Result RunPtoc(const std::string& path) {
 Result Compile(const std::string& name, const std::string& program) {
   const std::string path = ::testing::TempDir() + "/" + name + ".py";
   std::ofstream(path) << program;
-  return RunPtoc(path);
+  Result r = RunPtoc(path);
+  // Whatever ptoc accepts, pto_sim must read.
+  if (r.exit_code == 0) {
+    const absl::Status valid = pto::ptoc::ValidateStreamFile(path + ".pb");
+    EXPECT_TRUE(valid.ok()) << valid;
+  }
+  return r;
 }
 
 class RejectedProgramTest : public ::testing::TestWithParam<Rejected> {};

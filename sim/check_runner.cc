@@ -3,23 +3,10 @@
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "common/dtype.h"
 #include "common/tensor_fill.h"
 
 namespace pto {
-namespace {
-
-std::vector<int64_t> Unflatten(int64_t flat, const trace::Tensor& tensor) {
-  std::vector<int64_t> index(tensor.shape_size());
-  for (int d = tensor.shape_size() - 1; d >= 0; --d) {
-    index[d] = flat % tensor.shape(d);
-    flat /= tensor.shape(d);
-  }
-  return index;
-}
-
-}  // namespace
 
 CheckResult RunCheck(const trace::Check& check, const trace::Tensor& tensor,
                      const MemoryImage& memory) {
@@ -27,6 +14,7 @@ CheckResult RunCheck(const trace::Check& check, const trace::Tensor& tensor,
   result.tensor = tensor.name();
   result.name = check.name().empty() ? tensor.name() : check.name();
   result.origin = check.origin();
+  result.shape.assign(tensor.shape().begin(), tensor.shape().end());
   const size_t elem = DTypeSize(tensor.dtype());
   const size_t count = tensor.size_bytes() / elem;
   const uint8_t* actual = memory.Span(tensor.gm_addr(), tensor.size_bytes());
@@ -40,25 +28,12 @@ CheckResult RunCheck(const trace::Check& check, const trace::Tensor& tensor,
     result.error = std::string(s.message());
     return result;
   }
+  const CloseTolerance tolerance{check.rtol(), check.atol(), check.equal_nan()};
   for (size_t i = 0; i < count; ++i) {
-    const double a = LoadAsDouble(tensor.dtype(), actual + i * elem);
-    const double e = LoadAsDouble(tensor.dtype(), expected.data() + i * elem);
-    const double error = std::fabs(a - e);
-    const bool both_nan = std::isnan(a) && std::isnan(e);
-    const bool ok = both_nan || error <= check.atol() + check.rtol() * std::fabs(e);
-    if (!both_nan && !std::isnan(error) && error > result.max_abs_error) {
-      result.max_abs_error = error;
-    }
-    if (!ok) {
-      if (result.mismatches == 0) {
-        result.first_mismatch = Unflatten(static_cast<int64_t>(i), tensor);
-        result.actual = a;
-        result.expected = e;
-      }
-      ++result.mismatches;
-    }
+    result.stats.Add(LoadAsDouble(tensor.dtype(), actual + i * elem),
+                     LoadAsDouble(tensor.dtype(), expected.data() + i * elem), tolerance);
   }
-  result.passed = result.mismatches == 0;
+  result.passed = result.stats.passed();
   return result;
 }
 
@@ -67,12 +42,41 @@ std::string DescribeCheck(const CheckResult& result) {
   if (!result.origin.empty()) absl::StrAppend(&text, " (", result.origin, ")");
   if (!result.error.empty()) return absl::StrCat(text, ": NOT EVALUATED, ", result.error);
   if (result.passed) {
-    return absl::StrCat(text, ": PASS, max abs error ", result.max_abs_error);
+    return absl::StrCat(text, ": PASS, max abs error ", result.stats.max_abs_error);
   }
-  return absl::StrCat(text, ": FAIL, ", result.mismatches, " element(s) of '", result.tensor,
-                      "' outside tolerance; first at [", absl::StrJoin(result.first_mismatch, ", "),
-                      "]: got ", result.actual, ", expected ", result.expected, "; max abs error ",
-                      result.max_abs_error);
+  return absl::StrCat(
+      text, ": FAIL, ",
+      DescribeMismatches(result.stats, result.shape, absl::StrCat(" of '", result.tensor, "'")));
+}
+
+namespace {
+
+// A number JSON can hold, or null for NaN and infinities.
+nlohmann::json FiniteOrNull(double value) {
+  return std::isfinite(value) ? nlohmann::json(value) : nlohmann::json(nullptr);
+}
+
+}  // namespace
+
+nlohmann::json CheckToJson(const CheckResult& r) {
+  const CloseStats& s = r.stats;
+  nlohmann::json j = {{"name", r.name},
+                      {"tensor", r.tensor},
+                      {"origin", r.origin},
+                      {"passed", r.passed},
+                      {"max_abs_error", FiniteOrNull(s.max_abs_error)},
+                      {"mismatches", s.mismatches},
+                      {"nonfinite_mismatches", s.nonfinite_mismatches()},
+                      {"nan_mismatches", s.nan_mismatches}};
+  if (!r.passed && s.first_mismatch >= 0) {
+    j["first_mismatch"] = r.Index(s.first_mismatch);
+    j["actual"] = FiniteOrNull(s.first_actual);
+    j["expected"] = FiniteOrNull(s.first_expected);
+  }
+  if (s.first_nan >= 0) j["first_nan"] = r.Index(s.first_nan);
+  if (s.first_inf >= 0) j["first_infinite"] = r.Index(s.first_inf);
+  if (!r.error.empty()) j["error"] = r.error;
+  return j;
 }
 
 }  // namespace pto

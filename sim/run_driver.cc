@@ -336,19 +336,7 @@ nlohmann::json Session::Summary(const LaunchReport& report) const {
   int passed = 0, failed = 0;
   for (const CheckResult& r : report.checks) {
     (r.passed ? passed : failed)++;
-    nlohmann::json j = {{"name", r.name},
-                        {"tensor", r.tensor},
-                        {"origin", r.origin},
-                        {"passed", r.passed},
-                        {"max_abs_error", r.max_abs_error},
-                        {"mismatches", r.mismatches}};
-    if (!r.passed) {
-      j["first_mismatch"] = r.first_mismatch;
-      j["actual"] = r.actual;
-      j["expected"] = r.expected;
-    }
-    if (!r.error.empty()) j["error"] = r.error;
-    checks.push_back(std::move(j));
+    checks.push_back(CheckToJson(r));
   }
   nlohmann::json rings = nlohmann::json::array();
   for (int r = 0; r < kNumRings; ++r) {
