@@ -121,6 +121,24 @@ std::shared_ptr<HostTensor> Interpreter::NewHostTensor(std::vector<int64_t> shap
       timing_only_ ? HostTensor::Contents::kShapeOnly : HostTensor::Contents::kValues);
 }
 
+absl::Status Interpreter::CheckGmShape(const std::vector<int64_t>& shape, const std::string& what,
+                                       SourceLocation loc) const {
+  // pto_sim's trace reader enforces the same limits on every header tensor.
+  if (shape.empty() || shape.size() > 5) {
+    return Error(loc, absl::StrCat(what, " has rank ", shape.size(),
+                                   "; a GM tensor of the runtime has 1 to 5 dims "
+                                   "(MAX_TENSOR_DIMS), so give it a shape of rank 1..5"));
+  }
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (shape[d] < 1) {
+      return Error(loc, absl::StrCat(what, " has size ", shape[d], " in dim ", d,
+                                     "; the runtime allocates no empty tensors, so give every "
+                                     "dim at least one element"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 void Interpreter::SyncGm() {
   const trace::StreamHeader& header = program_.header();
   for (; gm_tensors_ < header.tensors_size(); ++gm_tensors_) {
@@ -787,6 +805,12 @@ absl::StatusOr<Value> Interpreter::Launch(const std::shared_ptr<FunctionValue>& 
     std::string name = p.name;
     if (i < call.positional_names.size() && !call.positional_names[i].empty()) {
       name = call.positional_names[i];
+    }
+    if (absl::Status s =
+            CheckGmShape(host->shape(), absl::StrCat("tensor '", name, "'"), call.ArgLoc(i));
+        !s.ok()) {
+      launch_.reset();
+      return s;
     }
     const uint32_t id = program_.TensorForHost(host, name, Origin(args.loc));
     begin.mutable_launch_begin()->add_arg_tensor_ids(id);

@@ -91,6 +91,10 @@ class Interpreter {
   absl::Status RequireValues(const HostTensor& t, SourceLocation loc) const;
   // A new host tensor: shape-only under --timing-only, else zero-filled.
   std::shared_ptr<HostTensor> NewHostTensor(std::vector<int64_t> shape, trace::DType dtype) const;
+  // A GM tensor's shape as the runtime describes one: 1 to 5 dims
+  // (MAX_TENSOR_DIMS), each at least 1; else an error about `what`.
+  absl::Status CheckGmShape(const std::vector<int64_t>& shape, const std::string& what,
+                            SourceLocation loc) const;
   // A tile value for `v`: a tile, or a GM tensor view loaded whole.
   absl::StatusOr<std::shared_ptr<Tile>> AsTile(const Value& v, SourceLocation loc);
   absl::StatusOr<Value> CallValue(const Value& callee, const CallArgs& args);

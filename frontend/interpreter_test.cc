@@ -226,6 +226,25 @@ TEST(InterpreterTest, CompiledStreamsAreValidatedByPtoSimsReader) {
   EXPECT_FALSE(ValidateForPtoSim(bad_kernel, "t.py").ok());
 }
 
+// pto_sim reads tensors of rank 1..5 with no empty dim; ptoc says so where the
+// tensor enters the launch, instead of writing a stream pto_sim refuses.
+TEST(InterpreterTest, GmTensorsHaveTheRuntimesRankAndNoEmptyDim) {
+  EXPECT_THAT(CompileError(std::string(kAddKernel) + "h = torch.zeros(1, 1, 1, 1, 1, 1)\n"
+                                                     "k(h, torch.zeros(16, 16))\n"),
+              HasSubstr("error: tensor 'h' has rank 6; a GM tensor of the runtime has 1 to 5 "
+                        "dims (MAX_TENSOR_DIMS)"));
+  EXPECT_THAT(CompileError(std::string(kAddKernel) + "z = torch.zeros(0, 16)\n"
+                                                     "k(z, torch.zeros(16, 16))\n"),
+              HasSubstr("error: tensor 'z' has size 0 in dim 0; the runtime allocates no empty "
+                        "tensors"));
+  EXPECT_THAT(CompileError("@pl.jit\n"
+                           "def k(out: pl.Out[pl.Tensor]):\n"
+                           "    s = pl.create_tensor([4, 0], pl.FP32)\n"
+                           "    return out\n"
+                           "k(torch.zeros(4, 4))\n"),
+              HasSubstr("the tensor of pl.create_tensor has size 0 in dim 1"));
+}
+
 // out = sqrt(a) with a[0, 1] < 0: the reference makes a NaN there.
 constexpr char kSqrtKernel[] =
     "@pl.jit\n"

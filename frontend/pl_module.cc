@@ -436,6 +436,7 @@ std::shared_ptr<Namespace> MakePlModule(Interpreter* interp) {
     if (!r.Has(0)) return r.Missing(0);
     if (!r.Has(1)) return r.Missing(1);
     PTOC_ASSIGN_OR_RETURN(shape, IntList(I, *r.Get(0), r.Loc(0), "shape"));
+    PTOC_RETURN_IF_ERROR(I->CheckGmShape(shape, "the tensor of pl.create_tensor", r.Loc(0)));
     PTOC_ASSIGN_OR_RETURN(dtype, DTypeOf(I, *r.Get(1), r.Loc(1)));
     PTOC_ASSIGN_OR_RETURN(manual, BoolArg(I, r, 2, "manual_dep must be True or False"));
     trace::TensorInit init;

@@ -31,7 +31,6 @@ from pypto.runtime import RunConfig
 A = torch.ones(64, 16)
 G = torch.zeros(1, 1, dtype=torch.int32)
 U = torch.zeros(1, 1, dtype=torch.uint8)
-H = torch.zeros(1, 1, 1, 1, 1, 1, dtype=torch.int32)
 OUT = torch.zeros(64, 16)
 
 
@@ -41,12 +40,12 @@ def k(x: pl.Tensor, y: pl.Out[pl.Tensor]):
 
 
 @pl.jit
-def f(a: pl.Tensor, g: pl.Tensor, u: pl.Tensor, h: pl.Tensor, out: pl.Out[pl.Tensor]):
+def f(a: pl.Tensor, g: pl.Tensor, u: pl.Tensor, out: pl.Out[pl.Tensor]):
 )";
 constexpr char kEpilogue[] = R"(    return out
 
 
-f(A, G, U, H, OUT)
+f(A, G, U, OUT)
 )";
 
 // A block-indexed SPMD body, for the cases whose point is elsewhere.
@@ -77,9 +76,6 @@ const Rejected kCatalogue[] = {
      "needs 2 index(es) to locate a single element of a rank-2 tensor, got 1"},
     {"PredicateNonIntegerIndex", "    with pl.spmd(4, predicate=(g[0.5, 0] > 0)) as t:\n" SPMD_BODY,
      "with integer indices"},
-    {"PredicateRankAboveFive",
-     "    with pl.spmd(4, predicate=(h[0, 0, 0, 0, 0, 0] > 0)) as t:\n" SPMD_BODY,
-     "predicate operand 'H' has rank 6"},
     {"PredicateProducerNotInDeps",
      "    with pl.at(level=pl.Level.CORE_GROUP) as prod:\n"
      "        pl.store(pl.load(g, [0, 0], [1, 1]), [0, 0], g)\n"
@@ -103,7 +99,7 @@ const Rejected kCatalogue[] = {
      "        ...\n"
      "        pl.system.syncall(core_type=pl.KernelType.AIV)\n"
      "        ...\n",
-     "HardSyncallSeedSnippetAsWritten.py:20:5: error: hard pl.system.syncall(core_type="
+     "HardSyncallSeedSnippetAsWritten.py:19:5: error: hard pl.system.syncall(core_type="
      "\"aiv_only\") requires the SPMD launch to set sync_start=True"},
     {"HardSyncallPartialOccupancy",
      "    with pl.spmd(4, sync_start=True):\n" SPMD_BODY

@@ -203,8 +203,9 @@ class SpmdBody : public TaskVerifier {
   }
 };
 
-// §2.1: the predicate's rank fits the runtime's operand, and a producer the
-// source names is in deps=.
+// §2.1: a producer the source names is in deps=. (The operand's rank fits
+// the runtime's five indices because every GM tensor's does: Launch and
+// pl.create_tensor check it where the tensor is declared.)
 class PredicateRules : public TaskVerifier {
  public:
   absl::Status Check(Interpreter& interp, const TaskSite& site) override {
@@ -212,13 +213,6 @@ class PredicateRules : public TaskVerifier {
     const SourceLocation loc =
         site.options.predicate_loc.line ? site.options.predicate_loc : site.loc;
     const trace::Predicate& p = *site.options.predicate;
-    const trace::Tensor& t = interp.program().tensor(p.tensor_id());
-    if (t.shape_size() > 5) {
-      return interp.Error(
-          loc, absl::StrCat("predicate operand '", t.name(), "' has rank ", t.shape_size(),
-                            "; the runtime locates the element with at most 5 uint32 indices "
-                            "(MAX_TENSOR_DIMS). Use a view or a tensor of rank <= 5"));
-    }
     const int producer = interp.launch()->LastWriter(p.tensor_id());
     if (producer < 0) return absl::OkStatus();
     const std::string tid = interp.launch()->BoundName(producer);
@@ -229,6 +223,7 @@ class PredicateRules : public TaskVerifier {
       if (!id) continue;
       if (id->from_array() || id->index() == producer) return absl::OkStatus();
     }
+    const trace::Tensor& t = interp.program().tensor(p.tensor_id());
     return interp.Error(
         loc, absl::StrCat("'", site.options.method, "' predicate reads '", t.name(),
                           "', which is produced by the task bound to '", tid, "', but '", tid,
