@@ -207,20 +207,55 @@ TEST(GoldenTest, TensorClaimCopyDependsOnTheWholeWritersArray) {
   }
 }
 
+// traces/loop_carry.py writes one accumulation twice, by rebinding and with
+// init_values= + pl.yield_: both are the same op program with one carry.
+TEST(GoldenTest, LoopCarrySpellingsCompileToOneProgram) {
+  trace::TraceText t = CompileTrace("loop_carry");
+  ASSERT_EQ(t.header().kernels_size(), 2);
+  // Equal but for the source lines each op came from.
+  std::function<void(google::protobuf::RepeatedPtrField<trace::Op>*)> clear_origins =
+      [&](auto* ops) {
+        for (trace::Op& op : *ops) {
+          op.clear_origin();
+          clear_origins(op.mutable_loop()->mutable_body());
+        }
+      };
+  trace::KernelProgram rebound = t.header().kernels(0).program();
+  trace::KernelProgram yielded = t.header().kernels(1).program();
+  clear_origins(rebound.mutable_ops());
+  clear_origins(yielded.mutable_ops());
+  EXPECT_EQ(rebound.SerializeAsString(), yielded.SerializeAsString());
+  const trace::Op* loop = nullptr;
+  for (const trace::Op& op : rebound.ops()) {
+    if (op.kind() == trace::Op::LOOP) loop = &op;
+  }
+  ASSERT_NE(loop, nullptr);
+  ASSERT_EQ(loop->loop().carries_size(), 1);
+  const trace::Op::Loop::Carry& carry = loop->loop().carries(0);
+  EXPECT_TRUE(carry.has_init());
+  EXPECT_EQ(rebound.tiles(carry.tile()).shape(0), 16);
+  EXPECT_EQ(rebound.tiles(carry.tile()).shape(1), 1);
+  // The body's last op (the add) makes the next value.
+  EXPECT_EQ(loop->loop().body(loop->loop().body_size() - 1).dst(), carry.next());
+}
+
 TEST(GoldenTest, MixedKernelStagedIsTwoTasksMixedFormsAreOneMixTask) {
   trace::TraceText t = CompileTrace("mixed_kernel");
   auto launches = Summarize(t);
   ASSERT_EQ(launches.size(), 3u);
   const LaunchSummary& staged = launches[0];
   ASSERT_EQ(CountSubmits(staged), 2);
-  EXPECT_EQ(staged.tasks[0].kind, "alloc");
-  EXPECT_EQ(staged.tasks[1].name, "cube_only");
-  EXPECT_EQ(staged.tasks[1].core_type, trace::AIC);
-  EXPECT_EQ(staged.tasks[2].name, "vector_only");
-  EXPECT_EQ(staged.tasks[2].core_type, trace::AIV);
-  // The edge cube -> vector goes through the acc intermediate.
-  EXPECT_EQ(staged.tasks[2].directions[0], trace::INPUT);
-  EXPECT_EQ(staged.tasks[2].tensor_ids[0], staged.tasks[1].tensor_ids.back());
+  ASSERT_EQ(staged.tasks.size(), 2u);
+  EXPECT_EQ(staged.tasks[0].name, "cube_only");
+  EXPECT_EQ(staged.tasks[0].core_type, trace::AIC);
+  EXPECT_EQ(staged.tasks[1].name, "vector_only");
+  EXPECT_EQ(staged.tasks[1].core_type, trace::AIV);
+  // The edge cube -> vector goes through the intermediate `acc`: a
+  // runtime-allocated output of the cube task, an input of the vector task.
+  EXPECT_EQ(staged.tasks[0].directions.back(), trace::OUTPUT);
+  EXPECT_EQ(t.header().tensors(staged.tasks[0].tensor_ids.back()).name(), "acc");
+  EXPECT_EQ(staged.tasks[1].directions[0], trace::INPUT);
+  EXPECT_EQ(staged.tasks[1].tensor_ids[0], staged.tasks[0].tensor_ids.back());
   const trace::SplitMode splits[] = {trace::SPLIT_UP_DOWN, trace::SPLIT_LEFT_RIGHT};
   for (int i = 1; i <= 2; ++i) {
     ASSERT_EQ(CountSubmits(launches[i]), 1);

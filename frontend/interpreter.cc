@@ -7,6 +7,7 @@
 #include "absl/strings/str_join.h"
 #include "common/dtype.h"
 #include "common/tensor_fill.h"
+#include "frontend/name_analysis.h"
 #include "frontend/parser.h"
 #include "frontend/status_macros.h"
 #include "frontend/verifiers.h"
@@ -77,7 +78,7 @@ uint64_t Interpreter::NextRandomSeed() {
 }
 
 absl::Status Interpreter::Run(const Module& module) {
-  auto flow = ExecBlock(module.body, globals_);
+  auto flow = ExecBlock(module.body, globals_, BlockKind::kFunctionBody);
   if (!flow.ok()) return flow.status();
   if (*flow == Flow::kReturn) return Error({1, 1}, "'return' outside a function");
   return absl::OkStatus();
@@ -223,12 +224,33 @@ void Interpreter::EvaluateLaunch(const std::set<uint32_t>& written) {
 // Statements
 
 absl::StatusOr<Interpreter::Flow> Interpreter::ExecBlock(const Block& block,
-                                                         const std::shared_ptr<Env>& env) {
-  for (const auto& stmt : block) {
-    PTOC_ASSIGN_OR_RETURN(flow, Exec(*stmt, env));
-    if (flow != Flow::kNormal) return flow;
+                                                         const std::shared_ptr<Env>& env,
+                                                         BlockKind kind) {
+  cursors_.push_back({&block, 0, kind});
+  const size_t depth = cursors_.size();
+  absl::StatusOr<Flow> result = Flow::kNormal;
+  for (size_t i = 0; i < block.size(); ++i) {
+    cursors_[depth - 1].index = i;
+    result = Exec(*block[i], env);
+    if (!result.ok() || *result != Flow::kNormal) break;
   }
-  return Flow::kNormal;
+  cursors_.resize(depth - 1);
+  return result;
+}
+
+bool Interpreter::MayReadLater(const std::string& name) const {
+  for (size_t k = cursors_.size(); k-- > 0;) {
+    const BlockCursor& c = cursors_[k];
+    const NameUse use = FirstUse(*c.block, c.index + 1, name);
+    if (use == NameUse::kRead) return true;
+    if (use == NameUse::kDead) return false;
+    // The next iteration of a loop body starts at its top again.
+    if (c.kind == BlockKind::kRepeated && FirstUse(*c.block, 0, name) == NameUse::kRead) {
+      return true;
+    }
+    if (c.kind == BlockKind::kFunctionBody) return false;
+  }
+  return false;
 }
 
 absl::StatusOr<Interpreter::Flow> Interpreter::Exec(const Stmt& stmt,
@@ -247,7 +269,12 @@ absl::StatusOr<Interpreter::Flow> Interpreter::Exec(const Stmt& stmt,
       return Flow::kNormal;
     }
     case StmtKind::kAssign: {
-      PTOC_ASSIGN_OR_RETURN(v, Eval(*stmt.value, env));
+      // `x = pl.yield_(v)` names the loop's result (Yield reads this).
+      yield_assignment_ = IsYieldCall(*stmt.value) ? &stmt : nullptr;
+      auto value = Eval(*stmt.value, env);
+      yield_assignment_ = nullptr;
+      if (!value.ok()) return value.status();
+      const Value& v = *value;
       for (const auto& target : stmt.targets) PTOC_RETURN_IF_ERROR(Assign(*target, v, env));
       return Flow::kNormal;
     }
@@ -377,6 +404,7 @@ absl::Status Interpreter::ExecFunctionDef(const Stmt& stmt, const std::shared_pt
     }
     fn->set_kind(deco->kind());
     fn->set_auto_scope(deco->auto_scope());
+    if (deco->strict_ssa()) PTOC_RETURN_IF_ERROR(CheckStrictSsa(stmt, source_));
     if (deco->kind() == FunctionKind::kExtern) {
       if (!deco->extern_spec()) {
         return Error((*it)->loc,
@@ -430,7 +458,7 @@ absl::StatusOr<Interpreter::Flow> Interpreter::ExecFor(const Stmt& stmt,
       if (f != Flow::kNormal) {
         return Error(stmt.loc, "return/break/continue cannot leave a pl.spmd body");
       }
-      return absl::OkStatus();
+      return FinishTaskBody(env, /*spmd=*/true);
     });
     if (!tid.ok()) return tid.status();
     return Flow::kNormal;
@@ -451,7 +479,7 @@ absl::StatusOr<Interpreter::Flow> Interpreter::ExecFor(const Stmt& stmt,
   PTOC_ASSIGN_OR_RETURN(items, Iterate(iter, stmt.value->loc));
   for (const Value& item : items) {
     PTOC_RETURN_IF_ERROR(Assign(*stmt.targets[0], item, env));
-    PTOC_ASSIGN_OR_RETURN(flow, ExecBlock(stmt.body, env));
+    PTOC_ASSIGN_OR_RETURN(flow, ExecBlock(stmt.body, env, BlockKind::kRepeated));
     if (flow == Flow::kBreak) break;
     if (flow == Flow::kReturn) return flow;
   }
@@ -482,19 +510,47 @@ absl::StatusOr<Interpreter::Flow> Interpreter::RunOrchestrationLoop(
       spec.kind() == LoopSpec::Kind::kRange || spec.kind() == LoopSpec::Kind::kPyRange;
   const bool scoped = !unrolled && !launch_->in_manual_scope();
   if (sequential) launch_->EnterSequentialLoop();
+  PTOC_ASSIGN_OR_RETURN(targets, ReadLoopTargets(stmt, spec));
   const bool parallel = spec.kind() == LoopSpec::Kind::kParallel;
   if (parallel) parallel_carries_.push_back({TaskIdArray::PeekSerial(), {}});
+  // init_values= carries: the host runs every iteration, so a carried value
+  // is simply passed from one iteration's yield to the next one's iter_arg.
+  std::vector<Value> carried = spec.init_values().value_or(std::vector<Value>{});
+  const Stmt* yield_stmt = YieldAssignment(stmt.body);
   Flow result = Flow::kNormal;
   for (int64_t i = start; step > 0 ? i < stop : i > stop; i += step) {
-    PTOC_RETURN_IF_ERROR(Assign(*stmt.targets[0], Value::Int(i), env));
+    PTOC_RETURN_IF_ERROR(Assign(*targets.var, Value::Int(i), env));
+    for (size_t k = 0; k < targets.iter_args.size(); ++k)
+      env->Set(targets.iter_args[k], carried[k]);
+    carry_frames_.push_back({carried.size()});
     if (scoped) launch_->BeginScope(trace::ScopeBegin::AUTO);
-    auto flow = ExecBlock(stmt.body, env);
+    auto flow = ExecBlock(stmt.body, env, BlockKind::kRepeated);
     if (scoped) launch_->EndScope();
+    CarryFrame frame = std::move(carry_frames_.back());
+    carry_frames_.pop_back();
     if (!flow.ok()) return flow.status();
+    if (frame.yielded) {
+      carried = *frame.yielded;
+    } else {
+      for (size_t k = 0; k < targets.iter_args.size(); ++k) {
+        carried[k] = *env->Lookup(targets.iter_args[k]);
+      }
+    }
     if (*flow == Flow::kBreak) break;
     if (*flow == Flow::kReturn) {
       result = Flow::kReturn;
       break;
+    }
+  }
+  if (spec.init_values()) {
+    // The loop's results: under the yield's names, else `<iter_arg>_out`.
+    if (yield_stmt) {
+      const Value out = carried.size() == 1 ? carried[0] : Value::Tuple(carried);
+      for (const auto& t : yield_stmt->targets) PTOC_RETURN_IF_ERROR(Assign(*t, out, env));
+    } else {
+      for (size_t k = 0; k < targets.iter_args.size(); ++k) {
+        env->Set(absl::StrCat(targets.iter_args[k], "_out"), carried[k]);
+      }
     }
   }
   if (sequential) launch_->ExitSequentialLoop();
@@ -511,22 +567,6 @@ absl::StatusOr<Interpreter::Flow> Interpreter::RunOrchestrationLoop(
     }
   }
   return result;
-}
-
-absl::StatusOr<Interpreter::Flow> Interpreter::RunDeviceLoop(const Stmt& stmt, const LoopSpec& spec,
-                                                             const std::shared_ptr<Env>& env) {
-  PTOC_ASSIGN_OR_RETURN(start, ToIntExpr(spec.start()));
-  PTOC_ASSIGN_OR_RETURN(stop, ToIntExpr(spec.stop()));
-  PTOC_ASSIGN_OR_RETURN(step, ToIntExpr(spec.step()));
-  Value var = kernel_->BeginLoop(start, stop, step, Origin(stmt.loc));
-  PTOC_RETURN_IF_ERROR(Assign(*stmt.targets[0], var, env));
-  auto flow = ExecBlock(stmt.body, env);
-  kernel_->EndLoop();
-  if (!flow.ok()) return flow.status();
-  if (*flow != Flow::kNormal) {
-    return Error(stmt.loc, "return/break/continue cannot leave a device loop");
-  }
-  return Flow::kNormal;
 }
 
 absl::StatusOr<Interpreter::Flow> Interpreter::ExecWith(const Stmt& stmt,
@@ -595,7 +635,7 @@ absl::StatusOr<Interpreter::Flow> Interpreter::ExecWith(const Stmt& stmt,
                          if (f != Flow::kNormal) {
                            return Error(stmt.loc, "return/break/continue cannot leave a task body");
                          }
-                         return absl::OkStatus();
+                         return FinishTaskBody(env, spec->options().spmd);
                        }));
     if (target) PTOC_RETURN_IF_ERROR(Assign(*target, tid, env));
     return body_flow;
@@ -610,6 +650,7 @@ absl::Status Interpreter::Assign(const Expr& target, const Value& value,
   switch (target.kind) {
     case ExprKind::kName:
       env->Set(target.name, value);
+      if (in_kernel()) kernel_->NoteAssignment(target.name, target.loc);
       // The name a TaskId is bound to (`tid = ...`, `_, tid = pl.submit(...)`),
       // for the predicate's producer-in-deps message (§2.1).
       if (auto* t = value.As<TaskIdValue>();
@@ -686,7 +727,7 @@ absl::StatusOr<Value> Interpreter::RunBody(const FunctionValue& fn,
   if (call_depth_ > 200) return Error(fn.def()->loc, "recursion too deep");
   ++call_depth_;
   return_value_ = Value::None();
-  auto flow = ExecBlock(fn.def()->body, env);
+  auto flow = ExecBlock(fn.def()->body, env, BlockKind::kFunctionBody);
   --call_depth_;
   if (!flow.ok()) return flow.status();
   if (*flow == Flow::kBreak || *flow == Flow::kContinue) {
@@ -819,12 +860,16 @@ absl::StatusOr<Value> Interpreter::Launch(const std::shared_ptr<FunctionValue>& 
     env->Set(p.name, Value::Obj(ref));
     if (auto* a = fn->annotations()[i].As<Annotation>()) {
       if (a->direction() == trace::KernelParam::INOUT) launch_->AddInOutRoot(id);
+      if (a->direction() != trace::KernelParam::IN) out_params_[p.name] = ref;
     }
   }
   program_.AddRecord(begin);
   launch_auto_scope_ = fn->auto_scope();
+  launch_env_ = env.get();
   if (fn->auto_scope()) launch_->BeginScope(trace::ScopeBegin::AUTO);
   auto result = RunBody(*fn, env);
+  launch_env_ = nullptr;
+  out_params_.clear();
   if (!result.ok()) {
     launch_.reset();
     return result.status();
@@ -1008,7 +1053,10 @@ absl::StatusOr<Value> Interpreter::TraceTask(const std::string& default_name,
   if (options.split) builder.set_split(*options.split);
   if (options.slot_num) builder.set_slot_num(*options.slot_num);
   kernel_ = &builder;
+  // pl.yield_ inside the body cannot reach a loop around the task.
+  carry_frames_.push_back({0, /*task_barrier=*/true});
   absl::Status status = body();
+  carry_frames_.pop_back();
   kernel_ = nullptr;
   PTOC_RETURN_IF_ERROR(status);
   PTOC_ASSIGN_OR_RETURN(kernel, builder.Finish(Origin(loc)));
@@ -1052,7 +1100,12 @@ absl::StatusOr<Value> Interpreter::TraceTask(const std::string& default_name,
     bool no_dep = false;
     for (const auto& nd : options.no_dep) no_dep |= nd->tensor_id() == use.ref->tensor_id();
     const auto param_direction = program.params(use.param).direction();
-    t->set_direction(launch_->CallSiteDirection(param_direction, use.ref->tensor_id(), no_dep));
+    // A value leaving the task is a fresh runtime-allocated output: later
+    // tasks reach this task by creator retention.
+    t->set_direction(
+        builder.IsIntermediate(use.ref->tensor_id())
+            ? trace::OUTPUT
+            : launch_->CallSiteDirection(param_direction, use.ref->tensor_id(), no_dep));
     if (param_direction != trace::KernelParam::IN) written_roots.push_back(use.ref->tensor_id());
   }
   for (const auto& scalar : builder.scalars()) {
@@ -1084,7 +1137,16 @@ absl::StatusOr<Value> Interpreter::TraceTask(const std::string& default_name,
 }
 
 absl::StatusOr<std::shared_ptr<Tile>> Interpreter::AsTile(const Value& v, SourceLocation loc) {
-  if (auto tile = v.AsShared<Tile>()) return tile;
+  if (auto tile = v.AsShared<Tile>()) {
+    if (!in_kernel() || tile->kernel() != kernel_->serial()) {
+      return Error(loc,
+                   "this tile was computed in another task body; a value passes from one task "
+                   "to the next through GM, which ptoc arranges when the producing pl.at binds "
+                   "it to a name that is read later (here it was held some other way, e.g. in "
+                   "a list); store it into a tensor with pl.store and load it in this task");
+    }
+    return tile;
+  }
   if (auto ref = v.AsShared<TensorRef>()) {
     if (!in_kernel()) return Error(loc, "tensor ops are only valid inside a task body");
     // Tensor-level op: load the whole view (§3.1: ConvertTensorToTileOps).

@@ -3,6 +3,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -118,7 +119,15 @@ class Interpreter {
  private:
   enum class Flow { kNormal, kReturn, kBreak, kContinue };
 
-  absl::StatusOr<Flow> ExecBlock(const Block& block, const std::shared_ptr<Env>& env);
+  // What kind of block ExecBlock runs, for the liveness questions of
+  // MayReadLater.
+  enum class BlockKind {
+    kPlain,
+    kRepeated,      // a loop body the interpreter runs again after its end
+    kFunctionBody,  // the body of a call (or the module): nothing runs after it
+  };
+  absl::StatusOr<Flow> ExecBlock(const Block& block, const std::shared_ptr<Env>& env,
+                                 BlockKind kind = BlockKind::kPlain);
   absl::StatusOr<Flow> Exec(const Stmt& stmt, const std::shared_ptr<Env>& env);
   absl::Status ExecImport(const Stmt& stmt, const std::shared_ptr<Env>& env);
   absl::Status ExecFunctionDef(const Stmt& stmt, const std::shared_ptr<Env>& env);
@@ -172,6 +181,20 @@ class Interpreter {
                                             const std::shared_ptr<Env>& env);
   absl::StatusOr<Flow> RunDeviceLoop(const Stmt& stmt, const LoopSpec& spec,
                                      const std::shared_ptr<Env>& env);
+  // The loop variable and the iter_arg names of `for i, (a, b) in
+  // pl.range(..., init_values=(x, y))`; checks them against the loop.
+  struct LoopTargets {
+    const Expr* var = nullptr;
+    std::vector<std::string> iter_args;
+  };
+  absl::StatusOr<LoopTargets> ReadLoopTargets(const Stmt& stmt, const LoopSpec& spec) const;
+  // After a pl.at / pl.spmd body: Out parameters it rebound without writing
+  // are errors, and tiles still named and read later leave the task through
+  // an intermediate GM tensor (issue: values that cross tasks).
+  absl::Status FinishTaskBody(const std::shared_ptr<Env>& env, bool spmd);
+  // Whether the value `name` holds may still be read after the statement
+  // running now, within the running function (name_analysis.h).
+  bool MayReadLater(const std::string& name) const;
 
   const SourceFile& source_;
   std::unique_ptr<ReferenceEvaluator> reference_;
@@ -214,6 +237,36 @@ class Interpreter {
   };
   std::vector<ParallelCarry> parallel_carries_;
   std::set<uint32_t> extern_outputs_;
+
+  // The blocks being run, innermost last (MayReadLater).
+  struct BlockCursor {
+    const Block* block;
+    size_t index;
+    BlockKind kind;
+  };
+  std::vector<BlockCursor> cursors_;
+
+ public:
+  // pl.yield_(...) inside the loop being run (pl_module.cc).
+  absl::StatusOr<Value> Yield(const CallArgs& args);
+
+ private:
+  // One per loop being run (device or orchestration), and a barrier per task
+  // body: where pl.yield_ delivers its values.
+  struct CarryFrame {
+    size_t arity = 0;           // init_values count; 0 = the loop has none
+    bool task_barrier = false;  // a task body: yields cannot reach outside it
+    std::optional<std::vector<Value>> yielded;
+    SourceLocation yield_loc;
+    const Stmt* yield_stmt = nullptr;  // `x = pl.yield_(...)`: binds x after the loop
+  };
+  std::vector<CarryFrame> carry_frames_;
+  // The assignment whose value is being evaluated, when it is `x = pl.yield_(...)`.
+  const Stmt* yield_assignment_ = nullptr;
+  // The running launch's pl.Out / pl.InOut parameters, by name, with the
+  // tensor each was bound to (FinishTaskBody), and the jit body's scope.
+  std::map<std::string, std::shared_ptr<TensorRef>> out_params_;
+  const Env* launch_env_ = nullptr;
 };
 
 // Task options read the same way by pl.at / pl.spmd / pl.submit.

@@ -69,6 +69,18 @@ Value IntBinary(trace::IntExpr::BinOp op, const trace::IntExpr& a, const trace::
   return Value::Obj(std::make_shared<SymInt>(std::move(e)));
 }
 
+KernelBuilder::KernelBuilder(std::string name) : name_(std::move(name)) {
+  static uint64_t next_serial = 1;  // ptoc is single-threaded
+  serial_ = next_serial++;
+}
+
+bool KernelBuilder::WritesTensor(uint32_t tensor_id) const {
+  for (const auto& use : tensors_) {
+    if (use.written && use.ref->tensor_id() == tensor_id) return true;
+  }
+  return false;
+}
+
 uint32_t KernelBuilder::UseTensor(const std::shared_ptr<TensorRef>& ref, bool read, bool write) {
   for (auto& use : tensors_) {
     if (use.ref->SameView(*ref)) {
@@ -122,7 +134,13 @@ std::shared_ptr<Tile> KernelBuilder::NewTile(const std::vector<int64_t>& shape, 
   decl->set_dtype(dtype);
   decl->set_space(space);
   decl->set_name(absl::StrCat("t", program_.tiles_size() - 1));
-  return std::make_shared<Tile>(program_.tiles_size() - 1, shape, dtype);
+  return std::make_shared<Tile>(serial_, program_.tiles_size() - 1, shape, dtype);
+}
+
+std::shared_ptr<Tile> KernelBuilder::NewTileLike(const Tile& like, const std::string& name) {
+  auto tile = NewTile(like.shape(), like.dtype(), program_.tiles(like.index()).space());
+  program_.mutable_tiles(tile->index())->set_name(name);
+  return tile;
 }
 
 trace::Op* KernelBuilder::Emit(trace::Op::Kind kind, const std::string& origin) {
@@ -148,6 +166,15 @@ Value KernelBuilder::BeginLoop(trace::IntExpr start, trace::IntExpr stop, trace:
 }
 
 void KernelBuilder::EndLoop() { loop_stack_.pop_back(); }
+
+void KernelBuilder::AddCarry(uint32_t tile, std::optional<uint32_t> init, uint32_t next,
+                             const std::string& name) {
+  trace::Op::Loop::Carry* c = loop_stack_.back()->mutable_loop()->add_carries();
+  c->set_tile(tile);
+  if (init) c->set_init(*init);
+  c->set_next(next);
+  c->set_name(name);
+}
 
 namespace {
 
@@ -184,16 +211,53 @@ void AssignLoopEngines(OpList* ops) {
   }
 }
 
+const char* SpaceName(trace::MemSpace s) {
+  return s == trace::MAT ? "Mat (L1)" : s == trace::ACC ? "Acc (L0C)" : "Vec (UB)";
+}
+
+// A loop-carried tile is one buffer with its init and next tiles.
+struct CarryGroup {
+  const trace::Op* loop;
+  const trace::Op::Loop::Carry* carry;
+  std::vector<uint32_t> members() const {
+    std::vector<uint32_t> m = {carry->tile(), carry->next()};
+    if (carry->has_init()) m.push_back(carry->init());
+    return m;
+  }
+};
+
+// Adds every member of a group to `set` once one of them is in it.
+void CloseOverCarries(const std::vector<CarryGroup>& groups, std::set<uint32_t>* set) {
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (const CarryGroup& g : groups) {
+      const std::vector<uint32_t> m = g.members();
+      bool any = false;
+      for (uint32_t t : m) any |= set->count(t) > 0;
+      if (!any) continue;
+      for (uint32_t t : m) changed |= set->insert(t).second;
+    }
+  }
+}
+
 }  // namespace
 
 absl::StatusOr<trace::Kernel> KernelBuilder::Finish(const std::string& origin) {
-  // Tiles read by a matmul come from a load into Mat (cube side).
+  std::vector<CarryGroup> carries;
+  ForEachOp(program_.mutable_ops(), [&](trace::Op* op) {
+    if (op->kind() != trace::Op::LOOP) return;
+    for (const auto& c : op->loop().carries()) carries.push_back({op, &c});
+  });
+  // Tiles read by a matmul come from a load into Mat (cube side); a carried
+  // tile's init and next are read wherever the carried tile is.
   std::set<uint32_t> cube_inputs, vector_inputs;
   ForEachOp(program_.mutable_ops(), [&](trace::Op* op) {
     for (uint32_t s : op->srcs()) {
       (op->kind() == trace::Op::MATMUL ? cube_inputs : vector_inputs).insert(s);
     }
   });
+  CloseOverCarries(carries, &cube_inputs);
+  CloseOverCarries(carries, &vector_inputs);
   absl::Status status;
   ForEachOp(program_.mutable_ops(), [&](trace::Op* op) {
     if (op->kind() != trace::Op::LOAD || !cube_inputs.count(op->dst())) return;
@@ -206,6 +270,22 @@ absl::StatusOr<trace::Kernel> KernelBuilder::Finish(const std::string& origin) {
     program_.mutable_tiles(op->dst())->set_space(trace::MAT);
   });
   if (!status.ok()) return status;
+  // Inner loops first (pre-order lists them after their outer loop): an outer
+  // carry's next may be an inner loop's carried tile.
+  for (auto it = carries.rbegin(); it != carries.rend(); ++it) {
+    const CarryGroup& g = *it;
+    const trace::Op::Loop::Carry& c = *g.carry;
+    const trace::MemSpace next = program_.tiles(c.next()).space();
+    if (c.has_init() && program_.tiles(c.init()).space() != next) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          g.loop->origin(), ": the value carried as '", c.name(), "' enters the loop in ",
+          SpaceName(program_.tiles(c.init()).space()), " but the loop body produces it in ",
+          SpaceName(next),
+          "; a carried value is one buffer, so compute its initial value on the same side as "
+          "the body's result"));
+    }
+    program_.mutable_tiles(c.tile())->set_space(next);
+  }
   bool cube = false, vector = false;
   ForEachOp(program_.mutable_ops(), [&](trace::Op* op) {
     trace::Engine engine = trace::ENGINE_VECTOR;

@@ -2,12 +2,16 @@
 #define PTO_FRONTEND_KERNEL_BUILDER_H_
 
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "frontend/program_builder.h"
+#include "frontend/source.h"
 #include "frontend/value.h"
 #include "proto/task_stream.pb.h"
 
@@ -16,14 +20,17 @@ namespace pto::ptoc {
 // A tile inside a kernel being traced: one virtual register of the program.
 class Tile : public Object {
  public:
-  Tile(uint32_t index, std::vector<int64_t> shape, trace::DType dtype)
-      : index_(index), shape_(std::move(shape)), dtype_(dtype) {}
+  Tile(uint64_t kernel, uint32_t index, std::vector<int64_t> shape, trace::DType dtype)
+      : kernel_(kernel), index_(index), shape_(std::move(shape)), dtype_(dtype) {}
   std::string TypeName() const override { return "pl.Tile"; }
+  // The KernelBuilder (serial) whose program holds this register.
+  uint64_t kernel() const { return kernel_; }
   uint32_t index() const { return index_; }
   const std::vector<int64_t>& shape() const { return shape_; }
   trace::DType dtype() const { return dtype_; }
 
  private:
+  uint64_t kernel_;
   uint32_t index_;
   std::vector<int64_t> shape_;
   trace::DType dtype_;
@@ -68,7 +75,9 @@ struct KernelScalarUse {
 // loops as Op.LOOP.
 class KernelBuilder {
  public:
-  explicit KernelBuilder(std::string name) : name_(std::move(name)) {}
+  explicit KernelBuilder(std::string name);
+  // Unique per builder, so a tile of a finished task is recognised.
+  uint64_t serial() const { return serial_; }
 
   // Param index of `ref` (a view is its own param), recording the access.
   uint32_t UseTensor(const std::shared_ptr<TensorRef>& ref, bool read, bool write);
@@ -78,6 +87,9 @@ class KernelBuilder {
 
   std::shared_ptr<Tile> NewTile(const std::vector<int64_t>& shape, trace::DType dtype,
                                 trace::MemSpace space);
+  // A new register of `like`'s shape, dtype and memory space, named `name`.
+  std::shared_ptr<Tile> NewTileLike(const Tile& like, const std::string& name);
+  uint32_t tile_count() const { return program_.tiles_size(); }
   trace::Op* Emit(trace::Op::Kind kind, const std::string& origin);
 
   // Device loops: ops emitted between Begin and End go into the loop body.
@@ -85,6 +97,23 @@ class KernelBuilder {
                   const std::string& origin);
   void EndLoop();
   bool in_device_loop() const { return !loop_stack_.empty(); }
+  // A loop-carried tile of the innermost open loop (Op.Loop.Carry).
+  void AddCarry(uint32_t tile, std::optional<uint32_t> init, uint32_t next,
+                const std::string& name);
+
+  // Where each name was last bound inside the body, for messages about it.
+  void NoteAssignment(const std::string& name, SourceLocation loc) { assigned_at_[name] = loc; }
+  std::optional<SourceLocation> AssignedAt(const std::string& name) const {
+    auto it = assigned_at_.find(name);
+    if (it == assigned_at_.end()) return std::nullopt;
+    return it->second;
+  }
+  // Tensors this task creates to pass a value to later tasks: runtime
+  // allocated outputs (ArgDirection OUTPUT) of its submit.
+  void AddIntermediate(uint32_t tensor_id) { intermediates_.insert(tensor_id); }
+  bool IsIntermediate(uint32_t tensor_id) const { return intermediates_.count(tensor_id) > 0; }
+  // Whether any op of the body wrote a view of the tensor.
+  bool WritesTensor(uint32_t tensor_id) const;
 
   void set_split(trace::SplitMode split) { program_.set_split(split); }
   void set_slot_num(uint32_t n) { program_.set_slot_num(n); }
@@ -106,8 +135,11 @@ class KernelBuilder {
   trace::KernelProgram program_;
   std::vector<KernelTensorUse> tensors_;
   std::vector<KernelScalarUse> scalars_;
+  uint64_t serial_;
   std::vector<trace::Op*> loop_stack_;
   uint32_t next_loop_var_ = 0;
+  std::map<std::string, SourceLocation> assigned_at_;
+  std::set<uint32_t> intermediates_;
   bool reads_block_idx_ = false;
   int kernel_calls_ = 0;
 };

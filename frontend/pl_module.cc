@@ -92,11 +92,31 @@ absl::StatusOr<bool> BoolArg(Interpreter* interp, const ArgReader& r, size_t i,
 
 absl::StatusOr<Value> MakeLoop(Interpreter* interp, LoopSpec::Kind kind, const CallArgs& args,
                                const char* name) {
-  if (!args.keywords.empty() && !(args.keywords.size() == 1 && args.keywords[0].first == "stage")) {
-    // init_values= (loop-carried values) has no meaning for a tracing frontend.
-    return interp->Error(
-        args.keyword_locs[0],
-        absl::StrCat(name, "() keyword '", args.keywords[0].first, "' is not supported by ptoc"));
+  const Value* init_values = nullptr;
+  SourceLocation init_values_loc;
+  for (size_t k = 0; k < args.keywords.size(); ++k) {
+    const auto& [key, value] = args.keywords[k];
+    if (key == "init_values" && kind == LoopSpec::Kind::kUnroll) {
+      // Unrolled iterations are copies of the body: nothing is carried
+      // (upstream python/pypto/language/parser/ast_parser.py).
+      return interp->Error(args.keyword_locs[k],
+                           "pl.unroll() cannot be combined with init_values: unrolled loops carry "
+                           "no state; use pl.range() to carry state across iterations");
+    }
+    if (key == "init_values") {
+      if (!value.is_sequence()) {
+        return interp->Error(args.keyword_locs[k],
+                             absl::StrCat(name, "() init_values must be a list or tuple, got ",
+                                          value.TypeName(), "; write init_values=(x,)"));
+      }
+      init_values = &value;
+      init_values_loc = args.keyword_locs[k];
+      continue;
+    }
+    if (key != "stage") {
+      return interp->Error(args.keyword_locs[k],
+                           absl::StrCat(name, "() keyword '", key, "' is not supported by ptoc"));
+    }
   }
   const auto& p = args.positional;
   if (p.empty() || p.size() > 3) {
@@ -118,7 +138,9 @@ absl::StatusOr<Value> MakeLoop(Interpreter* interp, LoopSpec::Kind kind, const C
   Value start = p.size() >= 2 ? p[0] : Value::Int(0);
   Value stop = p.size() >= 2 ? p[1] : p[0];
   Value step = p.size() == 3 ? p[2] : Value::Int(1);
-  return Value::Obj(std::make_shared<LoopSpec>(kind, start, stop, step));
+  auto spec = std::make_shared<LoopSpec>(kind, start, stop, step);
+  if (init_values) spec->set_init_values(init_values->items(), init_values_loc);
+  return Value::Obj(spec);
 }
 
 absl::Status RequireOrchestration(Interpreter* interp, SourceLocation loc, const char* what) {
@@ -400,6 +422,7 @@ std::shared_ptr<Namespace> MakePlModule(Interpreter* interp) {
   pl->AddFunction("parallel", [I](const CallArgs& args) {
     return MakeLoop(I, LoopSpec::Kind::kParallel, args, "pl.parallel");
   });
+  pl->AddFunction("yield_", [I](const CallArgs& args) { return I->Yield(args); });
   pl->AddFunction("unroll", [I](const CallArgs& args) {
     return MakeLoop(I, LoopSpec::Kind::kUnroll, args, "pl.unroll");
   });

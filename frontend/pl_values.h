@@ -143,10 +143,14 @@ class Decorator : public Object {
   bool auto_scope() const { return auto_scope_; }
   const std::shared_ptr<const ExternSpec>& extern_spec() const { return extern_spec_; }
   void set_extern_spec(std::shared_ptr<const ExternSpec> s) { extern_spec_ = std::move(s); }
+  // @pl.function(strict_ssa=True): every name of the function bound once.
+  bool strict_ssa() const { return strict_ssa_; }
+  void set_strict_ssa(bool s) { strict_ssa_ = s; }
 
  private:
   FunctionKind kind_;
   bool auto_scope_;
+  bool strict_ssa_ = false;
   std::shared_ptr<const ExternSpec> extern_spec_;
 };
 
@@ -161,10 +165,20 @@ class LoopSpec : public Object {
   const Value& start() const { return start_; }
   const Value& stop() const { return stop_; }
   const Value& step() const { return step_; }
+  // init_values= of pl.range / pl.parallel: the loop-carried values'
+  // initial values (frontend-semantics: PyPTO's iter_args).
+  const std::optional<std::vector<Value>>& init_values() const { return init_values_; }
+  SourceLocation init_values_loc() const { return init_values_loc_; }
+  void set_init_values(std::vector<Value> values, SourceLocation loc) {
+    init_values_ = std::move(values);
+    init_values_loc_ = loc;
+  }
 
  private:
   Kind kind_;
   Value start_, stop_, step_;
+  std::optional<std::vector<Value>> init_values_;
+  SourceLocation init_values_loc_;
 };
 
 // pl.split(mode) / pl.cross_core_slot(slot_num=N)

@@ -153,7 +153,12 @@ void AddProgramForm(Interpreter* I, Namespace* pl) {
       if (!r.Get(1)->is_bool()) return r.Wrong(1, "True or False");
       auto_scope = r.Get(1)->b();
     }
-    return Value::Obj(std::make_shared<Decorator>(kind, auto_scope));
+    auto decorator = std::make_shared<Decorator>(kind, auto_scope);
+    if (r.Has(3)) {
+      if (!r.Get(3)->is_bool()) return r.Wrong(3, "True or False");
+      decorator->set_strict_ssa(r.Get(3)->b());
+    }
+    return Value::Obj(decorator);
   });
   pl->AddFunction("submit", [I](const CallArgs& args) { return Submit(I, args, /*spmd=*/false); });
   pl->AddFunction("spmd_submit",
