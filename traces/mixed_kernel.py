@@ -1,8 +1,9 @@
-# Mixed kernel: one cube matmul feeding one vector add, in three forms.
-# Completed from the fragment in seeds/001 ("Build a mixed kernel") with the
-# shapes and expected result of examples/advanced/03_mixed_kernel.py
-# (frontend-semantics.md §4.1): a[128,256] FP16, b[256,128] FP16,
-# bias[128,128] FP32, out = a.float() @ b.float() + bias.
+# Mixed kernel: one cube matmul feeding one vector add, in three forms, with
+# the shapes and expected result of upstream hw-native-sys/pypto (e2d0f78a)
+# examples/advanced/03_mixed_kernel.py: a[128,256] FP16, b[256,128] FP16,
+# bias[128,128] FP32, out = a.float() @ b.float() + bias. In the staged form
+# `acc` crosses from the cube task to the vector task, so ptoc passes it
+# through an intermediate GM tensor (docs/ptoc.md, "Values that cross tasks").
 import pypto.language as pl
 import torch
 from pypto.runtime import RunConfig
@@ -18,9 +19,8 @@ BIAS = torch.randn(M, N, dtype=torch.float32)
 
 @pl.jit
 def staged_matmul_bias(a: pl.Tensor, b: pl.Tensor, bias: pl.Tensor, out: pl.Out[pl.Tensor]):
-    acc = pl.create_tensor([M, N], pl.FP32)
     with pl.at(level=pl.Level.CORE_GROUP, name_hint="cube_only"):
-        acc[:] = pl.matmul(a, b, out_dtype=pl.FP32)   # cube (AIC), GM round-trip
+        acc = pl.matmul(a, b, out_dtype=pl.FP32)      # cube (AIC), GM round-trip
     with pl.at(level=pl.Level.CORE_GROUP, name_hint="vector_only"):
         out[:] = pl.add(acc, bias)                    # vector (AIV)
     return out
