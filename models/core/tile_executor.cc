@@ -124,6 +124,7 @@ absl::Status TileExecutor::Execute(const CompiledKernel& kernel, const BlockCont
   hooks_ = hooks;
   pc_ = 0;
   frames_.clear();
+  unrecorded_copies_ = 0;
   return RunProgram();
 }
 
@@ -428,10 +429,14 @@ absl::Status TileExecutor::CopyCarries(const CompiledOp& loop, int32_t pc, Carry
     }
   }
   // A rename on the device: no time, but the MIX pipeline follows it.
-  if (profile_->records.size() >= kMaxOpInstancesPerBlock) {
+  if (profile_->records.size() + unrecorded_copies_ >= kMaxOpInstancesPerBlock) {
     return absl::ResourceExhaustedError(
         absl::StrCat(loop.label, ": the block has executed ", kMaxOpInstancesPerBlock,
                      " op instances; check the loop bounds (runaway loop?) or split the kernel"));
+  }
+  if (kernel.core_type != trace::MIX) {
+    ++unrecorded_copies_;
+    return absl::OkStatus();
   }
   OpRecord rec;
   rec.op_index = static_cast<uint32_t>(pc);

@@ -159,8 +159,11 @@ class TileExecutor {
   void Touch(const CompiledTile& tile, const Window& w, bool write, bool atomic, GmPort* gm);
   void Store(const CompiledTile& tile, int32_t tile_index, const Window& w, bool atomic,
              GmPort* gm);
-  // The carries of `loop` (at `pc`) take their init or next values, and a
-  // zero-cost LOOP record notes it; timing-only runs copy no data.
+  // The carries of `loop` (at `pc`) take their init or next values; timing-
+  // only runs copy no data. In a MIX kernel a zero-cost LOOP record notes
+  // the copy for the MIX pipeline, which follows tiles across engines; other
+  // kernels need no record (their ops run in order on one engine), so the
+  // copies only count toward the block's instance limit.
   absl::Status CopyCarries(const CompiledOp& loop, int32_t pc, CarryCopy copy);
   void CopyTile(const CompiledKernel& kernel, int32_t dst, int32_t src);
   void Compute(const CompiledKernel& kernel, const CompiledOp& op);
@@ -179,6 +182,7 @@ class TileExecutor {
   std::vector<TileValues> tiles_;
   std::vector<uint8_t> staging_;         // one tile row (or one element) of GM bytes
   std::vector<TileValues> carry_temps_;  // a swap's previous values
+  size_t unrecorded_copies_ = 0;         // carry copies of this block without a record
   // Op costs per kernel (by CompiledKernel::uid) under config_; computed once.
   absl::flat_hash_map<uint64_t, std::vector<double>> op_costs_;
   std::vector<double> scratch_costs_;  // for kernels with uid 0

@@ -861,13 +861,10 @@ TEST_F(TileExecutorTest, ACarryAccumulatesOverAThousandIterations) {
     EXPECT_EQ(got[i], 1000.0f + 0.25f * i) << i;  // 1000 exactly for z = 0
     EXPECT_EQ(got[8 + i], z_values[i]) << i;      // init untouched
   }
-  // load, the entry copy, 1000 x (add, the iteration's copy), two stores.
-  ASSERT_EQ(profile_.records.size(), 2004u);
-  EXPECT_EQ(profile_.records[1].kind, Op::LOOP);
-  EXPECT_EQ(profile_.records[1].carry, CarryCopy::kInit);
-  EXPECT_EQ(profile_.records[1].op_index, 1u);
-  EXPECT_EQ(profile_.records[3].carry, CarryCopy::kNext);
-  EXPECT_EQ(profile_.records[2001].carry, CarryCopy::kNext);
+  // load, 1000 adds, two stores: a single-engine kernel records no copies
+  // (only the MIX pipeline follows them).
+  ASSERT_EQ(profile_.records.size(), 1003u);
+  for (const OpRecord& r : profile_.records) EXPECT_EQ(r.carry, CarryCopy::kNone);
   EXPECT_EQ(profile_.records[2].carry, CarryCopy::kNone);
 }
 
@@ -937,9 +934,8 @@ TEST_F(TileExecutorTest, AZeroTripLoopLeavesTheCarryAtItsInit) {
                       BoundArg::Tensor(Matrix(kOut, trace::FP32, 1, 8))})
                   .ok());
   EXPECT_EQ(GetF32(kOut, 8), Ramp(8, 5, 1));
-  // load, the entry copy, store: no iteration ran.
-  ASSERT_EQ(profile_.records.size(), 3u);
-  EXPECT_EQ(profile_.records[1].carry, CarryCopy::kInit);
+  // load, store: no iteration ran.
+  ASSERT_EQ(profile_.records.size(), 2u);
 }
 
 TEST_F(TileExecutorTest, AnInnerCarryFeedsAnOuterCarry) {
@@ -995,8 +991,8 @@ TEST_F(TileExecutorTest, ACarryWithoutInitHoldsTheLastIterationsValue) {
                       BoundArg::Tensor(Matrix(kOut, trace::FP32, 1, 8))})
                   .ok());
   EXPECT_EQ(GetF32(kOut, 8), Ramp(8, 64, 2));  // 2 * row 4
-  // No entry copy without an init: 5 x (load, mul, copy) and the store.
-  EXPECT_EQ(profile_.records.size(), 16u);
+  // 5 x (load, mul) and the store.
+  EXPECT_EQ(profile_.records.size(), 11u);
   EXPECT_EQ(profile_.records[0].kind, Op::LOAD);
 }
 
@@ -1065,7 +1061,8 @@ TEST_F(TileExecutorTest, CarriesCostNoTime) {
     EXPECT_EQ(p->gm_bytes_read, reference.gm_bytes_read);
     EXPECT_EQ(p->gm_bytes_written, reference.gm_bytes_written);
     EXPECT_EQ(KernelDurationNs(*p, config_), KernelDurationNs(reference, config_));
-    // The op records are the reference's; the 51 copies cost nothing.
+    // The op records are the reference's; a single-engine kernel records
+    // none of its 51 copies (MixPipelineTest covers the MIX records).
     std::vector<OpRecord> ops;
     int copies = 0;
     for (const OpRecord& r : p->records) {
@@ -1077,7 +1074,7 @@ TEST_F(TileExecutorTest, CarriesCostNoTime) {
         EXPECT_EQ(r.gm_bytes_read + r.gm_bytes_written, 0);
       }
     }
-    EXPECT_EQ(copies, 51);
+    EXPECT_EQ(copies, 0);
     ASSERT_EQ(ops.size(), reference.records.size());
     for (size_t i = 0; i < ops.size(); ++i) {
       EXPECT_EQ(ops[i].kind, reference.records[i].kind) << i;
