@@ -509,8 +509,8 @@ absl::StatusOr<Interpreter::Flow> Interpreter::RunOrchestrationLoop(
   const bool sequential =
       spec.kind() == LoopSpec::Kind::kRange || spec.kind() == LoopSpec::Kind::kPyRange;
   const bool scoped = !unrolled && !launch_->in_manual_scope();
-  if (sequential) launch_->EnterSequentialLoop();
   PTOC_ASSIGN_OR_RETURN(targets, ReadLoopTargets(stmt, spec));
+  if (sequential) launch_->EnterSequentialLoop();
   const bool parallel = spec.kind() == LoopSpec::Kind::kParallel;
   if (parallel) parallel_carries_.push_back({TaskIdArray::PeekSerial(), {}});
   // init_values= carries: the host runs every iteration, so a carried value
