@@ -7,7 +7,8 @@
 
 Builds REV in a temporary `git worktree` and this tree (Release, into
 build-bench/), makes every input with *this* tree's tools (so both builds
-replay identical traces), then runs each workload on both builds in
+replay identical traces; when REV reads another task-stream version, each
+build replays the traces its own tools make, and the log says so), then runs each workload on both builds in
 alternation (ABAB..., so load from other processes hits both alike) and prints
 a side-by-side table, one row per build:
 
@@ -89,8 +90,22 @@ def has_engine_stats(sim):
     return "--engine-stats" in help_text
 
 
-def make_inputs(build_dir, workloads, work):
-    """The traces and extra arguments of each workload, made by this tree."""
+def stream_version(source):
+    """The task-stream schema version a source tree reads and writes."""
+    for header, pattern in (("proto/stream_version.h", r"kTaskStreamVersion = (\d+)"),
+                            ("sim/trace_reader.h", r"kTraceVersion = (\d+)")):
+        path = os.path.join(source, header)
+        if os.path.exists(path):
+            match = re.search(pattern, open(path).read())
+            if match:
+                return int(match.group(1))
+    return None
+
+
+def make_inputs(build_dir, source, workloads, work):
+    """The traces and extra arguments of each workload, made by the tools of
+    `build_dir` from the kernel descriptions of `source`, into `work`."""
+    os.makedirs(work, exist_ok=True)
     inputs = {}
     ptoc = os.path.join(build_dir, "frontend", "ptoc")
     for name in workloads:
@@ -105,11 +120,11 @@ def make_inputs(build_dir, workloads, work):
         elif name == "qwen3":
             trace = os.path.join(work, "qwen3_14b_decode.pb")
             run([ptoc, "qwen3_14b_decode.py", "--timing-only", "-o", trace],
-                cwd=os.path.join(ROOT, "traces"))
+                cwd=os.path.join(source, "traces"))
             extra = ["--timing-only", "--summary-only"]
         elif name == "pipeline":
             trace = os.path.join(work, "manual_scope_pipeline.pb")
-            run([ptoc, "manual_scope_pipeline.py", "-o", trace], cwd=os.path.join(ROOT, "traces"))
+            run([ptoc, "manual_scope_pipeline.py", "-o", trace], cwd=os.path.join(source, "traces"))
             extra = ["--out", "{out}"]
         else:
             sys.exit(f"bench: unknown workload '{name}'; known: {DEFAULT_WORKLOADS},stress_4m")
@@ -137,20 +152,34 @@ def main():
     run(["git", "-C", ROOT, "worktree", "add", "--detach", base_src, rev],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        build(base_src, os.path.join(base_src, "build-bench"), ["pto_sim"])
+        # Both builds replay traces made by this tree's tools, unless REV reads
+        # another stream version: then each replays what its own tools make
+        # from its own kernel descriptions (the same workloads, as written at
+        # each revision).
+        base_version, cur_version = stream_version(base_src), stream_version(ROOT)
+        own_inputs = base_version != cur_version
+        base_build = os.path.join(base_src, "build-bench")
+        build(base_src, base_build,
+              ["pto_sim", "ptoc", "stress_trace_gen"] if own_inputs else ["pto_sim"])
         log("building this tree")
         cur_build = os.path.abspath(args.build_dir)
         build(ROOT, cur_build, ["pto_sim", "ptoc", "stress_trace_gen"])
-        inputs = make_inputs(cur_build, workloads, work)
-        sims = {rev: os.path.join(base_src, "build-bench", "sim", "pto_sim"),
+        sims = {rev: os.path.join(base_build, "sim", "pto_sim"),
                 "this tree": os.path.join(cur_build, "sim", "pto_sim")}
+        cur_inputs = make_inputs(cur_build, ROOT, workloads, os.path.join(work, "inputs"))
+        inputs_of = {label: cur_inputs for label in sims}
+        if own_inputs:
+            log(f"stream versions differ ({rev}: {base_version}, this tree: {cur_version}): "
+                f"each build replays traces made by its own tools")
+            inputs_of[rev] = make_inputs(base_build, base_src, workloads,
+                                         os.path.join(work, "inputs_base"))
         config = os.path.join(ROOT, "configs", "ascend.yaml")
         engine_flag = {label: has_engine_stats(sim) for label, sim in sims.items()}
         results = {}
         for name in workloads:
-            trace, extra = inputs[name]
             for rnd in range(args.rounds):
                 for label, sim in sims.items():
+                    trace, extra = inputs_of[label][name]
                     out = os.path.join(work, f"out_{rnd}")
                     cmd = [sim, "--config", config, "--trace", trace]
                     cmd += [a.replace("{out}", out) for a in extra]
