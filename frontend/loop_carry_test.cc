@@ -179,12 +179,12 @@ TEST(LoopCarryTest, WithoutYieldTheIterArgIsRebornAsNameOut) {
 TEST(LoopCarryTest, ATensorThreadedThroughStoresIsCarriedAsItself) {
   // upstream tests/st/codegen/dsl/test_flatten_dynamic_tile_3d.py's form:
   // each chunk's store returns the tensor, which the loop yields on.
-  const auto t = Compile(Kernel(
-      "        for c, (o,) in pl.range(0, 2, init_values=(out,)):\n"
-      "            r = pl.add(pl.load(a, [c * 4, 0], [4, 16]), 1.0)\n"
-      "            o_next = pl.yield_(pl.store(r, [c * 4, 0], o))\n",
-      "k(a, out)\n"
-      "assert float(out[5, 3]) == 6.0\n"));
+  const auto t =
+      Compile(Kernel("        for c, (o,) in pl.range(0, 2, init_values=(out,)):\n"
+                     "            r = pl.add(pl.load(a, [c * 4, 0], [4, 16]), 1.0)\n"
+                     "            o_next = pl.yield_(pl.store(r, [c * 4, 0], o))\n",
+                     "k(a, out)\n"
+                     "assert float(out[5, 3]) == 6.0\n"));
   const auto loops = Loops(t, 0);
   ASSERT_EQ(loops.size(), 1u);
   EXPECT_EQ(loops[0]->loop().carries_size(), 0);  // no register: stores are the effect
