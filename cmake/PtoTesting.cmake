@@ -6,20 +6,28 @@ if(PTO_BUILD_TESTS)
   include(GoogleTest)
 endif()
 
-# pto_cc_test(NAME SOURCES a_test.cc ... DEPS lib ...)
+# pto_cc_test(NAME SOURCES a_test.cc ... DEPS lib ... [LABELS label ...]): a
+# gtest binary, one ctest per TEST. LABELS defaults to `unit`: pure logic in
+# the test's own process. A test that starts processes (pto_sim or ptoc, e.g.
+# through sim/testing/cli_runner.h) says LABELS integration.
 function(pto_cc_test name)
   if(NOT PTO_BUILD_TESTS)
     return()
   endif()
-  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS;LABELS" ${ARGN})
+  if(NOT ARG_LABELS)
+    set(ARG_LABELS unit)
+  endif()
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gtest_main GTest::gmock)
   gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60
-    PROPERTIES TIMEOUT 60 LABELS unit)
+    PROPERTIES TIMEOUT 60 LABELS ${ARG_LABELS})
 endfunction()
 
-# pto_sc_test(NAME SOURCES a_test.cc ... DEPS lib ...): each TEST in its own
-# process, because SystemC elaborates once per process.
+# pto_sc_test(NAME SOURCES a_test.cc ... DEPS lib ...): SystemC module tests.
+# Each body runs in a fresh child process (PTO_SYSTEMC_TEST,
+# models/testing/systemc_test.h), because SystemC elaborates once per process;
+# the binary's main() is pto_sc_test_main's. They fork: label `integration`.
 function(pto_sc_test name)
   if(NOT PTO_BUILD_TESTS)
     return()

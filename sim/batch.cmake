@@ -50,7 +50,8 @@ function(pto_batch_cli_test name source)
   if(NOT PTO_BUILD_TESTS)
     return()
   endif()
-  pto_cc_test(${name} SOURCES ${CMAKE_CURRENT_LIST_DIR}/${source} DEPS pto_cli_runner)
+  pto_cc_test(${name} SOURCES ${CMAKE_CURRENT_LIST_DIR}/${source} DEPS pto_cli_runner
+    LABELS integration)
   target_compile_definitions(${name} PRIVATE
     PTO_SIM_BINARY="$<TARGET_FILE:pto_sim>" PTO_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
     PTO_BUILD_DIR="${PROJECT_BINARY_DIR}")

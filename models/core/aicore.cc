@@ -1,501 +1,56 @@
 #include "models/core/aicore.h"
 
-#include <algorithm>
-
-#include "absl/strings/str_cat.h"
-#include "models/core/mix_pipeline.h"
-#include "models/core/op_cost.h"
 #include "models/gm/global_memory.h"
 
 namespace pto {
-namespace {
-
-template <typename T>
-bool Later(const T& a, const T& b) {
-  return a.at > b.at;
-}
-
-}  // namespace
 
 AiCore::AiCore(sc_core::sc_module_name name, int id, CoreKind kind, int cluster,
                ChipContext* context)
     : sc_module(name),
       socket("socket"),
-      id_(id),
-      kind_(kind),
-      cluster_(cluster),
       context_(context),
-      backend_(this),
-      cache_(&backend_, context->config().gm.dcache_line_bytes),
-      recorder_(&cache_, &context->observer()),
-      hooks_(this),
-      executor_(context->config()) {
-  events_.reserve(8);
-  cache_.set_keeps_data(context->functional());
+      phases_(id, kind, cluster,
+              CoreDeps{&context->config(), context->functional(), &context->tasks(),
+                       &context->counters(), &context->observer(), &context->fatal(),
+                       /*host=*/this}) {
   SC_METHOD(Step);
   sensitive << wake_;
   dont_initialize();
 }
 
-TimePs AiCore::Now() const { return sc_core::sc_time_stamp().value(); }
-
-void AiCore::Schedule(TimePs at, EventKind kind, uint32_t token, CondValue cond) {
-  events_.push_back(Event{at, kind, token, cond});
-  std::push_heap(events_.begin(), events_.end(), Later<Event>);
-  if (wake_at_ == kNever || at < wake_at_) {
-    wake_at_ = at;
-    wake_.notify(sc_core::sc_time::from_value(at - Now()));
-  }
-}
-
-void AiCore::Dispatch(const BlockWork& work, TimePs publish_delay) {
-  if (!running_assigned_) {
-    running_ = work;
-    running_assigned_ = true;
-  } else {
-    pending_ = work;
-    has_pending_ = true;
-    pending_arrived_ = false;
-  }
-  const ChipConfig& config = context_->config();
-  TimePs propagation = Ns(config.aicpu.dispatch_to_core_ns);
-  if (!delivered_before_) {
-    // The first dispatch a core sees takes longer to arrive, and much longer
-    // on about half the cores (runtime-semantics.md §3, §7.2).
-    delivered_before_ = true;
-    propagation += Ns(config.core.cold_propagation_ns);
-    if (2 * cluster_ >= config.chip.clusters)
-      propagation += Ns(config.core.cold_far_propagation_ns);
-  }
-  Schedule(Now() + publish_delay + propagation, EventKind::kArrive, work.token);
-  if (work.gated) {
-    gated_prepared_at_ = Now() + publish_delay + propagation + Ns(config.core.staged_setup_ns) +
-                         (warmed_up_ ? 0 : Ns(config.core.cold_start_ns));
-  }
-}
-
-void AiCore::RingDoorbell(TaskSeq task, TimePs delay) {
-  // Both slots may hold gated blocks (of one task or two): the doorbell
-  // belongs to the oldest one not yet rung.
-  BlockWork* work = nullptr;
-  if (running_assigned_ && running_.task == task && !running_.doorbell_sent) {
-    work = &running_;
-  } else if (has_pending_ && pending_.task == task && !pending_.doorbell_sent) {
-    work = &pending_;
-  }
-  if (work == nullptr) return;
-  work->doorbell_sent = true;
-  Schedule(Now() + delay + Ns(context_->config().aicpu.dispatch_to_core_ns), EventKind::kDoorbell,
-           work->token);
-}
-
-const CoreInterval* AiCore::IntervalOf(uint32_t token) const {
-  const CoreInterval& interval = recent_[token % recent_.size()];
-  return interval.reg_task_id == token && interval.task != kNoTask ? &interval : nullptr;
+void AiCore::set_sync_fabric(SyncFabric* fabric) {
+  fabric_ = fabric;
+  phases_.set_barrier(fabric != nullptr ? this : nullptr);
 }
 
 void AiCore::Step() {
   context_->CountActivation();
-  const TimePs now = Now();
-  wake_at_ = kNever;
-  while (!events_.empty() && events_.front().at <= now && context_->fatal().ok()) {
-    std::pop_heap(events_.begin(), events_.end(), Later<Event>);
-    const Event event = events_.back();
-    events_.pop_back();
-    switch (event.kind) {
-      case EventKind::kArrive:
-        if (event.token == running_.token && phase_ == Phase::kIdle && running_assigned_) {
-          Receive(running_, /*pending_pickup=*/false);
-        } else if (event.token == running_.token && phase_ == Phase::kRecord && running_assigned_) {
-          pickup_after_record_ = true;  // taken once the record is written back
-        } else if (has_pending_ && event.token == pending_.token) {
-          pending_arrived_ = true;
-        }
-        break;
-      case EventKind::kSetupDone:
-        if (running_.gated) {
-          if (!doorbell_rung_) {
-            phase_ = Phase::kGated;  // prepared; waits for the doorbell
-            break;
-          }
-          doorbell_rung_ = false;  // consumed
-        }
-        Start();
-        break;
-      case EventKind::kDoorbell:
-        if (running_assigned_ && event.token == running_.token) {
-          if (phase_ == Phase::kGated) {
-            Start();
-          } else if (phase_ == Phase::kSetup) {
-            doorbell_rung_ = true;  // arrived while still setting up
-          } else {
-            running_.doorbell_rung = true;  // before the block arrived
-          }
-        } else if (has_pending_ && event.token == pending_.token) {
-          pending_.doorbell_rung = true;  // the block waits behind the running one
-        }
-        break;
-      case EventKind::kSyncArrive:
-        at_syncall_ = true;
-        if (fabric_ == nullptr) {
-          context_->Fail(absl::InternalError(
-              absl::StrCat("core ", id_, ": SYNCALL reached but no barrier block is wired")));
-          break;
-        }
-        {
-          TimePs at = now;
-          const SyncallRequest& request = executor_.syncall();
-          ReportSync(RunObserver::BlockSync::kSyncall, 0);
-          if (request.mode == trace::Op::SOFT && UsesCache() && charge_gm_) {
-            // The soft counter: an atomic add past the cache; polling starts
-            // once it landed.
-            BeginSegment();
-            const int32_t one = 1;
-            cache_.AtomicAdd(request.workspace_addr, trace::INT32, &one, 1);
-            at = std::max(at, last_transfer_done_);
-          }
-          fabric_->ArriveAtSyncall(this, running_.task, request, at);
-        }
-        break;
-      case EventKind::kSyncResume:
-        at_syncall_ = false;
-        BeginSegment();
-        FinishSegment(executor_.Resume());
-        break;
-      case EventKind::kEnd:
-        if (WriteBackBeforeFin()) End();
-        break;
-      case EventKind::kCondVisible:
-        owner_->OnCondVisible(id_, event.cond);
-        break;
-      case EventKind::kRecordDone:
-        phase_ = Phase::kIdle;
-        if (pickup_after_record_) {
-          pickup_after_record_ = false;
-          Receive(running_, pickup_is_pending_);
-        }
-        break;
-    }
-  }
-  if (!events_.empty()) {
-    wake_at_ = events_.front().at;
-    wake_.notify(sc_core::sc_time::from_value(wake_at_ - now));
-  }
+  phases_.Advance(Now());
 }
 
-void AiCore::Receive(const BlockWork& work, bool pending_pickup) {
-  const CoreParams& params = context_->config().core;
-  current_ = CoreInterval{};
-  current_.core = id_;
-  current_.task = work.task;
-  current_.block = work.block;
-  current_.reg_task_id = work.token;
-  current_.thread = work.thread;
-  current_.dispatch = work.dispatch;
-  current_.receive = Now();
-  // The payload dcci costs little on a core that idled since its last task
-  // and more right after a kernel (runtime-semantics.md §3, local setup).
-  TimePs setup = Ns(work.gated       ? params.staged_setup_ns
-                    : pending_pickup ? params.setup_ns
-                                     : params.idle_setup_ns);
-  if (!warmed_up_) {
-    setup += Ns(params.cold_start_ns);
-    warmed_up_ = true;
-  }
-  doorbell_rung_ = work.doorbell_rung;
-  phase_ = Phase::kSetup;
-  // The runtime's pickup dcci: everything finished tasks published is
-  // visible (its cost is in core.setup_ns).
-  BeginSegment();
-  cache_.OnTaskPickup();
-  cache_.ClearWriteBacks();
-  Schedule(Now() + setup, EventKind::kSetupDone);
-}
-
-void AiCore::WriteCond(uint32_t token, bool fin, TimePs delay) {
-  Schedule(Now() + delay + Ns(context_->config().aicpu.fin_to_visible_ns), EventKind::kCondVisible,
-           0, CondValue{token, fin});
-}
-
-void AiCore::Start() {
-  phase_ = Phase::kRunning;
-  current_.start = Now();
-  WriteCond(running_.token, /*fin=*/false);
-  LaunchCounters& counters = context_->counters();
-  if (counters.first_kernel_start == kNever) counters.first_kernel_start = current_.start;
-  Task* task = context_->tasks().Find(running_.task);  // live until its last FIN
-  if (task->times.first_start == kNever) task->times.first_start = current_.start;
-
-  args_.clear();
-  for (const TaskArg& arg : task->args) {
-    if (arg.is_tensor) {
-      TensorBinding binding;
-      binding.gm_addr = arg.view.first_byte();
-      binding.dtype = arg.view.dtype;
-      binding.rank = arg.view.ndims;
-      for (int d = 0; d < arg.view.ndims; ++d) {
-        binding.shape[d] = arg.view.shape[d];
-        binding.strides[d] = arg.view.strides[d];
-      }
-      args_.push_back(BoundArg::Tensor(binding));
-    } else {
-      args_.push_back(arg.scalar_is_float ? BoundArg::Float(arg.scalar_f)
-                                          : BoundArg::Int(arg.scalar_i));
-    }
-  }
-  const BlockContext block{running_.block, running_.block_num, running_.subblock};
-  const bool functional = context_->functional() && running_.executes_data;
-  const CompiledKernel& kernel = context_->kernel(running_.kernel);
-  charge_gm_ = kernel.core_type != trace::MIX;
-  profile_.Clear();
-  BeginSegment();
-  stall_ps_ = Ns(context_->config().core.kernel_start_ns);
-  recorder_.set_block(running_.task, running_.block, id_);
-  FinishSegment(executor_.Execute(kernel, block, args_, functional,
-                                  UsesCache() ? &recorder_ : nullptr, &profile_, &hooks_));
-}
-
-void AiCore::BeginSegment() {
-  segment_start_ = Now();
-  segment_op_base_ns_ = profile_.op_ns();
-  segment_record_base_ = profile_.records.size();
-  stall_ps_ = 0;
-}
-
-bool AiCore::RunsMixPipeline() const {
-  const CompiledKernel& kernel = context_->kernel(running_.kernel);
-  return kernel.core_type == trace::MIX && !kernel.is_cost_summary;
-}
-
-absl::StatusOr<TimePs> AiCore::MixSegmentEnd() {
-  const CompiledKernel& kernel = context_->kernel(running_.kernel);
-  const CoreParams& params = context_->config().core;
-  MixRingParams ring;
-  ring.slot_num = params.cross_core_slots > 0 ? params.cross_core_slots : kernel.slot_num;
-  ring.split = kernel.split;
-  ring.transfer_latency_ns = params.cross_core_latency_ns;
-  const double clock_ghz = context_->config().chip.aicore_clock_hz / 1e9;
-  ring.transfer_bytes_per_ns = params.cross_core_bytes_per_cycle * clock_ghz;
-  ring.gm_bytes_per_ns = params.mte_bytes_per_cycle * clock_ghz;
-  const absl::Span<const OpRecord> segment =
-      absl::MakeConstSpan(profile_.records).subspan(segment_record_base_);
-  absl::StatusOr<MixTimeline> timeline = ScheduleMixBlock(segment, kernel, ring);
-  if (!timeline.ok()) return timeline.status();
-  // The ops start after what the segment stalled before them (the kernel
-  // prologue); in-kernel dcci and fences push the lane's end.
-  const TimePs ops_start = segment_start_ + stall_ps_;
-  const bool cube = kind_ == CoreKind::kAic;
-  if (cube) {
-    LaunchCounters::MixRing& mix = context_->counters().mix;
-    mix.blocks += segment_record_base_ == 0 ? 1 : 0;
-    mix.pushes += static_cast<uint64_t>(timeline->pushes);
-    mix.cube_busy += Ns(EngineBusyNs(*timeline, EngineKind::kCube));
-    mix.vector_busy += Ns(EngineBusyNs(*timeline, EngineKind::kVector));
-    mix.overlap += Ns(EngineOverlapNs(*timeline));
-    mix.slot_wait += Ns(timeline->slot_wait_ns);
-    mix.data_wait += Ns(timeline->data_wait_ns);
-  }
-  for (const EngineBusy& busy : timeline->busy) {
-    if ((busy.engine == EngineKind::kCube) != cube) continue;
-    context_->observer().OnEngineBusy(EngineInterval{id_, running_.task, running_.block, cube,
-                                                     ops_start + Ns(busy.start_ns),
-                                                     ops_start + Ns(busy.end_ns)});
-  }
-  return ops_start + Ns(cube ? timeline->cube_end_ns : timeline->vector_end_ns);
-}
-
-TimePs AiCore::SegmentEnd(absl::Status* status) {
-  if (!RunsMixPipeline()) return LocalPs();
-  absl::StatusOr<TimePs> end = MixSegmentEnd();
-  if (!end.ok()) {
-    *status = end.status();
-    return LocalPs();
-  }
-  return *end;
-}
-
-TimePs AiCore::LocalPs() const {
-  return segment_start_ + Ns(profile_.op_ns() - segment_op_base_ns_) + stall_ps_;
-}
-
-void AiCore::FinishSegment(const absl::Status& executed) {
-  absl::Status status = executed;
-  // MIX: the lane's engine ends where the cross-core ring lets it.
-  const TimePs end = status.ok() ? SegmentEnd(&status) : 0;
-  if (!status.ok() || !cache_.status().ok()) {
-    const absl::Status& cause = status.ok() ? cache_.status() : status;
-    const Task* task = context_->tasks().Find(running_.task);
-    context_->Fail(absl::Status(
-        cause.code(), absl::StrCat("task '", task != nullptr ? task->name : "?", "' block ",
-                                   running_.block, " on core ", id_, ": ", cause.message())));
-    return;
-  }
-  if (executor_.paused()) {
-    cache_.ClearWriteBacks();
-    Schedule(end, EventKind::kSyncArrive);
-    return;
-  }
-  written_back_ = false;
-  Schedule(end + Ns(context_->config().core.kernel_finish_ns), EventKind::kEnd);
-}
-
-bool AiCore::WriteBackBeforeFin() {
-  if (written_back_ || !UsesCache()) return true;
-  // Everything is written back before FIN — at the block's end, so blocks
-  // running side by side on one line lose updates as on silicon — and FIN
-  // waits until the last write-back was accepted.
-  written_back_ = true;
-  BeginSegment();
-  cache_.OnTaskEnd();
-  cache_.ClearWriteBacks();
-  if (charge_gm_ && last_write_done_ > Now()) {
-    Schedule(last_write_done_, EventKind::kEnd);
-    return false;
-  }
-  return true;
-}
-
-void AiCore::ReleaseSyncall(TimePs at) { Schedule(std::max(at, Now()), EventKind::kSyncResume); }
-
-void AiCore::ReportSync(RunObserver::BlockSync kind, uint64_t addr) {
-  if (UsesCache()) {
-    context_->observer().OnBlockSync(running_.task, running_.block, id_, kind, addr);
-  }
-}
-
-void AiCore::Hooks::CleanInvalidateAll() {
-  core_->ReportSync(RunObserver::BlockSync::kCacheInvalidAll, 0);
-  if (core_->UsesCache()) core_->cache_.CleanInvalidateAll();
-  core_->stall_ps_ += Ns(core_->context_->config().core.dcci_ns);
-}
-
-void AiCore::Hooks::CleanInvalidateLine(uint64_t addr) {
-  core_->ReportSync(RunObserver::BlockSync::kCacheInvalidLine, addr);
-  if (core_->UsesCache()) core_->cache_.CleanInvalidateLine(addr);
-  core_->stall_ps_ += Ns(core_->context_->config().core.dcci_ns);
-}
-
-void AiCore::Hooks::Fence() {
-  core_->ReportSync(RunObserver::BlockSync::kFence, 0);
-  const TimePs local = core_->LocalPs();
-  if (core_->last_write_done_ > local) core_->stall_ps_ += core_->last_write_done_ - local;
-}
-
-void AiCore::End() {
-  current_.end = Now();
-  LaunchCounters& counters = context_->counters();
-  counters.last_kernel_end = std::max(counters.last_kernel_end, current_.end);
-  (kind_ == CoreKind::kAic ? counters.aic_busy : counters.aiv_busy) +=
-      current_.end - current_.start;
-  if (Task* task = context_->tasks().Find(running_.task)) {
-    task->times.last_end = std::max(task->times.last_end, current_.end);
-  }
-  recent_[current_.reg_task_id % recent_.size()] = current_;
-  const uint32_t finished_token = running_.token;
-  running_assigned_ = false;
-  bool pickup = false;
-  if (has_pending_) {
-    // The latched task is picked up right after FIN.
-    running_ = pending_;
-    running_assigned_ = true;
-    has_pending_ = false;
-    pickup = pending_arrived_;
-  }
-  const ProfilingParams& profiling = context_->config().profiling;
-  if (profiling.enabled != 0) {
-    // A profiled run reads the counter for end_time before FIN and writes
-    // the swimlane record back after it; only then does the core look at
-    // its next task (runtime-semantics.md §2.9, §3).
-    const TimePs read = Ns(profiling.timestamp_read_ns);
-    WriteCond(finished_token, /*fin=*/true, read);
-    phase_ = Phase::kRecord;
-    pickup_after_record_ = pickup;
-    pickup_is_pending_ = pickup;
-    Schedule(Now() + read + Ns(profiling.record_writeback_ns), EventKind::kRecordDone);
-    return;
-  }
-  WriteCond(finished_token, /*fin=*/true);
-  phase_ = Phase::kIdle;
-  if (pickup) Receive(running_, /*pending_pickup=*/true);
-}
-
-void AiCore::TlmLineBackend::Transport(tlm::tlm_command command, uint64_t addr, void* data,
-                                       size_t size, DType atomic_dtype) {
+GmCompletion AiCore::Transport(const GmTransaction& transaction) {
   tlm::tlm_generic_payload payload;
   AtomicAddExtension atomic;
-  payload.set_command(command);
-  payload.set_address(addr);
-  payload.set_data_ptr(static_cast<unsigned char*>(data));
-  payload.set_data_length(size);
-  payload.set_streaming_width(size);
+  payload.set_command(transaction.write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
+  payload.set_address(transaction.addr);
+  payload.set_data_ptr(static_cast<unsigned char*>(transaction.data));
+  payload.set_data_length(transaction.size);
+  payload.set_streaming_width(transaction.size);
   payload.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-  if (atomic_dtype != trace::DTYPE_UNSPECIFIED) {
-    atomic.dtype = atomic_dtype;
+  const bool is_atomic = transaction.atomic_dtype != trace::DTYPE_UNSPECIFIED;
+  if (is_atomic) {
+    atomic.dtype = transaction.atomic_dtype;
     payload.set_extension(&atomic);
   }
-  const TimePs now = core_->Now();
-  const TimePs local = in_transfer_ ? transfer_start_ : std::max(core_->LocalPs(), now);
-  sc_core::sc_time delay = sc_core::sc_time::from_value(local - now);
-  core_->socket->b_transport(payload, delay);
-  if (atomic_dtype != trace::DTYPE_UNSPECIFIED) payload.clear_extension(&atomic);
-  const TimePs done = now + static_cast<TimePs>(delay.value());
-  core_->last_transfer_done_ = done;
-  if (!core_->charge_gm_) {
-    // MIX: first-order time (see charge_gm_).
-  } else if (command == tlm::TLM_WRITE_COMMAND) {
-    // Posted: the core goes on; a fence or the FIN waits for it.
-    core_->last_write_done_ = std::max(core_->last_write_done_, done);
-  } else if (in_transfer_) {
-    transfer_read_done_ = std::max(transfer_read_done_, done);
-    transfer_read_bytes_ += size;
-  } else {
-    StallForRead(local, done, size);
-  }
-  if (payload.get_response_status() != tlm::TLM_OK_RESPONSE) {
-    core_->context_->Fail(absl::InternalError(absl::StrCat(
-        "core ", core_->id_, ": GM ", command == tlm::TLM_READ_COMMAND ? "read" : "write", " of ",
-        size, " bytes at 0x", absl::Hex(addr), " hit no tensor")));
-  }
+  sc_core::sc_time delay = sc_core::sc_time::from_value(transaction.delay);
+  socket->b_transport(payload, delay);
+  if (is_atomic) payload.clear_extension(&atomic);
+  return GmCompletion{static_cast<TimePs>(delay.value()),
+                      payload.get_response_status() == tlm::TLM_OK_RESPONSE};
 }
 
-void AiCore::TlmLineBackend::StallForRead(TimePs issued, TimePs done, uint64_t bytes) {
-  // The op cost already holds the core-side transfer (latency + MTE rate);
-  // the kernel stalls for whatever GM takes beyond that.
-  const ChipConfig& config = core_->context_->config();
-  const TimePs core_side = Ns(config.core.gm_latency_ns +
-                              static_cast<double>(bytes) * 1e9 /
-                                  (config.core.mte_bytes_per_cycle * config.chip.aicore_clock_hz));
-  if (done > issued + core_side) core_->stall_ps_ += done - issued - core_side;
-}
-
-void AiCore::TlmLineBackend::BeginTransfer() {
-  in_transfer_ = true;
-  transfer_start_ = std::max(core_->LocalPs(), core_->Now());
-  transfer_read_done_ = transfer_start_;
-  transfer_read_bytes_ = 0;
-}
-
-void AiCore::TlmLineBackend::EndTransfer() {
-  in_transfer_ = false;
-  if (transfer_read_bytes_ > 0) {
-    StallForRead(transfer_start_, transfer_read_done_, transfer_read_bytes_);
-  }
-}
-
-void AiCore::TlmLineBackend::ReadLine(uint64_t addr, void* dst, size_t size) {
-  Transport(tlm::TLM_READ_COMMAND, addr, dst, size, trace::DTYPE_UNSPECIFIED);
-}
-
-void AiCore::TlmLineBackend::WriteLine(uint64_t addr, const void* src, size_t size) {
-  Transport(tlm::TLM_WRITE_COMMAND, addr, const_cast<void*>(src), size, trace::DTYPE_UNSPECIFIED);
-}
-
-void AiCore::TlmLineBackend::AtomicAdd(uint64_t addr, DType dtype, const void* src, size_t count) {
-  Transport(tlm::TLM_WRITE_COMMAND, addr, const_cast<void*>(src), count * DTypeSize(dtype), dtype);
-}
-
-bool AiCore::TlmLineBackend::Contains(uint64_t addr, size_t size) const {
-  const MemoryImage& image = core_->context_->memory();
+bool AiCore::Contains(uint64_t addr, size_t size) const {
+  const MemoryImage& image = context_->memory();
   // Timing-only: no bytes exist; the executor's window checks still hold.
   return !image.allocated() || image.Span(addr, size) != nullptr;
 }

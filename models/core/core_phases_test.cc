@@ -1,0 +1,464 @@
+#include "models/core/core_phases.h"
+
+#include <algorithm>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "models/core/testing/kernel_builder.h"
+
+namespace pto {
+namespace {
+
+using ::pto::kernel_testing::C;
+using ::pto::kernel_testing::KernelBuilder;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+// Every expected time below is derived by hand from the a2a3 defaults of
+// chip_config.h (configs/ascend.yaml has the same values):
+//   aicpu.dispatch_to_core_ns 140, aicpu.fin_to_visible_ns 180,
+//   core.cold_propagation_ns 800, core.cold_far_propagation_ns 2400,
+//   core.idle_setup_ns 20, core.setup_ns 320, core.staged_setup_ns 1356,
+//   core.cold_start_ns 900, core.kernel_start_ns 400, core.kernel_finish_ns 200,
+//   profiling.timestamp_read_ns 100, profiling.record_writeback_ns 390.
+// The cost kernel runs 1650 cycles at 1.65 GHz: 1000 ns.
+constexpr TimePs kPublish = 5'000;  // the scheduler's dispatch register write, 5 ns
+
+struct Cond {
+  TimePs at;
+  uint32_t token;
+  bool fin;
+  bool operator==(const Cond& other) const {
+    return at == other.at && token == other.token && fin == other.fin;
+  }
+};
+std::ostream& operator<<(std::ostream& os, const Cond& c) {
+  return os << (c.fin ? "FIN " : "ACK ") << c.token << " @" << c.at;
+}
+
+class CorePhasesTest : public ::testing::Test, public CoreHost, public CoreOwner {
+ protected:
+  enum KernelId : int32_t { kCost = 0, kSync = 1, kCopy = 2 };
+
+  CorePhasesTest() : tasks_([](Task&) {}) {
+    trace::Kernel cost;
+    cost.set_name("cost");
+    cost.set_core_type(trace::AIV);
+    cost.mutable_cost()->set_fixed_cycles(1650);
+    kernels_.push_back(*CompileKernel(cost));
+
+    KernelBuilder sync("sync");
+    sync.Add(trace::Op::SYNCALL).mutable_sync()->set_mode(trace::Op::HARD);
+    kernels_.push_back(*CompileKernel(sync.kernel()));
+
+    KernelBuilder copy("copy");
+    const uint32_t x = copy.TensorParam("x", trace::FP32, trace::KernelParam::IN);
+    const uint32_t y = copy.TensorParam("y", trace::FP32, trace::KernelParam::OUT);
+    const uint32_t t = copy.Tile("t", {1, 16}, trace::FP32);  // 64 bytes: one cache line
+    copy.Load(t, x, {C(0), C(0)});
+    copy.Store(t, y, {C(0), C(0)});
+    kernels_.push_back(*CompileKernel(copy.kernel()));
+  }
+
+  // CoreHost: a timed wake as an sc_event keeps it (the earliest wins), and
+  // GM that answers after fixed delays.
+  void WakeAt(TimePs at) override {
+    EXPECT_GE(at, now_);
+    ++wake_calls_;
+    log_.push_back("wake " + std::to_string(at));
+    if (wake_ == kNever || at < wake_) wake_ = at;
+  }
+  const CompiledKernel& Kernel(int32_t id) const override { return kernels_[id]; }
+  GmCompletion Transport(const GmTransaction& transaction) override {
+    EXPECT_GE(transaction.delay, 0);
+    transactions_.push_back(
+        Issued{transaction.write, transaction.addr, transaction.size, now_ + transaction.delay});
+    return GmCompletion{transaction.delay + (transaction.write ? gm_write_ps_ : gm_read_ps_), true};
+  }
+  bool Contains(uint64_t, size_t) const override { return true; }
+  void Fail(absl::Status status) override {
+    if (fatal_.ok()) fatal_ = std::move(status);
+  }
+  // CoreOwner.
+  void OnCondVisible(int core_id, CondValue value) override {
+    EXPECT_EQ(core_id, core_->id());
+    conds_.push_back(Cond{now_, value.token, value.fin});
+    log_.push_back(std::string(value.fin ? "FIN " : "ACK ") + std::to_string(value.token));
+  }
+
+  // The core under test, built from config_ on first use.
+  CorePhases& core(int cluster = 0) {
+    if (core_ == nullptr) {
+      CoreDeps deps;
+      deps.config = &config_;
+      deps.functional = false;  // timing-only: the cache keeps no bytes
+      deps.tasks = &tasks_;
+      deps.counters = &counters_;
+      deps.observer = &observer_;
+      deps.fatal = &fatal_;
+      deps.host = this;
+      core_ = std::make_unique<CorePhases>(/*id=*/cluster, CoreKind::kAiv, cluster, deps);
+      core_->set_owner(this);
+    }
+    return *core_;
+  }
+
+  TaskSeq AddTask(int32_t kernel, std::vector<TaskArg> args = {}) {
+    Task& task = tasks_.Create(tasks_.next_seq(), /*ring=*/0);
+    task.name = "t" + std::to_string(task.seq);
+    task.kernel = kernel;
+    task.args = std::move(args);
+    return task.seq;
+  }
+
+  // Block 0 of `task`, with the per-core register token `token`.
+  BlockWork WorkOf(TaskSeq task, uint32_t token, bool gated = false) {
+    BlockWork work;
+    work.task = task;
+    work.kernel = tasks_.Find(task)->kernel;
+    work.token = token;
+    work.gated = gated;
+    return work;
+  }
+
+  // The wake the core asked for fires at `t`: the SystemC module's Step.
+  void AdvanceTo(TimePs t) {
+    ASSERT_EQ(wake_, t);
+    wake_ = kNever;
+    now_ = t;
+    core().Advance(t);
+  }
+  // Follows the core's wakes through `until` (the SystemC kernel stops at a
+  // fatal error). With no bound, no event may be left without a wake.
+  void RunUntil(TimePs until = kNever) {
+    while (wake_ != kNever && (until == kNever || wake_ <= until) && fatal_.ok()) {
+      AdvanceTo(wake_);
+    }
+    if (until != kNever) {
+      now_ = std::max(now_, until);
+    } else if (fatal_.ok()) {
+      EXPECT_EQ(core().next_event_at(), kNever) << "an event the core asked no wake for";
+    }
+  }
+
+  static TaskArg Matrix1x16(uint64_t addr) {
+    TaskArg arg;
+    arg.is_tensor = true;
+    arg.view.base_addr = addr;
+    arg.view.dtype = trace::FP32;
+    arg.view.ndims = 2;
+    arg.view.shape[0] = 1;
+    arg.view.shape[1] = 16;
+    arg.view.strides[0] = 16;
+    arg.view.strides[1] = 1;
+    return arg;
+  }
+
+  ChipConfig config_;
+  std::vector<CompiledKernel> kernels_;
+  TaskTable tasks_;
+  LaunchCounters counters_;
+  RunObserver observer_;
+  absl::Status fatal_;
+  TimePs wake_ = kNever;  // the pending wake
+  int wake_calls_ = 0;
+  TimePs gm_read_ps_ = 0;
+  TimePs gm_write_ps_ = 0;
+  struct Issued {
+    bool write;
+    uint64_t addr;
+    size_t size;
+    TimePs issue;
+  };
+  std::vector<Issued> transactions_;
+  std::unique_ptr<CorePhases> core_;
+  TimePs now_ = 0;
+  std::vector<Cond> conds_;
+  std::vector<std::string> log_;  // wakes asked for and COND values, in order
+};
+
+TEST_F(CorePhasesTest, ColdIdleCoreStartsAfterDeliverySetupAndPrologue) {
+  const TaskSeq task = AddTask(kCost);
+  // Delivery: 5 publish + 140 propagation + 800 cold = 945 ns.
+  core().Dispatch(0, WorkOf(task, 1), kPublish);
+  EXPECT_EQ(wake_, Ns(945));
+  EXPECT_EQ(core().phase(), CorePhases::Phase::kIdle);
+  // Setup of a cold idle core: 20 idle setup + 900 cold start.
+  AdvanceTo(Ns(945));
+  EXPECT_EQ(wake_, Ns(1865));
+  EXPECT_EQ(core().phase(), CorePhases::Phase::kSetup);
+  // The kernel starts: ACK visible 180 ns later; the end after the 400 ns
+  // prologue, 1000 ns of kernel and the 200 ns epilogue, at 3465.
+  AdvanceTo(Ns(1865));
+  EXPECT_EQ(wake_, Ns(2045));
+  EXPECT_EQ(core().phase(), CorePhases::Phase::kRunning);
+  EXPECT_EQ(core().current().start, Ns(1865));
+  AdvanceTo(Ns(2045));
+  EXPECT_EQ(wake_, Ns(3465));
+  AdvanceTo(Ns(3465));
+  EXPECT_EQ(wake_, Ns(3645));
+  RunUntil();
+
+  EXPECT_THAT(conds_, ElementsAre(Cond{Ns(2045), 1, false}, Cond{Ns(3645), 1, true}));
+  const CoreInterval* interval = core().IntervalOf(1);
+  ASSERT_NE(interval, nullptr);
+  EXPECT_EQ(interval->task, task);
+  EXPECT_EQ(interval->receive, Ns(945));
+  EXPECT_EQ(interval->start, Ns(1865));
+  EXPECT_EQ(interval->end, Ns(3465));
+  EXPECT_EQ(core().IntervalOf(2), nullptr);
+  EXPECT_EQ(counters_.first_kernel_start, Ns(1865));
+  EXPECT_EQ(counters_.last_kernel_end, Ns(3465));
+  EXPECT_EQ(counters_.aiv_busy, Ns(1600));
+  EXPECT_EQ(tasks_.Find(task)->times.first_start, Ns(1865));
+  EXPECT_EQ(tasks_.Find(task)->times.last_end, Ns(3465));
+  EXPECT_EQ(core().phase(), CorePhases::Phase::kIdle);
+}
+
+TEST_F(CorePhasesTest, KernelStartAndFinishAreConfigured) {
+  config_.core.kernel_start_ns = 50;
+  config_.core.kernel_finish_ns = 0;
+  const TaskSeq task = AddTask(kCost);
+  core().Dispatch(0, WorkOf(task, 1), kPublish);
+  RunUntil();
+  // Start 1865 as above; end 1865 + 50 + 1000 + 0.
+  EXPECT_THAT(conds_, ElementsAre(Cond{Ns(2045), 1, false}, Cond{Ns(3095), 1, true}));
+}
+
+TEST_F(CorePhasesTest, TheUpperHalfOfTheClustersGetsItsFirstDispatchLater) {
+  const TaskSeq task = AddTask(kCost);
+  // Cluster 12 of 24: 5 + 140 + 800 + 2400 far.
+  core(/*cluster=*/12).Dispatch(0, WorkOf(task, 1), kPublish);
+  EXPECT_EQ(wake_, Ns(3345));
+  RunUntil();
+  EXPECT_EQ(core().IntervalOf(1)->start, Ns(3345 + 920));
+}
+
+TEST_F(CorePhasesTest, PendingBlockStartsOneSwitchGapAfterTheFin) {
+  const TaskSeq first = AddTask(kCost);
+  const TaskSeq second = AddTask(kCost);
+  core().Dispatch(0, WorkOf(first, 1), kPublish);
+  RunUntil(Ns(2000));
+  // Latched while the first runs; a warm delivery at 2000 + 5 + 140, after
+  // the pending wake for the ACK (2045): no new wake.
+  const int wakes = wake_calls_;
+  core().Dispatch(now_, WorkOf(second, 2), kPublish);
+  EXPECT_EQ(wake_calls_, wakes);
+  EXPECT_EQ(wake_, Ns(2045));
+  EXPECT_TRUE(core().has_pending());
+  RunUntil();
+  // The first ends at 3465; the pending pickup's setup is core.setup_ns
+  // (320), so the second starts at 3785 and ends 1600 ns later.
+  EXPECT_THAT(conds_, ElementsAre(Cond{Ns(2045), 1, false}, Cond{Ns(3645), 1, true},
+                                  Cond{Ns(3965), 2, false}, Cond{Ns(5565), 2, true}));
+  EXPECT_EQ(core().IntervalOf(2)->receive, Ns(3465));
+  EXPECT_EQ(core().IntervalOf(2)->start - core().IntervalOf(1)->end, Ns(320));
+  EXPECT_FALSE(core().has_pending());
+}
+
+TEST_F(CorePhasesTest, ProfiledRunsSwitchAfterTheCounterReadAndRecordWriteBack) {
+  config_.profiling.enabled = 1;
+  const TaskSeq first = AddTask(kCost);
+  const TaskSeq second = AddTask(kCost);
+  core().Dispatch(0, WorkOf(first, 1), kPublish);
+  RunUntil(Ns(2000));
+  core().Dispatch(now_, WorkOf(second, 2), kPublish);
+  RunUntil(Ns(3465));
+  EXPECT_EQ(core().phase(), CorePhases::Phase::kRecord);
+  RunUntil();
+  // FIN after the 100 ns counter read; the record written back 390 ns after
+  // that (3955); then the 320 ns pickup: 810 ns from end to start.
+  EXPECT_THAT(conds_, ElementsAre(Cond{Ns(2045), 1, false}, Cond{Ns(3745), 1, true},
+                                  Cond{Ns(4455), 2, false}, Cond{Ns(6155), 2, true}));
+  EXPECT_EQ(core().IntervalOf(1)->end, Ns(3465));
+  EXPECT_EQ(core().IntervalOf(2)->start, Ns(4275));
+}
+
+TEST_F(CorePhasesTest, PendingBlockArrivingAfterTheFinPaysTheIdleSetup) {
+  const TaskSeq first = AddTask(kCost);
+  const TaskSeq second = AddTask(kCost);
+  core().Dispatch(0, WorkOf(first, 1), kPublish);
+  RunUntil(Ns(3400));
+  // Arrives at 3545, after the first's end at 3465.
+  core().Dispatch(now_, WorkOf(second, 2), kPublish);
+  RunUntil();
+  EXPECT_EQ(core().IntervalOf(2)->receive, Ns(3545));
+  EXPECT_EQ(core().IntervalOf(2)->start, Ns(3565));
+}
+
+TEST_F(CorePhasesTest, GatedBlockIsPreparedThenWaitsForItsDoorbell) {
+  const TaskSeq task = AddTask(kCost);
+  core().Dispatch(0, WorkOf(task, 1, /*gated=*/true), kPublish);
+  // Arrival 945 + staged setup 1356 + cold start 900.
+  EXPECT_EQ(core().gated_prepared_at(), Ns(3201));
+  RunUntil(Ns(4000));
+  EXPECT_EQ(core().phase(), CorePhases::Phase::kGated);
+  EXPECT_TRUE(conds_.empty());
+  EXPECT_EQ(wake_, kNever);
+  // The doorbell STR 5 ns from now, then the propagation latency.
+  core().RingDoorbell(now_, task, Ns(5));
+  EXPECT_EQ(wake_, Ns(4145));
+  RunUntil();
+  EXPECT_EQ(core().IntervalOf(1)->start, Ns(4145));
+  EXPECT_EQ(core().IntervalOf(1)->end, Ns(5745));
+}
+
+TEST_F(CorePhasesTest, DoorbellDuringSetupStartsTheBlockWhenPrepared) {
+  const TaskSeq task = AddTask(kCost);
+  core().Dispatch(0, WorkOf(task, 1, /*gated=*/true), kPublish);
+  RunUntil(Ns(1000));
+  EXPECT_EQ(core().phase(), CorePhases::Phase::kSetup);
+  core().RingDoorbell(now_, task, Ns(5));  // arrives at 1145
+  RunUntil();
+  EXPECT_EQ(core().IntervalOf(1)->start, Ns(3201));
+}
+
+TEST_F(CorePhasesTest, DoorbellBeforeTheBlockArrivesIsKept) {
+  const TaskSeq task = AddTask(kCost);
+  core().Dispatch(0, WorkOf(task, 1, /*gated=*/true), kPublish);
+  core().RingDoorbell(0, task, 0);
+  EXPECT_EQ(wake_, Ns(140));  // before the arrival at 945
+  // A second doorbell for the same task finds no unrung block.
+  const int wakes = wake_calls_;
+  core().RingDoorbell(0, task, 0);
+  EXPECT_EQ(wake_calls_, wakes);
+  RunUntil();
+  EXPECT_EQ(core().IntervalOf(1)->start, Ns(3201));
+}
+
+TEST_F(CorePhasesTest, GatedPendingBlockRungBehindTheRunningOneStartsWhenPrepared) {
+  const TaskSeq first = AddTask(kCost);
+  const TaskSeq second = AddTask(kCost);
+  core().Dispatch(0, WorkOf(first, 1), kPublish);
+  RunUntil(Ns(2000));
+  core().Dispatch(now_, WorkOf(second, 2, /*gated=*/true), kPublish);
+  RunUntil(Ns(2500));
+  core().RingDoorbell(now_, second, 0);  // at 2640, behind the running block
+  RunUntil();
+  // Picked up at the first's end (3465), a staged setup of 1356 ns (warm).
+  EXPECT_EQ(core().IntervalOf(2)->receive, Ns(3465));
+  EXPECT_EQ(core().IntervalOf(2)->start, Ns(4821));
+}
+
+class RecordingBarrier : public SyncallBarrier {
+ public:
+  void Arrive(TaskSeq task, const SyncallRequest& request, TimePs at) override {
+    arrivals.push_back({task, at});
+    modes.push_back(request.mode);
+    if (release_after != kNever) core->ReleaseSyncall(at, at + release_after);
+  }
+  std::vector<std::pair<TaskSeq, TimePs>> arrivals;
+  std::vector<trace::Op::SyncMode> modes;
+  CorePhases* core = nullptr;
+  TimePs release_after = kNever;  // kNever: the test releases
+};
+
+TEST_F(CorePhasesTest, SyncallWaitsForTheBarrierRelease) {
+  RecordingBarrier barrier;
+  core().set_barrier(&barrier);
+  const TaskSeq task = AddTask(kSync);
+  core().Dispatch(0, WorkOf(task, 1), kPublish);
+  RunUntil();
+  // Start 1865; the SYNCALL costs nothing, so the core arrives after the
+  // 400 ns prologue.
+  ASSERT_EQ(barrier.arrivals.size(), 1u);
+  EXPECT_EQ(barrier.arrivals[0], std::make_pair(task, Ns(2265)));
+  EXPECT_THAT(barrier.modes, ElementsAre(trace::Op::HARD));
+  EXPECT_EQ(core().waiting_at_syncall(), task);
+  EXPECT_EQ(core().next_event_at(), kNever);  // nothing happens until the release
+  EXPECT_EQ(wake_, kNever);
+
+  now_ = Ns(3000);
+  core().ReleaseSyncall(now_, Ns(3000));
+  EXPECT_EQ(wake_, Ns(3000));
+  EXPECT_EQ(core().waiting_at_syncall(), task);  // until it resumes
+  RunUntil();
+  EXPECT_EQ(core().waiting_at_syncall(), kNoTask);
+  // Resumed at 3000; nothing left but the 200 ns epilogue.
+  EXPECT_THAT(conds_, ElementsAre(Cond{Ns(2045), 1, false}, Cond{Ns(3380), 1, true}));
+  EXPECT_EQ(core().IntervalOf(1)->end, Ns(3200));
+}
+
+TEST_F(CorePhasesTest, ReleaseDuringTheCoresOwnArrivalWakesIt) {
+  RecordingBarrier barrier;
+  barrier.core = &core();
+  barrier.release_after = Ns(100);  // e.g. the FFTS release after the last arrival
+  core().set_barrier(&barrier);
+  const TaskSeq task = AddTask(kSync);
+  core().Dispatch(0, WorkOf(task, 1), kPublish);
+  RunUntil(Ns(2045));
+  // The resume is scheduled by the nested ReleaseSyncall, inside Advance.
+  AdvanceTo(Ns(2265));
+  EXPECT_EQ(wake_, Ns(2365));
+  EXPECT_EQ(core().next_event_at(), Ns(2365));
+  RunUntil();
+  EXPECT_EQ(core().IntervalOf(1)->end, Ns(2565));
+}
+
+TEST_F(CorePhasesTest, WakeIsAskedWhenTheEventIsScheduledNotAfterTheStep) {
+  // With COND visible at once, the ACK is scheduled and handled within the
+  // step that starts the kernel. The wake it asks for must still precede the
+  // report, as in the SystemC kernel the core's notification then comes
+  // before the one the owner makes when it sees the ACK.
+  config_.aicpu.fin_to_visible_ns = 0;
+  const TaskSeq task = AddTask(kCost);
+  core().Dispatch(0, WorkOf(task, 1), kPublish);
+  RunUntil(Ns(945));
+  log_.clear();
+  AdvanceTo(Ns(1865));  // the setup ends: the kernel starts
+  EXPECT_THAT(log_, ElementsAre("wake 1865000", "ACK 1", "wake 3465000"));
+}
+
+TEST_F(CorePhasesTest, SyncallWithoutABarrierFailsTheRun) {
+  const TaskSeq task = AddTask(kSync);
+  core().Dispatch(0, WorkOf(task, 1), kPublish);
+  RunUntil();
+  EXPECT_THAT(fatal_.message(), HasSubstr("core 0: SYNCALL reached but no barrier block"));
+  EXPECT_EQ(core().IntervalOf(1), nullptr);
+}
+
+TEST_F(CorePhasesTest, GmReadsStallTheKernelAndFinWaitsForTheWriteBack) {
+  // 1 GHz and 64 bytes per cycle: a 64-byte line moves in 1 ns, so a LOAD
+  // or STORE of the tile costs 500 + 1 ns core-side.
+  config_.chip.aicore_clock_hz = 1e9;
+  gm_read_ps_ = Ns(800);
+  gm_write_ps_ = Ns(300);
+  const TaskSeq task = AddTask(kCopy, {Matrix1x16(0x1000), Matrix1x16(0x2000)});
+  core().Dispatch(0, WorkOf(task, 1), kPublish);
+  RunUntil();
+  // Start 1865. The LOAD's line fill is issued after the prologue (2265) and
+  // takes 800 ns: 299 ns beyond the 501 ns the op costs. The STORE's
+  // write-allocate fill is issued at 2265 + 501 + 299 = 3065, another 299 ns
+  // stall; the ops end at 3865, the epilogue at 4065, and FIN waits for the
+  // write-back issued then: 4365.
+  ASSERT_EQ(transactions_.size(), 3u);
+  EXPECT_FALSE(transactions_[0].write);
+  EXPECT_EQ(transactions_[0].addr, 0x1000u);
+  EXPECT_EQ(transactions_[0].issue, Ns(2265));
+  EXPECT_FALSE(transactions_[1].write);
+  EXPECT_EQ(transactions_[1].addr, 0x2000u);
+  EXPECT_EQ(transactions_[1].issue, Ns(3065));
+  EXPECT_TRUE(transactions_[2].write);
+  EXPECT_EQ(transactions_[2].addr, 0x2000u);
+  EXPECT_EQ(transactions_[2].size, 64u);
+  EXPECT_EQ(transactions_[2].issue, Ns(4065));
+  EXPECT_EQ(core().IntervalOf(1)->end, Ns(4365));
+  EXPECT_THAT(conds_, ElementsAre(Cond{Ns(2045), 1, false}, Cond{Ns(4545), 1, true}));
+}
+
+TEST_F(CorePhasesTest, AFailedRunHandlesNoMoreEvents) {
+  const TaskSeq task = AddTask(kCost);
+  core().Dispatch(0, WorkOf(task, 1), kPublish);
+  fatal_ = absl::InternalError("elsewhere");
+  core().Advance(Ns(10'000));
+  EXPECT_EQ(core().next_event_at(), Ns(945));
+  EXPECT_EQ(core().phase(), CorePhases::Phase::kIdle);
+}
+
+}  // namespace
+}  // namespace pto
