@@ -1,6 +1,8 @@
 #include "models/aicpu/scheduler_thread.h"
 
 #include <algorithm>
+#include <memory>
+#include <utility>
 
 namespace pto {
 namespace {
@@ -14,8 +16,18 @@ constexpr size_t kDeferredReleaseCap = 256;
 
 sc_core::sc_time Ps(TimePs ps) { return sc_core::sc_time::from_value(ps); }
 
-CoreKind KindOf(TaskShape shape) {
-  return shape == TaskShape::kAic ? CoreKind::kAic : CoreKind::kAiv;
+std::vector<CoreSlots::CoreSpec> SpecsOf(const std::vector<ScheduledCore*>& cores) {
+  std::vector<CoreSlots::CoreSpec> specs;
+  for (const ScheduledCore* core : cores) {
+    const TaskShape kind = core->core_kind() == CoreKind::kAic ? TaskShape::kAic : TaskShape::kAiv;
+    specs.push_back({core->id(), kind, core->cluster()});
+  }
+  return specs;
+}
+
+DispatchCosts CostsOf(const ChipConfig& config) {
+  return DispatchCosts{Ns(config.aicpu.wmb_ns), Ns(config.aicpu.dispatch_publish_ns),
+                       config.core.dispatch_slots >= 2};
 }
 
 }  // namespace
@@ -23,28 +35,36 @@ CoreKind KindOf(TaskShape shape) {
 SchedulerThread::SchedulerThread(sc_core::sc_module_name name, int index, ChipContext* context,
                                  RuntimeSignals* signals, SchedulerGroup* group,
                                  std::vector<AiCore*> cores)
-    : sc_module(name), index_(index), context_(context), signals_(signals), group_(group) {
-  std::stable_sort(cores.begin(), cores.end(), [](const AiCore* a, const AiCore* b) {
-    return a->core_kind() == CoreKind::kAic && b->core_kind() != CoreKind::kAic;
-  });
-  int max_id = 0;
-  for (AiCore* core : cores) max_id = std::max(max_id, core->id());
-  local_of_core_.assign(max_id + 1, -1);
+    : SchedulerThread(name, index, context, signals, group, LinksTo(cores)) {}
+
+SchedulerThread::SchedulerThread(sc_core::sc_module_name name, int index, ChipContext* context,
+                                 RuntimeSignals* signals, SchedulerGroup* group,
+                                 std::vector<ScheduledCore*> cores)
+    : SchedulerThread(name, index, context, signals, group, Cores{std::move(cores), {}}) {}
+
+SchedulerThread::Cores SchedulerThread::LinksTo(const std::vector<AiCore*>& cores) {
+  Cores links;
   for (AiCore* core : cores) {
-    local_of_core_[core->id()] = static_cast<int>(cores_.size());
-    cores_.push_back(OwnedCore{core, core->core_kind()});
-    core->set_owner(this);
+    links.owned.push_back(std::make_unique<AiCoreLink>(core));
+    links.cores.push_back(links.owned.back().get());
   }
-  for (const OwnedCore& owned : cores_) {
-    if (owned.core->core_kind() != CoreKind::kAic) continue;
-    Unit cluster{{local_of_core_[owned.core->id()], -1, -1}, 1};
-    for (const OwnedCore& other : cores_) {
-      if (other.core->core_kind() == CoreKind::kAiv &&
-          other.core->cluster() == owned.core->cluster()) {
-        cluster.members[cluster.count++] = local_of_core_[other.core->id()];
-      }
-    }
-    if (cluster.count == 3) clusters_.push_back(cluster);
+  return links;
+}
+
+SchedulerThread::SchedulerThread(sc_core::sc_module_name name, int index, ChipContext* context,
+                                 RuntimeSignals* signals, SchedulerGroup* group, Cores cores)
+    : sc_module(name),
+      index_(index),
+      context_(context),
+      signals_(signals),
+      group_(group),
+      owned_cores_(std::move(cores.owned)),
+      slots_(SpecsOf(cores.cores)),
+      cores_(slots_.size(), nullptr),
+      planner_(index, CostsOf(context->config()), &slots_, &context->ready(), &context->tasks()) {
+  for (ScheduledCore* core : cores.cores) {
+    cores_[slots_.LocalOf(core->id())] = core;
+    core->set_owner(this);
   }
   SC_METHOD(Step);
   sensitive << wake_;
@@ -52,11 +72,6 @@ SchedulerThread::SchedulerThread(sc_core::sc_module_name name, int index, ChipCo
 }
 
 TimePs SchedulerThread::Now() const { return sc_core::sc_time_stamp().value(); }
-
-size_t SchedulerThread::running_cores() const {
-  return std::count_if(cores_.begin(), cores_.end(),
-                       [](const OwnedCore& c) { return c.running.valid; });
-}
 
 void SchedulerThread::Wake(TimePs visible_at) {
   if (!sleeping_) return;  // a busy thread loops again and will see it
@@ -68,65 +83,13 @@ void SchedulerThread::Wake(TimePs visible_at) {
 }
 
 void SchedulerThread::OnCondVisible(int core_id, CondValue value) {
-  cores_[local_of_core_[core_id]].visible = value;
+  slots_.SetVisible(slots_.LocalOf(core_id), CondReading{value.token, value.fin});
   Wake(Now());
 }
 
 void SchedulerThread::Ungate(int core_id, TaskSeq task) {
-  OwnedCore& owned = cores_[local_of_core_[core_id]];
-  for (Slot* slot : {&owned.running, &owned.pending}) {
-    if (slot->valid && slot->task == task) slot->gated = false;
-  }
+  slots_.ReleaseGated(slots_.LocalOf(core_id), task);
   Wake(Now());
-}
-
-bool SchedulerThread::SlotFree(const OwnedCore& owned, bool pending) const {
-  if (!pending) return !owned.running.valid;
-  return owned.running.valid && owned.running_acked && !owned.running.gated && !owned.pending.valid;
-}
-
-bool SchedulerThread::ClusterUsable(const Unit& cluster, bool pending) const {
-  // A cluster is usable when every core has a free slot; the idle phase takes
-  // fully idle clusters, the pending phase the rest.
-  bool all_idle = true, usable = true;
-  for (int m = 0; m < 3; ++m) {
-    const OwnedCore& owned = cores_[cluster.members[m]];
-    all_idle &= SlotFree(owned, false);
-    usable &= SlotFree(owned, false) || SlotFree(owned, true);
-  }
-  return pending ? (usable && !all_idle) : all_idle;
-}
-
-int SchedulerThread::IdleUnitCount(TaskShape shape, int limit) const {
-  int count = 0;
-  if (shape == TaskShape::kMix) {
-    for (size_t i = 0; i < clusters_.size() && count < limit; ++i) {
-      count += ClusterUsable(clusters_[i], false);
-    }
-    return count;
-  }
-  const CoreKind kind = KindOf(shape);
-  for (size_t i = 0; i < cores_.size() && count < limit; ++i) {
-    count += cores_[i].kind == kind && SlotFree(cores_[i], false);
-  }
-  return count;
-}
-
-void SchedulerThread::FreeUnits(TaskShape shape, bool pending, std::vector<Unit>* units,
-                                size_t limit) const {
-  units->clear();
-  if (shape == TaskShape::kMix) {
-    for (size_t i = 0; i < clusters_.size() && units->size() < limit; ++i) {
-      if (ClusterUsable(clusters_[i], pending)) units->push_back(clusters_[i]);
-    }
-    return;
-  }
-  const CoreKind kind = KindOf(shape);
-  for (size_t i = 0; i < cores_.size() && units->size() < limit; ++i) {
-    if (cores_[i].kind == kind && SlotFree(cores_[i], pending)) {
-      units->push_back(Unit{{static_cast<int>(i), -1, -1}, 1});
-    }
-  }
 }
 
 std::array<uint32_t, 3> SchedulerThread::QueueDepths() const {
@@ -196,58 +159,21 @@ bool SchedulerThread::CompletePhase(TimePs now, TimePs* cost) {
   const TimePs poll = Ns(context_->config().aicpu.cond_poll_ns);
   uint32_t finished = 0;
   bool changed = false;
-  for (OwnedCore& owned : cores_) {
-    // Gated (pre-staged) cores are not polled until their doorbell rings.
-    if (!owned.running.valid || owned.running.gated) continue;
-    *cost += poll;  // one MMIO read, serially
-    if (owned.visible.token == owned.seen.token && owned.visible.fin == owned.seen.fin) continue;
+  // Each COND change is acted on before the poll goes on: its completions
+  // may un-gate cores further on, polled in this same pass.
+  for (int local = slots_.PollFrom(0, poll, cost); local < slots_.size();
+       local = slots_.PollFrom(local + 1, poll, cost)) {
     changed = true;
-    Observe(owned, owned.visible, now + *cost, cost, &finished);
+    const CondOutcome outcome = slots_.ObserveVisible(local);
+    const TimePs when = now + *cost;
+    for (int k = 0; k < outcome.finished; ++k) {
+      FinishSubtask(local, outcome.done[k], when, cost);
+    }
+    finished += outcome.finished;
     if (!context_->fatal().ok()) return true;
   }
   if (finished > 0) EmitPhase(SchedulerPhaseKind::kComplete, start, now + *cost, finished);
   return changed;
-}
-
-void SchedulerThread::Observe(OwnedCore& owned, CondValue value, TimePs when, TimePs* cost,
-                              uint32_t* finished) {
-  owned.seen = value;
-  if (owned.pending.valid && value.token == owned.pending.token) {
-    // The pending task ACKed or finished: the running one is done (serial
-    // execution implies it).
-    const Slot running = owned.running;
-    const Slot pending = owned.pending;
-    owned.pending.valid = false;
-    if (value.fin) {
-      owned.running.valid = false;
-    } else {
-      owned.running = pending;
-      owned.running_acked = true;
-    }
-    FinishSubtask(owned, running, when, cost);
-    ++*finished;
-    if (value.fin) {
-      FinishSubtask(owned, pending, when, cost);
-      ++*finished;
-    }
-    return;
-  }
-  if (!owned.running.valid || value.token != owned.running.token) return;  // stale
-  if (!value.fin) {
-    owned.running_acked = true;  // the pending slot may now be filled
-    return;
-  }
-  if (owned.pending.valid && !owned.pending.gated) return;  // wait for the pending ACK/FIN
-  const Slot running = owned.running;
-  if (owned.pending.valid) {  // a gated pending task: promoted, not ACKed yet
-    owned.running = owned.pending;
-    owned.pending.valid = false;
-    owned.running_acked = false;
-  } else {
-    owned.running.valid = false;
-  }
-  FinishSubtask(owned, running, when, cost);
-  ++*finished;
 }
 
 void SchedulerThread::ChargeCompletion(const CompletionWork& work, TimePs* cost) const {
@@ -257,8 +183,9 @@ void SchedulerThread::ChargeCompletion(const CompletionWork& work, TimePs* cost)
               aicpu.doorbell_ns * work.doorbells);
 }
 
-void SchedulerThread::FinishSubtask(OwnedCore& owned, const Slot& slot, TimePs when, TimePs* cost) {
-  if (const CoreInterval* recorded = owned.core->IntervalOf(slot.token)) {
+void SchedulerThread::FinishSubtask(int local, const DispatchSlot& slot, TimePs when,
+                                    TimePs* cost) {
+  if (const CoreInterval* recorded = cores_[local]->IntervalOf(slot.token)) {
     CoreInterval interval = *recorded;
     interval.finish = when;
     context_->observer().OnCoreInterval(interval);
@@ -291,176 +218,68 @@ bool SchedulerThread::DummyPhase(TimePs now, TimePs* cost) {
   return true;
 }
 
-void SchedulerThread::Place(Task& task, const Unit& unit, int64_t block, bool gated,
-                            TimePs dispatch_ts, TimePs now, TimePs* cost) {
-  const TimePs publish = Ns(context_->config().aicpu.dispatch_publish_ns);
-  for (int m = 0; m < unit.count; ++m) {
-    OwnedCore& owned = cores_[unit.members[m]];
-    *cost += publish;
-    BlockWork work;
-    work.task = task.seq;
-    work.block = block;
-    work.block_num = task.block_num;
-    work.kernel = task.kernel;
-    work.subblock = task.shape == TaskShape::kMix ? std::max(0, m - 1) : 0;
-    work.executes_data = m == 0;
-    work.gated = gated;
-    work.token = owned.next_token++;
-    work.thread = index_;
-    work.dispatch = dispatch_ts;
-    if (task.times.first_dispatch == kNever) task.times.first_dispatch = work.dispatch;
-    if (task.first_core < 0) task.first_core = owned.core->id();
-    const Slot slot{true, task.seq, work.token, gated};
-    if (!owned.running.valid) {
-      owned.running = slot;
-      owned.running_acked = false;
-    } else {
-      owned.pending = slot;
-    }
-    if (gated) task.staged_cores.push_back(owned.core->id());
-    owned.core->Dispatch(work, *cost);
-  }
+void SchedulerThread::Place(const Placement& placement) {
+  Task& task = *placement.task;
+  ScheduledCore* core = cores_[placement.local];
+  BlockWork work;
+  work.task = task.seq;
+  work.block = placement.block;
+  work.block_num = task.block_num;
+  work.kernel = task.kernel;
+  work.subblock = task.shape == TaskShape::kMix ? std::max(0, placement.member - 1) : 0;
+  work.executes_data = placement.member == 0;
+  work.gated = placement.gated;
+  work.token = placement.token;
+  work.thread = index_;
+  work.dispatch = placement.dispatch_ts;
+  if (task.times.first_dispatch == kNever) task.times.first_dispatch = work.dispatch;
+  if (task.first_core < 0) task.first_core = core->id();
+  if (placement.gated) task.staged_cores.push_back(core->id());
+  core->Dispatch(work, placement.publish_delay);
 }
 
-bool SchedulerThread::DispatchShape(TaskShape shape, bool pending, TimePs now, TimePs* cost,
-                                    SchedulerPhase* phase) {
-  ReadyQueues& ready = context_->ready();
-  std::vector<Unit>& units = units_;
-  // With no task to pop, one free unit is enough to tell a miss.
-  const bool visible = ready.HasVisible(shape, now + *cost);
-  FreeUnits(shape, pending, &units, visible ? units.max_size() : 1);
-  if (units.empty()) return false;
-  if (!visible) {
-    ++phase->pop_miss;
-    ++context_->counters().pop_miss;
-    return false;
-  }
-  // Tasks popped in one batch share one write barrier and one dispatch
-  // timestamp (batched publish), so a core's head overhead grows with its
-  // position in the publish loop.
-  const TimePs dispatch_ts = now + *cost;
-  *cost += Ns(context_->config().aicpu.wmb_ns);
+void SchedulerThread::Requeued(const Task& /*task*/, TimePs at) { signals_->WakeSchedulers(at); }
+
+void SchedulerThread::FullyPublished(Task& task, TimePs at) {
+  OnFullyPublished(*context_, task, at);
+}
+
+void SchedulerThread::DrainNeeded(Task& task, TimePs at) {
+  group_->BeginDrain(task.seq);
+  signals_->WakeSchedulers(at);
+}
+
+void SchedulerThread::CountDispatches(const DispatchTally& tally) {
   LaunchCounters& counters = context_->counters();
-  size_t next_unit = 0;
-  while (next_unit < units.size() && ready.HasVisible(shape, now + *cost)) {
-    Task* task = context_->tasks().Find(ready.Pop(shape));
-    ++counters.task_dispatches;
-    ++counters.pop_hit;
-    ++phase->pop_hit;
-    while (next_unit < units.size() && task->next_block < task->block_num) {
-      const int64_t block = task->next_block++;
-      ++counters.block_dispatches;
-      Place(*task, units[next_unit++], block, /*gated=*/false, dispatch_ts, now, cost);
-      phase->tasks_processed += units[next_unit - 1].count;
-    }
-    if (task->next_block < task->block_num) {
-      // The rest goes back to the front so other threads fill their cores.
-      ready.PushFront(shape, task->seq, now + *cost);
-      signals_->WakeSchedulers(now + *cost);
-    } else {
-      OnFullyPublished(*context_, *task, now + *cost);
-    }
-  }
-  return true;
-}
-
-bool SchedulerThread::DispatchSyncTier(TimePs now, TimePs* cost, SchedulerPhase* phase) {
-  ReadyQueues& ready = context_->ready();
-  bool dispatched = false;
-  for (TaskShape shape : {TaskShape::kMix, TaskShape::kAic, TaskShape::kAiv}) {
-    while (ready.HasVisible(shape, now + *cost, Lane::kSync) && !group_->draining()) {
-      Task* task = context_->tasks().Find(ready.Pop(shape, Lane::kSync));
-      ++context_->counters().task_dispatches;
-      ++context_->counters().pop_hit;
-      ++phase->pop_hit;
-      dispatched = true;
-      std::vector<Unit>& units = units_;
-      FreeUnits(shape, /*pending=*/false, &units);
-      if (static_cast<int64_t>(units.size()) < task->block_num) {
-        // No single thread can hold the cohort: stop the world.
-        group_->BeginDrain(task->seq);
-        signals_->WakeSchedulers(now + *cost);
-        break;
-      }
-      const TimePs dispatch_ts = now + *cost;  // a sync_start task is flushed alone
-      *cost += Ns(context_->config().aicpu.wmb_ns);
-      for (int64_t b = 0; b < task->block_num; ++b) {
-        ++context_->counters().block_dispatches;
-        Place(*task, units[b], task->next_block++, /*gated=*/false, dispatch_ts, now, cost);
-      }
-      OnFullyPublished(*context_, *task, now + *cost);
-    }
-  }
-  return dispatched;
+  counters.task_dispatches += tally.task_dispatches;
+  counters.block_dispatches += tally.block_dispatches;
+  counters.early_blocks += tally.early_blocks;
+  counters.pop_hit += tally.pop_hit;
+  counters.pop_miss += tally.pop_miss;
 }
 
 bool SchedulerThread::DispatchPhase(TimePs now, TimePs* cost) {
   const TimePs start = now + *cost;
   SchedulerPhase phase;
   phase.shared_at_start = QueueDepths();
-  bool dispatched = DispatchSyncTier(now, cost, &phase);
-  if (!group_->draining()) {
-    // MIX first and strictly: AIC/AIV wait while MIX work is left. AIC/AIV
-    // order alternates by thread parity so no type is always served last.
-    const TaskShape first = index_ % 2 == 0 ? TaskShape::kAic : TaskShape::kAiv;
-    const TaskShape second = first == TaskShape::kAic ? TaskShape::kAiv : TaskShape::kAic;
-    const bool two_slots = context_->config().core.dispatch_slots >= 2;
-    for (bool pending : {false, true}) {
-      if (pending && !two_slots) break;
-      const bool mix_gated = pending && group_->PeerHasIdle(this, TaskShape::kMix);
-      if (!mix_gated) dispatched |= DispatchShape(TaskShape::kMix, pending, now, cost, &phase);
-      if (context_->ready().HasVisible(TaskShape::kMix, now + *cost)) continue;
-      for (TaskShape shape : {first, second}) {
-        // A busy core's second slot is used only when no other thread has
-        // an idle core that could take the task now.
-        if (pending && group_->PeerHasIdle(this, shape)) continue;
-        dispatched |= DispatchShape(shape, pending, now, cost, &phase);
-      }
-    }
+  const DispatchTally tally = planner_.Dispatch(now, cost, group_->slots(), this);
+  CountDispatches(tally);
+  if (tally.subtasks > 0 || tally.pop_hit > 0) {
+    phase.pop_hit = tally.pop_hit;
+    phase.pop_miss = tally.pop_miss;
+    EmitPhase(SchedulerPhaseKind::kDispatch, start, now + *cost, tally.subtasks, &phase);
   }
-  if (phase.tasks_processed > 0 || phase.pop_hit > 0) {
-    EmitPhase(SchedulerPhaseKind::kDispatch, start, now + *cost, phase.tasks_processed, &phase);
-  }
-  return dispatched;
+  return tally.progressed;
 }
 
 bool SchedulerThread::EarlyDispatchPhase(TimePs now, TimePs* cost) {
-  ReadyQueues& ready = context_->ready();
-  if (!ready.AllCoreQueuesEmpty()) return false;  // normal work outranks early work
   const TimePs start = now + *cost;
-  uint32_t staged = 0;
-  bool progressed = false;
-  for (TaskShape shape : {TaskShape::kMix, TaskShape::kAic, TaskShape::kAiv}) {
-    while (ready.HasVisible(shape, now + *cost, Lane::kEarly)) {
-      std::vector<Unit>& units = units_;
-      FreeUnits(shape, /*pending=*/false, &units);
-      if (context_->config().core.dispatch_slots >= 2) {
-        FreeUnits(shape, /*pending=*/true, &more_units_);
-        units.insert(units.end(), more_units_.begin(), more_units_.end());
-      }
-      if (units.empty()) break;
-      Task* task = context_->tasks().Find(ready.Pop(shape, Lane::kEarly));
-      progressed = true;
-      if (task == nullptr || task->early_state != Task::EarlyState::kQueued ||
-          task->fanin_pending == 0) {
-        continue;  // became ready meanwhile: it went through a normal queue
-      }
-      task->early_state = Task::EarlyState::kStaged;
-      const TimePs dispatch_ts = now + *cost;
-      *cost += Ns(context_->config().aicpu.wmb_ns);
-      size_t next_unit = 0;
-      while (next_unit < units.size() && task->next_block < task->block_num) {
-        ++context_->counters().block_dispatches;
-        ++context_->counters().early_blocks;
-        Place(*task, units[next_unit], task->next_block++, /*gated=*/true, dispatch_ts, now, cost);
-        staged += units[next_unit++].count;
-      }
-      ++context_->counters().task_dispatches;
-      if (task->next_block == task->block_num) OnFullyPublished(*context_, *task, now + *cost);
-    }
+  const DispatchTally tally = planner_.DispatchEarly(now, cost, this);
+  CountDispatches(tally);
+  if (tally.subtasks > 0) {
+    EmitPhase(SchedulerPhaseKind::kEarlyDispatch, start, now + *cost, tally.subtasks);
   }
-  if (staged > 0) EmitPhase(SchedulerPhaseKind::kEarlyDispatch, start, now + *cost, staged);
-  return progressed;
+  return tally.progressed;
 }
 
 bool SchedulerThread::ReleasePhase(TimePs now, TimePs* cost) {
@@ -479,26 +298,16 @@ bool SchedulerThread::ReleasePhase(TimePs now, TimePs* cost) {
 }
 
 int64_t SchedulerThread::StageCohort(Task& task, int64_t blocks, TimePs now, TimePs* cost) {
-  std::vector<Unit>& units = units_;
-  FreeUnits(task.shape, /*pending=*/false, &units);
-  int64_t staged = 0;
-  const TimePs dispatch_ts = now + *cost;
-  for (const Unit& unit : units) {
-    if (staged == blocks) break;
-    ++context_->counters().block_dispatches;
-    Place(task, unit, task.next_block++, /*gated=*/true, dispatch_ts, now, cost);
-    ++staged;
-  }
+  const int64_t staged = planner_.StageCohort(task, blocks, now, cost, this);
+  context_->counters().block_dispatches += staged;
   return staged;
 }
 
 TimePs SchedulerThread::CohortPreparedAt(const Task& task) const {
   TimePs prepared = 0;
-  for (const OwnedCore& owned : cores_) {
-    for (const Slot* slot : {&owned.running, &owned.pending}) {
-      if (slot->valid && slot->task == task.seq && slot->gated) {
-        prepared = std::max(prepared, owned.core->gated_prepared_at());
-      }
+  for (int local = 0; local < slots_.size(); ++local) {
+    if (slots_.HoldsGated(local, task.seq)) {
+      prepared = std::max(prepared, cores_[local]->gated_prepared_at());
     }
   }
   return prepared;
@@ -507,26 +316,18 @@ TimePs SchedulerThread::CohortPreparedAt(const Task& task) const {
 void SchedulerThread::RingCohort(Task& task, TimePs at, TimePs now) {
   const TimePs doorbell = Ns(context_->config().aicpu.doorbell_ns);
   TimePs delay = at - now;
-  for (OwnedCore& owned : cores_) {
-    for (Slot* slot : {&owned.running, &owned.pending}) {
-      if (!slot->valid || slot->task != task.seq || !slot->gated) continue;
+  for (int local = 0; local < slots_.size(); ++local) {
+    // A doorbell per gated slot (a core may hold two of the task's blocks).
+    for (int n = slots_.ReleaseGated(local, task.seq); n > 0; --n) {
       delay += doorbell;
-      slot->gated = false;
-      owned.core->RingDoorbell(task.seq, delay);
+      cores_[local]->RingDoorbell(task.seq, delay);
     }
   }
 }
 
-bool SchedulerGroup::PeerHasIdle(const SchedulerThread* self, TaskShape shape) const {
-  for (const SchedulerThread* thread : threads_) {
-    if (thread != self && thread->IdleUnitCount(shape, /*limit=*/1) > 0) return true;
-  }
-  return false;
-}
-
 int SchedulerGroup::TotalIdleUnits(TaskShape shape) const {
   int total = 0;
-  for (const SchedulerThread* thread : threads_) total += thread->IdleUnitCount(shape);
+  for (const CoreSlots* slots : slots_) total += slots->IdleUnitCount(shape);
   return total;
 }
 

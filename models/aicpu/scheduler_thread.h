@@ -1,10 +1,14 @@
 #ifndef PTO_MODELS_AICPU_SCHEDULER_THREAD_H_
 #define PTO_MODELS_AICPU_SCHEDULER_THREAD_H_
 
+#include <array>
 #include <cstdint>
-#include <limits>
+#include <memory>
 #include <vector>
 
+#include "absl/types/span.h"
+#include "models/aicpu/core_slots.h"
+#include "models/aicpu/dispatch_planner.h"
 #include "models/aicpu/ready_queues.h"
 #include "models/aicpu/runtime_signals.h"
 #include "models/aicpu/task_lifecycle.h"
@@ -17,20 +21,62 @@ namespace pto {
 
 class SchedulerGroup;
 
+// What a scheduler thread needs of a core it owns: its identity, its
+// dispatch register and doorbell, and the records of its blocks. An AiCore
+// (through AiCoreLink) or a module test's fake.
+class ScheduledCore {
+ public:
+  virtual ~ScheduledCore() = default;
+  virtual int id() const = 0;
+  virtual CoreKind core_kind() const = 0;
+  virtual int cluster() const = 0;
+  // The core reports its COND values to `owner`.
+  virtual void set_owner(CoreOwner* owner) = 0;
+  virtual void Dispatch(const BlockWork& work, TimePs publish_delay) = 0;
+  virtual void RingDoorbell(TaskSeq task, TimePs delay) = 0;
+  virtual TimePs gated_prepared_at() const = 0;
+  virtual const CoreInterval* IntervalOf(uint32_t token) const = 0;
+};
+
+// A ScheduledCore that is an AiCore.
+class AiCoreLink final : public ScheduledCore {
+ public:
+  explicit AiCoreLink(AiCore* core) : core_(core) {}
+  int id() const override { return core_->id(); }
+  CoreKind core_kind() const override { return core_->core_kind(); }
+  int cluster() const override { return core_->cluster(); }
+  void set_owner(CoreOwner* owner) override { core_->set_owner(owner); }
+  void Dispatch(const BlockWork& work, TimePs publish_delay) override {
+    core_->Dispatch(work, publish_delay);
+  }
+  void RingDoorbell(TaskSeq task, TimePs delay) override { core_->RingDoorbell(task, delay); }
+  TimePs gated_prepared_at() const override { return core_->gated_prepared_at(); }
+  const CoreInterval* IntervalOf(uint32_t token) const override { return core_->IntervalOf(token); }
+
+ private:
+  AiCore* core_;
+};
+
 // One AICPU scheduler thread (runtime-semantics.md §2.7–§2.17). It owns
 // whole clusters, dealt round-robin, and runs the runtime's loop over them:
 // complete (poll COND of every running core, one MMIO read each, serially),
-// dummies, dispatch (sync_start tier, MIX, AIC/AIV; idle cores before pending
-// slots), early dispatch, and the lazy release of finished tasks. Each loop
-// iteration with work is one activation that charges its phases' costs; a
-// thread with nothing to do sleeps until a COND change or new work wakes
-// it, so idle spinning costs no events.
-class SchedulerThread : public sc_core::sc_module, public CoreOwner {
+// dummies, dispatch, early dispatch, and the lazy release of finished tasks.
+// The decisions are CoreSlots' (what a COND value means, which slots are
+// free) and DispatchPlanner's (what goes where); this module applies them:
+// it dispatches to the cores, completes tasks, writes records and charges
+// time. Each loop iteration with work is one activation that charges its
+// phases' costs; a thread with nothing to do sleeps until a COND change or
+// new work wakes it, so idle spinning costs no events.
+class SchedulerThread : public sc_core::sc_module, public CoreOwner, public DispatchSink {
  public:
   SC_HAS_PROCESS(SchedulerThread);
 
   SchedulerThread(sc_core::sc_module_name name, int index, ChipContext* context,
                   RuntimeSignals* signals, SchedulerGroup* group, std::vector<AiCore*> cores);
+  // The same over cores the caller owns and keeps alive (a module test's fakes).
+  SchedulerThread(sc_core::sc_module_name name, int index, ChipContext* context,
+                  RuntimeSignals* signals, SchedulerGroup* group,
+                  std::vector<ScheduledCore*> cores);
 
   // Ready work appears at `visible_at` (>= now).
   void Wake(TimePs visible_at);
@@ -40,10 +86,8 @@ class SchedulerThread : public sc_core::sc_module, public CoreOwner {
   void Ungate(int core_id, TaskSeq task);
 
   int index() const { return index_; }
-  size_t running_cores() const;
-  // Idle units (cores, or whole clusters for MIX) this thread could fill,
-  // counted up to `limit`.
-  int IdleUnitCount(TaskShape shape, int limit = std::numeric_limits<int>::max()) const;
+  const CoreSlots& slots() const { return slots_; }
+  size_t running_cores() const { return slots_.running_cores(); }
   uint64_t loops() const { return loops_; }
   // Per-launch counters (loop numbers in records restart at each launch).
   void BeginLaunch() {
@@ -61,28 +105,20 @@ class SchedulerThread : public sc_core::sc_module, public CoreOwner {
   void RingCohort(Task& task, TimePs at, TimePs now);
 
  private:
-  struct Slot {
-    bool valid = false;
-    TaskSeq task = kNoTask;
-    uint32_t token = 0;
-    bool gated = false;  // early-dispatched, waiting for its doorbell
+  // The cores to schedule, and the links this thread owns among them.
+  struct Cores {
+    std::vector<ScheduledCore*> cores;
+    std::vector<std::unique_ptr<ScheduledCore>> owned;
   };
-  // The runtime's per-core bookkeeping (CoreExecState).
-  struct OwnedCore {
-    AiCore* core;
-    CoreKind kind;  // the core's, kept here: the scans below test it per core
-    uint32_t next_token = 1;
-    Slot running;
-    Slot pending;
-    bool running_acked = false;
-    CondValue seen;     // last COND value this thread acted on
-    CondValue visible;  // latest COND value visible to the AICPU
-  };
-  // A unit of placement: one core, or for MIX the three cores of a cluster.
-  struct Unit {
-    int members[3];
-    int count;
-  };
+  static Cores LinksTo(const std::vector<AiCore*>& cores);
+  SchedulerThread(sc_core::sc_module_name name, int index, ChipContext* context,
+                  RuntimeSignals* signals, SchedulerGroup* group, Cores cores);
+
+  // DispatchSink: the planner's decisions, applied as it makes them.
+  void Place(const Placement& placement) override;
+  void Requeued(const Task& task, TimePs at) override;
+  void FullyPublished(Task& task, TimePs at) override;
+  void DrainNeeded(Task& task, TimePs at) override;
 
   void Step();
   TimePs Now() const;
@@ -91,26 +127,9 @@ class SchedulerThread : public sc_core::sc_module, public CoreOwner {
   bool DispatchPhase(TimePs now, TimePs* cost);
   bool EarlyDispatchPhase(TimePs now, TimePs* cost);
   bool ReleasePhase(TimePs now, TimePs* cost);
-  // Applies an observed COND value (the runtime's decide_slot_transition).
-  void Observe(OwnedCore& owned, CondValue value, TimePs when, TimePs* cost, uint32_t* finished);
-  void FinishSubtask(OwnedCore& owned, const Slot& slot, TimePs when, TimePs* cost);
+  void FinishSubtask(int local, const DispatchSlot& slot, TimePs when, TimePs* cost);
   void ChargeCompletion(const CompletionWork& work, TimePs* cost) const;
-  // Pops and places tasks of `shape` on free units; `pending` uses busy
-  // cores' second slot. Returns whether anything was dispatched.
-  bool DispatchShape(TaskShape shape, bool pending, TimePs now, TimePs* cost,
-                     SchedulerPhase* phase);
-  bool DispatchSyncTier(TimePs now, TimePs* cost, SchedulerPhase* phase);
-  // Replaces `*units` with the units of `shape` that have a free slot (idle
-  // phase: running slot; pending phase: a busy core's second slot).
-  // Stops after `limit` units.
-  void FreeUnits(TaskShape shape, bool pending, std::vector<Unit>* units,
-                 size_t limit = std::numeric_limits<size_t>::max()) const;
-  bool ClusterUsable(const Unit& cluster, bool pending) const;
-  // Publishes one block of `task` on `unit` (running slot if a core is idle,
-  // its pending slot otherwise), stamped with its batch's `dispatch_ts`.
-  void Place(Task& task, const Unit& unit, int64_t block, bool gated, TimePs dispatch_ts,
-             TimePs now, TimePs* cost);
-  bool SlotFree(const OwnedCore& owned, bool pending) const;
+  void CountDispatches(const DispatchTally& tally);
   void EmitPhase(SchedulerPhaseKind kind, TimePs start, TimePs end, uint32_t processed,
                  SchedulerPhase* extra = nullptr);
   std::array<uint32_t, 3> QueueDepths() const;
@@ -119,12 +138,11 @@ class SchedulerThread : public sc_core::sc_module, public CoreOwner {
   ChipContext* context_;
   RuntimeSignals* signals_;
   SchedulerGroup* group_;
-  std::vector<OwnedCore> cores_;    // AICs first, then AIVs
-  std::vector<int> local_of_core_;  // chip core id -> index in cores_, or -1
-  std::vector<Unit> clusters_;      // [aic, aiv0, aiv1] local indices
+  std::vector<std::unique_ptr<ScheduledCore>> owned_cores_;
+  CoreSlots slots_;
+  std::vector<ScheduledCore*> cores_;  // by CoreSlots' local index
+  DispatchPlanner planner_;
   std::vector<TaskSeq> deferred_release_;
-  std::vector<Unit> units_;  // reused by the dispatch phases
-  std::vector<Unit> more_units_;
   bool sleeping_ = true;
   TimePs wake_at_ = kNever;
   sc_core::sc_event wake_;
@@ -138,10 +156,14 @@ class SchedulerThread : public sc_core::sc_module, public CoreOwner {
 class SchedulerGroup {
  public:
   explicit SchedulerGroup(ChipContext* context) : context_(context) {}
-  void Add(SchedulerThread* thread) { threads_.push_back(thread); }
+  void Add(SchedulerThread* thread) {
+    threads_.push_back(thread);
+    slots_.push_back(&thread->slots());
+  }
   const std::vector<SchedulerThread*>& threads() const { return threads_; }
+  // Every thread's slots, in thread order: what a thread may know of its peers.
+  absl::Span<const CoreSlots* const> slots() const { return slots_; }
 
-  bool PeerHasIdle(const SchedulerThread* self, TaskShape shape) const;
   int TotalIdleUnits(TaskShape shape) const;
 
   // The global drain for a sync_start cohort that no single thread can
@@ -156,6 +178,7 @@ class SchedulerGroup {
  private:
   ChipContext* context_;
   std::vector<SchedulerThread*> threads_;
+  std::vector<const CoreSlots*> slots_;
   TaskSeq drain_task_ = kNoTask;
 };
 
