@@ -26,8 +26,6 @@ ChipContext::ChipContext(ChipConfig config, const trace::StreamHeader& header,
 
 void ChipContext::OnRetire(Task& task) {
   deps_.EraseProducer(task.seq);
-  ring_heap_used_[task.ring] -= task.heap_bytes;
-  ring_dep_used_[task.ring] -= task.dep_entries;
   if (signals_ != nullptr) signals_->WakeOrchestrator();
   counters_.last_retire = std::max(counters_.last_retire, task.times.finish);
   observer_->OnTaskRetired(task);

@@ -8,6 +8,7 @@
 #include "absl/status/status.h"
 #include "models/aicpu/dep_inference.h"
 #include "models/aicpu/ready_queues.h"
+#include "models/aicpu/ring_pool.h"
 #include "models/aicpu/runtime_signals.h"
 #include "models/aicpu/task_table.h"
 #include "models/chip_config.h"
@@ -67,13 +68,6 @@ struct LaunchCounters {
   MixRing mix;
 };
 
-// The capacity of each of the four rings (runtime-semantics.md §2.4).
-struct RingLimits {
-  int64_t task_window = 16384;
-  int64_t heap_bytes = 256ll << 20;
-  int64_t dep_pool = 16384;
-};
-
 // State shared by the chip's modules: the AICPU runtime's shared memory (task
 // window, ready queues, tensor map), the compiled kernels, GM contents and the
 // observer. Modules hold a pointer; it outlives them.
@@ -102,9 +96,6 @@ class ChipContext {
   void set_signals(RuntimeSignals* signals) { signals_ = signals; }
   const RingLimits& ring_limits(int ring) const { return ring_limits_[ring]; }
   void set_ring_limits(int ring, const RingLimits& limits) { ring_limits_[ring] = limits; }
-  // Heap bytes and dep-pool entries in use per ring, released at retirement.
-  int64_t& ring_heap_used(int ring) { return ring_heap_used_[ring]; }
-  int64_t& ring_dep_used(int ring) { return ring_dep_used_[ring]; }
 
   // Reused by CompleteTask so completions allocate nothing.
   std::vector<TaskSeq>& ready_scratch() { return ready_scratch_; }
@@ -131,8 +122,6 @@ class ChipContext {
   LaunchCounters counters_;
   std::vector<TaskSeq> ready_scratch_;
   std::array<RingLimits, 4> ring_limits_;
-  std::array<int64_t, 4> ring_heap_used_ = {};
-  std::array<int64_t, 4> ring_dep_used_ = {};
   absl::Status fatal_;
 };
 

@@ -106,8 +106,9 @@ constexpr ConfigKeySpec kSchema[] = {
     {PTO_CONFIG_KEY(ring, heap_bytes), "bytes", 1024, 1ll << 40, false,
      "runtime-semantics.md §2.4",
      "Output heap per ring for packed task outputs"},
-    {PTO_CONFIG_KEY(ring, dep_pool), "entries", 1, 1 << 24, false,
-     "runtime-semantics.md §2.4",
+    {PTO_CONFIG_KEY(ring, dep_pool), "entries", 4, 2147483647, false,
+     "runtime-semantics.md §2.4 (range [4, INT32_MAX]: RuntimeEnv::validate in "
+     "hw-native-sys/simpler@6ebaf771 src/common/task_interface/call_config.h)",
      "Dependency-list pool entries per ring"},
     // ---- core ----
     {PTO_CONFIG_KEY(core, dispatch_slots), "count", 1, 16, false,

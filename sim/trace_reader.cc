@@ -25,6 +25,7 @@
 #include "google/protobuf/text_format.h"
 #include "models/aicpu/tensor_view.h"
 #include "proto/stream_version.h"
+#include "sim/config_schema.h"
 #include "sim/unknown_fields.h"
 
 namespace pto {
@@ -564,29 +565,31 @@ absl::Status TraceReader::ValidateHeader() const {
                               "ptoc?)"));
   }
 
-  // Ring sizes: one value for all rings or one per ring.
+  // Ring sizes: one value for all rings or one per ring, each in the range
+  // of its ring.* config key (the schema is the one place limits live).
   const trace::RingSizes& rings = header_.ring_sizes();
   struct RingField {
     const char* name;
     const google::protobuf::RepeatedField<uint64_t>* values;
-    uint64_t max;  // the config key's range (docs/config.md)
+    const char* key;
   };
-  for (const auto& [name, values, max] :
-       {RingField{"task_window", &rings.task_window(), kMaxRingTaskWindow},
-        RingField{"heap_bytes", &rings.heap_bytes(), kMaxRingHeapBytes},
-        RingField{"dep_pool", &rings.dep_pool(), kMaxRingDepPool}}) {
+  for (const auto& [name, values, key] :
+       {RingField{"task_window", &rings.task_window(), "ring.task_window"},
+        RingField{"heap_bytes", &rings.heap_bytes(), "ring.heap_bytes"},
+        RingField{"dep_pool", &rings.dep_pool(), "ring.dep_pool"}}) {
     if (values->size() != 0 && values->size() != 1 && values->size() != 4) {
       return error(0, absl::StrCat("ring_sizes.", name),
                    absl::StrCat("has ", values->size(), " entries; expected 1 (all rings) or 4"));
     }
+    const ConfigKeySpec& spec = *FindConfigKey(key);
+    const auto min = static_cast<uint64_t>(spec.min);
+    const auto max = static_cast<uint64_t>(spec.max);
     for (int i = 0; i < values->size(); ++i) {
-      if (values->Get(i) == 0) {
-        return error(0, absl::StrCat("ring_sizes.", name, "[", i, "]"), "is 0; expected > 0");
-      }
-      if (values->Get(i) > max) {
+      const uint64_t value = values->Get(i);
+      const bool power_of_two = (value & (value - 1)) == 0;
+      if (value < min || value > max || (spec.power_of_two && !power_of_two)) {
         return error(0, absl::StrCat("ring_sizes.", name, "[", i, "]"),
-                     absl::StrCat("is ", values->Get(i), "; expected at most ", max,
-                                  " (the range of ring.", name, ")"));
+                     absl::StrCat("is ", value, "; ", spec.ExpectedText(), ", as for ", key));
       }
     }
   }

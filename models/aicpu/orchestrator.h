@@ -6,7 +6,9 @@
 
 #include "absl/status/statusor.h"
 #include "google/protobuf/arena.h"
+#include "models/aicpu/ring_pool.h"
 #include "models/aicpu/runtime_signals.h"
+#include "models/aicpu/submitter.h"
 #include "models/chip_context.h"
 #include "proto/task_stream.pb.h"
 #include "systemc"
@@ -34,9 +36,13 @@ class LaunchListener {
   virtual void OnCheck(const trace::Check& check) = 0;
 };
 
-// The AICPU orchestrator thread: it replays the launch records, submitting
-// each task (dependency inference through the tensor map, fan-in wiring,
-// readiness publication) and charging the per-submit cost on its own time.
+// The AICPU orchestrator thread: it replays the launch records and owns their
+// time. The decisions are the plain classes': Submitter turns each record into
+// a wired task and says what it costs, RingPool admits it to its ring and
+// classifies a wait that can never end. The module streams the records,
+// waits (for ring space, a host read, the end of a launch), charges the
+// costs on its own time, publishes tasks and notifies the observer and the
+// launch listener.
 class Orchestrator : public sc_core::sc_module {
  public:
   SC_HAS_PROCESS(Orchestrator);
@@ -50,35 +56,25 @@ class Orchestrator : public sc_core::sc_module {
   std::string WaitingFor() const;
 
  private:
-  struct Scope {
-    trace::ScopeBegin::Mode mode = trace::ScopeBegin::AUTO;
-    uint32_t depth = 0;
-    std::vector<TaskSeq> tasks;
-  };
-  enum class Wait { kNone, kPublish, kLaunchDrain, kHostRead, kRingSpace };
+  enum class Wait { kNone, kPublish, kLaunchDrain, kHostRead, kRingSpace, kDepPool };
 
   void Step();
   TimePs Now() const;
   // Handles record_; returns false when the orchestrator must stop this
   // activation (it charged time, blocks, or failed).
   bool Process();
-  // Whether the current scope's ring can take one more task with `heap`
-  // output bytes; when not, either waits or fails with the runtime's
-  // deadlock classification.
-  bool RingHasSpace(int64_t heap);
-  // Each returns the orchestrator time the record costs, or an error.
-  absl::StatusOr<TimePs> Submit(const trace::Submit& submit);
-  absl::StatusOr<TimePs> SubmitDummy(const trace::Dummy& dummy);
-  TimePs Alloc(const trace::Alloc& alloc);
+  // Whether the next task, with `heap` output bytes, can enter its ring now;
+  // when not, either waits or fails with the runtime's deadlock
+  // classification.
+  bool RingAdmits(int64_t heap);
+  // Gives the wired task of submitting_ its dep-list entries, then pays for
+  // the submit and publishes the task after; or waits for dep-pool space, or
+  // fails with the runtime's classification.
+  void HoldDepEntriesAndCharge();
   void BeginLaunch(const trace::LaunchBegin& begin);
-  void EndScope();
+  // Every task of the launch has retired: reports the launch's counters.
+  void EndLaunch();
   bool LaunchDrained() const;
-  bool HostReadSatisfied() const;
-  // Creates a task in the current scope with the next sequence number.
-  Task& NewTask(TaskShape shape, const std::string& name);
-  absl::StatusOr<TimePs> InferAndWire(Task& task,
-                                      const google::protobuf::RepeatedPtrField<trace::Arg>& args,
-                                      const google::protobuf::RepeatedField<uint32_t>& deps);
   void Publish(TaskSeq seq);
   void Fail(absl::Status status);
 
@@ -86,6 +82,8 @@ class Orchestrator : public sc_core::sc_module {
   RuntimeSignals* signals_;
   RecordSource* source_;
   LaunchListener* listener_;
+  RingPool rings_;
+  Submitter submitter_;
   sc_core::sc_event wake_;
   // Records are parsed into an arena, reset every kRecordsPerArena records:
   // a heap message frees and reallocates its oneof payload on every parse.
@@ -95,23 +93,11 @@ class Orchestrator : public sc_core::sc_module {
   int records_on_arena_ = 0;
   bool have_record_ = false;  // record_ is read but not yet processed
   Wait wait_ = Wait::kNone;
-  TimePs blocked_since_ = 0;
-  int blocked_ring_ = 0;
-  TaskSeq pending_publish_ = kNoTask;
+  Submission submitting_;              // the submit waiting for its dep-list entries (kDepPool)
+  TaskSeq pending_publish_ = kNoTask;  // published at the kPublish wake-up; none after an alloc
   trace::HostRead host_read_;
   bool done_ = false;
   int launch_ = -1;
-  TaskSeq launch_first_seq_ = 0;
-  TaskSeq next_seq_ = 0;
-  std::vector<Scope> scopes_;  // [0] is the launch's implicit outer scope
-  uint32_t ring_next_local_[4] = {};
-  std::vector<std::optional<TaskSeq>> creator_of_tensor_;
-  // Reused per submit.
-  std::vector<DepArg> dep_args_;
-  std::vector<int> dep_arg_to_task_arg_;
-  std::vector<TaskSeq> explicit_deps_;
-  std::vector<DepEdge> edges_;
-  std::vector<TaskSeq> producers_;
 };
 
 }  // namespace pto
