@@ -11,33 +11,12 @@
 #include "absl/strings/str_format.h"
 #include "nlohmann/json.hpp"
 #include "sim/stats_file.h"
+#include "sim/stats_schema.h"
 
 namespace pto {
 namespace {
 
 using Json = nlohmann::json;
-
-// A number at a '/'-separated path (array elements by index), or NaN when
-// absent.
-double At(const Json& j, const std::string& path) {
-  const Json* node = &j;
-  size_t begin = 0;
-  while (begin <= path.size()) {
-    const size_t end = std::min(path.find('/', begin), path.size());
-    const std::string key = path.substr(begin, end - begin);
-    if (node->is_array()) {
-      char* rest = nullptr;
-      const unsigned long index = std::strtoul(key.c_str(), &rest, 10);
-      if (key.empty() || *rest != '\0' || index >= node->size()) return NAN;
-      node = &(*node)[index];
-    } else {
-      if (!node->is_object() || !node->contains(key)) return NAN;
-      node = &(*node)[key];
-    }
-    begin = end + 1;
-  }
-  return node->is_number() ? node->get<double>() : NAN;
-}
 
 void Row(std::ostream& out, const std::string& label, double a, double b) {
   if (std::isnan(a) && std::isnan(b)) return;
@@ -51,45 +30,6 @@ void Row(std::ostream& out, const std::string& label, double a, double b) {
   out << absl::StrFormat("  %-34s %14s %14s %14s %9s\n", label, num(a), num(b), delta, percent);
 }
 
-// Metric table rows: label, path in a launch summary (or the totals).
-constexpr std::pair<const char*, const char*> kMetrics[] = {
-    {"makespan_us", "makespan_us"},
-    {"device_wall_us", "device_wall_us"},
-    {"tasks", "tasks"},
-    {"task_dispatches", "task_dispatches"},
-    {"block_dispatches", "block_dispatches"},
-    {"predicated_skips", "predicated_skips"},
-    {"edges", "edges"},
-    {"busy_share.aic", "engine_busy_share/aic"},
-    {"busy_share.aiv", "engine_busy_share/aiv"},
-    {"early_dispatched_blocks", "early_dispatched_blocks"},
-    {"orchestrator_busy_us", "orchestrator_busy_us"},
-    {"submit_us_per_task", "orchestrator/submit_us_per_task"},
-    {"scheduler_busy_us", "scheduler_busy_us"},
-    {"scheduler_ns_per_loop", "schedulers/ns_per_loop"},
-    {"ring0.peak_task_window", "rings/0/peak_task_window"},
-    {"ring0.orch_blocked_us", "rings/0/orchestrator_blocked_us"},
-    {"ring1.peak_task_window", "rings/1/peak_task_window"},
-    {"ring1.orch_blocked_us", "rings/1/orchestrator_blocked_us"},
-    {"ring2.peak_task_window", "rings/2/peak_task_window"},
-    {"ring2.orch_blocked_us", "rings/2/orchestrator_blocked_us"},
-    {"ring3.peak_task_window", "rings/3/peak_task_window"},
-    {"ring3.orch_blocked_us", "rings/3/orchestrator_blocked_us"},
-    {"overhead_share.aic", "scheduler_overhead/overhead_share/aic"},
-    {"overhead_share.aiv", "scheduler_overhead/overhead_share/aiv"},
-    {"overhead_share.all", "scheduler_overhead/overhead_share/all"},
-    {"overhead_share.has", "scheduler_overhead/overhead_share/has"},
-    {"head_overhead_avg_us", "scheduler_overhead/head_overhead_us/all/avg"},
-    {"tail_overhead_avg_us", "scheduler_overhead/tail_overhead_us/all/avg"},
-    {"sched_loop_ns", "scheduler_overhead/scheduler_loop/avg_ns_per_loop"},
-    {"pop_hit", "scheduler_overhead/scheduler_loop/pop_hit"},
-    {"pop_miss", "scheduler_overhead/scheduler_loop/pop_miss"},
-    {"critical_path.hops", "scheduler_overhead/critical_path/hops"},
-    {"critical_path.span_us", "scheduler_overhead/critical_path/span_us"},
-    {"critical_path.compute_us", "scheduler_overhead/critical_path/compute_us"},
-    {"critical_path.injected_us", "scheduler_overhead/critical_path/injected_us"},
-};
-
 const Json* Hops(const Json& summary) {
   if (!summary.contains("scheduler_overhead")) return nullptr;
   const Json& oh = summary["scheduler_overhead"];
@@ -100,7 +40,11 @@ const Json* Hops(const Json& summary) {
 
 void CompareSummaries(const Json& a, const Json& b, std::ostream& out) {
   out << absl::StrFormat("  %-34s %14s %14s %14s %9s\n", "metric", "A", "B", "delta", "delta%");
-  for (const auto& [label, path] : kMetrics) Row(out, label, At(a, path), At(b, path));
+  // The schema's compare rows, in its order.
+  for (const StatSpec& spec : StatsSchema()) {
+    if (spec.compare.empty()) continue;
+    Row(out, std::string(spec.compare), StatNumber(a, spec.path), StatNumber(b, spec.path));
+  }
   const Json* ha = Hops(a);
   const Json* hb = Hops(b);
   if (ha == nullptr && hb == nullptr) return;

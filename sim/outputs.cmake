@@ -1,6 +1,18 @@
 # Output writers and analyses (issue 7): swimlane records, deps.json, the
 # Perfetto trace, the scheduler-overhead model, the SVG swimlane, and the
 # `deps` and `compare` commands. Pure C++: they consume RunObserver callbacks.
+# The stats.json keys (sim/stats_schema.h): what every writer and reader of
+# stats.json spells; docs/stats.md is generated from it.
+add_library(pto_stats_schema STATIC ${CMAKE_CURRENT_LIST_DIR}/stats_schema.cc)
+target_include_directories(pto_stats_schema PUBLIC ${PROJECT_SOURCE_DIR})
+target_link_libraries(pto_stats_schema PUBLIC nlohmann_json::nlohmann_json absl::strings
+  absl::flat_hash_map)
+pto_cc_test(stats_schema_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/stats_schema_test.cc
+  DEPS pto_stats_schema)
+if(TARGET stats_schema_test)
+  target_compile_definitions(stats_schema_test PRIVATE PTO_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+endif()
+
 add_library(pto_outputs STATIC
   ${CMAKE_CURRENT_LIST_DIR}/spooled_json.cc
   ${CMAKE_CURRENT_LIST_DIR}/launch_log.cc
@@ -17,8 +29,8 @@ add_library(pto_outputs STATIC
 )
 target_include_directories(pto_outputs PUBLIC ${PROJECT_SOURCE_DIR})
 target_link_libraries(pto_outputs PUBLIC
-  pto_runtime_logic pto_dep_logic pto_trace_reader pto_common nlohmann_json::nlohmann_json
-  absl::status absl::statusor absl::strings absl::str_format absl::span
+  pto_runtime_logic pto_dep_logic pto_trace_reader pto_common pto_stats_schema
+  nlohmann_json::nlohmann_json absl::status absl::statusor absl::strings absl::str_format absl::span
   absl::flat_hash_map absl::flat_hash_set)
 
 pto_cc_test(outputs_test

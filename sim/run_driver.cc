@@ -23,6 +23,7 @@
 #include "sim/hazard_tap.h"
 #include "sim/output_set.h"
 #include "sim/progress_tap.h"
+#include "sim/stats_schema.h"
 #include "sim/stats_writer.h"
 #include "sim/stop_signal.h"
 #include "sim/trace_reader.h"
@@ -414,8 +415,8 @@ void Session::PrintLaunch(const LaunchReport& report) {
   tasks_run_ += report.counters.tasks;
   const nlohmann::json s = Summary(report);
   out_ << absl::StrFormat("launch %d '%s': makespan %.3f us, device wall %.3f us\n", report.index,
-                          report.name, s["makespan_us"].get<double>(),
-                          s["device_wall_us"].get<double>());
+                          report.name, StatNumber(s, kStatMakespanUs),
+                          StatNumber(s, kStatDeviceWallUs));
   out_ << absl::StrFormat(
       "  tasks %d (+%d dummies, %d allocs), task dispatches %d, block dispatches %d, "
       "predicated skips %d\n",
@@ -424,9 +425,8 @@ void Session::PrintLaunch(const LaunchReport& report) {
       report.counters.predicated_skips);
   out_ << absl::StrFormat(
       "  busy: AIC %.1f%%, AIV %.1f%%; orchestrator %.3f us, schedulers %.3f us\n",
-      100 * s["engine_busy_share"]["aic"].get<double>(),
-      100 * s["engine_busy_share"]["aiv"].get<double>(), s["orchestrator_busy_us"].get<double>(),
-      s["scheduler_busy_us"].get<double>());
+      100 * StatNumber(s, kStatAicBusyShare), 100 * StatNumber(s, kStatAivBusyShare),
+      StatNumber(s, kStatOrchestratorBusyUs), StatNumber(s, kStatSchedulerBusyUs));
   if (report.counters.mix.blocks > 0) {
     const LaunchCounters::MixRing& mix = report.counters.mix;
     out_ << absl::StrFormat(
@@ -485,17 +485,20 @@ absl::Status Session::WriteRunSummary() {
     return absl::OkStatus();
   }
   nlohmann::json total = {{"launches", launch_summaries_.size()}};
-  for (const char* key :
-       {"makespan_us", "device_wall_us", "orchestrator_busy_us", "scheduler_busy_us"}) {
-    double sum = 0;
-    for (const auto& s : launch_summaries_) sum += s[key].get<double>();
-    total[key] = sum;
-  }
-  for (const char* key : {"tasks", "dummy_tasks", "alloc_tasks", "task_dispatches",
-                          "block_dispatches", "predicated_skips", "edges"}) {
-    uint64_t sum = 0;
-    for (const auto& s : launch_summaries_) sum += s[key].get<uint64_t>();
-    total[key] = sum;
+  // The launch keys the schema sums into this file (the checks are counted
+  // below, over the whole run).
+  for (const StatSpec& spec : StatsSchema()) {
+    if (!spec.in_run_file || spec.path.find('/') != absl::string_view::npos) continue;
+    const std::string key(spec.path);
+    if (spec.unit == StatUnit::kCount) {
+      uint64_t sum = 0;
+      for (const auto& s : launch_summaries_) sum += s[key].get<uint64_t>();
+      total[key] = sum;
+    } else {
+      double sum = 0;
+      for (const auto& s : launch_summaries_) sum += s[key].get<double>();
+      total[key] = sum;
+    }
   }
   total["checks"] = {{"passed", checks_passed_}, {"failed", checks_failed_}};
   total["per_launch"] = launch_summaries_;

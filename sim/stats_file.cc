@@ -11,7 +11,8 @@ using Json = nlohmann::json;
 
 // The per-record arrays StatsWriter appends; summaries never need them.
 bool IsRecordArray(const std::string& key) {
-  return key == "task_records" || key == "edge_records" || key == "core_intervals";
+  return key == "task_records" || key == "edge_records" || key == "core_intervals" ||
+         key == "engine_intervals";
 }
 
 }  // namespace

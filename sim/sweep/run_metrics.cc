@@ -5,20 +5,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "sim/stats_file.h"
+#include "sim/stats_schema.h"
 
 namespace pto {
 namespace {
 
 using Json = nlohmann::json;
-
-double Number(const Json& j, std::initializer_list<const char*> path) {
-  const Json* node = &j;
-  for (const char* key : path) {
-    if (!node->is_object() || !node->contains(key)) return 0.0;
-    node = &(*node)[key];
-  }
-  return node->is_number() ? node->get<double>() : 0.0;
-}
 
 bool Has(const Json& j, const char* key) { return j.is_object() && j.contains(key); }
 
@@ -30,60 +22,39 @@ struct LaunchNumbers {
   bool has_overhead = false;
 };
 
+// The schema's metrics of one launch. An absent key reads as 0, except the
+// overhead model's, which --summary-only runs do not write: those are left
+// out of the map.
 LaunchNumbers FromLaunch(const Json& launch) {
   LaunchNumbers n;
-  MetricMap& m = n.metrics;
-  for (const char* key :
-       {"makespan_us", "device_wall_us", "orchestrator_busy_us", "scheduler_busy_us", "tasks",
-        "task_dispatches", "block_dispatches", "predicated_skips", "early_dispatched_blocks"}) {
-    m[key] = Number(launch, {key});
+  n.has_overhead = Has(launch, "scheduler_overhead") && launch["scheduler_overhead"].is_object();
+  for (const std::string& name : StatMetricNames()) {
+    const StatSpec& spec = *FindMetric(name);
+    const double value = StatNumber(launch, spec.path);
+    if (std::isnan(value) && spec.conditional) continue;
+    n.metrics[name] = std::isnan(value) ? 0.0 : value;
   }
-  m["hazards"] = Has(launch, "hazards") && launch["hazards"].is_array()
-                     ? static_cast<double>(launch["hazards"].size())
-                     : 0.0;
-  m["aic_busy_share"] = Number(launch, {"engine_busy_share", "aic"});
-  m["aiv_busy_share"] = Number(launch, {"engine_busy_share", "aiv"});
-  m["checks_passed"] = Number(launch, {"checks", "passed"});
-  m["checks_failed"] = Number(launch, {"checks", "failed"});
-  if (Has(launch, "scheduler_overhead") && launch["scheduler_overhead"].is_object()) {
-    n.has_overhead = true;
-    n.overhead_us = Number(launch, {"scheduler_overhead", "overhead_us", "all"});
-    n.overhead_window_us = Number(launch, {"scheduler_overhead", "makespan_us"});
-    m["overhead_share"] = Number(launch, {"scheduler_overhead", "overhead_share", "all"});
-    m["critical_path_injected_us"] =
-        Number(launch, {"scheduler_overhead", "critical_path", "injected_us"});
+  if (n.has_overhead) {
+    n.overhead_us = StatNumber(launch, kStatOverheadAllUs);
+    n.overhead_window_us = StatNumber(launch, kStatOverheadWindowUs);
   }
   return n;
 }
 
 }  // namespace
 
-const std::vector<std::string>& MetricNames() {
-  static const auto* names = new std::vector<std::string>{"makespan_us",
-                                                          "device_wall_us",
-                                                          "orchestrator_busy_us",
-                                                          "scheduler_busy_us",
-                                                          "tasks",
-                                                          "task_dispatches",
-                                                          "block_dispatches",
-                                                          "predicated_skips",
-                                                          "early_dispatched_blocks",
-                                                          "overhead_share",
-                                                          "aic_busy_share",
-                                                          "aiv_busy_share",
-                                                          "hazards",
-                                                          "checks_passed",
-                                                          "checks_failed"};
-  return *names;
-}
-
 MetricKind KindOf(const std::string& metric_name) {
-  const std::string leaf = metric_name.substr(metric_name.rfind('.') + 1);
-  if (leaf.size() > 6 && leaf.compare(leaf.size() - 6, 6, "_share") == 0) {
-    return MetricKind::kShare;
+  const StatSpec* spec = FindMetric(metric_name.substr(metric_name.rfind('.') + 1));
+  if (spec == nullptr) return MetricKind::kCount;
+  switch (spec->unit) {
+    case StatUnit::kFraction:
+      return MetricKind::kShare;
+    case StatUnit::kMicroseconds:
+    case StatUnit::kNanoseconds:
+      return MetricKind::kTime;
+    default:
+      return MetricKind::kCount;
   }
-  if (leaf.size() > 3 && leaf.compare(leaf.size() - 3, 3, "_us") == 0) return MetricKind::kTime;
-  return MetricKind::kCount;
 }
 
 MetricMap RunMetrics::Flatten() const {
@@ -123,7 +94,7 @@ absl::StatusOr<RunMetrics> MetricsFromStats(const Json& stats) {
     if (name_count[name] > 1) name = absl::StrCat(name, "#", i);
     const MetricMap& m = numbers[i].metrics;
     for (const auto& [metric, value] : m) {
-      if (KindOf(metric) != MetricKind::kShare) total[metric] += value;
+      if (FindMetric(metric)->total == StatTotal::kSum) total[metric] += value;
     }
     weighted_aic += m.at("aic_busy_share") * m.at("makespan_us");
     weighted_aiv += m.at("aiv_busy_share") * m.at("makespan_us");

@@ -25,9 +25,6 @@ struct RunMetrics {
   MetricMap Flatten() const;
 };
 
-// The metric names, in column order: times, counts, shares, checks.
-const std::vector<std::string>& MetricNames();
-
 // Whether a metric is a count (compared exactly), a share (a fraction, with
 // an absolute tolerance) or a time (with a relative tolerance).
 enum class MetricKind { kTime, kCount, kShare };

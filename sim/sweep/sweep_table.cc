@@ -3,6 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "sim/stats_schema.h"
 
 namespace pto {
 namespace {
@@ -44,25 +45,7 @@ std::string SweepSpec::ChartKey() const {
   return axes.empty() ? "" : axes.front().key;
 }
 
-const std::vector<std::string>& SweepMetricColumns() {
-  static const auto* columns = new std::vector<std::string>{"makespan_us",
-                                                            "device_wall_us",
-                                                            "overhead_share",
-                                                            "critical_path_injected_us",
-                                                            "aic_busy_share",
-                                                            "aiv_busy_share",
-                                                            "orchestrator_busy_us",
-                                                            "scheduler_busy_us",
-                                                            "tasks",
-                                                            "task_dispatches",
-                                                            "block_dispatches",
-                                                            "predicated_skips",
-                                                            "early_dispatched_blocks",
-                                                            "hazards",
-                                                            "checks_passed",
-                                                            "checks_failed"};
-  return *columns;
-}
+const std::vector<std::string>& SweepMetricColumns() { return StatMetricNames(); }
 
 std::string SweepCsv(const SweepSpec& spec, const std::vector<SweepRow>& rows) {
   std::vector<std::string> header = {"point", "trace"};
