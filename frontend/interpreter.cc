@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/dtype.h"
+#include "common/ring_limits.h"
 #include "common/tensor_fill.h"
 #include "frontend/name_analysis.h"
 #include "frontend/parser.h"
@@ -54,6 +55,25 @@ Interpreter::Interpreter(const SourceFile& source, std::unique_ptr<ReferenceEval
                                   "of 4 positive integers (one per ring, by scope depth "
                                   "min(depth, 3)), got ",
                                   v->Repr()));
+      }
+      // The runtime's own ranges (common/ring_limits.h), which pto_sim
+      // enforces when it reads the stream.
+      for (const Value& item : items) {
+        const int64_t n = item.i();
+        std::string why;
+        if (field == 1 && (n < kMinTaskWindow || n > kMaxTaskWindow || !IsPowerOfTwo(n))) {
+          why = absl::StrCat("a power of two in [", kMinTaskWindow, ", ", kMaxTaskWindow, "]");
+        } else if (field == 2 && (n < kMinHeapBytes || n > kMaxHeapBytes)) {
+          why = absl::StrCat("in [", kMinHeapBytes, ", ", kMaxHeapBytes, "] bytes");
+        } else if (field == 3 && (n < kMinDepPool || n > kMaxDepPool)) {
+          why = absl::StrCat("in [", kMinDepPool, ", ", kMaxDepPool, "] entries");
+        }
+        if (!why.empty()) {
+          return Error(args.KeywordLoc(key),
+                       absl::StrCat("RunConfig(", key, "=...) value ", n,
+                                    " is outside the runtime's range: each entry must be ", why,
+                                    " (RuntimeEnv::validate of the runtime)"));
+        }
       }
       trace::RingSizes* sizes = program_.mutable_ring_sizes();
       auto* out = field == 1   ? sizes->mutable_task_window()

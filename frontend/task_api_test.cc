@@ -75,6 +75,30 @@ TEST(TaskApiTest, RunConfigRingSizesMustBeOneOrFourPositiveIntegers) {
   }
 }
 
+// pto_sim refuses ring sizes the runtime would (RuntimeEnv::validate); ptoc
+// says so at the RunConfig instead of writing such a stream.
+TEST(TaskApiTest, RunConfigRingSizesMustBeInTheRuntimesRange) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"ring_task_window=48",
+       "value 48 is outside the runtime's range: each entry must be a "
+       "power of two in [4, 16777216]"},
+      {"ring_task_window=2", "value 2 is outside"},
+      {"ring_heap=[1024, 512, 1024, 1024]",
+       "value 512 is outside the runtime's range: each entry "
+       "must be in [1024, 1099511627776] bytes"},
+      {"ring_dep_pool=3",
+       "value 3 is outside the runtime's range: each entry must be in [4, "
+       "2147483647] entries"},
+  };
+  for (const auto& [bad, message] : cases) {
+    auto t = Build(std::string("CFG = RunConfig(") + bad + ")\n");
+    ASSERT_FALSE(t.ok()) << bad;
+    EXPECT_THAT(std::string(t.status().message()), HasSubstr(message)) << bad;
+  }
+  // The minima themselves are fine.
+  EXPECT_TRUE(Build("CFG = RunConfig(ring_task_window=4, ring_heap=1024, ring_dep_pool=4)\n").ok());
+}
+
 TEST(TaskApiTest, HandPlacedScopeOpensOneAutoScopeUnderAutoScopeFalse) {
   auto t = Build(std::string(kCopy) +
                  "@pl.jit(auto_scope=False)\n"
