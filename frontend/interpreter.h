@@ -49,7 +49,7 @@ class Interpreter {
   Interpreter(const SourceFile& source, std::unique_ptr<ReferenceEvaluator> reference);
 
   absl::Status Run(const Module& module);
-  // Runs on every task before it is emitted (frontend-semantics.md §2).
+  // Runs on every task before it is emitted (pypto's compile-time checks, see verifiers.h).
   void AddVerifier(std::unique_ptr<TaskVerifier> verifier) {
     verifiers_.push_back(std::move(verifier));
   }

@@ -238,7 +238,8 @@ struct TaskOptions {
   std::optional<trace::SplitMode> split;
   std::optional<uint32_t> slot_num;
   // For the verifiers' messages: how the launch was written ('{m}' of
-  // frontend-semantics.md §2.1) and where its arguments are.
+  // _validate_predicate_deps in hw-native-sys/pypto@e2d0f78a
+  // python/pypto/language/parser/ast_parser.py) and where its arguments are.
   std::string method = "pl.at()";
   SourceLocation predicate_loc, deps_loc, no_dep_loc;
   std::vector<std::string> no_dep_names;

@@ -1,4 +1,5 @@
-// The @pl.program form (frontend-semantics.md §1.2, §1.6): a class whose
+// The @pl.program form (hw-native-sys/pypto@e2d0f78a docs/en/user/language/01-functions.md,
+// docs/en/user/tasks/02-submit.md, python/pypto/language/scope.py): a class whose
 // methods are @pl.function(type=...) kernels and orchestrations, `self.k`
 // method references, and pl.submit / pl.spmd_submit returning (outputs, TaskId).
 #include "absl/strings/str_cat.h"

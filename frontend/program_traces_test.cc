@@ -1,5 +1,6 @@
 // Golden tests on the edges of the runtime system-test programs of
-// frontend-semantics.md §4.6, written in the @pl.program form in traces/.
+// hw-native-sys/pypto@e2d0f78a tests/st/runtime/scheduling/, written in the @pl.program form in
+// traces/.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 

@@ -13,8 +13,8 @@ namespace pto::ptoc {
 
 class Interpreter;
 
-// Everything a compile-time check of frontend-semantics.md §2 may look at when
-// a task is about to be emitted: what the source asked for, the submit and
+// Everything a compile-time check (pypto's, cited in verifiers.h) may look at
+// when a task is about to be emitted: what the source asked for, the submit and
 // kernel ptoc built from it, and where it was written.
 struct TaskSite {
   const TaskOptions& options;
@@ -29,7 +29,7 @@ struct TaskSite {
 
 // A verifier runs on every task before its submit is recorded; an error
 // status (made with Interpreter::Error, so it carries file:line:col) stops
-// compilation. The verifiers of §2 (predicate producer in deps, hard syncall
+// compilation. The verifiers of verifiers.h (predicate producer in deps, hard syncall
 // occupancy, closed-scope deps, on-chip capacity, ...) implement this.
 class TaskVerifier {
  public:

@@ -1,5 +1,5 @@
 // The catalogue of rejected programs (issue #4): one small program per
-// compile-time rule of frontend-semantics.md §2, each run through the ptoc
+// compile-time rule of pypto (cited in verifiers.h), each run through the ptoc
 // binary, which must exit 2 with the rule's message at file:line:col.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -56,7 +56,7 @@ f(A, G, U, OUT)
 #define AT_BODY "        pl.store(pl.load(a, [0, 0], [8, 16]), [0, 0], out)\n"
 
 const Rejected kCatalogue[] = {
-    // ---- §2.1 predicates
+    // ---- predicates (_validate_predicate_deps, ast_parser.py)
     {"PredicateNotAComparison", "    with pl.spmd(4, predicate=g) as t:\n" SPMD_BODY,
      "'pl.spmd()' predicate must be a single comparison (==, !=, >, <, >=, <=); got"},
     {"PredicateNone", "    with pl.spmd(4, predicate=None) as t:\n" SPMD_BODY,
@@ -85,7 +85,8 @@ const Rejected kCatalogue[] = {
     {"PredicateOnPlAt",
      "    with pl.at(level=pl.Level.CORE_GROUP, predicate=(g[0, 0] > 0)):\n" AT_BODY,
      "Unknown keyword argument 'predicate' in pl.at()"},
-    // ---- §2.2 HardSyncallOccupancy (the first is the seed's snippet as written)
+    // ---- HardSyncallOccupancy (the first is the hard-barrier snippet of
+    // hw-native-sys/pypto@e2d0f78a docs/en/user/performance/02-runtime-overhead.md as written)
     {"HardSyncallWithoutSyncStart",
      "    with pl.spmd(pl.system.available_aiv_count()):\n" SPMD_BODY
      "        pl.system.syncall(core_type=pl.KernelType.AIV)\n",
@@ -308,7 +309,8 @@ TEST(RejectedProgramCatalogue, ThePreludeCompiles) {
 }
 
 // The cross-core ring needs a real mixed kernel: the [128, 128] FP32 tile
-// that crosses from cube to vector takes 64 KB per slot (§2.3).
+// that crosses from cube to vector takes 64 KB per slot (hw-native-sys/pypto@e2d0f78a
+// docs/en/user/tutorials/03-mixed-kernel.md).
 std::string MixedKernel(int slots) {
   return std::string(R"(import pypto.language as pl
 import torch

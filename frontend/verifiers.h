@@ -8,15 +8,21 @@
 
 namespace pto::ptoc {
 
-// a2a3 (Ascend910B) numbers the verifiers check against (frontend-semantics.md
-// §2.2, §3.2): physical cores and the usable on-chip budgets.
+// a2a3 (Ascend910B) numbers the verifiers check against (hw-native-sys/pypto@e2d0f78a
+// src/backend/common/soc.cpp, src/ir/verifier/verify_hard_syncall_occupancy.cpp): physical
+// cores and the usable on-chip budgets.
 inline constexpr int kPhysicalAivCores = 48;
 inline constexpr int kPhysicalAicCores = 24;
 inline constexpr uint64_t kVecBudgetBytes = 188416;  // 184 KB usable UB
 inline constexpr uint64_t kMatBudgetBytes = 524288;  // 512 KB L1
-inline constexpr uint32_t kDefaultSlotNum = 2;       // §1.4: the "8 slots" page is stale
+// kDefaultAutoPipeSlotNum of hw-native-sys/pypto@e2d0f78a
+// include/pypto/ir/transforms/utils/cross_core_pipe.h; the "8 slots" of
+// docs/en/user/performance/02-runtime-overhead.md is stale.
+inline constexpr uint32_t kDefaultSlotNum = 2;
 
-// The task-level verifiers of frontend-semantics.md §2 that look at a whole
+// The task-level verifiers of pypto's compile-time checks (hw-native-sys/pypto@e2d0f78a
+// python/pypto/language/parser/ast_parser.py, src/ir/verifier/verify_hard_syncall_occupancy.cpp,
+// src/ir/transforms/allocate_memory_addr_pass.cpp) that look at a whole
 // traced task: HardSyncallOccupancy, the cross-core ring against the on-chip
 // budget, the SPMD body rules, the predicate's rank and producer, and the
 // no_dep_args entries. (Argument-level rules are checked where the argument

@@ -66,8 +66,8 @@ struct CoreParams {
   double vector_int32_per_cycle = 64;
   double vector_exp_slowdown = 4;  // transcendental ops cost this many passes
   // Data-cache maintenance and in-kernel barriers (ns).
-  double dcci_ns = 200;               // one dcci + dsb, runtime-semantics.md §3 (150-300 ns)
-  double fence_ns = 30;               // fence with nothing outstanding, §3 (dsb st ~30 ns)
+  double dcci_ns = 200;               // one dcci + dsb (150-300 ns)
+  double fence_ns = 30;               // fence with nothing outstanding (dsb st ~30 ns)
   double hard_syncall_ns = 100;       // assumption: FFTS release after the last arrival
   double soft_syncall_poll_ns = 300;  // assumption: one re-read (dcci + load) of the counter
   // The cross-core ring of MIX kernels (TPUSH/TPOP between AIC and AIVs).
@@ -86,13 +86,13 @@ struct GmParams {
   double l2_hit_latency_ns = 150;           // assumption
   double l2_miss_latency_ns = 500;          // assumption (HBM round trip)
   // Extra transfer time when the innermost contiguous run is shorter than
-  // narrow_row_bytes (fraction): frontend-semantics.md §3.3 measured 16-25 %.
+  // narrow_row_bytes (fraction): 128 B rows measured 16-25 % slower.
   double narrow_row_penalty = 0.2;
-  int64_t narrow_row_bytes = 512;  // runtime-semantics.md §1.5 (a5: 128)
+  int64_t narrow_row_bytes = 512;  // a5: 128
 };
 
 // The device-side self-cost of a profiled run (swimlane on), as the
-// measured figures were captured (runtime-semantics.md §3).
+// measured figures were captured (--enable-chip-swimlane; sources in config_schema.cc).
 struct ProfilingParams {
   int64_t enabled = 0;               // 1 = emulate a profiled run (pto_sim --profiled)
   double timestamp_read_ns = 100;    // the end-time get_sys_cnt read before FIN

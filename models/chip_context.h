@@ -42,7 +42,8 @@ struct LaunchCounters {
   uint64_t inline_retires = 0;  // dummies and predicate-false tasks, by schedulers
   uint64_t pop_hit = 0;
   uint64_t pop_miss = 0;
-  // The orchestrator's submit time by part (runtime-semantics.md §3 split).
+  // The orchestrator's submit time by part (the split of hw-native-sys/simpler@6ebaf771
+  // src/a2a3/runtime/tensormap_and_ringbuffer/docs/device_log_profiling.md).
   TimePs submit_base = 0;
   TimePs submit_param_copy = 0;
   TimePs submit_lookup = 0;

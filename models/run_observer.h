@@ -45,7 +45,8 @@ enum class SchedulerPhaseKind : uint8_t {
   kDrain,
   kRelease,
 };
-// The runtime's record names for the phases (runtime-semantics.md §4.4).
+// The runtime's record names for the phases (hw-native-sys/simpler@6ebaf771
+// docs/dfx/chip-swimlane-profiling.md).
 inline const char* SchedulerPhaseName(SchedulerPhaseKind kind) {
   switch (kind) {
     case SchedulerPhaseKind::kComplete:

@@ -3,9 +3,11 @@
 
 Runs the calibration workloads of traces/calibration/ (scripts/
 calibration_workloads.py) with and without --profiled, extracts from their
-stats.json the quantities the runtime's maintainers measured on silicon
-(runtime-semantics.md §3, §5), and compares each with its tolerance: within
-10 % of a mean, or inside the range where only a range was measured.
+stats.json the quantities the runtime's maintainers measured on silicon (the
+a2a3 figures of hw-native-sys/simpler@6ebaf771: docs/hardware/mmio-performance.md,
+docs/investigations/ and the runtime's docs/device_log_profiling.md), and
+compares each with its tolerance: within 10 % of a mean, or inside the range
+where only a range was measured.
 
   scripts/calibrate.py --pto-sim build/sim/pto_sim                # print the table
   scripts/calibrate.py --pto-sim ... --write-table docs/calibration.md
@@ -32,7 +34,16 @@ import calibration_workloads as workloads  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WORKLOAD_DIR = os.path.join(REPO, "traces", "calibration")
-SEMANTICS = "runtime-semantics.md"
+# The public sources of the measured figures: the a2a3 runtime at a pinned commit.
+SIMPLER = "hw-native-sys/simpler@6ebaf771"
+INVESTIGATIONS = f"{SIMPLER} docs/investigations/"
+SWITCH_DOC = INVESTIGATIONS + "2026-07-aicore-swimlane-switch-overhead-and-ack-gate.md"
+FILLS_DOC = INVESTIGATIONS + "2026-07-aicore-fills-all-args-ready-path.md"
+WARMUP_DOC = INVESTIGATIONS + "2026-06-aicore-cold-start-warmup.md"
+MMIO_DOC = f"{SIMPLER} docs/hardware/mmio-performance.md"
+SCHEDULER_DIR = f"{SIMPLER} src/a2a3/runtime/tensormap_and_ringbuffer/runtime/scheduler/"
+PROFILE_DOC = f"{SIMPLER} src/a2a3/runtime/tensormap_and_ringbuffer/docs/device_log_profiling.md"
+QWEN_DOC = f"{SIMPLER} .claude/skills/multi-repo-qwen-setup/SKILL.md"
 
 
 class Run:
@@ -194,96 +205,97 @@ class Row:
         return self.gated or self.lacks is None
 
 
-S3 = f"{SEMANTICS} §3"
+RESOLVE_SRC = SCHEDULER_DIR + "scheduler_completion.cpp, pto_scheduler.h (comments)"
 ROWS = [
     # back-to-back tasks on one core
     Row("switch gap, pending pickup (start - previous end), swimlane on", "switch_gap",
-        "mean 0.81 us (p50 0.80, p90 1.00)", S3 + " (qwen3 decode, 72 cores)",
+        "mean 0.81 us (p50 0.80, p90 1.00)", SWITCH_DOC + " (qwen3_14b_decode, 72 cores)",
         lambda s: statistics.fmean(switch_gaps(s)), "us", mean=0.81, gated=True),
     Row("switch gap, profiling off", "switch_gap", "~0.3 us",
-        S3 + " (interpretation notes)", lambda s: statistics.fmean(switch_gaps(s)), "us",
-        mode="plain", mean=0.3, gated=True),
-    Row("switch gap p99", "switch_gap", "1.22 us", S3,
+        SWITCH_DOC + " (derived: setup 0.29 us, the rest is profiling self-cost)",
+        lambda s: statistics.fmean(switch_gaps(s)), "us", mode="plain", mean=0.3, gated=True),
+    Row("switch gap p99", "switch_gap", "1.22 us", SWITCH_DOC,
         lambda s: percentile(switch_gaps(s), 0.99), "us", mean=1.22,
         lacks="no run-to-run or per-core variation: every pending pickup costs the same"),
-    Row("first switch per core", "switch_gap", "1.39 us", S3,
+    Row("first switch per core", "switch_gap", "1.39 us", SWITCH_DOC,
         lambda s: statistics.fmean(first_switch_per_core(s)), "us", mean=1.39,
         lacks="no extra cost on a core's first pending pickup (its cause is not documented)"),
     Row("local setup (start - receive), pending pickups", "switch_gap", "349 ns mean",
-        S3 + " (paged_attention_unroll Case1; §5)", lambda s: statistics.fmean(pending_setups_ns(s)),
+        FILLS_DOC + " (paged_attention_unroll)", lambda s: statistics.fmean(pending_setups_ns(s)),
         "ns", mean=349, gated=True),
-    Row("local setup, typical", "switch_gap", "0.28-0.35 us", S3,
+    Row("local setup, typical", "switch_gap", "0.28-0.35 us", FILLS_DOC,
         lambda s: statistics.fmean(pending_setups_ns(s)) / 1e3, "us", lo=0.28, hi=0.35),
     # four chained full-width MIX tasks
     Row("head OH (start - dispatch), first task per core, avg over 72 cores", "mix_chain",
-        "t0 avg 2.29-3.87 us (three runs)", S3 + "; §5 (spmd_serial_chain_mix)",
+        "t0 avg 2.29-3.87 us (three runs)", WARMUP_DOC + " (spmd_serial_chain_mix)",
         lambda s: statistics.fmean(head_oh(s, "t0")), "us", lo=2.29, hi=3.87, gated=True),
-    Row("head OH, later tasks t1-t3, avg", "mix_chain", "0.23-0.48 us", S3 + "; §5",
+    Row("head OH, later tasks t1-t3, avg", "mix_chain", "0.23-0.48 us", WARMUP_DOC,
         lambda s: statistics.fmean(sum((head_oh(s, t) for t in ("t1", "t2", "t3")), [])),
         "us", lo=0.23, hi=0.48, gated=True),
-    Row("head OH, first task, fastest core", "mix_chain", "t0 min 0.32-1.42 us", S3 + "; §5",
+    Row("head OH, first task, fastest core", "mix_chain", "t0 min 0.32-1.42 us", WARMUP_DOC,
         lambda s: min(head_oh(s, "t0")), "us", lo=0.32, hi=1.42,
         lacks="every core pays the cold setup and first-dispatch delivery; on silicon some "
               "cores pay none"),
-    Row("head OH, first task, slowest core", "mix_chain", "t0 max 5.62-6.36 us", S3 + "; §5",
+    Row("head OH, first task, slowest core", "mix_chain", "t0 max 5.62-6.36 us", WARMUP_DOC,
         lambda s: max(head_oh(s, "t0")), "us", lo=5.62, hi=6.36,
         lacks="two cold-delivery values (near and far half of the clusters), not the "
               "silicon's per-core spread up to ~5 us"),
     # the 5-task vector example
     Row("vector example: head OH, cold first task on a core", "vector_example",
-        "1.66 and 2.12 us", S3 + "; §5 (vector_example level-3 capture)",
+        "1.66 and 2.12 us", WARMUP_DOC + " (vector_example level-3 capture)",
         lambda s: mean_of(cold_warm(s)[0], lambda r: r["start"] - r["dispatch"]), "us",
         lo=1.66, hi=2.12),
-    Row("vector example: head OH, warm", "vector_example", "0.16-0.34 us", S3 + "; §5",
+    Row("vector example: head OH, warm", "vector_example", "0.16-0.34 us", WARMUP_DOC,
         lambda s: mean_of(cold_warm(s)[1], lambda r: r["start"] - r["dispatch"]), "us",
         lo=0.16, hi=0.34),
     Row("propagation (receive - dispatch), warm", "vector_example", "0.16-0.34 us",
-        S3 + "; §5", lambda s: mean_of(cold_warm(s)[1], lambda r: r["receive"] - r["dispatch"]),
+        WARMUP_DOC, lambda s: mean_of(cold_warm(s)[1], lambda r: r["receive"] - r["dispatch"]),
         "us", lo=0.16, hi=0.34, gated=True),
-    Row("propagation, cold", "vector_example", "0.8-1.2 us", S3 + "; §5",
+    Row("propagation, cold", "vector_example", "0.8-1.2 us", WARMUP_DOC,
         lambda s: mean_of(cold_warm(s)[0], lambda r: r["receive"] - r["dispatch"]), "us",
         lo=0.8, hi=1.2, gated=True),
-    Row("local setup, warm idle core", "vector_example", "0-0.02 us", S3 + "; §5",
+    Row("local setup, warm idle core", "vector_example", "0-0.02 us", WARMUP_DOC,
         lambda s: mean_of(cold_warm(s)[1], lambda r: r["start"] - r["receive"]), "us",
         lo=0.0, hi=0.02),
-    Row("local setup, cold first task", "vector_example", "0.5-1 us", S3 + "; §5",
+    Row("local setup, cold first task", "vector_example", "0.5-1 us", WARMUP_DOC,
         lambda s: mean_of(cold_warm(s)[0], lambda r: r["start"] - r["receive"]), "us",
         lo=0.5, hi=1.0),
     Row("FIN -> AICPU observes it (finish - end)", "vector_example",
-        "avg ~600 ns, min ~180, max 2020", S3,
+        "avg ~600 ns, min ~180, max 2020", MMIO_DOC,
         lambda s: statistics.fmean((t["finish_us"] - t["end_us"]) * 1e3
                                    for t in s["task_records"]), "ns", mode="plain",
         lo=180, hi=2020),
     # many tiny tasks on one scheduler thread
-    Row("COND poll per running core, one thread", "poll_round", "95-105 ns (serial)", S3,
+    Row("COND poll per running core, one thread", "poll_round", "95-105 ns (serial)", MMIO_DOC,
         poll_per_core_ns, "ns", mode="plain", lo=95, hi=105, gated=True, launch="poll"),
-    Row("COND poll round over 24 cores, one thread", "poll_round", "~2400 ns", S3,
+    Row("COND poll round over 24 cores, one thread", "poll_round", "~2400 ns", MMIO_DOC,
         lambda s: (poll_finishes_ns(s)[-1] - poll_finishes_ns(s)[0]) + poll_per_core_ns(s),
         "ns", mode="plain", mean=2400, launch="poll"),
     # resolve by fan-out
     Row("resolve (fan-out walk), 1-2 consumers", "resolve_fanout", "~500 ns",
-        S3 + " (scheduler comments)", lambda s: (resolve_ns(s, 1) + resolve_ns(s, 2)) / 2, "ns",
+        RESOLVE_SRC, lambda s: (resolve_ns(s, 1) + resolve_ns(s, 2)) / 2, "ns",
         mode="plain", mean=500, gated=True),
-    Row("resolve, 50 consumers", "resolve_fanout", "~5 us", S3 + " (scheduler comments)",
+    Row("resolve, 50 consumers", "resolve_fanout", "~5 us", RESOLVE_SRC,
         lambda s: resolve_ns(s, 50) / 1e3, "us", mode="plain", mean=5.0, gated=True),
     # burst of submits
     Row("orchestrator submit cost per task", "submit_burst", "0.874 us avg",
-        S3 + " (batch=64 PA, 16704 tasks)", lambda s: s["orchestrator"]["submit_us_per_task"],
-        "us", mode="plain", mean=0.874, gated=True),
-    Row("submit split: lookup + dep", "submit_burst", "49.9 %", S3,
+        PROFILE_DOC + " (example run: batch=64, 16704 tasks)",
+        lambda s: s["orchestrator"]["submit_us_per_task"], "us", mode="plain", mean=0.874,
+        gated=True),
+    Row("submit split: lookup + dep", "submit_burst", "49.9 %", PROFILE_DOC,
         lambda s: submit_share(s, "lookup"), "%", mode="plain", mean=49.9, gated=True),
-    Row("submit split: param copy", "submit_burst", "14.7 %", S3,
+    Row("submit split: param copy", "submit_burst", "14.7 %", PROFILE_DOC,
         lambda s: submit_share(s, "param_copy"), "%", mode="plain", mean=14.7, gated=True),
-    Row("submit split: tensor-map insert", "submit_burst", "12.9 %", S3,
+    Row("submit split: tensor-map insert", "submit_burst", "12.9 %", PROFILE_DOC,
         lambda s: submit_share(s, "tensormap_insert"), "%", mode="plain", mean=12.9,
         gated=True),
     # memory-bound weight streaming
     Row("effective HBM read bandwidth (bytes / makespan)", "weight_stream",
-        "~1 TB/s (28 GB in ~28 ms)", f"{SEMANTICS} §1.5 (derived, Qwen3-14B decode)",
+        "~1 TB/s (28 GB in ~28 ms)", QWEN_DOC + " (derived, Qwen3-14B decode)",
         hbm_tb_per_s, "TB/s", mode="plain", mean=1.0, gated=True, launch="weight_stream"),
 ]
 
-# §3 quantities none of the workloads can observe, and why.
+# Measured quantities none of the workloads can observe, and why.
 NOT_OBSERVED = [
     ("AICPU MMIO STR single / burst; STR then LDR round trip", "the model charges one "
      "publish cost per subtask (aicpu.dispatch_publish_ns), not single register accesses"),
@@ -300,7 +312,7 @@ NOT_OBSERVED = [
     ("first-to-last start within one pop; cross-thread first-dispatch stagger", "measured on "
      "qwen3 decode_layer, which no calibration workload mirrors"),
     ("scheduler loop idle spin (~115 ns/iter)", "idle spinning is not simulated loop by loop "
-     "(DESIGN.md §3 rule 4); aicpu.loop_overhead_ns is charged per loop with work"),
+     "(README.md, Design notes); aicpu.loop_overhead_ns is charged per loop with work"),
     ("scheduler loop with work; older per-task scheduler cost", "example logs of other "
      "workloads (181 and 147 loops) without their task graphs"),
     ("wmb (~30 ns)", "an input (aicpu.wmb_ns), inside propagation above"),
@@ -447,7 +459,7 @@ def table(results):
             status += f": {row.lacks}"
         lines.append(f"| {row.quantity} | `{row.workload}` | {row.measured} | {row.source} | "
                      f"{p} | {q} | {err} | {tolerance_text(row)} | {status} |")
-    lines += ["", f"## {SEMANTICS} §3 quantities these workloads do not observe", "",
+    lines += ["", f"## Measured a2a3 quantities ({SIMPLER}) these workloads do not observe", "",
               "| quantity | why |", "| --- | --- |"]
     lines += [f"| {q} | {why} |" for q, why in NOT_OBSERVED]
     return "\n".join(lines) + "\n"

@@ -1,6 +1,7 @@
 """The calibration workloads: task streams (.pbtxt) that mirror the setups
-in which the a2a3 runtime's micro-behaviour was measured on silicon
-(runtime-semantics.md §3, §5). scripts/calibrate.py writes them to
+in which the a2a3 runtime's micro-behaviour was measured on silicon (the
+documents of hw-native-sys/simpler@6ebaf771 that docs/calibration.md cites).
+scripts/calibrate.py writes them to
 traces/calibration/ and runs them; each file's header says how to run it.
 
 Standard library only (CI has no pip).

@@ -16,6 +16,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "sim/config_schema.h"
+#include "sim/testing/generated_block.h"
 
 namespace pto {
 namespace {
@@ -86,9 +87,6 @@ TEST(ShippedConfigs, A5YamlDiffersFromA2a3InExactlyItsDocumentedKeys) {
 
 // ---- generated files cannot drift from the schema ----
 
-// Rewrites generated files instead of failing when this variable is set.
-bool UpdateGenerated() { return std::getenv("PTO_UPDATE_GENERATED") != nullptr; }
-
 const char kRegenerateHint[] =
     "regenerate with: PTO_UPDATE_GENERATED=1 <build>/sim/config_test "
     "--gtest_filter='GeneratedFiles.*' (then review the diff)";
@@ -97,7 +95,7 @@ const char kAscendHeader[] =
     "a2a3 (Atlas A2/A3, 910B / one 910_93 die): the default chip of pto_sim.\n"
     "\n"
     "Every key of the chip model, with its meaning, unit, valid range and source\n"
-    "(/work/shared/reference/runtime-semantics.md section, or \"assumption\").\n"
+    "(a public document, or \"assumption\"; docs/config.md lists them).\n"
     "Values equal the ChipConfig defaults in models/chip_config.h.\n"
     "GENERATED from sim/config_schema.cc by sim/config_loader_test.cc; do not edit by hand.\n"
     "Variants need only the keys they change (see configs/a5.yaml); any key can also be\n"
@@ -106,40 +104,19 @@ const char kAscendHeader[] =
 TEST(GeneratedFiles, AscendYamlIsTheAnnotatedDefaults) {
   const std::string path = kSourceDir + "/configs/ascend.yaml";
   const std::string expected = AnnotatedConfigYaml(ChipConfig{}, kAscendHeader);
-  if (UpdateGenerated()) std::ofstream(path) << expected;
+  if (testing::UpdateGenerated()) std::ofstream(path) << expected;
   EXPECT_EQ(ReadFile(path), expected) << path << " is stale; " << kRegenerateHint;
-}
-
-// The text between the generated-table markers of docs/config.md, as an
-// offset and length into `doc`; nullopt when a marker is missing.
-std::optional<std::pair<size_t, size_t>> GeneratedBlock(const std::string& doc) {
-  const std::string begin = "<!-- BEGIN GENERATED: ConfigMarkdownTable() -->\n";
-  const size_t begin_pos = doc.find(begin);
-  const size_t end_pos = doc.find("<!-- END GENERATED -->\n");
-  if (begin_pos == std::string::npos || end_pos == std::string::npos || end_pos < begin_pos) {
-    return std::nullopt;
-  }
-  const size_t table_pos = begin_pos + begin.size();
-  return std::make_pair(table_pos, end_pos - table_pos);
 }
 
 TEST(GeneratedFiles, ConfigDocContainsTheSchemaTable) {
   const std::string path = kSourceDir + "/docs/config.md";
   const std::string table = ConfigMarkdownTable();
-  std::string doc = ReadFile(path);
-  std::optional<std::pair<size_t, size_t>> block = GeneratedBlock(doc);
+  const std::optional<std::string> block =
+      testing::CurrentGeneratedBlock(path, "ConfigMarkdownTable", table);
   ASSERT_TRUE(block.has_value())
       << path << " lacks the lines '<!-- BEGIN GENERATED: ConfigMarkdownTable() -->' and "
       << "'<!-- END GENERATED -->' (in that order) around the key table";
-  if (UpdateGenerated()) {
-    doc.replace(block->first, block->second, table);
-    std::ofstream(path) << doc;
-    doc = ReadFile(path);
-    block = GeneratedBlock(doc);
-    ASSERT_TRUE(block.has_value());
-  }
-  EXPECT_EQ(doc.substr(block->first, block->second), table)
-      << path << " is stale; " << kRegenerateHint;
+  EXPECT_EQ(*block, table) << path << " is stale; " << kRegenerateHint;
 }
 
 // ---- loading ----

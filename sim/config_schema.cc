@@ -35,107 +35,156 @@ constexpr double kMaxNs = 1e9;  // one second for a single modelled step is absu
 constexpr ConfigKeySpec kSchema[] = {
     // ---- chip ----
     {PTO_CONFIG_KEY(chip, name), "-", 1, 64, false,
-     "runtime-semantics.md §1.1",
+     "hw-native-sys/simpler@6ebaf771 docs/hardware/chip-architecture.md (a2/a3: src/a2a3/, a5: "
+     "src/a5/)",
      "Chip identifier reported in outputs (a2a3 or a5 for the shipped configs)"},
     {PTO_CONFIG_KEY(chip, clusters), "count", 1, 4096, false,
-     "runtime-semantics.md §1.2",
+     "hw-native-sys/simpler@6ebaf771 src/a2a3/platform/include/common/platform_config.h "
+     "(PLATFORM_MAX_BLOCKDIM = 24)",
      "AICore clusters, each 1 AIC (cube) + 2 AIV (vector) cores"},
     {PTO_CONFIG_KEY(chip, counter_hz), "Hz", 1e3, 1e11, false,
-     "runtime-semantics.md §1.4",
+     "hw-native-sys/simpler@6ebaf771 src/a2a3/platform/include/common/platform_config.h "
+     "(PLATFORM_PROF_SYS_CNT_FREQ = 50 MHz)",
      "Profiling system counter rate; swimlane timestamps are in its ticks"},
     {PTO_CONFIG_KEY(chip, aicore_clock_hz), "Hz", 1e6, 1e11, false,
-     "assumption (DESIGN.md §7: with 4096 FP16 MAC/cycle gives ~320 TFLOPS)",
+     "assumption (1.65 GHz; with 4096 FP16 MAC/cycle per AIC, one 16x16x16 fractal per cycle of "
+     "L0CostModel in hw-native-sys/pypto@e2d0f78a include/pypto/backend/common/backend_handler.h, "
+     "24 AIC give ~324 TFLOPS)",
      "AICore clock; converts per-cycle rates into time"},
     // ---- aicpu ----
     {PTO_CONFIG_KEY(aicpu, scheduler_threads), "count", 1, 64, false,
-     "runtime-semantics.md §1.2, §2.2",
+     "hw-native-sys/simpler@6ebaf771 src/a2a3/platform/include/common/platform_config.h "
+     "(PLATFORM_DEFAULT_AICPU_THREAD_NUM = 4: 1 orch + 3 sched); round-robin: "
+     "src/a2a3/runtime/tensormap_and_ringbuffer/runtime/scheduler/scheduler_cold_path.cpp",
      "AICPU scheduler threads (plus one orchestrator); clusters are dealt round-robin"},
     {PTO_CONFIG_KEY(aicpu, submit_base_ns), "ns", 0, kMaxNs, false,
-     "runtime-semantics.md §3 (submit 0.874 us/task avg, its split; docs/calibration.md)",
+     "hw-native-sys/simpler@6ebaf771 "
+     "src/a2a3/runtime/tensormap_and_ringbuffer/docs/device_log_profiling.md (submit 0.874 us/task "
+     "avg, its split); calibrated (docs/calibration.md)",
      "Orchestrator cost per submitted task, fixed part"},
     {PTO_CONFIG_KEY(aicpu, submit_per_tensor_arg_ns), "ns", 0, kMaxNs, false,
-     "runtime-semantics.md §3 (submit 0.874 us/task avg, its split; docs/calibration.md)",
+     "hw-native-sys/simpler@6ebaf771 "
+     "src/a2a3/runtime/tensormap_and_ringbuffer/docs/device_log_profiling.md (submit 0.874 us/task "
+     "avg, its split); calibrated (docs/calibration.md)",
      "Orchestrator submit cost per tensor argument (param copy, tensor-map insert)"},
     {PTO_CONFIG_KEY(aicpu, submit_per_probe_ns), "ns", 0, kMaxNs, false,
-     "runtime-semantics.md §3 (submit 0.874 us/task avg, its split; docs/calibration.md)",
+     "hw-native-sys/simpler@6ebaf771 "
+     "src/a2a3/runtime/tensormap_and_ringbuffer/docs/device_log_profiling.md (submit 0.874 us/task "
+     "avg, its split); calibrated (docs/calibration.md)",
      "Orchestrator submit cost per tensor-map entry probed during dependency lookup"},
     {PTO_CONFIG_KEY(aicpu, submit_per_lookup_ns), "ns", 0, kMaxNs, false,
-     "runtime-semantics.md §3 (lookup+dep 49.9 % of 0.874 us; docs/calibration.md)",
+     "hw-native-sys/simpler@6ebaf771 "
+     "src/a2a3/runtime/tensormap_and_ringbuffer/docs/device_log_profiling.md (lookup+dep 49.9 % of "
+     "0.874 us); calibrated (docs/calibration.md)",
      "Orchestrator submit cost per tensor-map lookup (Step B, INPUT/INOUT args)"},
     {PTO_CONFIG_KEY(aicpu, submit_per_insert_ns), "ns", 0, kMaxNs, false,
-     "runtime-semantics.md §3 (tensormap_ins 12.9 % of 0.874 us; docs/calibration.md)",
+     "hw-native-sys/simpler@6ebaf771 "
+     "src/a2a3/runtime/tensormap_and_ringbuffer/docs/device_log_profiling.md (tensormap_ins 12.9 % "
+     "of 0.874 us); calibrated (docs/calibration.md)",
      "Orchestrator submit cost per tensor-map registration (STEP 4, INOUT/OUTPUT_EXISTING)"},
     {PTO_CONFIG_KEY(aicpu, alloc_ns), "ns", 0, kMaxNs, false,
      "assumption",
      "Orchestrator cost of an alloc_tensors task"},
     {PTO_CONFIG_KEY(aicpu, cond_poll_ns), "ns", 0, kMaxNs, false,
-     "runtime-semantics.md §3 (COND MMIO LDR 95-105 ns; docs/calibration.md)",
+     "hw-native-sys/simpler@6ebaf771 docs/hardware/mmio-performance.md (COND MMIO LDR 95-105 ns); "
+     "calibrated (docs/calibration.md)",
      "One COND register read by a scheduler thread (serial per thread)"},
     {PTO_CONFIG_KEY(aicpu, dispatch_publish_ns), "ns", 0, kMaxNs, false,
-     "runtime-semantics.md §3 (publish per dispatched core ~5 ns; 72 handles in ~360 ns)",
+     "hw-native-sys/simpler@6ebaf771 docs/investigations/2026-06-aicore-cold-start-warmup.md "
+     "(publish per dispatched core ~5 ns; 72 handles in ~360 ns)",
      "Scheduler cost to publish one subtask: payload fill and DMB write"},
     {PTO_CONFIG_KEY(aicpu, wmb_ns), "ns", 0, kMaxNs, false,
-     "runtime-semantics.md §3 (wmb ~30 ns, back-of-envelope)",
+     "hw-native-sys/simpler@6ebaf771 docs/investigations/2026-06-chip-swimlane-defer-wmb.md (wmb "
+     "~30 ns, back-of-envelope)",
      "Write barrier shared by every task popped in one batch (cross-task batched publish)"},
     {PTO_CONFIG_KEY(aicpu, doorbell_ns), "ns", 0, kMaxNs, false,
-     "runtime-semantics.md §3 (MMIO STR burst ~5 ns each)",
+     "hw-native-sys/simpler@6ebaf771 docs/hardware/mmio-performance.md (MMIO STR burst ~5 ns each)",
      "One early-dispatch doorbell write (64-bit STR to DATA_MAIN_BASE)"},
     {PTO_CONFIG_KEY(aicpu, dispatch_to_core_ns), "ns", 0, kMaxNs, false,
-     "runtime-semantics.md §3 (DMB write -> AICore sees it ~140 ns)",
+     "hw-native-sys/simpler@6ebaf771 docs/hardware/mmio-performance.md (DMB write -> AICore sees "
+     "it ~140 ns)",
      "Delay from the DMB write until the core sees the dispatch"},
     {PTO_CONFIG_KEY(aicpu, fin_to_visible_ns), "ns", 0, kMaxNs, false,
-     "runtime-semantics.md §3 (FIN -> COND min ~180 ns, avg ~600 ns)",
+     "hw-native-sys/simpler@6ebaf771 docs/hardware/mmio-performance.md (FIN -> COND min ~180 ns, "
+     "avg ~600 ns)",
      "Delay from a core's FIN until a COND read can observe it"},
     {PTO_CONFIG_KEY(aicpu, resolve_base_ns), "ns", 0, kMaxNs, false,
-     "runtime-semantics.md §3 (resolve ~500 ns for 1-2 consumers, ~5 us for 50; docs/calibration.md)",
+     "hw-native-sys/simpler@6ebaf771 "
+     "src/a2a3/runtime/tensormap_and_ringbuffer/runtime/scheduler/scheduler_completion.cpp, "
+     "pto_scheduler.h comments (resolve ~500 ns for 1-2 consumers, ~5 us for 50); calibrated "
+     "(docs/calibration.md)",
      "Fan-out walk of a completed task that has consumers, fixed part (a task without "
      "consumers walks nothing)"},
     {PTO_CONFIG_KEY(aicpu, resolve_per_consumer_ns), "ns", 0, kMaxNs, false,
-     "runtime-semantics.md §3 (resolve ~500 ns for 1-2 consumers, ~5 us for 50; docs/calibration.md)",
+     "hw-native-sys/simpler@6ebaf771 "
+     "src/a2a3/runtime/tensormap_and_ringbuffer/runtime/scheduler/scheduler_completion.cpp, "
+     "pto_scheduler.h comments (resolve ~500 ns for 1-2 consumers, ~5 us for 50); calibrated "
+     "(docs/calibration.md)",
      "Fan-out walk cost per consumer released"},
     {PTO_CONFIG_KEY(aicpu, dummy_retire_ns), "ns", 0, kMaxNs, false,
      "assumption",
      "Inline retirement of a dummy or predicate-false task"},
     {PTO_CONFIG_KEY(aicpu, loop_overhead_ns), "ns", 1, kMaxNs, false,
-     "runtime-semantics.md §3 (idle spin ~115 ns/iter)",
+     "hw-native-sys/simpler@6ebaf771 "
+     "src/a2a3/runtime/tensormap_and_ringbuffer/runtime/scheduler/scheduler_types.h (idle spin "
+     "~115 ns/iter)",
      "One idle scheduler loop iteration (at least 1 ns so idle loops advance time)"},
     // ---- ring ----
     {PTO_CONFIG_KEY(ring, task_window), "tasks", 4, 1 << 24, true,
-     "runtime-semantics.md §2.4",
+     "hw-native-sys/simpler@6ebaf771 "
+     "src/a2a3/runtime/tensormap_and_ringbuffer/runtime/pto_runtime2_types.h "
+     "(PTO2_TASK_WINDOW_SIZE; a power of 2 >= 4: RuntimeEnv::validate in "
+     "src/common/task_interface/call_config.h; the upper bound is an assumption)",
      "Task slots per ring (at most task_window-1 live tasks per ring)"},
     {PTO_CONFIG_KEY(ring, heap_bytes), "bytes", 1024, 1ll << 40, false,
-     "runtime-semantics.md §2.4",
+     "hw-native-sys/simpler@6ebaf771 "
+     "src/a2a3/runtime/tensormap_and_ringbuffer/runtime/pto_runtime2_types.h (PTO2_HEAP_SIZE; >= "
+     "1024: RuntimeEnv::validate in src/common/task_interface/call_config.h; the upper bound is an "
+     "assumption)",
      "Output heap per ring for packed task outputs"},
     {PTO_CONFIG_KEY(ring, dep_pool), "entries", 4, 2147483647, false,
-     "runtime-semantics.md §2.4 (range [4, INT32_MAX]: RuntimeEnv::validate in "
-     "hw-native-sys/simpler@6ebaf771 src/common/task_interface/call_config.h)",
+     "hw-native-sys/simpler@6ebaf771 "
+     "src/a2a3/runtime/tensormap_and_ringbuffer/runtime/pto_runtime2_types.h "
+     "(PTO2_DEP_LIST_POOL_SIZE; range [4, INT32_MAX]: RuntimeEnv::validate in "
+     "src/common/task_interface/call_config.h)",
      "Dependency-list pool entries per ring"},
     // ---- core ----
     {PTO_CONFIG_KEY(core, dispatch_slots), "count", 1, 16, false,
-     "runtime-semantics.md §2.8",
+     "hw-native-sys/simpler@6ebaf771 "
+     "src/a2a3/runtime/tensormap_and_ringbuffer/runtime/scheduler/scheduler_types.h (dual-slot "
+     "layout: running + pending)",
      "Dispatch slots per core (running + pending)"},
     {PTO_CONFIG_KEY(core, setup_ns), "ns", 0, kMaxNs, false,
-     "runtime-semantics.md §3 (local setup 349 ns mean, 0.28-0.35 us typical; switch ~0.3 us "
-     "unprofiled; docs/calibration.md)",
+     "hw-native-sys/simpler@6ebaf771 "
+     "docs/investigations/2026-07-aicore-fills-all-args-ready-path.md (local setup 349 ns mean, "
+     "0.28-0.35 us typical); switch ~0.3 us unprofiled, derived from "
+     "docs/investigations/2026-07-aicore-swimlane-switch-overhead-and-ack-gate.md; calibrated "
+     "(docs/calibration.md)",
      "Core-local setup (receive to kernel start: payload dcci + ACK) when the core picks up its "
      "pending task right after a FIN"},
     {PTO_CONFIG_KEY(core, idle_setup_ns), "ns", 0, kMaxNs, false,
-     "runtime-semantics.md §3 (local setup warm 0-0.02 us; docs/calibration.md)",
+     "hw-native-sys/simpler@6ebaf771 docs/investigations/2026-06-aicore-cold-start-warmup.md "
+     "(local setup warm 0-0.02 us); calibrated (docs/calibration.md)",
      "Core-local setup when the dispatch reaches a warm core idling on its dispatch register "
      "(the payload dcci finds nothing to clean)"},
     {PTO_CONFIG_KEY(core, staged_setup_ns), "ns", 0, kMaxNs, false,
-     "runtime-semantics.md §3 (setup when AICore fills its own args: 1356 ns vs 349 ns)",
+     "hw-native-sys/simpler@6ebaf771 "
+     "docs/investigations/2026-07-aicore-fills-all-args-ready-path.md (setup when AICore fills its "
+     "own args: 1356 ns vs 349 ns; its use for staged tasks is an assumption)",
      "Setup of an early-dispatched (staged) task: the core fills its args from the source "
      "payload before waiting for the doorbell"},
     {PTO_CONFIG_KEY(core, cold_start_ns), "ns", 0, kMaxNs, false,
-     "runtime-semantics.md §3 (local setup cold 0.5-1 us; docs/calibration.md)",
+     "hw-native-sys/simpler@6ebaf771 docs/investigations/2026-06-aicore-cold-start-warmup.md "
+     "(local setup cold 0.5-1 us); calibrated (docs/calibration.md)",
      "Extra setup of each core's first task (cold instruction and data paths)"},
     {PTO_CONFIG_KEY(core, cold_propagation_ns), "ns", 0, kMaxNs, false,
-     "runtime-semantics.md §3 (propagation cold 0.8-1.2 us vs warm 0.16-0.34; docs/calibration.md)",
+     "hw-native-sys/simpler@6ebaf771 docs/investigations/2026-06-aicore-cold-start-warmup.md "
+     "(propagation cold 0.8-1.2 us vs warm 0.16-0.34); calibrated (docs/calibration.md)",
      "Extra delivery time of the first dispatch a core receives"},
     {PTO_CONFIG_KEY(core, cold_far_propagation_ns), "ns", 0, kMaxNs, false,
-     "runtime-semantics.md §3, §7.2 (first-task head OH bimodal, 3-5 us on about half the cores; "
-     "which half is an assumption; docs/calibration.md)",
+     "hw-native-sys/simpler@6ebaf771 docs/investigations/2026-06-aicore-cold-start-warmup.md "
+     "(first-task head OH bimodal, 3-5 us on about half the cores; which half is an assumption); "
+     "calibrated (docs/calibration.md)",
      "Further first-dispatch delivery time on the cores of the upper half of the clusters "
      "(NoC/FFTS routing)"},
     {PTO_CONFIG_KEY(core, kernel_start_ns), "ns", 0, kMaxNs, false,
@@ -163,42 +212,50 @@ constexpr ConfigKeySpec kSchema[] = {
      "assumption",
      "Passes a transcendental vector op (exp, log, ...) costs relative to a simple op"},
     {PTO_CONFIG_KEY(core, dcci_ns), "ns", 0, kMaxNs, false,
-     "runtime-semantics.md §3 (dcci one line + dsb 150-300 ns)",
+     "hw-native-sys/simpler@6ebaf771 docs/hardware/mmio-performance.md (write + dcci of one line "
+     "150-300 ns)",
      "One data-cache maintenance instruction (cacheinvalid) with its dsb, before write-backs"},
     {PTO_CONFIG_KEY(core, fence_ns), "ns", 0, kMaxNs, false,
-     "runtime-semantics.md §3 (wmb / dsb st ~30 ns)",
+     "hw-native-sys/simpler@6ebaf771 docs/investigations/2026-06-chip-swimlane-defer-wmb.md (wmb / "
+     "dsb st ~30 ns)",
      "A fence with no write-back outstanding (it also waits for outstanding ones)"},
     {PTO_CONFIG_KEY(core, hard_syncall_ns), "ns", 0, kMaxNs, false,
      "assumption",
      "FFTS hard-syncall release latency after the last participant arrives"},
     {PTO_CONFIG_KEY(core, soft_syncall_poll_ns), "ns", 1, kMaxNs, false,
-     "assumption (runtime-semantics.md §3: a re-read needs dcci + dsb, 150-300 ns)",
+     "assumption (a re-read needs a dcci: 150-300 ns in hw-native-sys/simpler@6ebaf771 "
+     "docs/hardware/mmio-performance.md)",
      "One poll of the soft-syncall GM counter (invalidate the line, load it)"},
     {PTO_CONFIG_KEY(core, cross_core_slots), "slots", 0, 64, false,
-     "runtime-semantics.md §2.20 (pl.cross_core_slot; pypto default 2)",
+     "hw-native-sys/pypto@e2d0f78a include/pypto/ir/transforms/utils/cross_core_pipe.h "
+     "(pl.cross_core_slot; kDefaultAutoPipeSlotNum = 2)",
      "Cross-core ring depth of every MIX kernel; 0 = each kernel's own slot_num (for sweeps)"},
     {PTO_CONFIG_KEY(core, cross_core_latency_ns), "ns", 0, kMaxNs, false,
-     "assumption (runtime-semantics.md §2.20: the a2a3 ring lives in GM, an L2 hit away)",
+     "assumption (the a2a3 ring lives in GM, an L2 hit away: hw-native-sys/pypto@e2d0f78a "
+     "docs/en/dev/passes/22-inject_gm_pipe_buffer.md)",
      "Fixed time of one cross-core push (TPUSH) of a tile into the consumer's slot"},
     {PTO_CONFIG_KEY(core, cross_core_bytes_per_cycle), "bytes/cycle", 1, 65536, false,
      "assumption (the MTE rate of core.mte_bytes_per_cycle)",
      "Rate at which a cross-core push moves the tile's bytes"},
     // ---- gm ----
     {PTO_CONFIG_KEY(gm, hbm_bandwidth_bytes_per_s), "bytes/s", 1e6, 1e15, false,
-     "assumption (DESIGN.md §7; runtime-semantics.md §1.5: public sheets 1.2-1.6 TB/s)",
+     "assumption (1.6 TB/s peak; no public document pinned)",
      "Peak HBM bandwidth shared by all cores"},
     {PTO_CONFIG_KEY(gm, hbm_efficiency), "ratio", 0.01, 1, false,
-     "runtime-semantics.md §1.5 (~1 TB/s effective, derived from a decode step; calibrated so "
-     "that the weight_stream workload reads at it, docs/calibration.md)",
+     "hw-native-sys/simpler@6ebaf771 .claude/skills/multi-repo-qwen-setup/SKILL.md (~28 GB of "
+     "weights in ~28 ms per decode step: ~1 TB/s effective, derived); calibrated "
+     "(docs/calibration.md) so that the weight_stream workload reads at it",
      "Achieved fraction of the peak HBM bandwidth"},
     {PTO_CONFIG_KEY(gm, l2_line_bytes), "bytes", 32, 65536, true,
-     "runtime-semantics.md §1.5",
+     "hw-native-sys/pypto@e2d0f78a docs/en/dev/passes/92-diagnostics.md (GetL2CacheLineBytes() = "
+     "512)",
      "L2 cache line size"},
     {PTO_CONFIG_KEY(gm, dcache_line_bytes), "bytes", 16, 65536, true,
-     "runtime-semantics.md §1.5",
+     "hw-native-sys/simpler@6ebaf771 docs/hardware/cache-coherency.md (one whole line, 64 B on "
+     "a2a3)",
      "AICore data-cache line size (dcci granularity; whole-line write-back)"},
     {PTO_CONFIG_KEY(gm, l2_capacity_bytes), "bytes", 1024, 1ll << 32, false,
-     "assumption (910B; not documented in the sources, runtime-semantics.md §1.5)",
+     "assumption (910B; no public source gives the L2 capacity)",
      "Shared L2 cache capacity (LRU over L2 lines)"},
     {PTO_CONFIG_KEY(gm, l2_associativity), "count", 1, 1024, false,
      "assumption",
@@ -210,22 +267,30 @@ constexpr ConfigKeySpec kSchema[] = {
      "assumption",
      "Latency to the first byte of a GM transfer with at least one L2 miss (HBM round trip)"},
     {PTO_CONFIG_KEY(gm, narrow_row_penalty), "ratio", 0, 10, false,
-     "runtime-semantics.md §1.5 (128 B rows measured 16-25 % slower; frontend-semantics.md §3.3)",
+     "hw-native-sys/pypto@e2d0f78a docs/en/user/performance/04-incore.md (128 B rows measured "
+     "16-25 % slower; 0.2 inside that range is an assumption)",
      "Extra transfer time when the innermost contiguous run is shorter than gm.narrow_row_bytes"},
     {PTO_CONFIG_KEY(gm, narrow_row_bytes), "bytes", 1, 65536, false,
-     "runtime-semantics.md §1.5 (innermost tile dim >= 512 B recommended on a2a3, >= 128 B on a5)",
+     "hw-native-sys/pypto@e2d0f78a docs/en/dev/passes/92-diagnostics.md "
+     "(GetRecommendedInnermostDimBytes(): 512 B on a2a3, 128 B on a5)",
      "Innermost contiguous run below which a GM transfer pays gm.narrow_row_penalty"},
     // ---- profiling ----
     {PTO_CONFIG_KEY(profiling, enabled), "flag", 0, 1, false,
-     "runtime-semantics.md §3 (the measured figures were captured with the swimlane on)",
+     "hw-native-sys/simpler@6ebaf771 "
+     "docs/investigations/2026-07-aicore-swimlane-switch-overhead-and-ack-gate.md, "
+     "2026-07-aicore-fills-all-args-ready-path.md, 2026-06-aicore-cold-start-warmup.md (the "
+     "measured figures were captured with --enable-chip-swimlane)",
      "1 = emulate a profiled run: each task pays the swimlane's device-side self-cost "
      "(pto_sim --profiled sets it)"},
     {PTO_CONFIG_KEY(profiling, timestamp_read_ns), "ns", 0, kMaxNs, false,
-     "runtime-semantics.md §3 (get_sys_cnt SPR read ~100-200 ns; docs/calibration.md)",
+     "hw-native-sys/simpler@6ebaf771 "
+     "docs/investigations/2026-07-aicore-swimlane-switch-overhead-and-ack-gate.md (get_sys_cnt SPR "
+     "read ~100-200 ns); calibrated (docs/calibration.md)",
      "Profiled: the end-time counter read between the kernel's end and FIN"},
     {PTO_CONFIG_KEY(profiling, record_writeback_ns), "ns", 0, kMaxNs, false,
-     "runtime-semantics.md §3 (switch 0.81 us = record write-back ~0.52 + setup ~0.29; "
-     "docs/calibration.md)",
+     "hw-native-sys/simpler@6ebaf771 "
+     "docs/investigations/2026-07-aicore-swimlane-switch-overhead-and-ack-gate.md (switch 0.81 us "
+     "= record write-back ~0.52 + setup ~0.29); calibrated (docs/calibration.md)",
      "Profiled: the swimlane record write-back (dcci OUT + dsb) after FIN, before the core "
      "picks up its next task"},
 };

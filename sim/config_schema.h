@@ -34,7 +34,7 @@ struct ConfigKeySpec {
   double min;
   double max;
   bool power_of_two;         // int keys only: value must be a power of two
-  absl::string_view source;  // "runtime-semantics.md §x.y ..." or "assumption ..."
+  absl::string_view source;  // "hw-native-sys/<repo>@<commit> <path> ..." or "assumption ..."
   absl::string_view doc;     // one line: what the key means
 
   ConfigType type() const;

@@ -15,7 +15,7 @@
 
 namespace pto {
 
-// deps_viewer's --edge-mode (runtime-semantics.md §4.9).
+// deps_viewer's --edge-mode (hw-native-sys/simpler@6ebaf771 simpler_setup/tools/deps_viewer.py).
 enum class EdgeMode { kFull, kReduced, kReducedDataflow };
 absl::StatusOr<EdgeMode> ParseEdgeMode(absl::string_view text);
 const char* EdgeModeName(EdgeMode mode);

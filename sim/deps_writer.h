@@ -22,8 +22,10 @@ uint64_t DepsTensorId(uint64_t buffer_addr, uint32_t version = 0);
 // "UNKNOWN" for NO_DEP, as the runtime's arg_type_str prints it.
 const char* DepsArgTypeName(trace::ArgDirection direction);
 
-// Writes one launch's deps.json (runtime-semantics.md §4.5) and
-// name_map_<case>.json (§4.6) as deps_viewer and swimlane_converter read them.
+// Writes one launch's deps.json (hw-native-sys/simpler@6ebaf771
+// src/a2a3/runtime/tensormap_and_ringbuffer/host/dep_gen_replay.cpp, docs/dfx/dep-gen.md) and
+// name_map_<case>.json (docs/dfx/profiling-name-map.md) as deps_viewer and swimlane_converter
+// read them.
 // Tasks appear in submission order (dummies and allocs included, kernel ids
 // all -1 for them); every uint64 is a JSON string. `args[].idx` and an edge's
 // `arg` count tensor arguments only (the runtime's tensors[] index; scalars

@@ -10,7 +10,8 @@
 namespace pto {
 
 // The scheduler-overhead model of the runtime's sched_overhead_analysis
-// (runtime-semantics.md §4.8), computed from one launch's LaunchLog with the
+// (hw-native-sys/simpler@6ebaf771 simpler_setup/tools/sched_overhead_analysis.py,
+// docs/dfx/sched-overhead-model.md), computed from one launch's LaunchLog with the
 // tool's definitions, so its numbers equal what the tool prints for the same
 // chip_swimlane_records.json + deps.json. "Records" are core intervals; a
 // task's timing folds its records (min dispatch/start, max end/finish);

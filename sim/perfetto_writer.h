@@ -12,7 +12,8 @@
 namespace pto {
 
 // Writes one launch's perfetto.json: Chrome Trace Event format laid out like
-// the runtime's swimlane_converter (runtime-semantics.md §4.7), timestamps in
+// the runtime's swimlane_converter (hw-native-sys/simpler@6ebaf771
+// simpler_setup/tools/swimlane_converter.py), timestamps in
 // simulated µs:
 //   pid 1 "AICPU Orchestrator": tid 4000 "Orch_0", one orch_submit bar per submit;
 //   pid 2 "AICPU Scheduler": tid 30000+10t "Sched_t", the outer phase bars;

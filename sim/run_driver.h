@@ -8,7 +8,7 @@
 
 namespace pto {
 
-// pto_sim's exit codes (DESIGN.md §3 rule 7).
+// pto_sim's exit codes (README.md, "Exit codes"; docs/robustness.md).
 enum ExitCode : int {
   kExitOk = 0,
   kExitCheckFailed = 1,

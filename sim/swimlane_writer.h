@@ -13,7 +13,9 @@
 namespace pto {
 
 // Writes one launch's chip_swimlane_records.json in the runtime's on-disk
-// schema (runtime-semantics.md §4.2), so swimlane_converter and
+// schema (hw-native-sys/simpler@6ebaf771
+// src/common/platform/shared/host/chip_swimlane_collector.cpp,
+// docs/dfx/chip-swimlane-profiling.md), so swimlane_converter and
 // sched_overhead_analysis read it unchanged:
 //   level 1: metadata {clock_freq_hz, num_cores, core_types} + aicore_tasks
 //            [core_id, task_token_raw (the 64-bit runtime id), reg_task_id,

@@ -1,9 +1,9 @@
 # A mixed kernel that streams tiles through the cross-core ring in a device
 # loop: per iteration the cube multiplies one row band (C2V: the Acc tile
 # goes through the ring of slot_num slots) and the vector side adds the bias
-# and stores it. Four bands, two slots: the ring wraps.
-# Completed from the mixed-kernel fragment of seeds/001 and the tutorial's
-# ring rules (frontend-semantics.md §1.4, §2.3).
+# and stores it. Four bands, two slots: the ring wraps. Completed from the mixed-kernel fragment
+# of hw-native-sys/pypto@e2d0f78a docs/en/user/performance/02-runtime-overhead.md and the ring
+# rules of docs/en/user/tutorials/03-mixed-kernel.md (default 2 slots: cross_core_pipe.h).
 import pypto.language as pl
 import torch
 from pypto.runtime import RunConfig

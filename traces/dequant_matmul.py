@@ -5,7 +5,7 @@
 # band. The FP16 band is twice the bytes the vector side loaded, so moving it
 # through the ring takes longer than the vector side's own work: with one
 # slot the next band cannot be pushed before the cube has copied the last one
-# out, and a second slot hides that (runtime-semantics.md §2.20).
+# out, and a second slot hides that (hw-native-sys/simpler@6ebaf771 docs/tpush-tpop.md).
 import pypto.language as pl
 import torch
 from pypto.runtime import RunConfig

@@ -1,5 +1,5 @@
 # allow_early_resolve on the producer lets its consumer pre-stage.
-# Source: seeds/001 Runtime Overhead, 'Let consumers pre-stage' (verbatim: the page's shared setup block, then the kernel).
+# Source: hw-native-sys/pypto@e2d0f78a docs/en/user/performance/02-runtime-overhead.md, 'Let consumers pre-stage' (adapted (rtol 1e-3): the page's shared setup block, then the kernel).
 import pypto.language as pl
 import torch
 from pypto.runtime import RunConfig

@@ -1,5 +1,5 @@
 # Dispatch predicate: the second SPMD task runs only when gate[0, 0] > 0.
-# Source: seeds/001 Runtime Overhead, 'Skip the task entirely' (verbatim: the page's shared setup block, then the kernel).
+# Source: hw-native-sys/pypto@13bbbbfb docs/en/user/performance/02-runtime-overhead.md, 'Skip the task entirely' (verbatim: the page's shared setup block, then the kernel).
 import pypto.language as pl
 import torch
 from pypto.runtime import RunConfig

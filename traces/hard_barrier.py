@@ -1,10 +1,10 @@
 # In-kernel hard (FFTS) barrier: the SPMD grid fills every AIV core
 # (available_aiv_count(), emitted symbolically) and launches with
 # sync_start=True, as the HardSyncallOccupancy verifier requires.
-# Completed from the hard-barrier snippet of seeds/001. Phase 1: block i
-# writes 2 * a into band i of scratch; barrier; phase 2: block i reads the band
-# of its neighbour (i + 1) % n, so a missing barrier shows up as wrong data.
-# The tensors are sized for the a2a3 chip of configs/ascend.yaml (48 AIV).
+# Completed from the hard-barrier snippet of hw-native-sys/pypto@e2d0f78a
+# docs/en/user/performance/02-runtime-overhead.md. Phase 1: block i writes 2 * a into band i of
+# scratch; barrier; phase 2: block i reads the band of its neighbour (i + 1) % n, so a missing
+# barrier shows up as wrong data. The tensors are sized for configs/ascend.yaml's a2a3 (48 AIV).
 import pypto.language as pl
 import torch
 from pypto.runtime import RunConfig

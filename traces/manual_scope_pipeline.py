@@ -1,5 +1,5 @@
-# The manual-scope pipeline of frontend-semantics.md §4.6
-# (tests/st/runtime/scheduling/test_manual_scope_pipeline.py) in the
+# The manual-scope pipeline of hw-native-sys/pypto@e2d0f78a
+# tests/st/runtime/scheduling/test_manual_scope_pipeline.py in the
 # @pl.program form with pl.submit. In a manual scope only deps= edges exist.
 #  (a) pipeline: a 4x4 grid of 32x32 tiles; per tile stage1 scratch = 2x, then
 #      stage2 out = scratch + 1 with deps=[stage1_tid]: 32 tasks, 16 edges.

@@ -1,5 +1,5 @@
-# The SPMD paged attention of frontend-semantics.md §5.2 (pypto
-# examples/models/09_paged_attention_spmd.py) with its defaults: batch 4,
+# The SPMD paged attention of hw-native-sys/pypto@e2d0f78a
+# examples/models/09_paged_attention_spmd.py with its defaults: batch 4,
 # 16 heads of 128, block size 128, context 8192 (64 active KV blocks per
 # request of 256), q_tile 16. Per KV block bn, four SPMD tasks of 4 blocks
 # (one batch item per block): QK matmul (sync_start) -> softmax prepare ->

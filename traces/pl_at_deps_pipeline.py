@@ -1,5 +1,5 @@
 # The three manual-scope topologies of manual_scope_pipeline.py written with
-# `with pl.at(..., deps=[...]) as tid:` (frontend-semantics.md §4.6,
+# `with pl.at(..., deps=[...]) as tid:` (hw-native-sys/pypto@e2d0f78a
 # tests/st/runtime/scheduling/test_pl_at_deps_pipeline.py), in the
 # @pl.program form: the pipeline (32 tasks, 16 edges), the phase fence (every
 # task of phase p+1 after all of phase p) and 4 independent branch chains.

@@ -1,4 +1,4 @@
-# Predicated dispatch in the @pl.program form (frontend-semantics.md §4.6,
+# Predicated dispatch in the @pl.program form (hw-native-sys/pypto@e2d0f78a
 # tests/st/runtime/scheduling/test_predicated_dispatch.py). In a manual scope:
 # x_producer writes x := 42, clobber writes x := 999 only when gate[0, 0] > 0
 # (deps on the producer), consumer copies x to out (deps on clobber). With

@@ -1,5 +1,5 @@
-# The Qwen3-14B decode step of frontend-semantics.md §5.1 (pypto-lib
-# models/qwen3_14b/decode_fwd.py): token embedding, one 16-row window
+# The Qwen3-14B decode step of hw-native-sys/pypto-lib@634e77bd
+# models/qwen3_14b/decode_fwd.py: token embedding, one 16-row window
 # (pa_tiling, copy_hidden, x_gamma0), 40 decoder layers of 277 submissions
 # each, the final RMSNorm + LM head and greedy sampling. Batch 16 (= the
 # padded M of every matmul), context 3300 tokens, BF16 weights and KV cache.

@@ -1,5 +1,5 @@
 # A region claim: nothing is inferred inside pl.manual_scope().
-# Source: seeds/004 Managing Dependencies (verbatim: the page's shared setup block, then the kernel).
+# Source: hw-native-sys/pypto@e2d0f78a docs/en/user/performance/03-dependencies.md (verbatim: the page's shared setup block, then the kernel).
 import pypto.language as pl
 import torch
 from pypto.runtime import RunConfig

@@ -1,5 +1,5 @@
 # A sequential loop writing one buffer: a WAW chain, one edge per iteration.
-# Source: seeds/004 Managing Dependencies, accumulation chain (verbatim: the page's shared setup block, then the kernel).
+# Source: hw-native-sys/pypto@e2d0f78a docs/en/user/performance/03-dependencies.md, accumulation chain (verbatim: the page's shared setup block, then the kernel).
 import pypto.language as pl
 import torch
 from pypto.runtime import RunConfig

@@ -1,7 +1,7 @@
 # The assertion-free fix: slice the output in the orchestration so each task
 # writes its own view; the runtime derives that the regions are disjoint.
-# Completed from the fragment in seeds/004 (the pl.slice snippet) with the
-# page's shared setup block; frontend-semantics.md §4.3: 4 tasks, no edges.
+# Completed from the pl.slice snippet of hw-native-sys/pypto@e2d0f78a
+# docs/en/user/performance/03-dependencies.md and its shared setup block: 4 tasks, no edges.
 import pypto.language as pl
 import torch
 from pypto.runtime import RunConfig

@@ -1,7 +1,7 @@
-# In-kernel soft barrier: one SPMD task whose blocks meet at a GM-polling
-# syncall between two phases (partial occupancy is fine).
-# Completed from seeds/001 ("Synchronize inside the kernel") with the removed
-# example's shapes (frontend-semantics.md §4.2): out = 2a, barrier, out += 1.
+# In-kernel soft barrier: one SPMD task whose blocks meet at a GM-polling syncall between two
+# phases (partial occupancy is fine). From hw-native-sys/pypto@e2d0f78a ("Synchronize inside the
+# kernel" of docs/en/user/performance/02-runtime-overhead.md) with the shapes of the removed
+# example pypto@ff45cafe examples/advanced/05_runtime_overhead.py: out = 2a, barrier, out += 1.
 import pypto.language as pl
 import torch
 from pypto.runtime import RunConfig

@@ -2,9 +2,9 @@
 # writes 2 * a into band i of scratch, the blocks meet at the GM-counter
 # barrier, then block i reads the band of its neighbour (i + 1) % n. Arrival
 # alone does not publish data: the writer cleans its lines and fences before
-# the barrier, the reader invalidates after it (seeds/001, "Synchronize inside
-# the kernel"; runtime-semantics.md §1.8). Four blocks: partial occupancy is
-# fine for a soft barrier.
+# the barrier, the reader invalidates after it ("Synchronize inside the kernel" of
+# hw-native-sys/pypto@e2d0f78a docs/en/user/performance/02-runtime-overhead.md;
+# docs/en/dev/ir/05-operators.md). Four blocks: partial occupancy is fine for a soft barrier.
 import pypto.language as pl
 import torch
 from pypto.runtime import RunConfig

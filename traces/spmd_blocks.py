@@ -1,5 +1,5 @@
 # Per-block tasks versus one SPMD task: BLOCKS dispatches against one.
-# Source: seeds/001 Runtime Overhead, 'Use SPMD' (verbatim: the page's shared setup block, then the kernel).
+# Source: hw-native-sys/pypto@e2d0f78a docs/en/user/performance/02-runtime-overhead.md, 'Use SPMD' (verbatim: the page's shared setup block, then the kernel).
 import pypto.language as pl
 import torch
 from pypto.runtime import RunConfig

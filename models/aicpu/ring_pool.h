@@ -13,8 +13,9 @@
 
 namespace pto {
 
-// The capacity of one of the four rings (runtime-semantics.md §2.4; the
-// config keys ring.task_window, ring.heap_bytes and ring.dep_pool, whose
+// The capacity of one of the four rings (hw-native-sys/simpler@6ebaf771
+// src/a2a3/runtime/tensormap_and_ringbuffer/runtime/pto_runtime2_types.h, docs/MULTI_RING.md;
+// the config keys ring.task_window, ring.heap_bytes and ring.dep_pool, whose
 // schema ranges are the only validation).
 struct RingLimits {
   int64_t task_window = 16384;  // slots; at most task_window - 1 tasks in flight

@@ -57,7 +57,9 @@ class AiCoreLink final : public ScheduledCore {
   AiCore* core_;
 };
 
-// One AICPU scheduler thread (runtime-semantics.md §2.7–§2.17). It owns
+// One AICPU scheduler thread (hw-native-sys/simpler@6ebaf771
+// src/a2a3/runtime/tensormap_and_ringbuffer/runtime/scheduler/scheduler_dispatch.cpp,
+// scheduler_completion.cpp, scheduler_cold_path.cpp). It owns
 // whole clusters, dealt round-robin, and runs the runtime's loop over them:
 // complete (poll COND of every running core, one MMIO read each, serially),
 // dummies, dispatch, early dispatch, and the lazy release of finished tasks.

@@ -16,8 +16,9 @@
 
 namespace pto {
 
-// What one submit costs the orchestrator, by part (the runtime's split,
-// runtime-semantics.md §3; LaunchCounters' submit_* fields).
+// What one submit costs the orchestrator, by part (LaunchCounters' submit_* fields; the
+// runtime's split in hw-native-sys/simpler@6ebaf771
+// src/a2a3/runtime/tensormap_and_ringbuffer/docs/device_log_profiling.md).
 struct SubmitCost {
   TimePs base = 0;        // aicpu.submit_base_ns
   TimePs param_copy = 0;  // aicpu.submit_per_tensor_arg_ns per tensor argument

@@ -54,7 +54,8 @@ void CorePhases::Dispatch(TimePs now, const BlockWork& work, TimePs publish_dela
   TimePs propagation = Ns(config_.aicpu.dispatch_to_core_ns);
   if (!delivered_before_) {
     // The first dispatch a core sees takes longer to arrive, and much longer
-    // on about half the cores (runtime-semantics.md §3, §7.2).
+    // on about half the cores (hw-native-sys/simpler@6ebaf771
+    // docs/investigations/2026-06-aicore-cold-start-warmup.md; which half is an assumption).
     delivered_before_ = true;
     propagation += Ns(config_.core.cold_propagation_ns);
     if (2 * cluster_ >= config_.chip.clusters) {
@@ -192,7 +193,9 @@ void CorePhases::Receive(const BlockWork& work, bool pending_pickup) {
   current_.dispatch = work.dispatch;
   current_.receive = now_;
   // The payload dcci costs little on a core that idled since its last task
-  // and more right after a kernel (runtime-semantics.md §3, local setup).
+  // and more right after a kernel (local setup in hw-native-sys/simpler@6ebaf771
+  // docs/investigations/2026-06-aicore-cold-start-warmup.md and
+  // 2026-07-aicore-fills-all-args-ready-path.md).
   TimePs setup = Ns(work.gated       ? params.staged_setup_ns
                     : pending_pickup ? params.setup_ns
                                      : params.idle_setup_ns);
@@ -400,7 +403,8 @@ void CorePhases::End() {
   if (profiling.enabled != 0) {
     // A profiled run reads the counter for end_time before FIN and writes
     // the swimlane record back after it; only then does the core look at
-    // its next task (runtime-semantics.md §2.9, §3).
+    // its next task (hw-native-sys/simpler@6ebaf771
+    // docs/investigations/2026-07-aicore-swimlane-switch-overhead-and-ack-gate.md).
     const TimePs read = Ns(profiling.timestamp_read_ns);
     WriteCond(finished_token, /*fin=*/true, read);
     phase_ = Phase::kRecord;

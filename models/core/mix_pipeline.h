@@ -12,7 +12,8 @@
 namespace pto {
 
 // The cross-core ring between the cube (AIC) and vector (AIV) engines of one
-// MIX block (runtime-semantics.md §2.20).
+// MIX block (hw-native-sys/pypto@e2d0f78a include/pypto/ir/transforms/utils/cross_core_pipe.h;
+// hw-native-sys/simpler@6ebaf771 docs/tpush-tpop.md).
 struct MixRingParams {
   int64_t slot_num = 2;  // slots per direction
   trace::SplitMode split = trace::SPLIT_NONE;
@@ -44,7 +45,8 @@ struct MixTimeline {
 // syncalls) as the two engines run them: each engine runs its own ops in
 // program order, concurrently with the other, and they meet only where a
 // tile written by one engine is read by the other. That tile crosses the
-// ring (a2a3: `slot_num` slots in GM, runtime-semantics.md §2.20): when the
+// ring (a2a3: `slot_num` slots in GM, hw-native-sys/pypto@e2d0f78a
+// docs/en/dev/passes/22-inject_gm_pipe_buffer.md): when the
 // producing op ends, the producer pushes it into a free slot — blocking while
 // all slots of that direction are full — and the push takes a transfer; the
 // consumer's first read of it waits until it landed, then copies it out

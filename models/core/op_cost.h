@@ -13,9 +13,9 @@ namespace pto {
 // First-order timing of tile ops on one AICore. All results in nanoseconds;
 // cycles are AICore cycles at ChipParams.aicore_clock_hz.
 
-// The a2a3 cube constants of pypto's L0CostModel (frontend-semantics.md §3.4,
-// backend_handler.h) and the L0 capacities of soc.cpp (§3.2). Not config keys
-// yet: ChipConfig carries no cube section.
+// The a2a3 cube constants of pypto's L0CostModel (hw-native-sys/pypto@e2d0f78a
+// include/pypto/backend/common/backend_handler.h) and the L0 capacities of
+// src/backend/common/soc.cpp. Not config keys yet: ChipConfig carries no cube section.
 struct CubeCostModel {
   double bw_l0a_bytes_per_cycle = 129.7;  // L1 -> L0A (MTE1)
   double bw_l0b_bytes_per_cycle = 85.4;   // L1 -> L0B (MTE1)
@@ -50,13 +50,14 @@ double VectorElementsPerCycle(trace::DType dtype, const CoreParams& core);
 // A vector op: ceil(elements / VectorElementsPerCycle(dtype)) cycles, times
 // core.vector_exp_slowdown for EXP, SQRT, RSQRT, RECIP and DIV (transcendental
 // and divide passes). CAST runs at the slower of its two dtypes' rates (pass
-// the slower dtype). Source: chip_config.h assumptions; the reference docs give
-// no vector throughput (frontend-semantics.md §3.4, §6.1).
+// the slower dtype). Source: chip_config.h assumptions; no vector throughput is
+// stated in hw-native-sys/simpler@6ebaf771, hw-native-sys/pypto@e2d0f78a or
+// hw-native-sys/pypto-lib@634e77bd.
 double VectorOpNs(trace::Op::Kind kind, trace::DType dtype, int64_t elements,
                   const ChipConfig& config);
 
 // The cube matmul dst[m,n] = a[m,k] @ b[k,n] with inputs of `in_dtype`, in
-// cycles, after pypto's L0CostModel (§3.4), single L0C buffer:
+// cycles, after pypto's L0CostModel (backend_handler.h), single L0C buffer:
 //   The matmul is split into L0 tiles (m0, n0, k0) that fit L0A/L0B/L0C
 //   (halving the largest offending dimension, 16-aligned); per output tile
 //   (mt, nt), accumulating all K blocks in one L0C:
@@ -84,7 +85,7 @@ double OpCostNs(const CompiledOp& op, const CompiledKernel& kernel, const ChipCo
 // (a duration: every block takes it), else its even share of the call's work
 // (the work fields describe the whole call, all `block_num` blocks together,
 // as a vendor kernel's profile does):
-//   max(cube_flops / (2 * 4096 * clock)          [4096 FP16 MAC/cycle, §3.4],
+//   max(cube_flops / (2 * 4096 * clock)          [4096 FP16 MAC/cycle, L0CostModel],
 //       vector_elements / (vector_fp32_per_cycle * clock),
 //       (bytes_in + bytes_out) / (mte_bytes_per_cycle * clock)) / block_num,
 // split evenly over barrier_phases + 1 phases (the barriers themselves are

@@ -15,7 +15,8 @@ enum class BarrierCoreType : uint8_t { kAiv, kAic, kMix };
 
 const char* BarrierCoreTypeName(BarrierCoreType type);  // "AIV", "AIC", "MIX"
 
-// Physical core ids as the runtime numbers them (runtime-semantics.md §1.3):
+// Physical core ids as the runtime numbers them (hw-native-sys/simpler@6ebaf771
+// src/a2a3/runtime/tensormap_and_ringbuffer/runtime/scheduler/scheduler_cold_path.cpp):
 // AIC of cluster c = c, its AIVs = clusters + 2c and clusters + 2c + 1.
 // "aic<c>" / "aiv<n>" names as the chip model uses them.
 std::string PhysicalCoreName(int core_id, int64_t clusters);

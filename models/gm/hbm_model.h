@@ -11,8 +11,8 @@ namespace pto {
 
 // How much longer a transfer takes when its innermost contiguous run is
 // shorter than gm.narrow_row_bytes (one L2 line, 512 B, on a2a3; 128 B on
-// a5): 1 + gm.narrow_row_penalty below it, else 1 (frontend-semantics.md
-// §3.3: 128 B rows measured 16-25 % slower).
+// a5): 1 + gm.narrow_row_penalty below it, else 1 (hw-native-sys/pypto@e2d0f78a
+// docs/en/user/performance/04-incore.md: 128 B rows measured 16-25 % slower).
 double NarrowRowFactor(int64_t innermost_run_bytes, const GmParams& params);
 
 // Bytes in the innermost contiguous run of a strided transfer (shape and

@@ -15,7 +15,8 @@ using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::SizeIs;
 
-// GM of the dependency kernels (frontend-semantics.md §4.3): a, scratch and
+// GM of the dependency kernels (hw-native-sys/pypto@e2d0f78a
+// docs/en/user/performance/03-dependencies.md): a, scratch and
 // out are [256, 128] FP32; bands of 64 rows are 32 KiB.
 constexpr uint64_t kA = 0x100000;
 constexpr uint64_t kScratch = 0x200000;
