@@ -39,7 +39,8 @@ Interpreter::Interpreter(const SourceFile& source, std::unique_ptr<ReferenceEval
     } else if (!args.positional.empty() && args.positional[0].is_str()) {
       platform = args.positional[0].s();
     }
-    // Ring sizes (§1.8): one value for all four rings or one per ring.
+    // Ring sizes (pypto@e2d0f78a docs/en/user/performance/05-memory.md): one value for
+    // all four rings or one per ring.
     const std::pair<const char*, int> rings[] = {
         {"ring_task_window", 1}, {"ring_heap", 2}, {"ring_dep_pool", 3}};
     for (const auto& [key, field] : rings) {
@@ -444,7 +445,8 @@ absl::StatusOr<Interpreter::Flow> Interpreter::ExecIf(const Stmt& stmt,
   PTOC_ASSIGN_OR_RETURN(taken, Truthy(test, stmt.value->loc));
   const Block& branch = taken ? stmt.body : stmt.orelse;
   if (branch.empty()) return Flow::kNormal;
-  // Each branch of the orchestration is an AUTO scope (§1.8), except inside
+  // Each branch of the orchestration is an AUTO scope (pypto@e2d0f78a
+  // docs/en/user/tasks/01-scopes.md), except inside
   // a manual scope; an elif is an if nested in the else branch.
   const bool scoped = in_launch() && !in_kernel() && !launch_->in_manual_scope();
   if (scoped) launch_->BeginScope(trace::ScopeBegin::AUTO);
@@ -672,7 +674,7 @@ absl::Status Interpreter::Assign(const Expr& target, const Value& value,
       env->Set(target.name, value);
       if (in_kernel()) kernel_->NoteAssignment(target.name, target.loc);
       // The name a TaskId is bound to (`tid = ...`, `_, tid = pl.submit(...)`),
-      // for the predicate's producer-in-deps message (§2.1).
+      // for the predicate's producer-in-deps message (verifiers.cc).
       if (auto* t = value.As<TaskIdValue>();
           t && t->valid() && in_launch() && t->launch() == launch_->serial()) {
         launch_->BindName(t->index(), target.name);
@@ -1023,7 +1025,8 @@ absl::StatusOr<std::vector<uint32_t>> Interpreter::ResolveDeps(const std::vector
   for (const Value& d : deps) {
     if (d.is_none()) continue;
     if (auto* t = d.As<TaskIdValue>()) {
-      // A scalar TaskId dies with the scope that produced it (§2.4); arrays
+      // A scalar TaskId dies with the scope that produced it (pypto@e2d0f78a
+      // docs/en/user/tasks/01-scopes.md); arrays
       // (and their slots) are carried out of it.
       if (t->valid() && !t->from_array() && t->launch() == launch_->serial() &&
           !launch_->task_id_usable(t->scope())) {
@@ -1169,7 +1172,7 @@ absl::StatusOr<std::shared_ptr<Tile>> Interpreter::AsTile(const Value& v, Source
   }
   if (auto ref = v.AsShared<TensorRef>()) {
     if (!in_kernel()) return Error(loc, "tensor ops are only valid inside a task body");
-    // Tensor-level op: load the whole view (§3.1: ConvertTensorToTileOps).
+    // Tensor-level op: load the whole view (upstream's ConvertTensorToTileOps).
     const uint32_t param = kernel_->UseTensor(ref, true, false);
     auto tile = kernel_->NewTile(ref->shape(), ref->dtype(), trace::VEC);
     trace::Op* op = kernel_->Emit(trace::Op::LOAD, Origin(loc));

@@ -551,8 +551,9 @@ TEST(InterpreterTest, OrchestrationReadsOfDeviceValuesResolveThroughTheReference
   EXPECT_EQ(reads, 2);
 }
 
-// A pl.parallel body carries the array (§1.7): every iteration reads it as it
-// was at loop entry, so the iterations of one phase do not chain (§4.6 phase
+// A pl.parallel body carries the array (pypto@e2d0f78a docs/en/user/tasks/02-submit.md):
+// every iteration reads it as it was at loop entry, so the iterations of one
+// phase do not chain (tests/st/runtime/scheduling/test_manual_scope_pipeline.py's phase
 // fence); the writes land when the loop ends.
 TEST(InterpreterTest, ParallelIterationsReadTheTaskIdArrayAsAtLoopEntry) {
   auto l = Summarize(
@@ -576,7 +577,7 @@ TEST(InterpreterTest, ParallelIterationsReadTheTaskIdArrayAsAtLoopEntry) {
   EXPECT_EQ(l.scope_shape, "A1 M2 T T T T E2 E1 ");
 }
 
-// A stand-in for the §2 verifiers: rejects SPMD launches wider than two.
+// A stand-in for the verifiers of verifiers.h: rejects SPMD launches wider than two.
 class WidthVerifier : public TaskVerifier {
  public:
   absl::Status Check(Interpreter& interp, const TaskSite& site) override {

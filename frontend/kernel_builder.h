@@ -126,7 +126,8 @@ class KernelBuilder {
   const std::vector<KernelScalarUse>& scalars() const { return scalars_; }
   const std::string& name() const { return name_; }
 
-  // Assigns memory spaces and engines by op affinity (§3.1), decides
+  // Assigns memory spaces and engines by op affinity (pypto@e2d0f78a
+  // docs/en/dev/passes/21-expand_mixed_kernel.md), decides
   // AIC / AIV / MIX and returns the kernel (id unset).
   absl::StatusOr<trace::Kernel> Finish(const std::string& origin);
 

@@ -24,7 +24,8 @@ class TaskIdValue : public Object {
   int index() const { return index_; }
   bool valid() const { return index_ >= 0; }
   // The serial of the runtime scope the task was submitted in (0 = the
-  // launch's outer scope): a scalar TaskId dies with it (§2.4).
+  // launch's outer scope): a scalar TaskId dies with it (pypto@e2d0f78a
+  // docs/en/user/tasks/01-scopes.md).
   uint32_t scope() const { return scope_; }
   // Read out of a TaskId array (arr[i]): arrays are carried out of scopes.
   bool from_array() const { return from_array_; }
@@ -62,7 +63,7 @@ class TaskIdArray : public Object {
 };
 
 // The orchestration records of one launch: scopes (AUTO/MANUAL with depth),
-// submits, dummies and allocs, each taking one index; and the §1.13 call-site
+// submits, dummies and allocs, each taking one index; and the call-site
 // direction rules that need the scope structure (R-seq, R-prior, R-enclosing).
 class LaunchBuilder {
  public:
@@ -94,13 +95,13 @@ class LaunchBuilder {
   void AddInOutRoot(uint32_t tensor_id) { inout_roots_.insert(tensor_id); }
 
   // The call-site direction of a tensor argument bound to a kernel parameter
-  // of direction `param` (§1.13).
+  // of direction `param` (pypto@e2d0f78a docs/en/dev/passes/37-derive_call_directions.md).
   trace::ArgDirection CallSiteDirection(trace::KernelParam::Direction param, uint32_t root_tensor,
                                         bool no_dep) const;
   // Marks the roots a task wrote, for R-prior of later siblings.
   void NoteWrites(const std::vector<uint32_t>& roots);
 
-  // What the verifiers need to prove a predicate's producer (§2.1): which
+  // What the verifiers need to prove a predicate's producer (verifiers.cc): which
   // task last wrote a tensor root, and the name its TaskId was bound to.
   void NoteTaskWrites(int index, const std::vector<uint32_t>& roots);
   int LastWriter(uint32_t root) const;

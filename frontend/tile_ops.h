@@ -11,7 +11,8 @@
 
 namespace pto::ptoc {
 
-// Tile ops traced into the current kernel (§3: pl.load/store, elementwise,
+// Tile ops traced into the current kernel (pypto@e2d0f78a python/pypto/language/op/:
+// pl.load/store, elementwise,
 // matmul). Offsets may be compile-time ints or device integers.
 
 absl::StatusOr<std::shared_ptr<Tile>> EmitLoad(Interpreter* interp,

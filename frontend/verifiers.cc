@@ -32,8 +32,9 @@ const char* BarrierName(trace::CoreType t) {
   }
 }
 
-// §2.2 HardSyncallOccupancy: a hard (FFTS) barrier waits for every physical
-// core of its type, so the SPMD launch must fill them all, at once.
+// HardSyncallOccupancy (pypto@e2d0f78a src/ir/verifier/verify_hard_syncall_occupancy.cpp): a hard
+// (FFTS) barrier waits for every physical core of its type, so the SPMD launch must fill them all,
+// at once.
 class HardSyncallOccupancy : public TaskVerifier {
  public:
   absl::Status Check(Interpreter& interp, const TaskSite& site) override {
@@ -116,10 +117,10 @@ uint64_t TileBytes(const trace::TileDecl& t) {
   return n;
 }
 
-// §2.3: the cross-core ring is reserved at the bottom of the consumer's
-// on-chip space (UB for cube->vector, L1 for vector->cube) and the tiles go
-// above it. ptoc counts the ring plus the largest other tile of that side —
-// a lower bound of what the allocator needs, so a rejection is certain.
+// The cross-core ring (pypto@e2d0f78a src/ir/transforms/allocate_memory_addr_pass.cpp) is reserved
+// at the bottom of the consumer's on-chip space (UB for cube->vector, L1 for vector->cube) and the
+// tiles go above it. ptoc counts the ring plus the largest other tile of that side — a lower bound
+// of what the allocator needs, so a rejection is certain.
 class CrossCoreRingFit : public TaskVerifier {
  public:
   absl::Status Check(Interpreter& interp, const TaskSite& site) override {
@@ -177,8 +178,8 @@ class CrossCoreRingFit : public TaskVerifier {
   }
 };
 
-// §2.4: an inline SPMD body must use its block index, and a dispatch body
-// launches exactly one kernel.
+// pypto@e2d0f78a python/pypto/language/parser/ast_parser.py: an inline SPMD body must use its block
+// index, and a dispatch body launches exactly one kernel.
 class SpmdBody : public TaskVerifier {
  public:
   absl::Status Check(Interpreter& interp, const TaskSite& site) override {
@@ -203,7 +204,8 @@ class SpmdBody : public TaskVerifier {
   }
 };
 
-// §2.1: a producer the source names is in deps=. (The operand's rank fits
+// pypto@e2d0f78a python/pypto/language/parser/ast_parser.py (_validate_predicate_deps):
+// a producer the source names is in deps=. (The operand's rank fits
 // the runtime's five indices because every GM tensor's does: Launch and
 // pl.create_tensor check it where the tensor is declared.)
 class PredicateRules : public TaskVerifier {
@@ -233,7 +235,8 @@ class PredicateRules : public TaskVerifier {
   }
 };
 
-// §2.4 no_dep_args: every entry is a tensor the body actually captures.
+// no_dep_args (pypto@e2d0f78a python/pypto/language/parser/ast_parser.py): every entry is a tensor
+// the body actually captures.
 class NoDepArgs : public TaskVerifier {
  public:
   absl::Status Check(Interpreter& interp, const TaskSite& site) override {
@@ -258,7 +261,7 @@ class NoDepArgs : public TaskVerifier {
 
 std::vector<std::unique_ptr<TaskVerifier>> StandardVerifiers() {
   std::vector<std::unique_ptr<TaskVerifier>> v;
-  // HardSyncallOccupancy first: the seed's snippet (`...` around the syncall)
+  // HardSyncallOccupancy first: the runtime-overhead page's snippet (`...` around the syncall)
   // must fail with its sync_start message, not the SPMD body rule.
   v.push_back(std::make_unique<HardSyncallOccupancy>());
   v.push_back(std::make_unique<SpmdBody>());

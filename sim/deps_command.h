@@ -13,9 +13,9 @@ namespace pto {
 // submits, dummies and allocs in order, without simulating (nothing retires,
 // so the tensor map holds every registration until the launch ends — the
 // graph dep_gen would record). Prints per launch the tasks, the edges with
-// their sources, and the transitively redundant pairs (deps_viewer §4.9):
-// `full` lists them, `reduced` drops those without a creator reason,
-// `reduced_dataflow` also drops creator pairs whose INOUT bytes provably flow
+// their sources, and the transitively redundant pairs (hw-native-sys/simpler@6ebaf771
+// simpler_setup/tools/deps_viewer.py --edge-mode): `full` lists them, `reduced` drops those without
+// a creator reason, `reduced_dataflow` also drops creator pairs whose INOUT bytes provably flow
 // through the tensor map from an earlier to a later user of the same creator
 // (ProveCreatorDataflow, deps_viewer's rule). A cycle is warned about on `err`
 // and the full graph printed. Returns 0, or 2 for an unreadable or invalid

@@ -83,7 +83,7 @@ trace::Submit* OnlySubmit(trace::TraceText* text) {
 }
 
 // ---------------------------------------------------------------------------
-// Soft syncall with the publish protocol of the seed.
+// Soft syncall with the publish protocol of the runtime-overhead page.
 
 TEST(SoftBarrierTest, SeedKernelWithCacheInvalidAndFencePassesItsChecks) {
   const SimRun run = Simulate(LoadTraceFile(Compiled("soft_barrier")), "soft_ok");

@@ -41,7 +41,7 @@ std::string TensorClaimWithoutDeps() {
 
 TEST(HazardCliTest, MissingDepsOnTheCopyTaskIsAReportedRaw) {
   const SimRun run = Simulate(TensorClaimWithoutDeps());
-  // The seed's warning: a partly wrong result, and nothing loud on the device.
+  // The dependencies page's warning: a partly wrong result, and nothing loud on the device.
   EXPECT_EQ(run.cli.exit_code, 1) << run.cli.err;
   EXPECT_THAT(run.cli.out, HasSubstr("FAIL"));
   ASSERT_NE(run.stats, nullptr) << run.cli.err;

@@ -118,7 +118,7 @@ TEST(MixRingCliTest, CubeAndVectorBusyIntervalsOverlapAcrossTiles) {
 }
 
 TEST(MixRingCliTest, TheSingleTileMixedKernelSerialisesItsEngines) {
-  // mixed_kernel.py launch 1: one matmul feeding one add, as the seed warns.
+  // mixed_kernel.py launch 1: one matmul feeding one add, as the runtime-overhead page warns.
   const SimRun run = SimulateTrace("mixed_kernel");
   ASSERT_EQ(run.cli.exit_code, 0) << run.cli.out << run.cli.err;
   const nlohmann::json mixed = ReadJson(run.out_dir + "/launch_1/stats.json");

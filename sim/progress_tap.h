@@ -10,7 +10,7 @@
 
 namespace pto {
 
-// The progress line of a long run (DESIGN §8): on a terminal, after the first
+// The progress line of a long run (README, "What a run prints"): on a terminal, after the first
 // second, "launch 0 'stress': 412000 tasks retired, 95.1 k tasks/s,
 // simulated 352.1 us, 4 s" rewritten in place about twice a second. The run
 // driver attaches it only when stderr is a terminal, and erases the line
