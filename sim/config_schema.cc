@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
+#include "common/ring_limits.h"
 
 namespace pto {
 namespace {
@@ -130,19 +131,19 @@ constexpr ConfigKeySpec kSchema[] = {
      "~115 ns/iter)",
      "One idle scheduler loop iteration (at least 1 ns so idle loops advance time)"},
     // ---- ring ----
-    {PTO_CONFIG_KEY(ring, task_window), "tasks", 4, 1 << 24, true,
+    {PTO_CONFIG_KEY(ring, task_window), "tasks", kMinTaskWindow, kMaxTaskWindow, true,
      "hw-native-sys/simpler@6ebaf771 "
      "src/a2a3/runtime/tensormap_and_ringbuffer/runtime/pto_runtime2_types.h "
      "(PTO2_TASK_WINDOW_SIZE; a power of 2 >= 4: RuntimeEnv::validate in "
      "src/common/task_interface/call_config.h; the upper bound is an assumption)",
      "Task slots per ring (at most task_window-1 live tasks per ring)"},
-    {PTO_CONFIG_KEY(ring, heap_bytes), "bytes", 1024, 1ll << 40, false,
+    {PTO_CONFIG_KEY(ring, heap_bytes), "bytes", kMinHeapBytes, kMaxHeapBytes, false,
      "hw-native-sys/simpler@6ebaf771 "
      "src/a2a3/runtime/tensormap_and_ringbuffer/runtime/pto_runtime2_types.h (PTO2_HEAP_SIZE; >= "
      "1024: RuntimeEnv::validate in src/common/task_interface/call_config.h; the upper bound is an "
      "assumption)",
      "Output heap per ring for packed task outputs"},
-    {PTO_CONFIG_KEY(ring, dep_pool), "entries", 4, 2147483647, false,
+    {PTO_CONFIG_KEY(ring, dep_pool), "entries", kMinDepPool, kMaxDepPool, false,
      "hw-native-sys/simpler@6ebaf771 "
      "src/a2a3/runtime/tensormap_and_ringbuffer/runtime/pto_runtime2_types.h "
      "(PTO2_DEP_LIST_POOL_SIZE; range [4, INT32_MAX]: RuntimeEnv::validate in "
@@ -312,8 +313,6 @@ size_t EditDistance(absl::string_view a, absl::string_view b) {
   }
   return row[b.size()];
 }
-
-bool IsPowerOfTwo(int64_t value) { return value > 0 && (value & (value - 1)) == 0; }
 
 bool IsNameChar(char c) {
   return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-' ||
