@@ -1,12 +1,16 @@
 #include "models/chip.h"
 
 #include "absl/strings/str_cat.h"
+#include "models/base/sc_time.h"
 
 namespace pto {
 
 Chip::Chip(sc_core::sc_module_name name, ChipContext* context, RecordSource* source,
            LaunchListener* listener)
     : sc_module(name), context_(context), group_(context) {
+  // Before any module builds a time: SystemC refuses to change the
+  // resolution once a non-zero sc_time exists.
+  UsePicosecondResolution();
   context->set_signals(this);
   gm_ = std::make_unique<GlobalMemory>("gm", &context->memory(), context->config().gm);
   const int clusters = static_cast<int>(context->config().chip.clusters);
@@ -50,7 +54,7 @@ void Chip::WakeSchedulers(TimePs visible_at) {
 void Chip::WakeOrchestrator() { orchestrator_->Wake(); }
 
 void Chip::RingDoorbell(int core, TaskSeq task, TimePs at) {
-  cores_[core]->RingDoorbell(task, at - static_cast<TimePs>(sc_core::sc_time_stamp().value()));
+  cores_[core]->RingDoorbell(task, at - NowPs());
   owner_of_core_[core]->Ungate(core, task);
 }
 

@@ -11,6 +11,7 @@
 #include "models/aicpu/ring_pool.h"
 #include "models/aicpu/runtime_signals.h"
 #include "models/aicpu/task_table.h"
+#include "models/base/time.h"
 #include "models/chip_config.h"
 #include "models/core/kernel_program.h"
 #include "models/gm/memory_image.h"
@@ -125,9 +126,6 @@ class ChipContext {
   std::array<RingLimits, 4> ring_limits_;
   absl::Status fatal_;
 };
-
-// Picoseconds from a configured nanosecond figure.
-inline TimePs Ns(double ns) { return static_cast<TimePs>(ns * 1000.0 + 0.5); }
 
 }  // namespace pto
 

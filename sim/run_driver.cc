@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/tensor_fill.h"
+#include "models/base/sc_time.h"
 #include "models/chip.h"
 #include "models/core/kernel_program.h"
 #include "nlohmann/json.hpp"
@@ -508,7 +509,7 @@ absl::Status Session::WriteRunSummary() {
 
 std::string Session::DescribeProgress(double wall_seconds) const {
   std::string where = absl::StrFormat("at simulated time %.3f us, after %.1f s of wall time",
-                                      Us(sc_core::sc_time_stamp().value()), wall_seconds);
+                                      Us(NowPs()), wall_seconds);
   if (current_) {
     absl::StrAppendFormat(&where, ", in launch %d '%s' (%d tasks submitted, %d retired)",
                           current_->index, current_->name, observer_.submitted(),
@@ -580,9 +581,9 @@ int Session::Run() {
   if (int stopped = Simulate(); stopped != 0) return stopped;
   if (!context_->fatal().ok()) return Fail(context_->fatal(), ExitCodeFor(context_->fatal()));
   if (!chip.orchestrator().done()) {
-    return Fail(absl::DeadlineExceededError(
-                    absl::StrCat("simulated deadlock at ", Us(sc_core::sc_time_stamp().value()),
-                                 " us: nothing left to happen, but ", chip.DescribeStall())),
+    return Fail(absl::DeadlineExceededError(absl::StrCat("simulated deadlock at ", Us(NowPs()),
+                                                         " us: nothing left to happen, but ",
+                                                         chip.DescribeStall())),
                 kExitRuntime);
   }
   if (current_) {

@@ -6,11 +6,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "models/aicpu/task_lifecycle.h"
+#include "models/base/sc_time.h"
 
 namespace pto {
 namespace {
-
-sc_core::sc_time Ps(TimePs ps) { return sc_core::sc_time::from_value(ps); }
 
 std::array<RingLimits, kNumRings> RingLimitsOf(const ChipContext& context) {
   std::array<RingLimits, kNumRings> limits;
@@ -41,7 +40,7 @@ Orchestrator::Orchestrator(sc_core::sc_module_name name, ChipContext* context,
   // Runs once at time zero to start reading the trace.
 }
 
-TimePs Orchestrator::Now() const { return sc_core::sc_time_stamp().value(); }
+TimePs Orchestrator::Now() const { return NowPs(); }
 
 void Orchestrator::Wake() {
   // A pending publish has its own timed wake-up; an earlier notification
@@ -146,7 +145,7 @@ bool Orchestrator::Process() {
       CompleteTask(*context_, task, Now() + cost);
       counters.orchestrator_busy += cost;
       wait_ = Wait::kPublish;  // nothing to publish; just pay the time
-      wake_.notify(Ps(cost));
+      wake_.notify(ScTime(cost));
       return false;
     }
     case trace::StreamRecord::kSubmit:
@@ -254,7 +253,7 @@ void Orchestrator::HoldDepEntriesAndCharge() {
   counters.orchestrator_busy += total;
   pending_publish_ = task.seq;
   wait_ = Wait::kPublish;
-  wake_.notify(Ps(total));
+  wake_.notify(ScTime(total));
 }
 
 void Orchestrator::BeginLaunch(const trace::LaunchBegin& begin) {

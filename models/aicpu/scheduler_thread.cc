@@ -4,6 +4,8 @@
 #include <memory>
 #include <utility>
 
+#include "models/base/sc_time.h"
+
 namespace pto {
 namespace {
 
@@ -13,8 +15,6 @@ using Lane = ReadyQueues::Lane;
 constexpr int kDummyDrainBatch = 8;
 // Deferred releases flushed even on a busy loop (PTO2_DEFERRED_RELEASE_CAP).
 constexpr size_t kDeferredReleaseCap = 256;
-
-sc_core::sc_time Ps(TimePs ps) { return sc_core::sc_time::from_value(ps); }
 
 std::vector<CoreSlots::CoreSpec> SpecsOf(const std::vector<ScheduledCore*>& cores) {
   std::vector<CoreSlots::CoreSpec> specs;
@@ -71,7 +71,7 @@ SchedulerThread::SchedulerThread(sc_core::sc_module_name name, int index, ChipCo
   dont_initialize();
 }
 
-TimePs SchedulerThread::Now() const { return sc_core::sc_time_stamp().value(); }
+TimePs SchedulerThread::Now() const { return NowPs(); }
 
 void SchedulerThread::Wake(TimePs visible_at) {
   if (!sleeping_) return;  // a busy thread loops again and will see it
@@ -79,7 +79,7 @@ void SchedulerThread::Wake(TimePs visible_at) {
   const TimePs at = std::max(visible_at, now);
   if (wake_at_ != kNever && wake_at_ <= at) return;
   wake_at_ = at;
-  wake_.notify(Ps(at - now));
+  wake_.notify(ScTime(at - now));
 }
 
 void SchedulerThread::OnCondVisible(int core_id, CondValue value) {
@@ -143,7 +143,7 @@ void SchedulerThread::Step() {
     busy_ += cost;
     context_->counters().scheduler_busy += cost;
     ++context_->counters().scheduler_loops;
-    wake_.notify(Ps(std::max<TimePs>(cost, 1)));
+    wake_.notify(ScTime(std::max<TimePs>(cost, 1)));
     return;
   }
   // Nothing to do: sleep until a COND change or new work, or until queued

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "models/base/sc_time.h"
 #include "models/testing/systemc_test.h"
 #include "proto/task_stream.pb.h"
 
@@ -22,8 +23,6 @@ constexpr TimePs kNs = 1000;
 constexpr TimePs kLatency = 1000 * kNs;  // dispatch (or doorbell) to start
 constexpr TimePs kRun = 2000 * kNs;      // start (ACK) to FIN
 constexpr TimePs kPickup = 320 * kNs;    // a latched block starts after the FIN
-
-TimePs Now() { return static_cast<TimePs>(sc_core::sc_time_stamp().value()); }
 
 // A core that starts a block kLatency after its dispatch (a gated block:
 // after its doorbell), or kPickup after the running block's FIN if it is
@@ -48,10 +47,10 @@ class FakeCore : public ScheduledCore {
   int cluster() const override { return cluster_; }
   void set_owner(CoreOwner* owner) override { owner_ = owner; }
   void Dispatch(const BlockWork& work, TimePs publish_delay) override {
-    dispatched.push_back({Now(), publish_delay, work});
+    dispatched.push_back({NowPs(), publish_delay, work});
     intervals_[work.token] =
         CoreInterval{id_, work.task, work.block, work.token, work.thread, work.dispatch};
-    const TimePs arrive = Now() + publish_delay + kLatency;
+    const TimePs arrive = NowPs() + publish_delay + kLatency;
     if (work.gated) {
       gated_[work.task] = work.token;
       prepared_at_ = arrive;
@@ -60,8 +59,8 @@ class FakeCore : public ScheduledCore {
     Start(work.token, arrive);
   }
   void RingDoorbell(TaskSeq task, TimePs delay) override {
-    doorbells.push_back({task, Now() + delay});
-    Start(gated_.at(task), Now() + delay + kLatency);
+    doorbells.push_back({task, NowPs() + delay});
+    Start(gated_.at(task), NowPs() + delay + kLatency);
   }
   TimePs gated_prepared_at() const override { return prepared_at_; }
   const CoreInterval* IntervalOf(uint32_t token) const override {
@@ -101,7 +100,7 @@ class Signals : public RuntimeSignals {
   }
   void WakeOrchestrator() override {}
   void RingDoorbell(int core, TaskSeq task, TimePs at) override {
-    cores.at(core)->RingDoorbell(task, at - Now());
+    cores.at(core)->RingDoorbell(task, at - NowPs());
     owners.at(core)->Ungate(core, task);
   }
 

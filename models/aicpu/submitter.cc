@@ -6,13 +6,10 @@
 #include "absl/strings/str_cat.h"
 #include "models/aicpu/tensor_map.h"
 #include "models/aicpu/tensor_view.h"
+#include "models/base/time.h"
 
 namespace pto {
 namespace {
-
-// Picoseconds from a configured nanosecond figure, rounded as the chip's
-// other costs are (Ns() in models/chip_context.h).
-TimePs PsOfNs(double ns) { return static_cast<TimePs>(ns * 1000.0 + 0.5); }
 
 TaskShape ShapeOf(const int32_t kernel_ids[3]) {
   const bool aic = kernel_ids[0] >= 0;
@@ -191,12 +188,12 @@ absl::StatusOr<Submission> Submitter::InferAndWire(
   submission.task = &task;
   submission.edges = edges_;
   submission.dep_entries_needed = DepListEntries(task) > 0 ? claimed : 0;
-  submission.cost.base = PsOfNs(aicpu.submit_base_ns);
-  submission.cost.param_copy = PsOfNs(aicpu.submit_per_tensor_arg_ns * stats.tensor_args);
+  submission.cost.base = Ns(aicpu.submit_base_ns);
+  submission.cost.param_copy = Ns(aicpu.submit_per_tensor_arg_ns * stats.tensor_args);
   submission.cost.lookup =
-      PsOfNs(aicpu.submit_per_lookup_ns * stats.lookups +
-             aicpu.submit_per_probe_ns * static_cast<double>(stats.entries_probed));
-  submission.cost.insert = PsOfNs(aicpu.submit_per_insert_ns * stats.registrations);
+      Ns(aicpu.submit_per_lookup_ns * stats.lookups +
+         aicpu.submit_per_probe_ns * static_cast<double>(stats.entries_probed));
+  submission.cost.insert = Ns(aicpu.submit_per_insert_ns * stats.registrations);
   return submission;
 }
 

@@ -6,17 +6,11 @@
 #include <vector>
 
 #include "models/aicpu/tensor_view.h"
+#include "models/base/ids.h"
+#include "models/base/time.h"
 #include "proto/task_stream.pb.h"
 
 namespace pto {
-
-// A run-wide sequence number: every submit, dummy and alloc takes the next.
-using TaskSeq = uint64_t;
-inline constexpr TaskSeq kNoTask = ~TaskSeq{0};
-
-// Simulated time in picoseconds (SystemC's default resolution).
-using TimePs = int64_t;
-inline constexpr TimePs kNever = -1;
 
 // Which ready queue a task goes to and which cores it occupies.
 enum class TaskShape : uint8_t { kAic = 0, kAiv = 1, kMix = 2, kDummy = 3, kAlloc = 4 };

@@ -7,12 +7,9 @@
 #include "absl/container/flat_hash_map.h"
 #include "models/aicpu/overlap.h"
 #include "models/aicpu/tensor_view.h"
+#include "models/base/ids.h"
 
 namespace pto {
-
-// A run-wide sequence number of orchestration tasks (submits, dummies and
-// allocs), increasing in submit order.
-using TaskSeq = uint64_t;
 
 // One registered producer region whose view overlaps a looked-up view.
 struct TensorMapMatch {

@@ -42,7 +42,7 @@ GmCompletion AiCore::Transport(const GmTransaction& transaction) {
     atomic.dtype = transaction.atomic_dtype;
     payload.set_extension(&atomic);
   }
-  sc_core::sc_time delay = sc_core::sc_time::from_value(transaction.delay);
+  sc_core::sc_time delay = ScTime(transaction.delay);
   socket->b_transport(payload, delay);
   if (is_atomic) payload.clear_extension(&atomic);
   return GmCompletion{static_cast<TimePs>(delay.value()),

@@ -6,6 +6,7 @@
 
 #include "absl/status/status.h"
 #include "models/aicpu/task.h"
+#include "models/base/sc_time.h"
 #include "models/chip_context.h"
 #include "models/core/core_phases.h"
 #include "models/core/kernel_program.h"
@@ -73,7 +74,7 @@ class AiCore : public sc_core::sc_module, private CoreHost, private SyncallBarri
 
  private:
   // CoreHost.
-  void WakeAt(TimePs at) override { wake_.notify(sc_core::sc_time::from_value(at - Now())); }
+  void WakeAt(TimePs at) override { wake_.notify(ScTime(at - Now())); }
   const CompiledKernel& Kernel(int32_t id) const override { return context_->kernel(id); }
   GmCompletion Transport(const GmTransaction& transaction) override;
   bool Contains(uint64_t addr, size_t size) const override;
@@ -84,7 +85,7 @@ class AiCore : public sc_core::sc_module, private CoreHost, private SyncallBarri
   }
 
   void Step();
-  TimePs Now() const { return static_cast<TimePs>(sc_core::sc_time_stamp().value()); }
+  TimePs Now() const { return NowPs(); }
 
   ChipContext* context_;
   SyncFabric* fabric_ = nullptr;

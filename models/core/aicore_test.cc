@@ -16,6 +16,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "models/base/sc_time.h"
 #include "models/chip_context.h"
 #include "models/core/testing/kernel_builder.h"
 #include "models/testing/systemc_test.h"
@@ -45,13 +46,11 @@ std::ostream& operator<<(std::ostream& os, const Cond& c) {
   return os << (c.fin ? "FIN " : "ACK ") << c.token << " @" << c.at;
 }
 
-TimePs Now() { return static_cast<TimePs>(sc_core::sc_time_stamp().value()); }
-
 // The scheduler thread's side of COND: when each value became visible.
 class FakeOwner : public CoreOwner {
  public:
   void OnCondVisible(int core_id, CondValue value) override {
-    conds.push_back(Cond{Now(), value.token, value.fin});
+    conds.push_back(Cond{NowPs(), value.token, value.fin});
   }
   std::vector<Cond> conds;
 };
@@ -77,10 +76,9 @@ class FixedDelayGm : public sc_core::sc_module {
 
  private:
   void b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
-    const TimePs issue = Now() + static_cast<TimePs>(delay.value());
+    const TimePs issue = NowPs() + static_cast<TimePs>(delay.value());
     accesses.push_back(Access{payload.is_write(), payload.get_address(), issue});
-    delay += sc_core::sc_time::from_value(
-        static_cast<uint64_t>(payload.is_write() ? write_ps_ : read_ps_));
+    delay += ScTime(payload.is_write() ? write_ps_ : read_ps_);
     payload.set_response_status(tlm::TLM_OK_RESPONSE);
   }
 
@@ -205,7 +203,7 @@ PTO_SYSTEMC_TEST(AiCoreModuleTest, BlockStartsEndsAndFinsAtItsHandDerivedTimes) 
   EXPECT_EQ(interval->start, Ns(1865));
   EXPECT_EQ(interval->end, Ns(4365));
   EXPECT_THAT(bench.conds(), ElementsAre(Cond{Ns(2045), 1, false}, Cond{Ns(4545), 1, true}));
-  EXPECT_EQ(sc_core::sc_time_stamp().value(), static_cast<uint64_t>(Ns(4545)));
+  EXPECT_EQ(NowPs(), Ns(4545));
 }
 
 PTO_SYSTEMC_TEST(AiCoreModuleTest, PendingBlockStartsOneSwitchGapAfterTheFin) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "models/base/sc_time.h"
 #include "models/gm/memory_image_backend.h"
 
 namespace pto {
@@ -27,13 +28,13 @@ void GlobalMemory::b_transport(int, tlm::tlm_generic_payload& payload, sc_core::
   } else {
     WriteClipped(*image_, addr, payload.get_data_ptr(), size);
   }
-  const int64_t now = static_cast<int64_t>(sc_core::sc_time_stamp().value());
-  const int64_t start = now + static_cast<int64_t>(delay.value());
+  const TimePs now = NowPs();
+  const TimePs start = now + static_cast<TimePs>(delay.value());
   // A line transfer is one contiguous run: the narrow-row penalty applies to
   // strided tile rows, which the cache coalesces into whole lines.
   const GmTransfer t =
       timing_.Transfer(start, addr, size, !payload.is_read(), static_cast<int64_t>(size));
-  delay = sc_core::sc_time::from_value(static_cast<uint64_t>(std::max(t.done_ps, start) - now));
+  delay = ScTime(std::max(t.done_ps, start) - now);
   payload.set_response_status(status.ok() ? tlm::TLM_OK_RESPONSE : tlm::TLM_ADDRESS_ERROR_RESPONSE);
 }
 

@@ -6,10 +6,9 @@
 #include <string>
 #include <vector>
 
-namespace pto {
+#include "models/base/ids.h"
 
-// A run-wide task sequence number (the same type as models/aicpu/task.h).
-using TaskSeq = uint64_t;
+namespace pto {
 
 enum class HazardKind : uint8_t {
   kRaw,           // a later task reads what an unordered earlier one writes

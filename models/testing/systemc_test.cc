@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "gtest/gtest-spi.h"
+#include "models/base/sc_time.h"
 #include "systemc"
 
 namespace pto::testing {
@@ -120,6 +121,8 @@ void RunChild(int fd, const std::function<void()>& body, int timeout_seconds) {
   sc_core::sc_report_handler::set_actions("/OSCI/SystemC", sc_core::SC_INFO,
                                           sc_core::SC_DO_NOTHING);
   try {
+    // The chip's resolution, before the body builds any time.
+    UsePicosecondResolution();
     body();
   } catch (const sc_core::sc_report& report) {
     ADD_FAILURE() << "uncaught SystemC report: " << report.what();
@@ -226,7 +229,7 @@ void CallAt(int64_t at_ps, std::function<void()> fn) {
     ADD_FAILURE() << "CallAt outside a PTO_SYSTEMC_TEST body";
     return;
   }
-  const auto now = static_cast<int64_t>(sc_core::sc_time_stamp().value());
+  const TimePs now = NowPs();
   if (at_ps < now) {
     ADD_FAILURE() << "CallAt(" << at_ps << " ps) in the past (now " << now << " ps)";
     return;
@@ -239,7 +242,7 @@ void CallAt(int64_t at_ps, std::function<void()> fn) {
   options.dont_initialize();
   options.set_sensitivity(&call->event);
   sc_core::sc_spawn([call] { call->fn(); }, sc_core::sc_gen_unique_name("pto_call_at"), &options);
-  call->event.notify(sc_core::sc_time::from_value(static_cast<uint64_t>(at_ps - now)));
+  call->event.notify(ScTime(at_ps - now));
 }
 
 }  // namespace pto::testing

@@ -30,6 +30,8 @@
 //     AllowSystemCWarning(msg_type);
 //   * an uncaught exception, a crash (signal), an exit() or a body that runs
 //     longer than its timeout (it is killed).
+// Bodies run at the chip's time resolution, 1 ps (UsePicosecondResolution,
+// models/base/sc_time.h), so a TimePs is an sc_time value.
 // GTEST_SKIP() in the body skips the test. SC_INFO reports are printed, as
 // is anything the body writes to stdout and stderr.
 //

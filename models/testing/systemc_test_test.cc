@@ -13,6 +13,7 @@
 
 #include "gtest/gtest-spi.h"
 #include "gtest/gtest.h"
+#include "models/base/sc_time.h"
 #include "systemc"
 
 namespace pto::testing {
@@ -32,7 +33,7 @@ class Ticker : public sc_core::sc_module {
   int64_t ticked_at = -1;
 
  private:
-  void Tick() { ticked_at = static_cast<int64_t>(sc_core::sc_time_stamp().value()); }
+  void Tick() { ticked_at = NowPs(); }
   sc_core::sc_event tick_;
 };
 
@@ -52,14 +53,20 @@ TEST(SystemCTestFixture, OneTestMayRunSeveralSimulations) {
 
 PTO_SYSTEMC_TEST(SystemCTestFixture, CallAtCallsAtTheGivenTime) {
   std::vector<int64_t> calls;
-  CallAt(7'000, [&] { calls.push_back(static_cast<int64_t>(sc_core::sc_time_stamp().value())); });
+  CallAt(7'000, [&] { calls.push_back(NowPs()); });
   CallAt(3'000, [&] {
-    calls.push_back(static_cast<int64_t>(sc_core::sc_time_stamp().value()));
-    CallAt(4'000,
-           [&] { calls.push_back(-static_cast<int64_t>(sc_core::sc_time_stamp().value())); });
+    calls.push_back(NowPs());
+    CallAt(4'000, [&] { calls.push_back(-NowPs()); });
   });
   sc_core::sc_start();
   EXPECT_EQ(calls, std::vector<int64_t>({3'000, -4'000, 7'000}));
+}
+
+// The chip's resolution (models/base/sc_time.h), set before the body runs:
+// a TimePs is an sc_time value.
+PTO_SYSTEMC_TEST(SystemCTestFixture, BodiesRunAtOnePicosecond) {
+  EXPECT_EQ(sc_core::sc_get_time_resolution(), sc_core::sc_time(1, sc_core::SC_PS));
+  EXPECT_EQ(ScTime(1'234), sc_core::sc_time(1.234, sc_core::SC_NS));
 }
 
 TEST(SystemCTestFixture, BodyFailuresAreTheTestsFailures) {
