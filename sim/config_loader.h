@@ -14,7 +14,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "models/chip_config.h"
+#include "models/base/chip_config.h"
 
 namespace pto {
 

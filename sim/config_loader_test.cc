@@ -96,7 +96,7 @@ const char kAscendHeader[] =
     "\n"
     "Every key of the chip model, with its meaning, unit, valid range and source\n"
     "(a public document, or \"assumption\"; docs/config.md lists them).\n"
-    "Values equal the ChipConfig defaults in models/chip_config.h.\n"
+    "Values equal the ChipConfig defaults in models/base/chip_config.h.\n"
     "GENERATED from sim/config_schema.cc by sim/config_loader_test.cc; do not edit by hand.\n"
     "Variants need only the keys they change (see configs/a5.yaml); any key can also be\n"
     "overridden on the command line: --set chip.clusters=32. Table: docs/config.md.";

@@ -5,7 +5,7 @@
 // `aicpu.scheduler_threads`, ...) to its ChipConfig member, with its type,
 // unit, valid range, source and meaning. The YAML loader, `--set`,
 // `--print-config`, docs/config.md and configs/ascend.yaml all derive from it.
-// Adding a key = one field in models/chip_config.h + one row in
+// Adding a key = one field in models/base/chip_config.h + one row in
 // config_schema.cc.
 
 #include <cstdint>
@@ -15,7 +15,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
-#include "models/chip_config.h"
+#include "models/base/chip_config.h"
 
 namespace pto {
 

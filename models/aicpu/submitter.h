@@ -11,7 +11,7 @@
 #include "models/aicpu/dep_inference.h"
 #include "models/aicpu/task.h"
 #include "models/aicpu/task_table.h"
-#include "models/chip_config.h"
+#include "models/base/chip_config.h"
 #include "proto/task_stream.pb.h"
 
 namespace pto {

@@ -1,7 +1,7 @@
 #ifndef PTO_MODELS_CORE_ACCESS_RECORDER_H_
 #define PTO_MODELS_CORE_ACCESS_RECORDER_H_
 
-#include "models/core/gm_port.h"
+#include "models/gm/gm_port.h"
 #include "models/run_observer.h"
 
 namespace pto {

@@ -25,7 +25,7 @@
 #include "absl/status/statusor.h"
 #include "models/aicpu/task.h"
 #include "models/aicpu/task_table.h"
-#include "models/chip_config.h"
+#include "models/base/chip_config.h"
 #include "models/chip_context.h"  // LaunchCounters and Ns() only
 #include "models/core/access_recorder.h"
 #include "models/core/execution_profile.h"

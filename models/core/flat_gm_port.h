@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "models/core/gm_port.h"
+#include "models/gm/gm_port.h"
 
 namespace pto {
 

@@ -5,7 +5,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "models/chip_config.h"
+#include "models/base/chip_config.h"
 #include "models/core/testing/kernel_builder.h"
 #include "models/core/tile_executor.h"
 

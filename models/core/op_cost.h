@@ -3,7 +3,7 @@
 
 #include <cstdint>
 
-#include "models/chip_config.h"
+#include "models/base/chip_config.h"
 #include "models/core/execution_profile.h"
 #include "models/core/kernel_program.h"
 #include "proto/task_stream.pb.h"

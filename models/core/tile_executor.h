@@ -7,11 +7,11 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/types/span.h"
-#include "models/chip_config.h"
+#include "models/base/chip_config.h"
 #include "models/core/execution_profile.h"
-#include "models/core/gm_port.h"
 #include "models/core/int_expr.h"
 #include "models/core/kernel_program.h"
+#include "models/gm/gm_port.h"
 #include "proto/task_stream.pb.h"
 
 namespace pto {

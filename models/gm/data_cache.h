@@ -8,7 +8,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/types/span.h"
-#include "models/core/gm_port.h"
+#include "models/gm/gm_port.h"
 #include "models/gm/line_backend.h"
 
 namespace pto {

@@ -1,7 +1,7 @@
 #ifndef PTO_MODELS_GM_GLOBAL_MEMORY_H_
 #define PTO_MODELS_GM_GLOBAL_MEMORY_H_
 
-#include "models/chip_config.h"
+#include "models/base/chip_config.h"
 #include "models/gm/gm_timing.h"
 #include "models/gm/memory_image.h"
 #include "systemc"

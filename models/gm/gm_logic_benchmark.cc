@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "benchmark/benchmark.h"
-#include "models/chip_config.h"
+#include "models/base/chip_config.h"
 #include "models/gm/data_cache.h"
 #include "models/gm/hbm_model.h"
 #include "models/gm/l2_cache.h"

@@ -3,7 +3,7 @@
 
 #include <cstdint>
 
-#include "models/chip_config.h"
+#include "models/base/chip_config.h"
 #include "models/gm/hbm_model.h"
 #include "models/gm/l2_cache.h"
 

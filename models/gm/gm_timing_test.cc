@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "models/chip_config.h"
+#include "models/base/chip_config.h"
 
 namespace pto {
 namespace {

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "absl/types/span.h"
-#include "models/chip_config.h"
+#include "models/base/chip_config.h"
 
 namespace pto {
 

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "models/chip_config.h"
+#include "models/base/chip_config.h"
 
 namespace pto {
 

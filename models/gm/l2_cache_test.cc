@@ -1,7 +1,7 @@
 #include "models/gm/l2_cache.h"
 
 #include "gtest/gtest.h"
-#include "models/chip_config.h"
+#include "models/base/chip_config.h"
 
 namespace pto {
 namespace {

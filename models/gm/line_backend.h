@@ -5,7 +5,7 @@
 #include <cstdint>
 
 #include "common/dtype.h"
-#include "models/core/gm_port.h"
+#include "models/gm/gm_port.h"
 
 namespace pto {
 

@@ -1,5 +1,5 @@
-#ifndef PTO_MODELS_CORE_GM_PORT_H_
-#define PTO_MODELS_CORE_GM_PORT_H_
+#ifndef PTO_MODELS_GM_GM_PORT_H_
+#define PTO_MODELS_GM_GM_PORT_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -46,4 +46,4 @@ class GmPort {
 
 }  // namespace pto
 
-#endif  // PTO_MODELS_CORE_GM_PORT_H_
+#endif  // PTO_MODELS_GM_GM_PORT_H_
