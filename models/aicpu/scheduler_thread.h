@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/types/span.h"
+#include "models/aicpu/aicpu_observer.h"
 #include "models/aicpu/core_slots.h"
 #include "models/aicpu/dispatch_planner.h"
 #include "models/aicpu/ready_queues.h"
@@ -14,7 +15,6 @@
 #include "models/aicpu/task_lifecycle.h"
 #include "models/chip_context.h"
 #include "models/core/aicore.h"
-#include "models/run_observer.h"
 #include "systemc"
 
 namespace pto {

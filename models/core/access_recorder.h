@@ -1,8 +1,8 @@
 #ifndef PTO_MODELS_CORE_ACCESS_RECORDER_H_
 #define PTO_MODELS_CORE_ACCESS_RECORDER_H_
 
+#include "models/core/core_observer.h"
 #include "models/gm/gm_port.h"
-#include "models/run_observer.h"
 
 namespace pto {
 
@@ -11,7 +11,7 @@ namespace pto {
 // whole views they were given), then passes it on unchanged.
 class AccessRecorder : public GmPort {
  public:
-  AccessRecorder(GmPort* next, RunObserver* observer) : next_(next), observer_(observer) {}
+  AccessRecorder(GmPort* next, CoreObserver* observer) : next_(next), observer_(observer) {}
 
   void set_block(TaskSeq task, int64_t block, int core) {
     task_ = task;
@@ -20,15 +20,15 @@ class AccessRecorder : public GmPort {
   }
 
   void Read(uint64_t addr, void* dst, size_t size) override {
-    observer_->OnGmAccess(task_, block_, core_, RunObserver::GmAccess::kRead, addr, size);
+    observer_->OnGmAccess(task_, block_, core_, CoreObserver::GmAccess::kRead, addr, size);
     next_->Read(addr, dst, size);
   }
   void Write(uint64_t addr, const void* src, size_t size) override {
-    observer_->OnGmAccess(task_, block_, core_, RunObserver::GmAccess::kWrite, addr, size);
+    observer_->OnGmAccess(task_, block_, core_, CoreObserver::GmAccess::kWrite, addr, size);
     next_->Write(addr, src, size);
   }
   void AtomicAdd(uint64_t addr, DType dtype, const void* src, size_t count) override {
-    observer_->OnGmAccess(task_, block_, core_, RunObserver::GmAccess::kAtomicAdd, addr,
+    observer_->OnGmAccess(task_, block_, core_, CoreObserver::GmAccess::kAtomicAdd, addr,
                           count * DTypeSize(dtype));
     next_->AtomicAdd(addr, dtype, src, count);
   }
@@ -37,7 +37,7 @@ class AccessRecorder : public GmPort {
 
  private:
   GmPort* next_;
-  RunObserver* observer_;
+  CoreObserver* observer_;
   TaskSeq task_ = kNoTask;
   int64_t block_ = 0;
   int core_ = -1;

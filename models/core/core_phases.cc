@@ -144,7 +144,7 @@ void CorePhases::Advance(TimePs now) {
         {
           TimePs at = now;
           const SyncallRequest& request = executor_.syncall();
-          ReportSync(RunObserver::BlockSync::kSyncall, 0);
+          ReportSync(CoreObserver::BlockSync::kSyncall, 0);
           if (request.mode == trace::Op::SOFT && UsesCache() && charge_gm_) {
             // The soft counter: an atomic add past the cache; polling starts
             // once it landed.
@@ -355,26 +355,26 @@ bool CorePhases::WriteBackBeforeFin() {
   return true;
 }
 
-void CorePhases::ReportSync(RunObserver::BlockSync kind, uint64_t addr) {
+void CorePhases::ReportSync(CoreObserver::BlockSync kind, uint64_t addr) {
   if (UsesCache()) {
     deps_.observer->OnBlockSync(running_.task, running_.block, id_, kind, addr);
   }
 }
 
 void CorePhases::Hooks::CleanInvalidateAll() {
-  core_->ReportSync(RunObserver::BlockSync::kCacheInvalidAll, 0);
+  core_->ReportSync(CoreObserver::BlockSync::kCacheInvalidAll, 0);
   if (core_->UsesCache()) core_->cache_.CleanInvalidateAll();
   core_->stall_ps_ += Ns(core_->config_.core.dcci_ns);
 }
 
 void CorePhases::Hooks::CleanInvalidateLine(uint64_t addr) {
-  core_->ReportSync(RunObserver::BlockSync::kCacheInvalidLine, addr);
+  core_->ReportSync(CoreObserver::BlockSync::kCacheInvalidLine, addr);
   if (core_->UsesCache()) core_->cache_.CleanInvalidateLine(addr);
   core_->stall_ps_ += Ns(core_->config_.core.dcci_ns);
 }
 
 void CorePhases::Hooks::Fence() {
-  core_->ReportSync(RunObserver::BlockSync::kFence, 0);
+  core_->ReportSync(CoreObserver::BlockSync::kFence, 0);
   const TimePs local = core_->LocalPs();
   if (core_->last_write_done_ > local) core_->stall_ps_ += core_->last_write_done_ - local;
 }

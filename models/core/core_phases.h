@@ -28,12 +28,12 @@
 #include "models/base/chip_config.h"
 #include "models/chip_context.h"  // LaunchCounters and Ns() only
 #include "models/core/access_recorder.h"
+#include "models/core/core_observer.h"
 #include "models/core/execution_profile.h"
 #include "models/core/kernel_program.h"
 #include "models/core/tile_executor.h"
 #include "models/gm/data_cache.h"
 #include "models/gm/line_backend.h"
-#include "models/run_observer.h"
 
 namespace pto {
 
@@ -125,7 +125,7 @@ struct CoreDeps {
   bool functional = false;     // GM holds real bytes and kernels compute
   TaskTable* tasks = nullptr;  // a running block's task: its args and times
   LaunchCounters* counters = nullptr;
-  RunObserver* observer = nullptr;
+  CoreObserver* observer = nullptr;
   // The run's first fatal error: once it is set, the core handles no events.
   const absl::Status* fatal = nullptr;
   CoreHost* host = nullptr;
@@ -273,7 +273,7 @@ class CorePhases {
   void WriteCond(uint32_t token, bool fin, TimePs delay = 0);
   // Tells the observer (the hazard detector) of the running block's dcci,
   // fence or syncall; only the lane that executes the block's data.
-  void ReportSync(RunObserver::BlockSync kind, uint64_t addr);
+  void ReportSync(CoreObserver::BlockSync kind, uint64_t addr);
 
   int id_;
   CoreKind kind_;

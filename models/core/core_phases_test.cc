@@ -163,7 +163,7 @@ class CorePhasesTest : public ::testing::Test, public CoreHost, public CoreOwner
   std::vector<CompiledKernel> kernels_;
   TaskTable tasks_;
   LaunchCounters counters_;
-  RunObserver observer_;
+  CoreObserver observer_;
   absl::Status fatal_;
   TimePs wake_ = kNever;  // the pending wake
   int wake_calls_ = 0;

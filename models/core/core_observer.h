@@ -1,0 +1,62 @@
+#ifndef PTO_MODELS_CORE_CORE_OBSERVER_H_
+#define PTO_MODELS_CORE_CORE_OBSERVER_H_
+
+// What a core tells the outside world as it runs blocks: the records it
+// keeps (CoreInterval, reported by the scheduler that observes the FIN) and
+// the callbacks it makes itself. The chip's RunObserver (models/run_observer.h)
+// is one of these; so is a test's recorder.
+
+#include <cstdint>
+
+#include "models/base/ids.h"
+#include "models/base/time.h"
+
+namespace pto {
+
+// One block (or one core's share of a MIX block) on one core.
+struct CoreInterval {
+  int32_t core = -1;
+  TaskSeq task = kNoTask;
+  int64_t block = 0;
+  uint32_t reg_task_id = 0;  // per-core dispatch token, unique on that core
+  int32_t thread = -1;       // the scheduler thread that dispatched it
+  TimePs dispatch = 0;       // the scheduler's dispatch register write
+  TimePs receive = 0;        // the core saw the dispatch
+  TimePs start = 0;          // the kernel started
+  TimePs end = 0;            // the kernel ended (FIN raised)
+  TimePs finish = 0;         // the scheduler observed the FIN
+};
+
+// A stretch of one engine's busy time inside a MIX block, on the core that
+// runs it: the cube on the AIC, the vector side on each AIV.
+struct EngineInterval {
+  int32_t core = -1;
+  TaskSeq task = kNoTask;
+  int64_t block = 0;
+  bool cube = false;
+  TimePs start = 0;
+  TimePs end = 0;
+};
+
+// Every callback has a default so observers take only what they need.
+class CoreObserver {
+ public:
+  virtual ~CoreObserver() = default;
+  // A MIX block's engine was busy (reported when the core's segment ends).
+  virtual void OnEngineBusy(const EngineInterval& interval) {}
+  // A core's kernel touched GM on behalf of `task` (block `block`): every
+  // load row, store row and atomic add, as the executor issued it.
+  enum class GmAccess : uint8_t { kRead, kWrite, kAtomicAdd };
+  virtual void OnGmAccess(TaskSeq task, int64_t block, int core, GmAccess kind, uint64_t addr,
+                          uint64_t size) {}
+  // A core's kernel ordered or published GM data between the blocks of
+  // `task`: a dcci over the whole cache or over the line holding `addr`, a
+  // fence, or arriving at a syncall; in the block's program order with its
+  // OnGmAccess calls.
+  enum class BlockSync : uint8_t { kCacheInvalidAll, kCacheInvalidLine, kFence, kSyncall };
+  virtual void OnBlockSync(TaskSeq task, int64_t block, int core, BlockSync kind, uint64_t addr) {}
+};
+
+}  // namespace pto
+
+#endif  // PTO_MODELS_CORE_CORE_OBSERVER_H_
