@@ -1,5 +1,7 @@
 #include "models/chip.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "models/base/sc_time.h"
 
@@ -7,7 +9,7 @@ namespace pto {
 
 Chip::Chip(sc_core::sc_module_name name, ChipContext* context, RecordSource* source,
            LaunchListener* listener)
-    : sc_module(name), context_(context), group_(context) {
+    : sc_module(name), context_(context), listener_(listener), group_(context) {
   // Before any module builds a time: SystemC refuses to change the
   // resolution once a non-zero sc_time exists.
   UsePicosecondResolution();
@@ -44,7 +46,39 @@ Chip::Chip(sc_core::sc_module_name name, ChipContext* context, RecordSource* sou
     group_.Add(schedulers_.back().get());
     for (AiCore* core : owned) owner_of_core_[core->id()] = schedulers_.back().get();
   }
-  orchestrator_ = std::make_unique<Orchestrator>("orch", context, this, source, listener);
+  LaunchEvents* events = this;
+  orchestrator_ = std::make_unique<Orchestrator>("orch", context, this, source, events);
+}
+
+void CoreTotals::Add(CoreKind kind, const CoreCounters& core) {
+  if (core.first_kernel_start != kNever &&
+      (first_kernel_start == kNever || core.first_kernel_start < first_kernel_start)) {
+    first_kernel_start = core.first_kernel_start;
+  }
+  last_kernel_end = std::max(last_kernel_end, core.last_kernel_end);
+  (kind == CoreKind::kAic ? aic_busy : aiv_busy) += core.busy;
+  mix += core.mix;
+}
+
+void Chip::OnLaunchBegin(int launch, const std::string& name) {
+  group_.BeginLaunch();
+  for (auto& core : cores_) core->BeginLaunch();
+  context_->lifecycle_counters() = LifecycleCounters{};
+  listener_->OnLaunchBegin(launch, name);
+}
+
+void Chip::OnLaunchEnd(int launch) {
+  LaunchCounters counters;
+  counters.orchestrator = orchestrator_->counters();
+  for (int ring = 0; ring < kNumRings; ++ring) {
+    counters.rings[ring] = orchestrator_->rings().stats(ring);
+  }
+  counters.schedulers = group_.Totals();
+  for (const auto& thread : schedulers_) counters.threads.push_back(thread->counters());
+  counters.sync_drains = group_.sync_drains();
+  for (const auto& core : cores_) counters.cores.Add(core->core_kind(), core->counters());
+  counters.lifecycle = context_->lifecycle_counters();
+  listener_->OnLaunchEnd(launch, counters);
 }
 
 void Chip::WakeSchedulers(TimePs visible_at) {

@@ -1,6 +1,7 @@
 #ifndef PTO_MODELS_CHIP_H_
 #define PTO_MODELS_CHIP_H_
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -20,11 +21,49 @@
 
 namespace pto {
 
+// The cores' counters of one launch, summed over the cores.
+struct CoreTotals {
+  TimePs first_kernel_start = kNever;  // the earliest block start
+  TimePs last_kernel_end = kNever;     // the latest block end
+  TimePs aic_busy = 0;                 // block time summed per core type
+  TimePs aiv_busy = 0;
+  MixRingCounters mix;  // from each AIC lane
+  void Add(CoreKind kind, const CoreCounters& core);
+};
+
+// A launch's counters, each part as its owner kept it: the chip collects
+// them when the launch ends.
+struct LaunchCounters {
+  OrchestratorCounters orchestrator;
+  std::array<RingPool::Stats, kNumRings> rings;
+  SchedulerCounters schedulers;            // summed over threads
+  std::vector<SchedulerCounters> threads;  // per scheduler thread
+  uint64_t sync_drains = 0;                // sync_start cohorts launched by the global drain
+  CoreTotals cores;
+  LifecycleCounters lifecycle;
+};
+
+// Told about launch boundaries and checks as the chip reaches them.
+class LaunchListener {
+ public:
+  virtual ~LaunchListener() = default;
+  virtual void OnLaunchBegin(int launch, const std::string& name) = 0;
+  // Every task of the launch has retired; `counters` are final.
+  virtual void OnLaunchEnd(int launch, const LaunchCounters& counters) = 0;
+  // A check record; the launch it follows has fully retired.
+  virtual void OnCheck(const trace::Check& check) = 0;
+};
+
 // The modelled chip: GM, `clusters` x (1 AIC + 2 AIV) cores, the AICPU's
 // scheduler threads (each owning clusters round-robin) and its orchestrator.
 // Core ids follow the runtime's blocked layout: AIC of cluster c is c, its
-// AIVs are clusters + 2c and clusters + 2c + 1.
-class Chip : public sc_core::sc_module, public RuntimeSignals, public SyncFabric {
+// AIVs are clusters + 2c and clusters + 2c + 1. When a launch begins it
+// has each component reset its counters; when it ends it collects them into
+// one LaunchCounters for the listener.
+class Chip : public sc_core::sc_module,
+             public RuntimeSignals,
+             public SyncFabric,
+             private LaunchEvents {
  public:
   Chip(sc_core::sc_module_name name, ChipContext* context, RecordSource* source,
        LaunchListener* listener);
@@ -46,7 +85,13 @@ class Chip : public sc_core::sc_module, public RuntimeSignals, public SyncFabric
   std::string DescribeStall() const;
 
  private:
+  // LaunchEvents, from the orchestrator.
+  void OnLaunchBegin(int launch, const std::string& name) override;
+  void OnLaunchEnd(int launch) override;
+  void OnCheck(const trace::Check& check) override { listener_->OnCheck(check); }
+
   ChipContext* context_;
+  LaunchListener* listener_;
   std::unique_ptr<GlobalMemory> gm_;
   std::vector<std::unique_ptr<AiCore>> cores_;
   SchedulerGroup group_;

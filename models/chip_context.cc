@@ -27,7 +27,7 @@ ChipContext::ChipContext(ChipConfig config, const trace::StreamHeader& header,
 void ChipContext::OnRetire(Task& task) {
   deps_.EraseProducer(task.seq);
   if (signals_ != nullptr) signals_->WakeOrchestrator();
-  counters_.last_retire = std::max(counters_.last_retire, task.times.finish);
+  lifecycle_counters_.last_retire = std::max(lifecycle_counters_.last_retire, task.times.finish);
   observer_->OnTaskRetired(task);
 }
 

@@ -10,6 +10,7 @@
 #include "models/aicpu/ready_queues.h"
 #include "models/aicpu/ring_pool.h"
 #include "models/aicpu/runtime_signals.h"
+#include "models/aicpu/task_lifecycle.h"
 #include "models/aicpu/task_table.h"
 #include "models/base/chip_config.h"
 #include "models/base/time.h"
@@ -19,56 +20,6 @@
 #include "proto/task_stream.pb.h"
 
 namespace pto {
-
-// Counters of one launch, reset when it begins.
-struct LaunchCounters {
-  uint64_t tasks = 0;  // submits (dummies and allocs counted apart)
-  uint64_t dummy_tasks = 0;
-  uint64_t alloc_tasks = 0;
-  uint64_t task_dispatches = 0;   // tasks popped from the ready queues
-  uint64_t block_dispatches = 0;  // blocks launched on a core or cluster
-  uint64_t predicated_skips = 0;
-  uint64_t edges = 0;  // inferred edge records (before de-duplication)
-  TimePs launch_start = 0;
-  TimePs first_kernel_start = kNever;
-  TimePs last_kernel_end = kNever;
-  TimePs last_retire = 0;
-  TimePs aic_busy = 0;  // summed core-busy time per core type
-  TimePs aiv_busy = 0;
-  TimePs orchestrator_busy = 0;
-  TimePs scheduler_busy = 0;  // summed over threads
-  uint64_t scheduler_loops = 0;
-  uint64_t early_blocks = 0;    // blocks pre-staged by early dispatch
-  uint64_t sync_drains = 0;     // sync_start cohorts launched by the global drain
-  uint64_t inline_retires = 0;  // dummies and predicate-false tasks, by schedulers
-  uint64_t pop_hit = 0;
-  uint64_t pop_miss = 0;
-  // The orchestrator's submit time by part (the split of hw-native-sys/simpler@6ebaf771
-  // src/a2a3/runtime/tensormap_and_ringbuffer/docs/device_log_profiling.md).
-  TimePs submit_base = 0;
-  TimePs submit_param_copy = 0;
-  TimePs submit_lookup = 0;
-  TimePs submit_insert = 0;
-  uint64_t submits = 0;  // submits and dummies costed
-  struct Ring {
-    uint64_t peak_tasks = 0;
-    uint64_t peak_heap_bytes = 0;
-    uint64_t peak_dep_entries = 0;
-    TimePs blocked = 0;  // orchestrator time spent waiting for space
-  };
-  std::array<Ring, 4> rings;
-  // MIX blocks' cross-core rings, summed over blocks (from each AIC lane).
-  struct MixRing {
-    uint64_t blocks = 0;
-    uint64_t pushes = 0;
-    TimePs cube_busy = 0;
-    TimePs vector_busy = 0;
-    TimePs overlap = 0;    // both engines busy at once
-    TimePs slot_wait = 0;  // producers waiting for a free slot
-    TimePs data_wait = 0;  // consumers waiting for a pushed tile
-  };
-  MixRing mix;
-};
 
 // State shared by the chip's modules: the AICPU runtime's shared memory (task
 // window, ready queues, tensor map), the compiled kernels, GM contents and the
@@ -89,7 +40,7 @@ class ChipContext {
   TaskTable& tasks() { return tasks_; }
   ReadyQueues& ready() { return ready_; }
   DependencyInference& deps() { return deps_; }
-  LaunchCounters& counters() { return counters_; }
+  LifecycleCounters& lifecycle_counters() { return lifecycle_counters_; }
   // Every SC_METHOD body of the chip counts itself: the simulation kernel's
   // work per simulated task, for benchmarks (--engine-stats).
   void CountActivation() { ++activations_; }
@@ -121,7 +72,7 @@ class ChipContext {
   ReadyQueues ready_;
   DependencyInference deps_;
   uint64_t activations_ = 0;
-  LaunchCounters counters_;
+  LifecycleCounters lifecycle_counters_;
   std::vector<TaskSeq> ready_scratch_;
   std::array<RingLimits, 4> ring_limits_;
   absl::Status fatal_;

@@ -268,7 +268,6 @@ void Session::OnLaunchBegin(int launch, const std::string& name) {
   }
   current_ = std::make_unique<LaunchReport>();
   current_->index = launch;
-  for (const auto& thread : chip_->schedulers()) thread->BeginLaunch();
   current_->name = name;
   if (!options_.out_dir.empty()) {
     const std::string dir = absl::StrCat(options_.out_dir, "/launch_", launch);
@@ -307,10 +306,9 @@ void Session::OnLaunchBegin(int launch, const std::string& name) {
 
 void Session::OnLaunchEnd(int, const LaunchCounters& counters) {
   current_->counters = counters;
-  const auto& threads = chip_->schedulers();
-  for (size_t t = 0; t < threads.size(); ++t) {
-    const uint64_t loops = threads[t]->loops();
-    const TimePs busy = threads[t]->busy();
+  for (size_t t = 0; t < counters.threads.size(); ++t) {
+    const uint64_t loops = counters.threads[t].loops;
+    const TimePs busy = counters.threads[t].busy;
     current_->thread_loops.push_back(
         {{"thread", t},
          {"loops", loops},
@@ -327,13 +325,16 @@ void Session::OnCheck(const trace::Check& check) {
 }
 
 nlohmann::json Session::Summary(const LaunchReport& report) const {
-  const LaunchCounters& c = report.counters;
+  const OrchestratorCounters& orch = report.counters.orchestrator;
+  const SchedulerCounters& sched = report.counters.schedulers;
+  const CoreTotals& cores = report.counters.cores;
+  const LifecycleCounters& lifecycle = report.counters.lifecycle;
   const TimePs makespan =
-      c.first_kernel_start == kNever ? 0 : c.last_kernel_end - c.first_kernel_start;
+      cores.first_kernel_start == kNever ? 0 : cores.last_kernel_end - cores.first_kernel_start;
   const double aic_share =
-      makespan > 0 ? static_cast<double>(c.aic_busy) / (makespan * config_.aic_count()) : 0.0;
+      makespan > 0 ? static_cast<double>(cores.aic_busy) / (makespan * config_.aic_count()) : 0.0;
   const double aiv_share =
-      makespan > 0 ? static_cast<double>(c.aiv_busy) / (makespan * config_.aiv_count()) : 0.0;
+      makespan > 0 ? static_cast<double>(cores.aiv_busy) / (makespan * config_.aiv_count()) : 0.0;
   nlohmann::json checks = nlohmann::json::array();
   int passed = 0, failed = 0;
   for (const CheckResult& r : report.checks) {
@@ -342,7 +343,7 @@ nlohmann::json Session::Summary(const LaunchReport& report) const {
   }
   nlohmann::json rings = nlohmann::json::array();
   for (int r = 0; r < kNumRings; ++r) {
-    const LaunchCounters::Ring& ring = c.rings[r];
+    const RingPool::Stats& ring = report.counters.rings[r];
     const RingLimits& limits = context_->ring_limits(r);
     rings.push_back({{"task_window", limits.task_window},
                      {"heap_bytes", limits.heap_bytes},
@@ -352,53 +353,52 @@ nlohmann::json Session::Summary(const LaunchReport& report) const {
                      {"peak_dep_pool", ring.peak_dep_entries},
                      {"orchestrator_blocked_us", Us(ring.blocked)}});
   }
-  const double submits = c.submits > 0 ? static_cast<double>(c.submits) : 1.0;
-  const TimePs submit_total =
-      c.submit_base + c.submit_param_copy + c.submit_lookup + c.submit_insert;
-  nlohmann::json orchestrator = {{"busy_us", Us(c.orchestrator_busy)},
-                                 {"submit_us_per_task", Us(submit_total) / submits},
+  const double submits = orch.submits > 0 ? static_cast<double>(orch.submits) : 1.0;
+  const SubmitCost& submit = orch.submit;
+  nlohmann::json orchestrator = {{"busy_us", Us(orch.busy)},
+                                 {"submit_us_per_task", Us(submit.total()) / submits},
                                  {"submit_split_us_per_task",
-                                  {{"base", Us(c.submit_base) / submits},
-                                   {"param_copy", Us(c.submit_param_copy) / submits},
-                                   {"lookup", Us(c.submit_lookup) / submits},
-                                   {"tensormap_insert", Us(c.submit_insert) / submits}}}};
+                                  {{"base", Us(submit.base) / submits},
+                                   {"param_copy", Us(submit.param_copy) / submits},
+                                   {"lookup", Us(submit.lookup) / submits},
+                                   {"tensormap_insert", Us(submit.insert) / submits}}}};
   nlohmann::json schedulers = {
-      {"busy_us", Us(c.scheduler_busy)},
-      {"loops", c.scheduler_loops},
-      {"ns_per_loop", c.scheduler_loops > 0 ? static_cast<double>(c.scheduler_busy) / 1000.0 /
-                                                  static_cast<double>(c.scheduler_loops)
-                                            : 0.0},
-      {"inline_retires", c.inline_retires},
-      {"pop_hit", c.pop_hit},
-      {"pop_miss", c.pop_miss},
+      {"busy_us", Us(sched.busy)},
+      {"loops", sched.loops},
+      {"ns_per_loop",
+       sched.loops > 0 ? static_cast<double>(sched.busy) / 1000.0 / static_cast<double>(sched.loops)
+                       : 0.0},
+      {"inline_retires", sched.inline_retires},
+      {"pop_hit", sched.pop_hit},
+      {"pop_miss", sched.pop_miss},
       {"per_thread", report.thread_loops}};
   return {{"launch", report.index},
           {"name", report.name},
           {"makespan_us", Us(makespan)},
-          {"device_wall_us", Us(c.last_retire - c.launch_start)},
-          {"tasks", c.tasks},
-          {"dummy_tasks", c.dummy_tasks},
-          {"alloc_tasks", c.alloc_tasks},
-          {"task_dispatches", c.task_dispatches},
-          {"block_dispatches", c.block_dispatches},
-          {"predicated_skips", c.predicated_skips},
-          {"edges", c.edges},
+          {"device_wall_us", Us(lifecycle.last_retire - orch.launch_start)},
+          {"tasks", orch.tasks},
+          {"dummy_tasks", orch.dummy_tasks},
+          {"alloc_tasks", orch.alloc_tasks},
+          {"task_dispatches", sched.task_dispatches},
+          {"block_dispatches", sched.block_dispatches},
+          {"predicated_skips", lifecycle.predicated_skips},
+          {"edges", orch.edges},
           {"engine_busy_share", {{"aic", aic_share}, {"aiv", aiv_share}}},
-          {"early_dispatched_blocks", c.early_blocks},
-          {"sync_drains", c.sync_drains},
-          {"orchestrator_busy_us", Us(c.orchestrator_busy)},
-          {"scheduler_busy_us", Us(c.scheduler_busy)},
+          {"early_dispatched_blocks", sched.early_blocks},
+          {"sync_drains", report.counters.sync_drains},
+          {"orchestrator_busy_us", Us(orch.busy)},
+          {"scheduler_busy_us", Us(sched.busy)},
           {"orchestrator", orchestrator},
           {"schedulers", schedulers},
           {"rings", rings},
           {"mix_ring",
-           {{"blocks", c.mix.blocks},
-            {"pushes", c.mix.pushes},
-            {"cube_busy_us", Us(c.mix.cube_busy)},
-            {"vector_busy_us", Us(c.mix.vector_busy)},
-            {"overlap_us", Us(c.mix.overlap)},
-            {"slot_wait_us", Us(c.mix.slot_wait)},
-            {"data_wait_us", Us(c.mix.data_wait)}}},
+           {{"blocks", cores.mix.blocks},
+            {"pushes", cores.mix.pushes},
+            {"cube_busy_us", Us(cores.mix.cube_busy)},
+            {"vector_busy_us", Us(cores.mix.vector_busy)},
+            {"overlap_us", Us(cores.mix.overlap)},
+            {"slot_wait_us", Us(cores.mix.slot_wait)},
+            {"data_wait_us", Us(cores.mix.data_wait)}}},
           {"checks", {{"passed", passed}, {"failed", failed}, {"results", checks}}}};
 }
 
@@ -413,7 +413,9 @@ void Session::PrintEngineStats() {
 }
 
 void Session::PrintLaunch(const LaunchReport& report) {
-  tasks_run_ += report.counters.tasks;
+  const OrchestratorCounters& orch = report.counters.orchestrator;
+  const SchedulerCounters& sched = report.counters.schedulers;
+  tasks_run_ += orch.tasks;
   const nlohmann::json s = Summary(report);
   out_ << absl::StrFormat("launch %d '%s': makespan %.3f us, device wall %.3f us\n", report.index,
                           report.name, StatNumber(s, kStatMakespanUs),
@@ -421,15 +423,14 @@ void Session::PrintLaunch(const LaunchReport& report) {
   out_ << absl::StrFormat(
       "  tasks %d (+%d dummies, %d allocs), task dispatches %d, block dispatches %d, "
       "predicated skips %d\n",
-      report.counters.tasks, report.counters.dummy_tasks, report.counters.alloc_tasks,
-      report.counters.task_dispatches, report.counters.block_dispatches,
-      report.counters.predicated_skips);
+      orch.tasks, orch.dummy_tasks, orch.alloc_tasks, sched.task_dispatches, sched.block_dispatches,
+      report.counters.lifecycle.predicated_skips);
   out_ << absl::StrFormat(
       "  busy: AIC %.1f%%, AIV %.1f%%; orchestrator %.3f us, schedulers %.3f us\n",
       100 * StatNumber(s, kStatAicBusyShare), 100 * StatNumber(s, kStatAivBusyShare),
       StatNumber(s, kStatOrchestratorBusyUs), StatNumber(s, kStatSchedulerBusyUs));
-  if (report.counters.mix.blocks > 0) {
-    const LaunchCounters::MixRing& mix = report.counters.mix;
+  if (report.counters.cores.mix.blocks > 0) {
+    const MixRingCounters& mix = report.counters.cores.mix;
     out_ << absl::StrFormat(
         "  MIX ring: %d pushes over %d blocks; cube %.3f us, vector %.3f us busy, %.3f us of it "
         "overlapped; producers waited %.3f us for slots, consumers %.3f us for data\n",

@@ -26,12 +26,12 @@ std::vector<const trace::Tensor*> TensorsOf(const ChipContext& context) {
 }  // namespace
 
 Orchestrator::Orchestrator(sc_core::sc_module_name name, ChipContext* context,
-                           RuntimeSignals* signals, RecordSource* source, LaunchListener* listener)
+                           RuntimeSignals* signals, RecordSource* source, LaunchEvents* events)
     : sc_module(name),
       context_(context),
       signals_(signals),
       source_(source),
-      listener_(listener),
+      events_(events),
       rings_(RingLimitsOf(*context)),
       submitter_(context->config(), TensorsOf(*context), context->tasks(), context->deps()),
       record_(google::protobuf::Arena::CreateMessage<trace::StreamRecord>(&arena_)) {
@@ -136,14 +136,13 @@ bool Orchestrator::Process() {
       have_record_ = false;
       Task& task = submitter_.Alloc(record_->alloc());
       rings_.Enter(task);
-      LaunchCounters& counters = context_->counters();
-      ++counters.alloc_tasks;
+      ++counters_.alloc_tasks;
       // Completed inline by the orchestrator: no scheduler work.
       const TimePs cost = Ns(context_->config().aicpu.alloc_ns);
       task.times.submit = task.times.ready = Now() + cost;
       context_->observer().OnTaskSubmitted(task, {}, Now(), Now() + cost);
       CompleteTask(*context_, task, Now() + cost);
-      counters.orchestrator_busy += cost;
+      counters_.busy += cost;
       wait_ = Wait::kPublish;  // nothing to publish; just pay the time
       wake_.notify(ScTime(cost));
       return false;
@@ -162,10 +161,9 @@ bool Orchestrator::Process() {
       submitting_ = *submission;
       Task& task = *submitting_.task;
       rings_.Enter(task);
-      LaunchCounters& counters = context_->counters();
-      ++(dummy ? counters.dummy_tasks : counters.tasks);
+      ++(dummy ? counters_.dummy_tasks : counters_.tasks);
       for (const DepEdge& edge : submitting_.edges) context_->observer().OnEdge(task, edge);
-      counters.edges += submitting_.edges.size();
+      counters_.edges += submitting_.edges.size();
       HoldDepEntriesAndCharge();
       return false;
     }
@@ -187,7 +185,7 @@ bool Orchestrator::Process() {
       EndLaunch();
       return true;
     case trace::StreamRecord::kCheck:
-      listener_->OnCheck(record_->check());
+      events_->OnCheck(record_->check());
       break;
     case trace::StreamRecord::KIND_NOT_SET:
       Fail(absl::InvalidArgumentError("record has no kind"));
@@ -242,15 +240,14 @@ void Orchestrator::HoldDepEntriesAndCharge() {
   rings_.HoldDepEntries(task, Submitter::DepListEntries(task));
 
   const SubmitCost& cost = submitting_.cost;
-  LaunchCounters& counters = context_->counters();
-  counters.submit_base += cost.base;
-  counters.submit_param_copy += cost.param_copy;
-  counters.submit_lookup += cost.lookup;
-  counters.submit_insert += cost.insert;
-  ++counters.submits;
+  counters_.submit.base += cost.base;
+  counters_.submit.param_copy += cost.param_copy;
+  counters_.submit.lookup += cost.lookup;
+  counters_.submit.insert += cost.insert;
+  ++counters_.submits;
   const TimePs total = cost.total();
   context_->observer().OnTaskSubmitted(task, submitting_.edges, Now(), Now() + total);
-  counters.orchestrator_busy += total;
+  counters_.busy += total;
   pending_publish_ = task.seq;
   wait_ = Wait::kPublish;
   wake_.notify(ScTime(total));
@@ -258,23 +255,15 @@ void Orchestrator::HoldDepEntriesAndCharge() {
 
 void Orchestrator::BeginLaunch(const trace::LaunchBegin& begin) {
   ++launch_;
-  context_->counters() = LaunchCounters{};
-  context_->counters().launch_start = Now();
+  counters_ = OrchestratorCounters{};
+  counters_.launch_start = Now();
   context_->deps().Clear();
   rings_.BeginLaunch();
   submitter_.BeginLaunch(static_cast<uint32_t>(launch_));
-  listener_->OnLaunchBegin(launch_, begin.name());
+  events_->OnLaunchBegin(launch_, begin.name());
 }
 
-void Orchestrator::EndLaunch() {
-  LaunchCounters& counters = context_->counters();
-  for (int ring = 0; ring < kNumRings; ++ring) {
-    const RingPool::Stats& stats = rings_.stats(ring);
-    counters.rings[ring] = LaunchCounters::Ring{stats.peak_tasks, stats.peak_heap_bytes,
-                                                stats.peak_dep_entries, stats.blocked};
-  }
-  listener_->OnLaunchEnd(launch_, counters);
-}
+void Orchestrator::EndLaunch() { events_->OnLaunchEnd(launch_); }
 
 bool Orchestrator::LaunchDrained() const { return context_->tasks().live_tasks() == 0; }
 

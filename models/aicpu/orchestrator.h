@@ -25,15 +25,31 @@ class RecordSource {
   virtual std::string Where() const = 0;
 };
 
-// Told about launch boundaries and checks as the orchestrator reaches them.
-class LaunchListener {
+// Told about launch boundaries and checks as the orchestrator reaches them
+// (the chip, which resets every component's counters when a launch begins
+// and collects them when it ends).
+class LaunchEvents {
  public:
-  virtual ~LaunchListener() = default;
+  virtual ~LaunchEvents() = default;
+  // The orchestrator has reset its own counters and its rings'.
   virtual void OnLaunchBegin(int launch, const std::string& name) = 0;
   // Every task of the launch has retired; counters are final.
-  virtual void OnLaunchEnd(int launch, const LaunchCounters& counters) = 0;
+  virtual void OnLaunchEnd(int launch) = 0;
   // A check record; the launch it follows has fully retired.
   virtual void OnCheck(const trace::Check& check) = 0;
+};
+
+// The orchestrator's counters of the current launch.
+struct OrchestratorCounters {
+  TimePs launch_start = 0;
+  uint64_t tasks = 0;  // submits (dummies and allocs counted apart)
+  uint64_t dummy_tasks = 0;
+  uint64_t alloc_tasks = 0;
+  uint64_t edges = 0;  // inferred edge records (before de-duplication)
+  TimePs busy = 0;
+  // The submit time by part, summed over the costed submits and dummies.
+  SubmitCost submit;
+  uint64_t submits = 0;
 };
 
 // The AICPU orchestrator thread: it replays the launch records and owns their
@@ -42,16 +58,19 @@ class LaunchListener {
 // classifies a wait that can never end. The module streams the records,
 // waits (for ring space, a host read, the end of a launch), charges the
 // costs on its own time, publishes tasks and notifies the observer and the
-// launch listener.
+// launch events.
 class Orchestrator : public sc_core::sc_module {
  public:
   SC_HAS_PROCESS(Orchestrator);
 
   Orchestrator(sc_core::sc_module_name name, ChipContext* context, RuntimeSignals* signals,
-               RecordSource* source, LaunchListener* listener);
+               RecordSource* source, LaunchEvents* events);
 
   void Wake();
   bool done() const { return done_; }
+  // This launch's counters (reset when it begins) and ring statistics.
+  const OrchestratorCounters& counters() const { return counters_; }
+  const RingPool& rings() const { return rings_; }
   // Why the orchestrator is not done, for deadlock reports.
   std::string WaitingFor() const;
 
@@ -72,7 +91,7 @@ class Orchestrator : public sc_core::sc_module {
   // fails with the runtime's classification.
   void HoldDepEntriesAndCharge();
   void BeginLaunch(const trace::LaunchBegin& begin);
-  // Every task of the launch has retired: reports the launch's counters.
+  // Every task of the launch has retired: tells the launch's end.
   void EndLaunch();
   bool LaunchDrained() const;
   void Publish(TaskSeq seq);
@@ -81,7 +100,8 @@ class Orchestrator : public sc_core::sc_module {
   ChipContext* context_;
   RuntimeSignals* signals_;
   RecordSource* source_;
-  LaunchListener* listener_;
+  LaunchEvents* events_;
+  OrchestratorCounters counters_;
   RingPool rings_;
   Submitter submitter_;
   sc_core::sc_event wake_;

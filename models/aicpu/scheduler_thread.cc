@@ -32,6 +32,18 @@ DispatchCosts CostsOf(const ChipConfig& config) {
 
 }  // namespace
 
+SchedulerCounters& SchedulerCounters::operator+=(const SchedulerCounters& other) {
+  loops += other.loops;
+  busy += other.busy;
+  task_dispatches += other.task_dispatches;
+  block_dispatches += other.block_dispatches;
+  early_blocks += other.early_blocks;
+  inline_retires += other.inline_retires;
+  pop_hit += other.pop_hit;
+  pop_miss += other.pop_miss;
+  return *this;
+}
+
 SchedulerThread::SchedulerThread(sc_core::sc_module_name name, int index, ChipContext* context,
                                  RuntimeSignals* signals, SchedulerGroup* group,
                                  std::vector<AiCore*> cores)
@@ -109,7 +121,7 @@ void SchedulerThread::EmitPhase(SchedulerPhaseKind kind, TimePs start, TimePs en
   phase.kind = kind;
   phase.start = start;
   phase.end = end;
-  phase.loop_iter = loops_;
+  phase.loop_iter = counters_.loops;
   phase.tasks_processed = processed;
   if (extra == nullptr) phase.shared_at_start = QueueDepths();
   phase.shared_at_end = QueueDepths();
@@ -121,7 +133,7 @@ void SchedulerThread::Step() {
   const TimePs now = Now();
   sleeping_ = false;
   wake_at_ = kNever;
-  ++loops_;
+  ++counters_.loops;
   TimePs cost = Ns(context_->config().aicpu.loop_overhead_ns);
   bool progressed = CompletePhase(now, &cost);
   if (group_->draining()) {
@@ -140,15 +152,13 @@ void SchedulerThread::Step() {
   }
   if (!context_->fatal().ok()) return;
   if (progressed) {
-    busy_ += cost;
-    context_->counters().scheduler_busy += cost;
-    ++context_->counters().scheduler_loops;
+    counters_.busy += cost;
     wake_.notify(ScTime(std::max<TimePs>(cost, 1)));
     return;
   }
   // Nothing to do: sleep until a COND change or new work, or until queued
   // work that is not visible yet becomes visible.
-  --loops_;  // an idle spin is not a recorded loop
+  --counters_.loops;  // an idle spin is not a recorded loop
   sleeping_ = true;
   const TimePs next = context_->ready().EarliestHead();
   if (next != kNever && next > now) Wake(next);
@@ -206,7 +216,7 @@ bool SchedulerThread::DummyPhase(TimePs now, TimePs* cost) {
     Task* task = context_->tasks().Find(ready.Pop(TaskShape::kDummy));
     *cost += Ns(context_->config().aicpu.dummy_retire_ns);
     context_->observer().OnInlineRetire(index_, *task, now + *cost);
-    ++context_->counters().inline_retires;
+    ++counters_.inline_retires;
     deferred_release_.push_back(task->seq);
     ChargeCompletion(CompleteTask(*context_, *task, now + *cost), cost);
     ++drained;
@@ -250,12 +260,11 @@ void SchedulerThread::DrainNeeded(Task& task, TimePs at) {
 }
 
 void SchedulerThread::CountDispatches(const DispatchTally& tally) {
-  LaunchCounters& counters = context_->counters();
-  counters.task_dispatches += tally.task_dispatches;
-  counters.block_dispatches += tally.block_dispatches;
-  counters.early_blocks += tally.early_blocks;
-  counters.pop_hit += tally.pop_hit;
-  counters.pop_miss += tally.pop_miss;
+  counters_.task_dispatches += tally.task_dispatches;
+  counters_.block_dispatches += tally.block_dispatches;
+  counters_.early_blocks += tally.early_blocks;
+  counters_.pop_hit += tally.pop_hit;
+  counters_.pop_miss += tally.pop_miss;
 }
 
 bool SchedulerThread::DispatchPhase(TimePs now, TimePs* cost) {
@@ -299,7 +308,7 @@ bool SchedulerThread::ReleasePhase(TimePs now, TimePs* cost) {
 
 int64_t SchedulerThread::StageCohort(Task& task, int64_t blocks, TimePs now, TimePs* cost) {
   const int64_t staged = planner_.StageCohort(task, blocks, now, cost, this);
-  context_->counters().block_dispatches += staged;
+  counters_.block_dispatches += staged;
   return staged;
 }
 
@@ -331,6 +340,17 @@ int SchedulerGroup::TotalIdleUnits(TaskShape shape) const {
   return total;
 }
 
+void SchedulerGroup::BeginLaunch() {
+  for (SchedulerThread* thread : threads_) thread->BeginLaunch();
+  sync_drains_ = 0;
+}
+
+SchedulerCounters SchedulerGroup::Totals() const {
+  SchedulerCounters totals;
+  for (const SchedulerThread* thread : threads_) totals += thread->counters();
+  return totals;
+}
+
 bool SchedulerGroup::TryLaunchDrain(SchedulerThread* caller, TimePs now, TimePs* cost) {
   Task* task = context_->tasks().Find(drain_task_);
   const int64_t needed = task->block_num - task->next_block;
@@ -348,7 +368,7 @@ bool SchedulerGroup::TryLaunchDrain(SchedulerThread* caller, TimePs now, TimePs*
     rendezvous = std::max(rendezvous, thread->CohortPreparedAt(*task));
   }
   for (SchedulerThread* thread : threads_) thread->RingCohort(*task, rendezvous, now);
-  ++context_->counters().sync_drains;
+  ++sync_drains_;
   OnFullyPublished(*context_, *task, now + *cost);
   drain_task_ = kNoTask;
   return true;

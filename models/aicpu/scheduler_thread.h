@@ -21,6 +21,21 @@ namespace pto {
 
 class SchedulerGroup;
 
+// A scheduler thread's counters of the current launch; its group sums them.
+struct SchedulerCounters {
+  // Loop iterations that did work; also the loop number of phase records
+  // (it restarts at each launch, as the runtime's does).
+  uint64_t loops = 0;
+  TimePs busy = 0;                // those iterations' time
+  uint64_t task_dispatches = 0;   // tasks popped from the ready queues
+  uint64_t block_dispatches = 0;  // blocks launched on a core or cluster
+  uint64_t early_blocks = 0;      // blocks pre-staged by early dispatch
+  uint64_t inline_retires = 0;    // dummies and predicate-false tasks
+  uint64_t pop_hit = 0;
+  uint64_t pop_miss = 0;
+  SchedulerCounters& operator+=(const SchedulerCounters& other);
+};
+
 // What a scheduler thread needs of a core it owns: its identity, its
 // dispatch register and doorbell, and the records of its blocks. An AiCore
 // (through AiCoreLink) or a module test's fake.
@@ -90,13 +105,9 @@ class SchedulerThread : public sc_core::sc_module, public CoreOwner, public Disp
   int index() const { return index_; }
   const CoreSlots& slots() const { return slots_; }
   size_t running_cores() const { return slots_.running_cores(); }
-  uint64_t loops() const { return loops_; }
-  // Per-launch counters (loop numbers in records restart at each launch).
-  void BeginLaunch() {
-    loops_ = 0;
-    busy_ = 0;
-  }
-  TimePs busy() const { return busy_; }
+  // This launch's counters; the group's BeginLaunch resets them.
+  const SchedulerCounters& counters() const { return counters_; }
+  void BeginLaunch() { counters_ = SchedulerCounters{}; }
   // The sync_start drain: stage up to `blocks` gated blocks of `task` on
   // this thread's idle units; returns the blocks staged.
   int64_t StageCohort(Task& task, int64_t blocks, TimePs now, TimePs* cost);
@@ -148,8 +159,7 @@ class SchedulerThread : public sc_core::sc_module, public CoreOwner, public Disp
   bool sleeping_ = true;
   TimePs wake_at_ = kNever;
   sc_core::sc_event wake_;
-  uint64_t loops_ = 0;
-  TimePs busy_ = 0;
+  SchedulerCounters counters_;
 };
 
 // The scheduler threads of one chip: what a thread needs to know about its
@@ -168,6 +178,13 @@ class SchedulerGroup {
 
   int TotalIdleUnits(TaskShape shape) const;
 
+  // A launch begins: resets every thread's counters and the group's.
+  void BeginLaunch();
+  // This launch's counters summed over the threads, and the cohorts the
+  // global drain launched.
+  SchedulerCounters Totals() const;
+  uint64_t sync_drains() const { return sync_drains_; }
+
   // The global drain for a sync_start cohort that no single thread can
   // place: at most one at a time.
   bool draining() const { return drain_task_ != kNoTask; }
@@ -182,6 +199,7 @@ class SchedulerGroup {
   std::vector<SchedulerThread*> threads_;
   std::vector<const CoreSlots*> slots_;
   TaskSeq drain_task_ = kNoTask;
+  uint64_t sync_drains_ = 0;
 };
 
 }  // namespace pto

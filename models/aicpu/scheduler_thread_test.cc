@@ -161,7 +161,7 @@ struct Harness {
     return kNever;
   }
   const std::vector<SchedulerPhase>& phases() const { return recorder.phases; }
-  LaunchCounters& counters() { return context.counters(); }
+  SchedulerCounters counters() const { return group.Totals(); }
 
   Recorder recorder;
   Signals signals;
@@ -215,7 +215,7 @@ PTO_SYSTEMC_TEST(SchedulerThreadModuleTest, DispatchesIdleCoresAndCompletesTasks
   EXPECT_EQ(chip.counters().block_dispatches, 3u);
   // Loops with work at 0, 1150 (AIC ACK), 1565 (AIV ACKs), 3150, 3565 and
   // 3880 (the deferred release); the idle ones at 190, 1980, 3995 are not.
-  EXPECT_EQ(thread.loops(), 6u);
+  EXPECT_EQ(thread.counters().loops, 6u);
   std::vector<SchedulerPhase> completes;
   for (const SchedulerPhase& phase : chip.phases()) {
     if (phase.kind == SchedulerPhaseKind::kComplete) completes.push_back(phase);
@@ -328,7 +328,7 @@ PTO_SYSTEMC_TEST(SchedulerThreadModuleTest, CohortWiderThanAThreadLaunchesThroug
   EXPECT_EQ(a.doorbells[0].at, 1250 * kNs);
   EXPECT_EQ(b.doorbells[0].at, 1255 * kNs);
   EXPECT_EQ(c.doorbells[0].at, 1250 * kNs);
-  EXPECT_EQ(chip.counters().sync_drains, 1u);
+  EXPECT_EQ(chip.group.sync_drains(), 1u);
   EXPECT_EQ(chip.counters().task_dispatches, 1u);
   EXPECT_EQ(chip.counters().block_dispatches, 3u);
   EXPECT_TRUE(cohort.completed);

@@ -1,6 +1,7 @@
 #include "models/aicpu/task_lifecycle.h"
 
 #include "models/aicpu/ready_queues.h"
+#include "models/chip_context.h"
 
 namespace pto {
 namespace {
@@ -28,7 +29,7 @@ size_t RouteReady(ChipContext& context, Task& task, TimePs now) {
   }
   if (!PredicateAllowsDispatch(context, task.predicate)) {
     task.predicated_skip = true;
-    ++context.counters().predicated_skips;
+    ++context.lifecycle_counters().predicated_skips;
     context.ready().Push(TaskShape::kDummy, task.seq, now);
     return 0;
   }

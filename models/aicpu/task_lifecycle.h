@@ -4,9 +4,16 @@
 #include <cstddef>
 
 #include "models/aicpu/task.h"
-#include "models/chip_context.h"
 
 namespace pto {
+
+class ChipContext;
+
+// The lifecycle's counters of the current launch.
+struct LifecycleCounters {
+  uint64_t predicated_skips = 0;  // predicate-false tasks routed to the dummy queue
+  TimePs last_retire = 0;         // the latest finish of a retired task
+};
 
 // What a completion made the completing thread do, to charge its time.
 struct CompletionWork {

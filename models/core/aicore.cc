@@ -11,7 +11,7 @@ AiCore::AiCore(sc_core::sc_module_name name, int id, CoreKind kind, int cluster,
       context_(context),
       phases_(id, kind, cluster,
               CoreDeps{&context->config(), context->functional(), &context->tasks(),
-                       &context->counters(), &context->observer(), &context->fatal(),
+                       &context->observer(), &context->fatal(),
                        /*host=*/this}) {
   SC_METHOD(Step);
   sensitive << wake_;

@@ -69,6 +69,10 @@ class AiCore : public sc_core::sc_module, private CoreHost, private SyncallBarri
   // scheduler, which reports it when it observes the FIN).
   const CoreInterval* IntervalOf(uint32_t token) const { return phases_.IntervalOf(token); }
 
+  // This launch's counters, reset by BeginLaunch.
+  const CoreCounters& counters() const { return phases_.counters(); }
+  void BeginLaunch() { phases_.BeginLaunch(); }
+
   // The core's state, for tests.
   const CorePhases& phases() const { return phases_; }
 

@@ -17,6 +17,17 @@ bool Later(const T& a, const T& b) {
 
 }  // namespace
 
+MixRingCounters& MixRingCounters::operator+=(const MixRingCounters& other) {
+  blocks += other.blocks;
+  pushes += other.pushes;
+  cube_busy += other.cube_busy;
+  vector_busy += other.vector_busy;
+  overlap += other.overlap;
+  slot_wait += other.slot_wait;
+  data_wait += other.data_wait;
+  return *this;
+}
+
 CorePhases::CorePhases(int id, CoreKind kind, int cluster, const CoreDeps& deps)
     : id_(id),
       kind_(kind),
@@ -222,8 +233,7 @@ void CorePhases::Start() {
   phase_ = Phase::kRunning;
   current_.start = now_;
   WriteCond(running_.token, /*fin=*/false);
-  LaunchCounters& counters = *deps_.counters;
-  if (counters.first_kernel_start == kNever) counters.first_kernel_start = current_.start;
+  if (counters_.first_kernel_start == kNever) counters_.first_kernel_start = current_.start;
   Task* task = deps_.tasks->Find(running_.task);  // live until its last FIN
   if (task->times.first_start == kNever) task->times.first_start = current_.start;
 
@@ -286,7 +296,7 @@ absl::StatusOr<TimePs> CorePhases::MixSegmentEnd() {
   const TimePs ops_start = segment_start_ + stall_ps_;
   const bool cube = kind_ == CoreKind::kAic;
   if (cube) {
-    LaunchCounters::MixRing& mix = deps_.counters->mix;
+    MixRingCounters& mix = counters_.mix;
     mix.blocks += segment_record_base_ == 0 ? 1 : 0;
     mix.pushes += static_cast<uint64_t>(timeline->pushes);
     mix.cube_busy += Ns(EngineBusyNs(*timeline, EngineKind::kCube));
@@ -381,10 +391,8 @@ void CorePhases::Hooks::Fence() {
 
 void CorePhases::End() {
   current_.end = now_;
-  LaunchCounters& counters = *deps_.counters;
-  counters.last_kernel_end = std::max(counters.last_kernel_end, current_.end);
-  (kind_ == CoreKind::kAic ? counters.aic_busy : counters.aiv_busy) +=
-      current_.end - current_.start;
+  counters_.last_kernel_end = std::max(counters_.last_kernel_end, current_.end);
+  counters_.busy += current_.end - current_.start;
   if (Task* task = deps_.tasks->Find(running_.task)) {
     task->times.last_end = std::max(task->times.last_end, current_.end);
   }

@@ -118,13 +118,33 @@ class SyncallBarrier {
   virtual void Arrive(TaskSeq task, const SyncallRequest& request, TimePs at) = 0;
 };
 
+// MIX blocks' cross-core ring, counted on the AIC lane that runs the cube.
+struct MixRingCounters {
+  uint64_t blocks = 0;
+  uint64_t pushes = 0;
+  TimePs cube_busy = 0;
+  TimePs vector_busy = 0;
+  TimePs overlap = 0;    // both engines busy at once
+  TimePs slot_wait = 0;  // producers waiting for a free slot
+  TimePs data_wait = 0;  // consumers waiting for a pushed tile
+  MixRingCounters& operator+=(const MixRingCounters& other);
+};
+
+// One core's counters of the current launch; the chip sums them over cores
+// when the launch ends.
+struct CoreCounters {
+  TimePs first_kernel_start = kNever;  // its first block's start
+  TimePs last_kernel_end = kNever;     // its latest block's end
+  TimePs busy = 0;                     // start to end, summed over blocks
+  MixRingCounters mix;
+};
+
 // Everything a core's logic reads or updates besides its own state. All
 // pointers must outlive the core.
 struct CoreDeps {
   const ChipConfig* config = nullptr;
   bool functional = false;     // GM holds real bytes and kernels compute
   TaskTable* tasks = nullptr;  // a running block's task: its args and times
-  LaunchCounters* counters = nullptr;
   CoreObserver* observer = nullptr;
   // The run's first fatal error: once it is set, the core handles no events.
   const absl::Status* fatal = nullptr;
@@ -185,6 +205,11 @@ class CorePhases {
   // The timing of the block with `token`, once it has ended (for the
   // scheduler, which reports it when it observes the FIN).
   const CoreInterval* IntervalOf(uint32_t token) const;
+
+  // This launch's counters; BeginLaunch resets them (the chip calls it when
+  // a launch begins).
+  const CoreCounters& counters() const { return counters_; }
+  void BeginLaunch() { counters_ = CoreCounters{}; }
 
  private:
   enum class EventKind : uint8_t {
@@ -280,6 +305,7 @@ class CorePhases {
   int cluster_;
   CoreDeps deps_;
   const ChipConfig& config_;
+  CoreCounters counters_;
   CoreOwner* owner_ = nullptr;
   SyncallBarrier* barrier_ = nullptr;
   TimePs now_ = 0;  // the time of the input being handled

@@ -98,7 +98,6 @@ class CorePhasesTest : public ::testing::Test, public CoreHost, public CoreOwner
       deps.config = &config_;
       deps.functional = false;  // timing-only: the cache keeps no bytes
       deps.tasks = &tasks_;
-      deps.counters = &counters_;
       deps.observer = &observer_;
       deps.fatal = &fatal_;
       deps.host = this;
@@ -162,7 +161,6 @@ class CorePhasesTest : public ::testing::Test, public CoreHost, public CoreOwner
   ChipConfig config_;
   std::vector<CompiledKernel> kernels_;
   TaskTable tasks_;
-  LaunchCounters counters_;
   CoreObserver observer_;
   absl::Status fatal_;
   TimePs wake_ = kNever;  // the pending wake
@@ -212,9 +210,9 @@ TEST_F(CorePhasesTest, ColdIdleCoreStartsAfterDeliverySetupAndPrologue) {
   EXPECT_EQ(interval->start, Ns(1865));
   EXPECT_EQ(interval->end, Ns(3465));
   EXPECT_EQ(core().IntervalOf(2), nullptr);
-  EXPECT_EQ(counters_.first_kernel_start, Ns(1865));
-  EXPECT_EQ(counters_.last_kernel_end, Ns(3465));
-  EXPECT_EQ(counters_.aiv_busy, Ns(1600));
+  EXPECT_EQ(core().counters().first_kernel_start, Ns(1865));
+  EXPECT_EQ(core().counters().last_kernel_end, Ns(3465));
+  EXPECT_EQ(core().counters().busy, Ns(1600));
   EXPECT_EQ(tasks_.Find(task)->times.first_start, Ns(1865));
   EXPECT_EQ(tasks_.Find(task)->times.last_end, Ns(3465));
   EXPECT_EQ(core().phase(), CorePhases::Phase::kIdle);
