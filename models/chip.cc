@@ -7,24 +7,34 @@
 
 namespace pto {
 
-Chip::Chip(sc_core::sc_module_name name, ChipContext* context, RecordSource* source,
-           LaunchListener* listener)
-    : sc_module(name), context_(context), listener_(listener), group_(context) {
+Chip::Chip(sc_core::sc_module_name name, const ChipSetup& setup)
+    : sc_module(name),
+      config_(*setup.config),
+      observer_(setup.observer),
+      listener_(setup.listener),
+      failure_([](const absl::Status&) { sc_core::sc_stop(); }),
+      tasks_([this](Task& task) { OnRetire(task); }),
+      task_port_(&tasks_),
+      lifecycle_(TaskLifecycle::Env{&tasks_, &ready_, this,
+                                    setup.functional ? setup.memory : nullptr,
+                                    Ns(setup.config->aicpu.doorbell_ns)}),
+      group_(&tasks_, &lifecycle_) {
   // Before any module builds a time: SystemC refuses to change the
   // resolution once a non-zero sc_time exists.
   UsePicosecondResolution();
-  context->set_signals(this);
-  gm_ = std::make_unique<GlobalMemory>("gm", &context->memory(), context->config().gm);
-  const int clusters = static_cast<int>(context->config().chip.clusters);
+  gm_ = std::make_unique<GlobalMemory>("gm", setup.memory, config_.gm);
+  const AiCoreEnv core_env{&config_,    setup.functional, setup.kernels, setup.memory,
+                           &task_port_, observer_,        &failure_};
+  const int clusters = static_cast<int>(config_.chip.clusters);
   for (int c = 0; c < clusters; ++c) {
     cores_.push_back(
-        std::make_unique<AiCore>(absl::StrCat("aic", c).c_str(), c, CoreKind::kAic, c, context));
+        std::make_unique<AiCore>(absl::StrCat("aic", c).c_str(), c, CoreKind::kAic, c, core_env));
   }
   for (int c = 0; c < clusters; ++c) {
     for (int lane = 0; lane < 2; ++lane) {
       const int id = clusters + 2 * c + lane;
       cores_.push_back(std::make_unique<AiCore>(absl::StrCat("aiv", id - clusters).c_str(), id,
-                                                CoreKind::kAiv, c, context));
+                                                CoreKind::kAiv, c, core_env));
     }
   }
   for (auto& core : cores_) {
@@ -32,7 +42,10 @@ Chip::Chip(sc_core::sc_module_name name, ChipContext* context, RecordSource* sou
     core->set_sync_fabric(this);
   }
 
-  const int threads = static_cast<int>(context->config().aicpu.scheduler_threads);
+  const SchedulerEnv scheduler_env{
+      &config_.aicpu, config_.core.dispatch_slots, &tasks_, &ready_, &lifecycle_, this, observer_,
+      &failure_};
+  const int threads = static_cast<int>(config_.aicpu.scheduler_threads);
   owner_of_core_.assign(cores_.size(), nullptr);
   for (int t = 0; t < threads; ++t) {
     std::vector<AiCore*> owned;
@@ -42,12 +55,39 @@ Chip::Chip(sc_core::sc_module_name name, ChipContext* context, RecordSource* sou
       owned.push_back(cores_[clusters + 2 * c + 1].get());
     }
     schedulers_.push_back(std::make_unique<SchedulerThread>(absl::StrCat("sched", t).c_str(), t,
-                                                            context, this, &group_, owned));
+                                                            scheduler_env, &group_, owned));
     group_.Add(schedulers_.back().get());
     for (AiCore* core : owned) owner_of_core_[core->id()] = schedulers_.back().get();
   }
-  LaunchEvents* events = this;
-  orchestrator_ = std::make_unique<Orchestrator>("orch", context, this, source, events);
+  OrchestratorEnv orchestrator_env;
+  orchestrator_env.config = &config_;
+  for (const trace::Tensor& tensor : setup.header->tensors()) {
+    orchestrator_env.tensors.push_back(&tensor);
+  }
+  orchestrator_env.ring_limits = setup.ring_limits;
+  orchestrator_env.tasks = &tasks_;
+  orchestrator_env.deps = &deps_;
+  orchestrator_env.lifecycle = &lifecycle_;
+  orchestrator_env.signals = this;
+  orchestrator_env.observer = observer_;
+  orchestrator_env.failure = &failure_;
+  orchestrator_env.source = setup.source;
+  orchestrator_env.events = this;
+  orchestrator_ = std::make_unique<Orchestrator>("orch", orchestrator_env);
+}
+
+void Chip::OnRetire(Task& task) {
+  deps_.EraseProducer(task.seq);
+  WakeOrchestrator();
+  lifecycle_.OnRetired(task);
+  observer_->OnTaskRetired(task);
+}
+
+uint64_t Chip::activations() const {
+  uint64_t total = orchestrator_->activations();
+  for (const auto& thread : schedulers_) total += thread->activations();
+  for (const auto& core : cores_) total += core->activations();
+  return total;
 }
 
 void CoreTotals::Add(CoreKind kind, const CoreCounters& core) {
@@ -63,7 +103,7 @@ void CoreTotals::Add(CoreKind kind, const CoreCounters& core) {
 void Chip::OnLaunchBegin(int launch, const std::string& name) {
   group_.BeginLaunch();
   for (auto& core : cores_) core->BeginLaunch();
-  context_->lifecycle_counters() = LifecycleCounters{};
+  lifecycle_.BeginLaunch();
   listener_->OnLaunchBegin(launch, name);
 }
 
@@ -77,7 +117,7 @@ void Chip::OnLaunchEnd(int launch) {
   for (const auto& thread : schedulers_) counters.threads.push_back(thread->counters());
   counters.sync_drains = group_.sync_drains();
   for (const auto& core : cores_) counters.cores.Add(core->core_kind(), core->counters());
-  counters.lifecycle = context_->lifecycle_counters();
+  counters.lifecycle = lifecycle_.counters();
   listener_->OnLaunchEnd(launch, counters);
 }
 
@@ -93,7 +133,7 @@ void Chip::RingDoorbell(int core, TaskSeq task, TimePs at) {
 }
 
 void Chip::ArriveAtSyncall(AiCore* core, TaskSeq task, const SyncallRequest& request, TimePs at) {
-  const ChipConfig& config = context_->config();
+  const ChipConfig& config = config_;
   if (request.mode == trace::Op::SOFT) {
     auto& barrier = soft_barriers_[{task, request.workspace_addr}];
     if (barrier == nullptr) {
@@ -101,7 +141,7 @@ void Chip::ArriveAtSyncall(AiCore* core, TaskSeq task, const SyncallRequest& req
           std::make_unique<SoftBarrier>(request.used_cores, Ns(config.core.soft_syncall_poll_ns));
     }
     absl::StatusOr<std::vector<SoftBarrier::Release>> releases = barrier->Arrive(core->id(), at);
-    if (!releases.ok()) return context_->Fail(releases.status());
+    if (!releases.ok()) return failure_.Fail(releases.status());
     if (releases->empty()) return;
     for (const SoftBarrier::Release& release : *releases) {
       cores_[release.core]->ReleaseSyncall(release.exit_ps);
@@ -118,7 +158,7 @@ void Chip::ArriveAtSyncall(AiCore* core, TaskSeq task, const SyncallRequest& req
         std::make_unique<HardBarrier>(type, config.chip.clusters, Ns(config.core.hard_syncall_ns));
   }
   absl::StatusOr<std::optional<int64_t>> release = wait.barrier->Arrive(core->id(), at);
-  if (!release.ok()) return context_->Fail(release.status());
+  if (!release.ok()) return failure_.Fail(release.status());
   wait.waiting.push_back(core);
   if (!release->has_value()) return;
   for (AiCore* waiting : wait.waiting) waiting->ReleaseSyncall(**release);
@@ -128,7 +168,7 @@ void Chip::ArriveAtSyncall(AiCore* core, TaskSeq task, const SyncallRequest& req
 std::string Chip::DescribeStall() const {
   std::string report =
       absl::StrCat("the orchestrator is waiting for ", orchestrator_->WaitingFor());
-  const ReadyQueues& ready = context_->ready();
+  const ReadyQueues& ready = ready_;
   for (TaskShape shape : {TaskShape::kAic, TaskShape::kAiv, TaskShape::kMix, TaskShape::kDummy}) {
     if (!ready.Empty(shape)) {
       absl::StrAppend(&report, "; ", ready.Size(shape), " ", TaskShapeName(shape),
@@ -143,7 +183,7 @@ std::string Chip::DescribeStall() const {
   }
   // The oldest live tasks and why each is still there.
   int listed = 0;
-  context_->tasks().ForEachLive([&](const Task& t) {
+  tasks_.ForEachLive([&](const Task& t) {
     const char* why = !t.completed
                           ? (t.fanin_pending > 0 ? "waiting for producers" : "not finished")
                       : !t.scope_released ? "its scope is still open"
@@ -154,7 +194,7 @@ std::string Chip::DescribeStall() const {
     return ++listed < 8;
   });
   const auto task_name = [&](TaskSeq task) -> std::string {
-    const Task* t = context_->tasks().Find(task);
+    const Task* t = tasks_.Find(task);
     return t != nullptr ? t->name : absl::StrCat("#", task);
   };
   for (const auto& [key, wait] : hard_barriers_) {

@@ -9,14 +9,27 @@
 #include <utility>
 #include <vector>
 
+#include "absl/status/status.h"
+#include "absl/types/span.h"
+#include "models/aicpu/dep_inference.h"
 #include "models/aicpu/orchestrator.h"
+#include "models/aicpu/ready_queues.h"
+#include "models/aicpu/ring_pool.h"
 #include "models/aicpu/runtime_signals.h"
 #include "models/aicpu/scheduler_thread.h"
-#include "models/chip_context.h"
+#include "models/aicpu/task_lifecycle.h"
+#include "models/aicpu/task_table.h"
+#include "models/aicpu/task_table_port.h"
+#include "models/base/chip_config.h"
+#include "models/base/run_failure.h"
 #include "models/core/aicore.h"
+#include "models/core/kernel_program.h"
 #include "models/ffts/barrier.h"
 #include "models/ffts/soft_barrier.h"
 #include "models/gm/global_memory.h"
+#include "models/gm/memory_image.h"
+#include "models/run_observer.h"
+#include "proto/task_stream.pb.h"
 #include "systemc"
 
 namespace pto {
@@ -54,19 +67,36 @@ class LaunchListener {
   virtual void OnCheck(const trace::Check& check) = 0;
 };
 
+// What a chip is built from. Everything pointed to outlives the chip.
+struct ChipSetup {
+  const ChipConfig* config = nullptr;
+  const trace::StreamHeader* header = nullptr;  // the trace's tensors
+  absl::Span<const CompiledKernel> kernels;     // by kernel id
+  MemoryImage* memory = nullptr;  // GM's contents (declared, unallocated in a timing-only run)
+  bool functional = false;        // GM holds real bytes and kernels compute
+  std::array<RingLimits, kNumRings> ring_limits;
+  RunObserver* observer = nullptr;
+  RecordSource* source = nullptr;
+  LaunchListener* listener = nullptr;
+};
+
 // The modelled chip: GM, `clusters` x (1 AIC + 2 AIV) cores, the AICPU's
 // scheduler threads (each owning clusters round-robin) and its orchestrator.
 // Core ids follow the runtime's blocked layout: AIC of cluster c is c, its
-// AIVs are clusters + 2c and clusters + 2c + 1. When a launch begins it
-// has each component reset its counters; when it ends it collects them into
-// one LaunchCounters for the listener.
+// AIVs are clusters + 2c and clusters + 2c + 1.
+//
+// The chip owns what its components share, the AICPU runtime's shared
+// memory (task table, ready queues, dependency inference) and the run's
+// failure, and hands each component the pieces it uses, so none sees the
+// rest. The first failure stops the simulation. When a launch begins the
+// chip has each component reset its counters; when it ends it collects them
+// into one LaunchCounters for the listener.
 class Chip : public sc_core::sc_module,
              public RuntimeSignals,
              public SyncFabric,
              private LaunchEvents {
  public:
-  Chip(sc_core::sc_module_name name, ChipContext* context, RecordSource* source,
-       LaunchListener* listener);
+  Chip(sc_core::sc_module_name name, const ChipSetup& setup);
 
   void WakeSchedulers(TimePs visible_at) override;
   void WakeOrchestrator() override;
@@ -79,6 +109,15 @@ class Chip : public sc_core::sc_module,
   const Orchestrator& orchestrator() const { return *orchestrator_; }
   const std::vector<std::unique_ptr<SchedulerThread>>& schedulers() const { return schedulers_; }
   const std::vector<std::unique_ptr<AiCore>>& cores() const { return cores_; }
+
+  // The run's first runtime fatal error (OK while there is none).
+  const absl::Status& fatal() const { return failure_.status(); }
+  // Reports a failure outside the models (the listener's): the first one
+  // ends the simulation.
+  void Fail(absl::Status status) { failure_.Fail(std::move(status)); }
+  // SC_METHOD runs of every module: the simulation kernel's work, for
+  // benchmarks (--engine-stats).
+  uint64_t activations() const;
   // Why the run cannot finish, when the simulation ran out of events early:
   // the runtime's queues and, for cores stuck at a syncall, the barrier's
   // report (507018-style for the FFTS barrier).
@@ -89,9 +128,18 @@ class Chip : public sc_core::sc_module,
   void OnLaunchBegin(int launch, const std::string& name) override;
   void OnLaunchEnd(int launch) override;
   void OnCheck(const trace::Check& check) override { listener_->OnCheck(check); }
+  // The task table's retire hook.
+  void OnRetire(Task& task);
 
-  ChipContext* context_;
+  const ChipConfig& config_;
+  RunObserver* observer_;
   LaunchListener* listener_;
+  RunFailure failure_;
+  TaskTable tasks_;
+  ReadyQueues ready_;
+  DependencyInference deps_;
+  TaskTablePort task_port_;
+  TaskLifecycle lifecycle_;
   std::unique_ptr<GlobalMemory> gm_;
   std::vector<std::unique_ptr<AiCore>> cores_;
   SchedulerGroup group_;

@@ -157,7 +157,11 @@ class Session : public LaunchListener {
   ChipConfig config_;
   std::unique_ptr<TraceReader> reader_;
   std::unique_ptr<ReaderSource> source_;
-  std::unique_ptr<ChipContext> context_;
+  // What the chip is built from: the compiled kernels, GM's contents (filled
+  // from the tensors' initializers, read by the checks) and the rings' sizes.
+  std::vector<CompiledKernel> kernels_;
+  MemoryImage memory_;
+  std::array<RingLimits, kNumRings> ring_limits_;
   ForwardingObserver observer_;
   std::unique_ptr<LaunchReport> current_;
   Chip* chip_ = nullptr;
@@ -186,14 +190,13 @@ absl::Status Session::Prepare() {
   source_ = std::make_unique<ReaderSource>(reader_.get());
   const trace::StreamHeader& header = reader_->header();
 
-  std::vector<CompiledKernel> kernels;
   for (const trace::Kernel& kernel : header.kernels()) {
     absl::StatusOr<CompiledKernel> compiled = CompileKernel(kernel);
     if (!compiled.ok()) {
       return absl::Status(compiled.status().code(),
                           absl::StrCat(options_.trace_path, ": ", compiled.status().message()));
     }
-    kernels.push_back(*std::move(compiled));
+    kernels_.push_back(*std::move(compiled));
   }
   functional_ = !header.timing_only() && !options_.timing_only;
   if (functional_) {
@@ -207,13 +210,14 @@ absl::Status Session::Prepare() {
           options_.trace_path, contents, kMaxTensorContentsBytes));
     }
   }
-  context_ =
-      std::make_unique<ChipContext>(config_, header, std::move(kernels), functional_, &observer_);
+  for (const trace::Tensor& tensor : header.tensors()) {
+    memory_.AddRegion(tensor.gm_addr(), tensor.size_bytes(), tensor.name(), functional_);
+  }
   ApplyTraceRingSizes(header.ring_sizes());
   if (functional_) {
     for (const trace::Tensor& tensor : header.tensors()) {
       const size_t count = tensor.size_bytes() / DTypeSize(tensor.dtype());
-      uint8_t* dst = context_->memory().Span(tensor.gm_addr(), tensor.size_bytes());
+      uint8_t* dst = memory_.Span(tensor.gm_addr(), tensor.size_bytes());
       if (dst == nullptr) {
         return absl::InternalError(absl::StrCat("tensor '", tensor.name(), "' has no GM image"));
       }
@@ -248,7 +252,7 @@ void Session::ApplyTraceRingSizes(const trace::RingSizes& sizes) {
     return static_cast<int64_t>(values.size() == 1 ? values[0] : values[ring]);
   };
   for (int ring = 0; ring < kNumRings; ++ring) {
-    RingLimits limits = context_->ring_limits(ring);
+    RingLimits limits{config_.ring.task_window, config_.ring.heap_bytes, config_.ring.dep_pool};
     if (!sizes.task_window().empty() && !Overridden("ring.task_window")) {
       limits.task_window = pick(sizes.task_window(), ring);
     }
@@ -258,13 +262,13 @@ void Session::ApplyTraceRingSizes(const trace::RingSizes& sizes) {
     if (!sizes.dep_pool().empty() && !Overridden("ring.dep_pool")) {
       limits.dep_pool = pick(sizes.dep_pool(), ring);
     }
-    context_->set_ring_limits(ring, limits);
+    ring_limits_[ring] = limits;
   }
 }
 
 void Session::OnLaunchBegin(int launch, const std::string& name) {
   if (current_) {
-    if (absl::Status s = FinishLaunch(); !s.ok()) context_->Fail(s);
+    if (absl::Status s = FinishLaunch(); !s.ok()) chip_->Fail(s);
   }
   current_ = std::make_unique<LaunchReport>();
   current_->index = launch;
@@ -274,7 +278,7 @@ void Session::OnLaunchBegin(int launch, const std::string& name) {
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);
     current_->writer = std::make_unique<StatsWriter>(dir, !options_.summary_only);
-    if (absl::Status s = current_->writer->Open(); !s.ok()) context_->Fail(s);
+    if (absl::Status s = current_->writer->Open(); !s.ok()) chip_->Fail(s);
     OutputOptions output_options;
     output_options.dir = dir;
     output_options.case_name = name;
@@ -285,7 +289,7 @@ void Session::OnLaunchBegin(int launch, const std::string& name) {
     output_chip.scheduler_threads = config_.aicpu.scheduler_threads;
     output_chip.counter_hz = config_.chip.counter_hz;
     current_->outputs = std::make_unique<OutputSet>(output_options, output_chip, reader_->header());
-    if (absl::Status s = current_->outputs->Open(); !s.ok()) context_->Fail(s);
+    if (absl::Status s = current_->outputs->Open(); !s.ok()) chip_->Fail(s);
   }
   if (options_.hazards) {
     current_->hazards =
@@ -319,7 +323,7 @@ void Session::OnLaunchEnd(int, const LaunchCounters& counters) {
 
 void Session::OnCheck(const trace::Check& check) {
   if (!functional_) return;  // timing-only: nothing to compare
-  CheckResult result = RunCheck(check, context_->tensor(check.tensor_id()), context_->memory());
+  CheckResult result = RunCheck(check, reader_->header().tensors(check.tensor_id()), memory_);
   (result.passed ? checks_passed_ : checks_failed_)++;
   current_->checks.push_back(std::move(result));
 }
@@ -344,7 +348,7 @@ nlohmann::json Session::Summary(const LaunchReport& report) const {
   nlohmann::json rings = nlohmann::json::array();
   for (int r = 0; r < kNumRings; ++r) {
     const RingPool::Stats& ring = report.counters.rings[r];
-    const RingLimits& limits = context_->ring_limits(r);
+    const RingLimits& limits = ring_limits_[r];
     rings.push_back({{"task_window", limits.task_window},
                      {"heap_bytes", limits.heap_bytes},
                      {"dep_pool", limits.dep_pool},
@@ -404,7 +408,7 @@ nlohmann::json Session::Summary(const LaunchReport& report) const {
 
 void Session::PrintEngineStats() {
   const double tasks = static_cast<double>(std::max<uint64_t>(1, tasks_run_));
-  const uint64_t activations = context_->activations();
+  const uint64_t activations = chip_->activations();
   const uint64_t deltas = sc_core::sc_delta_count();
   out_ << absl::StrFormat(
       "engine: %d process activations (%.2f per task), %d delta cycles (%.2f per task)\n",
@@ -550,7 +554,7 @@ int Session::Simulate() {
     // (before the first slice nothing is scheduled yet).
     sc_core::sc_start(first ? slice : std::max(slice, sc_core::sc_time_to_pending_activity()),
                       sc_core::SC_EXIT_ON_STARVATION);
-    if (!context_->fatal().ok() || !sc_core::sc_pending_activity()) return 0;
+    if (!chip_->fatal().ok() || !sc_core::sc_pending_activity()) return 0;
     std::string stopped;
     int code = kExitRuntime;
     if (const int signal = StopSignal(); signal != 0) {
@@ -577,10 +581,20 @@ int Session::Run() {
   out_ << absl::StrFormat("pto_sim: %s on %s (%d clusters, %d scheduler threads)%s\n",
                           options_.trace_path, config_.chip.name, config_.chip.clusters,
                           config_.aicpu.scheduler_threads, functional_ ? "" : ", timing only");
-  Chip chip("chip", context_.get(), source_.get(), this);
+  ChipSetup setup;
+  setup.config = &config_;
+  setup.header = &reader_->header();
+  setup.kernels = kernels_;
+  setup.memory = &memory_;
+  setup.functional = functional_;
+  setup.ring_limits = ring_limits_;
+  setup.observer = &observer_;
+  setup.source = source_.get();
+  setup.listener = this;
+  Chip chip("chip", setup);
   chip_ = &chip;
   if (int stopped = Simulate(); stopped != 0) return stopped;
-  if (!context_->fatal().ok()) return Fail(context_->fatal(), ExitCodeFor(context_->fatal()));
+  if (!chip.fatal().ok()) return Fail(chip.fatal(), ExitCodeFor(chip.fatal()));
   if (!chip.orchestrator().done()) {
     return Fail(absl::DeadlineExceededError(absl::StrCat("simulated deadlock at ", Us(NowPs()),
                                                          " us: nothing left to happen, but ",

@@ -9,31 +9,19 @@
 #include "models/base/sc_time.h"
 
 namespace pto {
-namespace {
-
-std::array<RingLimits, kNumRings> RingLimitsOf(const ChipContext& context) {
-  std::array<RingLimits, kNumRings> limits;
-  for (int ring = 0; ring < kNumRings; ++ring) limits[ring] = context.ring_limits(ring);
-  return limits;
-}
-
-std::vector<const trace::Tensor*> TensorsOf(const ChipContext& context) {
-  std::vector<const trace::Tensor*> tensors(context.tensor_count());
-  for (size_t id = 0; id < tensors.size(); ++id) tensors[id] = &context.tensor(id);
-  return tensors;
-}
-
-}  // namespace
-
-Orchestrator::Orchestrator(sc_core::sc_module_name name, ChipContext* context,
-                           RuntimeSignals* signals, RecordSource* source, LaunchEvents* events)
+Orchestrator::Orchestrator(sc_core::sc_module_name name, const OrchestratorEnv& env)
     : sc_module(name),
-      context_(context),
-      signals_(signals),
-      source_(source),
-      events_(events),
-      rings_(RingLimitsOf(*context)),
-      submitter_(context->config(), TensorsOf(*context), context->tasks(), context->deps()),
+      config_(*env.config),
+      tasks_(*env.tasks),
+      deps_(*env.deps),
+      lifecycle_(*env.lifecycle),
+      signals_(*env.signals),
+      observer_(*env.observer),
+      failure_(*env.failure),
+      source_(env.source),
+      events_(env.events),
+      rings_(env.ring_limits),
+      submitter_(*env.config, env.tensors, *env.tasks, *env.deps),
       record_(google::protobuf::Arena::CreateMessage<trace::StreamRecord>(&arena_)) {
   SC_METHOD(Step);
   sensitive << wake_;
@@ -52,14 +40,14 @@ void Orchestrator::Wake() {
 }
 
 void Orchestrator::Fail(absl::Status status) {
-  context_->Fail(
+  failure_.Fail(
       absl::Status(status.code(), absl::StrCat(source_->Where(), ": ", status.message())));
 }
 
 std::string Orchestrator::WaitingFor() const {
   switch (wait_) {
     case Wait::kLaunchDrain:
-      return absl::StrCat("the end of launch ", launch_, ": ", context_->tasks().live_tasks(),
+      return absl::StrCat("the end of launch ", launch_, ": ", tasks_.live_tasks(),
                           " task(s) never retired");
     case Wait::kHostRead:
       return absl::StrCat("a host read of tensor ", host_read_.tensor_id(),
@@ -77,8 +65,8 @@ std::string Orchestrator::WaitingFor() const {
 }
 
 void Orchestrator::Step() {
-  context_->CountActivation();
-  if (done_ || !context_->fatal().ok()) return;
+  ++activations_;
+  if (done_ || failure_.failed()) return;
   switch (wait_) {
     case Wait::kPublish:
       Publish(pending_publish_);
@@ -100,7 +88,7 @@ void Orchestrator::Step() {
       break;
   }
   if (wait_ != Wait::kRingSpace) wait_ = Wait::kNone;
-  while (context_->fatal().ok()) {
+  while (!failure_.failed()) {
     if (!have_record_) {
       if (++records_on_arena_ > kRecordsPerArena) {
         arena_.Reset();
@@ -109,7 +97,7 @@ void Orchestrator::Step() {
       }
       absl::StatusOr<bool> more = source_->Next(record_);
       // The source's error already names the record; Fail() would repeat it.
-      if (!more.ok()) return context_->Fail(more.status());
+      if (!more.ok()) return failure_.Fail(more.status());
       if (!*more) {
         done_ = true;
         return;
@@ -138,10 +126,10 @@ bool Orchestrator::Process() {
       rings_.Enter(task);
       ++counters_.alloc_tasks;
       // Completed inline by the orchestrator: no scheduler work.
-      const TimePs cost = Ns(context_->config().aicpu.alloc_ns);
+      const TimePs cost = Ns(config_.aicpu.alloc_ns);
       task.times.submit = task.times.ready = Now() + cost;
-      context_->observer().OnTaskSubmitted(task, {}, Now(), Now() + cost);
-      CompleteTask(*context_, task, Now() + cost);
+      observer_.OnTaskSubmitted(task, {}, Now(), Now() + cost);
+      lifecycle_.CompleteTask(task, Now() + cost);
       counters_.busy += cost;
       wait_ = Wait::kPublish;  // nothing to publish; just pay the time
       wake_.notify(ScTime(cost));
@@ -162,7 +150,7 @@ bool Orchestrator::Process() {
       Task& task = *submitting_.task;
       rings_.Enter(task);
       ++(dummy ? counters_.dummy_tasks : counters_.tasks);
-      for (const DepEdge& edge : submitting_.edges) context_->observer().OnEdge(task, edge);
+      for (const DepEdge& edge : submitting_.edges) observer_.OnEdge(task, edge);
       counters_.edges += submitting_.edges.size();
       HoldDepEntriesAndCharge();
       return false;
@@ -197,7 +185,7 @@ bool Orchestrator::Process() {
 
 bool Orchestrator::RingAdmits(int64_t heap) {
   const int ring = submitter_.ring();
-  const Task* oldest_live = context_->tasks().ring_front(ring);
+  const Task* oldest_live = tasks_.ring_front(ring);
   rings_.Reclaim(ring, oldest_live);
   const RingResource short_of = rings_.Admit(ring, heap);
   if (short_of == RingResource::kNone) {
@@ -224,11 +212,10 @@ void Orchestrator::HoldDepEntriesAndCharge() {
   Task& task = *submitting_.task;
   // Nothing retires between the ring admission, which reclaimed, and the
   // first try; retirements during a wait release entries.
-  const TaskTable& tasks = context_->tasks();
-  if (wait_ == Wait::kDepPool) rings_.Reclaim(task.ring, tasks.ring_front(task.ring));
+  if (wait_ == Wait::kDepPool) rings_.Reclaim(task.ring, tasks_.ring_front(task.ring));
   const int64_t needed = submitting_.dep_entries_needed;
   if (!rings_.DepPoolFits(task.ring, needed)) {
-    if (absl::Status verdict = rings_.ClassifyDepWait(task, needed, tasks.ring_front(task.ring));
+    if (absl::Status verdict = rings_.ClassifyDepWait(task, needed, tasks_.ring_front(task.ring));
         !verdict.ok()) {
       return Fail(std::move(verdict));
     }
@@ -246,7 +233,7 @@ void Orchestrator::HoldDepEntriesAndCharge() {
   counters_.submit.insert += cost.insert;
   ++counters_.submits;
   const TimePs total = cost.total();
-  context_->observer().OnTaskSubmitted(task, submitting_.edges, Now(), Now() + total);
+  observer_.OnTaskSubmitted(task, submitting_.edges, Now(), Now() + total);
   counters_.busy += total;
   pending_publish_ = task.seq;
   wait_ = Wait::kPublish;
@@ -257,7 +244,7 @@ void Orchestrator::BeginLaunch(const trace::LaunchBegin& begin) {
   ++launch_;
   counters_ = OrchestratorCounters{};
   counters_.launch_start = Now();
-  context_->deps().Clear();
+  deps_.Clear();
   rings_.BeginLaunch();
   submitter_.BeginLaunch(static_cast<uint32_t>(launch_));
   events_->OnLaunchBegin(launch_, begin.name());
@@ -265,18 +252,18 @@ void Orchestrator::BeginLaunch(const trace::LaunchBegin& begin) {
 
 void Orchestrator::EndLaunch() { events_->OnLaunchEnd(launch_); }
 
-bool Orchestrator::LaunchDrained() const { return context_->tasks().live_tasks() == 0; }
+bool Orchestrator::LaunchDrained() const { return tasks_.live_tasks() == 0; }
 
 void Orchestrator::Publish(TaskSeq seq) {
   if (seq == kNoTask) return;  // an alloc: completed inline already
-  Task* task = context_->tasks().Find(seq);
+  Task* task = tasks_.Find(seq);
   const TimePs now = Now();
   task->times.submit = now;
   if (TaskTable::ReleaseFanin(*task)) {
-    RouteReady(*context_, *task, now);
-    signals_->WakeSchedulers(now);
+    lifecycle_.RouteReady(*task, now);
+    signals_.WakeSchedulers(now);
   } else {
-    MaybeQueueEarly(*context_, *task, now);
+    lifecycle_.MaybeQueueEarly(*task, now);
   }
 }
 

@@ -1,15 +1,21 @@
 #ifndef PTO_MODELS_AICPU_ORCHESTRATOR_H_
 #define PTO_MODELS_AICPU_ORCHESTRATOR_H_
 
+#include <array>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "google/protobuf/arena.h"
+#include "models/aicpu/aicpu_observer.h"
+#include "models/aicpu/dep_inference.h"
 #include "models/aicpu/ring_pool.h"
 #include "models/aicpu/runtime_signals.h"
 #include "models/aicpu/submitter.h"
-#include "models/chip_context.h"
+#include "models/aicpu/task_lifecycle.h"
+#include "models/aicpu/task_table.h"
+#include "models/base/chip_config.h"
+#include "models/base/run_failure.h"
 #include "proto/task_stream.pb.h"
 #include "systemc"
 
@@ -52,6 +58,21 @@ struct OrchestratorCounters {
   uint64_t submits = 0;
 };
 
+// What the orchestrator is wired to; everything outlives it.
+struct OrchestratorEnv {
+  const ChipConfig* config = nullptr;         // submit costs, aicpu.alloc_ns
+  std::vector<const trace::Tensor*> tensors;  // the header's, by id
+  std::array<RingLimits, kNumRings> ring_limits;
+  TaskTable* tasks = nullptr;
+  DependencyInference* deps = nullptr;
+  TaskLifecycle* lifecycle = nullptr;
+  RuntimeSignals* signals = nullptr;
+  AicpuObserver* observer = nullptr;
+  RunFailure* failure = nullptr;
+  RecordSource* source = nullptr;
+  LaunchEvents* events = nullptr;
+};
+
 // The AICPU orchestrator thread: it replays the launch records and owns their
 // time. The decisions are the plain classes': Submitter turns each record into
 // a wired task and says what it costs, RingPool admits it to its ring and
@@ -63,14 +84,15 @@ class Orchestrator : public sc_core::sc_module {
  public:
   SC_HAS_PROCESS(Orchestrator);
 
-  Orchestrator(sc_core::sc_module_name name, ChipContext* context, RuntimeSignals* signals,
-               RecordSource* source, LaunchEvents* events);
+  Orchestrator(sc_core::sc_module_name name, const OrchestratorEnv& env);
 
   void Wake();
   bool done() const { return done_; }
   // This launch's counters (reset when it begins) and ring statistics.
   const OrchestratorCounters& counters() const { return counters_; }
   const RingPool& rings() const { return rings_; }
+  // Its SC_METHOD's runs (pto_sim --engine-stats).
+  uint64_t activations() const { return activations_; }
   // Why the orchestrator is not done, for deadlock reports.
   std::string WaitingFor() const;
 
@@ -97,10 +119,16 @@ class Orchestrator : public sc_core::sc_module {
   void Publish(TaskSeq seq);
   void Fail(absl::Status status);
 
-  ChipContext* context_;
-  RuntimeSignals* signals_;
+  const ChipConfig& config_;
+  TaskTable& tasks_;
+  DependencyInference& deps_;
+  TaskLifecycle& lifecycle_;
+  RuntimeSignals& signals_;
+  AicpuObserver& observer_;
+  RunFailure& failure_;
   RecordSource* source_;
   LaunchEvents* events_;
+  uint64_t activations_ = 0;
   OrchestratorCounters counters_;
   RingPool rings_;
   Submitter submitter_;

@@ -25,9 +25,9 @@ std::vector<CoreSlots::CoreSpec> SpecsOf(const std::vector<ScheduledCore*>& core
   return specs;
 }
 
-DispatchCosts CostsOf(const ChipConfig& config) {
-  return DispatchCosts{Ns(config.aicpu.wmb_ns), Ns(config.aicpu.dispatch_publish_ns),
-                       config.core.dispatch_slots >= 2};
+DispatchCosts CostsOf(const SchedulerEnv& env) {
+  return DispatchCosts{Ns(env.aicpu->wmb_ns), Ns(env.aicpu->dispatch_publish_ns),
+                       env.dispatch_slots >= 2};
 }
 
 }  // namespace
@@ -44,15 +44,13 @@ SchedulerCounters& SchedulerCounters::operator+=(const SchedulerCounters& other)
   return *this;
 }
 
-SchedulerThread::SchedulerThread(sc_core::sc_module_name name, int index, ChipContext* context,
-                                 RuntimeSignals* signals, SchedulerGroup* group,
-                                 std::vector<AiCore*> cores)
-    : SchedulerThread(name, index, context, signals, group, LinksTo(cores)) {}
+SchedulerThread::SchedulerThread(sc_core::sc_module_name name, int index, const SchedulerEnv& env,
+                                 SchedulerGroup* group, std::vector<AiCore*> cores)
+    : SchedulerThread(name, index, env, group, LinksTo(cores)) {}
 
-SchedulerThread::SchedulerThread(sc_core::sc_module_name name, int index, ChipContext* context,
-                                 RuntimeSignals* signals, SchedulerGroup* group,
-                                 std::vector<ScheduledCore*> cores)
-    : SchedulerThread(name, index, context, signals, group, Cores{std::move(cores), {}}) {}
+SchedulerThread::SchedulerThread(sc_core::sc_module_name name, int index, const SchedulerEnv& env,
+                                 SchedulerGroup* group, std::vector<ScheduledCore*> cores)
+    : SchedulerThread(name, index, env, group, Cores{std::move(cores), {}}) {}
 
 SchedulerThread::Cores SchedulerThread::LinksTo(const std::vector<AiCore*>& cores) {
   Cores links;
@@ -63,17 +61,22 @@ SchedulerThread::Cores SchedulerThread::LinksTo(const std::vector<AiCore*>& core
   return links;
 }
 
-SchedulerThread::SchedulerThread(sc_core::sc_module_name name, int index, ChipContext* context,
-                                 RuntimeSignals* signals, SchedulerGroup* group, Cores cores)
+SchedulerThread::SchedulerThread(sc_core::sc_module_name name, int index, const SchedulerEnv& env,
+                                 SchedulerGroup* group, Cores cores)
     : sc_module(name),
       index_(index),
-      context_(context),
-      signals_(signals),
+      aicpu_(*env.aicpu),
+      tasks_(*env.tasks),
+      ready_(*env.ready),
+      lifecycle_(*env.lifecycle),
+      signals_(*env.signals),
+      observer_(*env.observer),
+      failure_(*env.failure),
       group_(group),
       owned_cores_(std::move(cores.owned)),
       slots_(SpecsOf(cores.cores)),
       cores_(slots_.size(), nullptr),
-      planner_(index, CostsOf(context->config()), &slots_, &context->ready(), &context->tasks()) {
+      planner_(index, CostsOf(env), &slots_, env.ready, env.tasks) {
   for (ScheduledCore* core : cores.cores) {
     cores_[slots_.LocalOf(core->id())] = core;
     core->set_owner(this);
@@ -105,11 +108,10 @@ void SchedulerThread::Ungate(int core_id, TaskSeq task) {
 }
 
 std::array<uint32_t, 3> SchedulerThread::QueueDepths() const {
-  const ReadyQueues& ready = context_->ready();
   std::array<uint32_t, 3> depths;
   for (TaskShape shape : {TaskShape::kAic, TaskShape::kAiv, TaskShape::kMix}) {
     depths[static_cast<int>(shape)] =
-        static_cast<uint32_t>(ready.Size(shape) + ready.Size(shape, Lane::kSync));
+        static_cast<uint32_t>(ready_.Size(shape) + ready_.Size(shape, Lane::kSync));
   }
   return depths;
 }
@@ -125,16 +127,16 @@ void SchedulerThread::EmitPhase(SchedulerPhaseKind kind, TimePs start, TimePs en
   phase.tasks_processed = processed;
   if (extra == nullptr) phase.shared_at_start = QueueDepths();
   phase.shared_at_end = QueueDepths();
-  context_->observer().OnSchedulerPhase(phase);
+  observer_.OnSchedulerPhase(phase);
 }
 
 void SchedulerThread::Step() {
-  context_->CountActivation();
+  ++activations_;
   const TimePs now = Now();
   sleeping_ = false;
   wake_at_ = kNever;
   ++counters_.loops;
-  TimePs cost = Ns(context_->config().aicpu.loop_overhead_ns);
+  TimePs cost = Ns(aicpu_.loop_overhead_ns);
   bool progressed = CompletePhase(now, &cost);
   if (group_->draining()) {
     const TimePs start = now + cost;
@@ -150,7 +152,7 @@ void SchedulerThread::Step() {
   if (!progressed || deferred_release_.size() >= kDeferredReleaseCap) {
     progressed |= ReleasePhase(now, &cost);
   }
-  if (!context_->fatal().ok()) return;
+  if (failure_.failed()) return;
   if (progressed) {
     counters_.busy += cost;
     wake_.notify(ScTime(std::max<TimePs>(cost, 1)));
@@ -160,13 +162,13 @@ void SchedulerThread::Step() {
   // work that is not visible yet becomes visible.
   --counters_.loops;  // an idle spin is not a recorded loop
   sleeping_ = true;
-  const TimePs next = context_->ready().EarliestHead();
+  const TimePs next = ready_.EarliestHead();
   if (next != kNever && next > now) Wake(next);
 }
 
 bool SchedulerThread::CompletePhase(TimePs now, TimePs* cost) {
   const TimePs start = now + *cost;
-  const TimePs poll = Ns(context_->config().aicpu.cond_poll_ns);
+  const TimePs poll = Ns(aicpu_.cond_poll_ns);
   uint32_t finished = 0;
   bool changed = false;
   // Each COND change is acted on before the poll goes on: its completions
@@ -180,7 +182,7 @@ bool SchedulerThread::CompletePhase(TimePs now, TimePs* cost) {
       FinishSubtask(local, outcome.done[k], when, cost);
     }
     finished += outcome.finished;
-    if (!context_->fatal().ok()) return true;
+    if (failure_.failed()) return true;
   }
   if (finished > 0) EmitPhase(SchedulerPhaseKind::kComplete, start, now + *cost, finished);
   return changed;
@@ -188,9 +190,8 @@ bool SchedulerThread::CompletePhase(TimePs now, TimePs* cost) {
 
 void SchedulerThread::ChargeCompletion(const CompletionWork& work, TimePs* cost) const {
   if (work.consumers == 0 && work.doorbells == 0) return;  // no fan-out to walk
-  const AicpuParams& aicpu = context_->config().aicpu;
-  *cost += Ns(aicpu.resolve_base_ns + aicpu.resolve_per_consumer_ns * work.consumers +
-              aicpu.doorbell_ns * work.doorbells);
+  *cost += Ns(aicpu_.resolve_base_ns + aicpu_.resolve_per_consumer_ns * work.consumers +
+              aicpu_.doorbell_ns * work.doorbells);
 }
 
 void SchedulerThread::FinishSubtask(int local, const DispatchSlot& slot, TimePs when,
@@ -198,33 +199,32 @@ void SchedulerThread::FinishSubtask(int local, const DispatchSlot& slot, TimePs 
   if (const CoreInterval* recorded = cores_[local]->IntervalOf(slot.token)) {
     CoreInterval interval = *recorded;
     interval.finish = when;
-    context_->observer().OnCoreInterval(interval);
+    observer_.OnCoreInterval(interval);
   }
-  Task* task = context_->tasks().Find(slot.task);
+  Task* task = tasks_.Find(slot.task);
   if (++task->subtasks_done < task->block_num * task->subtasks_per_block) return;
   deferred_release_.push_back(task->seq);
-  ChargeCompletion(CompleteTask(*context_, *task, when), cost);
-  signals_->WakeSchedulers(when);
-  signals_->WakeOrchestrator();
+  ChargeCompletion(lifecycle_.CompleteTask(*task, when), cost);
+  signals_.WakeSchedulers(when);
+  signals_.WakeOrchestrator();
 }
 
 bool SchedulerThread::DummyPhase(TimePs now, TimePs* cost) {
-  ReadyQueues& ready = context_->ready();
   const TimePs start = now + *cost;
   uint32_t drained = 0;
-  while (drained < kDummyDrainBatch && ready.HasVisible(TaskShape::kDummy, now + *cost)) {
-    Task* task = context_->tasks().Find(ready.Pop(TaskShape::kDummy));
-    *cost += Ns(context_->config().aicpu.dummy_retire_ns);
-    context_->observer().OnInlineRetire(index_, *task, now + *cost);
+  while (drained < kDummyDrainBatch && ready_.HasVisible(TaskShape::kDummy, now + *cost)) {
+    Task* task = tasks_.Find(ready_.Pop(TaskShape::kDummy));
+    *cost += Ns(aicpu_.dummy_retire_ns);
+    observer_.OnInlineRetire(index_, *task, now + *cost);
     ++counters_.inline_retires;
     deferred_release_.push_back(task->seq);
-    ChargeCompletion(CompleteTask(*context_, *task, now + *cost), cost);
+    ChargeCompletion(lifecycle_.CompleteTask(*task, now + *cost), cost);
     ++drained;
   }
   if (drained == 0) return false;
   EmitPhase(SchedulerPhaseKind::kDummy, start, now + *cost, drained);
-  signals_->WakeSchedulers(now + *cost);
-  signals_->WakeOrchestrator();
+  signals_.WakeSchedulers(now + *cost);
+  signals_.WakeOrchestrator();
   return true;
 }
 
@@ -248,15 +248,15 @@ void SchedulerThread::Place(const Placement& placement) {
   core->Dispatch(work, placement.publish_delay);
 }
 
-void SchedulerThread::Requeued(const Task& /*task*/, TimePs at) { signals_->WakeSchedulers(at); }
+void SchedulerThread::Requeued(const Task& /*task*/, TimePs at) { signals_.WakeSchedulers(at); }
 
 void SchedulerThread::FullyPublished(Task& task, TimePs at) {
-  OnFullyPublished(*context_, task, at);
+  lifecycle_.OnFullyPublished(task, at);
 }
 
 void SchedulerThread::DrainNeeded(Task& task, TimePs at) {
   group_->BeginDrain(task.seq);
-  signals_->WakeSchedulers(at);
+  signals_.WakeSchedulers(at);
 }
 
 void SchedulerThread::CountDispatches(const DispatchTally& tally) {
@@ -294,15 +294,14 @@ bool SchedulerThread::EarlyDispatchPhase(TimePs now, TimePs* cost) {
 bool SchedulerThread::ReleasePhase(TimePs now, TimePs* cost) {
   if (deferred_release_.empty()) return false;
   const TimePs start = now + *cost;
-  TaskTable& tasks = context_->tasks();
   for (TaskSeq seq : deferred_release_) {
-    if (Task* task = tasks.Find(seq)) tasks.ReleaseConsumer(*task);
+    if (Task* task = tasks_.Find(seq)) tasks_.ReleaseConsumer(*task);
   }
   const uint32_t released = static_cast<uint32_t>(deferred_release_.size());
   deferred_release_.clear();
-  tasks.AdvanceWatermarks();
+  tasks_.AdvanceWatermarks();
   EmitPhase(SchedulerPhaseKind::kRelease, start, now + *cost, released);
-  signals_->WakeOrchestrator();
+  signals_.WakeOrchestrator();
   return true;
 }
 
@@ -323,7 +322,7 @@ TimePs SchedulerThread::CohortPreparedAt(const Task& task) const {
 }
 
 void SchedulerThread::RingCohort(Task& task, TimePs at, TimePs now) {
-  const TimePs doorbell = Ns(context_->config().aicpu.doorbell_ns);
+  const TimePs doorbell = Ns(aicpu_.doorbell_ns);
   TimePs delay = at - now;
   for (int local = 0; local < slots_.size(); ++local) {
     // A doorbell per gated slot (a core may hold two of the task's blocks).
@@ -352,7 +351,7 @@ SchedulerCounters SchedulerGroup::Totals() const {
 }
 
 bool SchedulerGroup::TryLaunchDrain(SchedulerThread* caller, TimePs now, TimePs* cost) {
-  Task* task = context_->tasks().Find(drain_task_);
+  Task* task = tasks_->Find(drain_task_);
   const int64_t needed = task->block_num - task->next_block;
   if (TotalIdleUnits(task->shape) < needed) return false;  // wait for cores to free up
   // Every thread stages its own range of gated blocks...
@@ -369,7 +368,7 @@ bool SchedulerGroup::TryLaunchDrain(SchedulerThread* caller, TimePs now, TimePs*
   }
   for (SchedulerThread* thread : threads_) thread->RingCohort(*task, rendezvous, now);
   ++sync_drains_;
-  OnFullyPublished(*context_, *task, now + *cost);
+  lifecycle_->OnFullyPublished(*task, now + *cost);
   drain_task_ = kNoTask;
   return true;
 }

@@ -13,7 +13,9 @@
 #include "models/aicpu/ready_queues.h"
 #include "models/aicpu/runtime_signals.h"
 #include "models/aicpu/task_lifecycle.h"
-#include "models/chip_context.h"
+#include "models/aicpu/task_table.h"
+#include "models/base/chip_config.h"
+#include "models/base/run_failure.h"
 #include "models/core/aicore.h"
 #include "systemc"
 
@@ -34,6 +36,19 @@ struct SchedulerCounters {
   uint64_t pop_hit = 0;
   uint64_t pop_miss = 0;
   SchedulerCounters& operator+=(const SchedulerCounters& other);
+};
+
+// What a scheduler thread is wired to besides its cores; everything outlives
+// it.
+struct SchedulerEnv {
+  const AicpuParams* aicpu = nullptr;  // the loop's and the dispatch's costs
+  int64_t dispatch_slots = 2;          // core.dispatch_slots: >= 2 latches a pending block
+  TaskTable* tasks = nullptr;
+  ReadyQueues* ready = nullptr;
+  TaskLifecycle* lifecycle = nullptr;
+  RuntimeSignals* signals = nullptr;
+  AicpuObserver* observer = nullptr;
+  RunFailure* failure = nullptr;
 };
 
 // What a scheduler thread needs of a core it owns: its identity, its
@@ -88,12 +103,11 @@ class SchedulerThread : public sc_core::sc_module, public CoreOwner, public Disp
  public:
   SC_HAS_PROCESS(SchedulerThread);
 
-  SchedulerThread(sc_core::sc_module_name name, int index, ChipContext* context,
-                  RuntimeSignals* signals, SchedulerGroup* group, std::vector<AiCore*> cores);
+  SchedulerThread(sc_core::sc_module_name name, int index, const SchedulerEnv& env,
+                  SchedulerGroup* group, std::vector<AiCore*> cores);
   // The same over cores the caller owns and keeps alive (a module test's fakes).
-  SchedulerThread(sc_core::sc_module_name name, int index, ChipContext* context,
-                  RuntimeSignals* signals, SchedulerGroup* group,
-                  std::vector<ScheduledCore*> cores);
+  SchedulerThread(sc_core::sc_module_name name, int index, const SchedulerEnv& env,
+                  SchedulerGroup* group, std::vector<ScheduledCore*> cores);
 
   // Ready work appears at `visible_at` (>= now).
   void Wake(TimePs visible_at);
@@ -108,6 +122,8 @@ class SchedulerThread : public sc_core::sc_module, public CoreOwner, public Disp
   // This launch's counters; the group's BeginLaunch resets them.
   const SchedulerCounters& counters() const { return counters_; }
   void BeginLaunch() { counters_ = SchedulerCounters{}; }
+  // Its SC_METHOD's runs (pto_sim --engine-stats).
+  uint64_t activations() const { return activations_; }
   // The sync_start drain: stage up to `blocks` gated blocks of `task` on
   // this thread's idle units; returns the blocks staged.
   int64_t StageCohort(Task& task, int64_t blocks, TimePs now, TimePs* cost);
@@ -124,8 +140,8 @@ class SchedulerThread : public sc_core::sc_module, public CoreOwner, public Disp
     std::vector<std::unique_ptr<ScheduledCore>> owned;
   };
   static Cores LinksTo(const std::vector<AiCore*>& cores);
-  SchedulerThread(sc_core::sc_module_name name, int index, ChipContext* context,
-                  RuntimeSignals* signals, SchedulerGroup* group, Cores cores);
+  SchedulerThread(sc_core::sc_module_name name, int index, const SchedulerEnv& env,
+                  SchedulerGroup* group, Cores cores);
 
   // DispatchSink: the planner's decisions, applied as it makes them.
   void Place(const Placement& placement) override;
@@ -148,8 +164,13 @@ class SchedulerThread : public sc_core::sc_module, public CoreOwner, public Disp
   std::array<uint32_t, 3> QueueDepths() const;
 
   int index_;
-  ChipContext* context_;
-  RuntimeSignals* signals_;
+  const AicpuParams& aicpu_;
+  TaskTable& tasks_;
+  ReadyQueues& ready_;
+  TaskLifecycle& lifecycle_;
+  RuntimeSignals& signals_;
+  AicpuObserver& observer_;
+  RunFailure& failure_;
   SchedulerGroup* group_;
   std::vector<std::unique_ptr<ScheduledCore>> owned_cores_;
   CoreSlots slots_;
@@ -160,6 +181,7 @@ class SchedulerThread : public sc_core::sc_module, public CoreOwner, public Disp
   TimePs wake_at_ = kNever;
   sc_core::sc_event wake_;
   SchedulerCounters counters_;
+  uint64_t activations_ = 0;
 };
 
 // The scheduler threads of one chip: what a thread needs to know about its
@@ -167,7 +189,9 @@ class SchedulerThread : public sc_core::sc_module, public CoreOwner, public Disp
 // which stops every thread's dispatching until a cohort launches.
 class SchedulerGroup {
  public:
-  explicit SchedulerGroup(ChipContext* context) : context_(context) {}
+  // Both outlive the group.
+  SchedulerGroup(TaskTable* tasks, TaskLifecycle* lifecycle)
+      : tasks_(tasks), lifecycle_(lifecycle) {}
   void Add(SchedulerThread* thread) {
     threads_.push_back(thread);
     slots_.push_back(&thread->slots());
@@ -195,7 +219,8 @@ class SchedulerGroup {
   bool TryLaunchDrain(SchedulerThread* caller, TimePs now, TimePs* cost);
 
  private:
-  ChipContext* context_;
+  TaskTable* tasks_;
+  TaskLifecycle* lifecycle_;
   std::vector<SchedulerThread*> threads_;
   std::vector<const CoreSlots*> slots_;
   TaskSeq drain_task_ = kNoTask;

@@ -1,4 +1,4 @@
-// SchedulerThread as a module: real threads, a real ChipContext, fake cores
+// SchedulerThread as a module: real threads and runtime state, fake cores
 // whose COND values the test's rules decide. Each test's times are added up
 // by hand from the default config (loop 115 ns, COND poll 100 ns, barrier
 // 30 ns, publish 5 ns, doorbell 5 ns) and the fake's rules below.
@@ -109,7 +109,7 @@ class Signals : public RuntimeSignals {
   std::map<int, SchedulerThread*> owners;
 };
 
-class Recorder : public RunObserver {
+class Recorder : public AicpuObserver {
  public:
   void OnCoreInterval(const CoreInterval& interval) override { intervals.push_back(interval); }
   void OnSchedulerPhase(const SchedulerPhase& phase) override { phases.push_back(phase); }
@@ -117,17 +117,24 @@ class Recorder : public RunObserver {
   std::vector<SchedulerPhase> phases;
 };
 
-// One chip's runtime state with scheduler threads over fake cores.
+// One chip's runtime state with scheduler threads over fake cores, wired as
+// models/chip.cc wires them (a timing-only run: predicates pass).
 struct Harness {
-  Harness() : context(ChipConfig{}, header, {}, /*functional=*/false, &recorder), group(&context) {
-    context.set_signals(&signals);
-  }
+  Harness()
+      : tasks([](Task&) {}),
+        lifecycle(TaskLifecycle::Env{&tasks, &ready, &signals, /*memory=*/nullptr,
+                                     Ns(config.aicpu.doorbell_ns)}),
+        env{&config.aicpu, config.core.dispatch_slots,
+            &tasks,        &ready,
+            &lifecycle,    &signals,
+            &recorder,     &failure},
+        group(&tasks, &lifecycle) {}
   // A thread over `cores`, which must outlive it.
   SchedulerThread& AddThread(std::vector<FakeCore*> cores) {
     const int index = static_cast<int>(threads.size());
-    threads.push_back(std::make_unique<SchedulerThread>(
-        sc_core::sc_gen_unique_name("sched"), index, &context, &signals, &group,
-        std::vector<ScheduledCore*>(cores.begin(), cores.end())));
+    threads.push_back(
+        std::make_unique<SchedulerThread>(sc_core::sc_gen_unique_name("sched"), index, env, &group,
+                                          std::vector<ScheduledCore*>(cores.begin(), cores.end())));
     SchedulerThread* thread = threads.back().get();
     group.Add(thread);
     signals.threads.push_back(thread);
@@ -139,7 +146,7 @@ struct Harness {
   }
   // A submitted task with no unfinished producer.
   Task& AddTask(TaskShape shape, int64_t block_num) {
-    Task& task = context.tasks().Create(context.tasks().next_seq(), /*ring=*/1);
+    Task& task = tasks.Create(tasks.next_seq(), /*ring=*/1);
     task.shape = shape;
     task.block_num = block_num;
     task.fanin_pending = 0;
@@ -147,9 +154,7 @@ struct Harness {
     return task;
   }
   // Queues `task`, visible from time 0.
-  void Ready(Task& task, Lane lane = Lane::kNormal) {
-    context.ready().Push(task.shape, task.seq, 0, lane);
-  }
+  void Ready(Task& task, Lane lane = Lane::kNormal) { ready.Push(task.shape, task.seq, 0, lane); }
   void WakeFirstThreadAt(TimePs at) {
     testing::CallAt(at, [this, at] { threads.front()->Wake(at); });
   }
@@ -163,10 +168,14 @@ struct Harness {
   const std::vector<SchedulerPhase>& phases() const { return recorder.phases; }
   SchedulerCounters counters() const { return group.Totals(); }
 
+  ChipConfig config;
   Recorder recorder;
   Signals signals;
-  trace::StreamHeader header;
-  ChipContext context;
+  RunFailure failure;
+  TaskTable tasks;
+  ReadyQueues ready;
+  TaskLifecycle lifecycle;
+  SchedulerEnv env;
   SchedulerGroup group;
   std::vector<std::unique_ptr<SchedulerThread>> threads;
 };

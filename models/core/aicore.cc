@@ -5,13 +5,13 @@
 namespace pto {
 
 AiCore::AiCore(sc_core::sc_module_name name, int id, CoreKind kind, int cluster,
-               ChipContext* context)
+               const AiCoreEnv& env)
     : sc_module(name),
       socket("socket"),
-      context_(context),
+      kernels_(env.kernels),
+      memory_(env.memory),
       phases_(id, kind, cluster,
-              CoreDeps{&context->config(), context->functional(), &context->tasks(),
-                       &context->observer(), &context->fatal(),
+              CoreDeps{env.config, env.functional, env.tasks, env.observer, env.failure,
                        /*host=*/this}) {
   SC_METHOD(Step);
   sensitive << wake_;
@@ -24,7 +24,7 @@ void AiCore::set_sync_fabric(SyncFabric* fabric) {
 }
 
 void AiCore::Step() {
-  context_->CountActivation();
+  ++activations_;
   phases_.Advance(Now());
 }
 
@@ -50,9 +50,8 @@ GmCompletion AiCore::Transport(const GmTransaction& transaction) {
 }
 
 bool AiCore::Contains(uint64_t addr, size_t size) const {
-  const MemoryImage& image = context_->memory();
   // Timing-only: no bytes exist; the executor's window checks still hold.
-  return !image.allocated() || image.Span(addr, size) != nullptr;
+  return !memory_->allocated() || memory_->Span(addr, size) != nullptr;
 }
 
 }  // namespace pto

@@ -4,13 +4,18 @@
 #include <cstdint>
 #include <utility>
 
-#include "absl/status/status.h"
-#include "models/aicpu/task.h"
+#include "absl/types/span.h"
+#include "models/base/chip_config.h"
+#include "models/base/ids.h"
+#include "models/base/run_failure.h"
 #include "models/base/sc_time.h"
-#include "models/chip_context.h"
+#include "models/base/time.h"
+#include "models/core/core_observer.h"
 #include "models/core/core_phases.h"
 #include "models/core/kernel_program.h"
+#include "models/core/task_port.h"
 #include "models/core/tile_executor.h"
+#include "models/gm/memory_image.h"
 #include "systemc"
 #include "tlm"
 #include "tlm_utils/simple_initiator_socket.h"
@@ -18,6 +23,17 @@
 namespace pto {
 
 class AiCore;
+
+// What an AiCore is wired to besides its socket; everything outlives it.
+struct AiCoreEnv {
+  const ChipConfig* config = nullptr;
+  bool functional = false;  // GM holds real bytes and kernels compute
+  absl::Span<const CompiledKernel> kernels;
+  const MemoryImage* memory = nullptr;  // which addresses a kernel may touch
+  TaskPort* tasks = nullptr;
+  CoreObserver* observer = nullptr;
+  RunFailure* failure = nullptr;
+};
 
 // The barriers a core meets at a SYNCALL (the chip's FFTS block and soft
 // counters). The core arrives at `at`; the fabric calls
@@ -33,15 +49,15 @@ class SyncFabric {
 // dispatch slots, setup, execution, write-back, COND) are CorePhases'
 // (core_phases.h); the module turns the wakes CorePhases asks for into
 // notifications of one sc_event served by one SC_METHOD (no clock), carries
-// the data cache's GM transactions over its TLM socket and wires the core to
-// the chip: the kernels, the failure path and the sync fabric.
+// the data cache's GM transactions over its TLM socket and hands CorePhases
+// what the chip wired it to: the kernels, GM's extent and the sync fabric.
 class AiCore : public sc_core::sc_module, private CoreHost, private SyncallBarrier {
  public:
   SC_HAS_PROCESS(AiCore);
 
   tlm_utils::simple_initiator_socket<AiCore> socket;
 
-  AiCore(sc_core::sc_module_name name, int id, CoreKind kind, int cluster, ChipContext* context);
+  AiCore(sc_core::sc_module_name name, int id, CoreKind kind, int cluster, const AiCoreEnv& env);
 
   void set_owner(CoreOwner* owner) { phases_.set_owner(owner); }
   void set_sync_fabric(SyncFabric* fabric);
@@ -72,6 +88,8 @@ class AiCore : public sc_core::sc_module, private CoreHost, private SyncallBarri
   // This launch's counters, reset by BeginLaunch.
   const CoreCounters& counters() const { return phases_.counters(); }
   void BeginLaunch() { phases_.BeginLaunch(); }
+  // Its SC_METHOD's runs (pto_sim --engine-stats).
+  uint64_t activations() const { return activations_; }
 
   // The core's state, for tests.
   const CorePhases& phases() const { return phases_; }
@@ -79,10 +97,9 @@ class AiCore : public sc_core::sc_module, private CoreHost, private SyncallBarri
  private:
   // CoreHost.
   void WakeAt(TimePs at) override { wake_.notify(ScTime(at - Now())); }
-  const CompiledKernel& Kernel(int32_t id) const override { return context_->kernel(id); }
+  const CompiledKernel& Kernel(int32_t id) const override { return kernels_[id]; }
   GmCompletion Transport(const GmTransaction& transaction) override;
   bool Contains(uint64_t addr, size_t size) const override;
-  void Fail(absl::Status status) override { context_->Fail(std::move(status)); }
   // SyncallBarrier: the chip's fabric.
   void Arrive(TaskSeq task, const SyncallRequest& request, TimePs at) override {
     fabric_->ArriveAtSyncall(this, task, request, at);
@@ -91,8 +108,10 @@ class AiCore : public sc_core::sc_module, private CoreHost, private SyncallBarri
   void Step();
   TimePs Now() const { return NowPs(); }
 
-  ChipContext* context_;
+  absl::Span<const CompiledKernel> kernels_;
+  const MemoryImage* memory_;
   SyncFabric* fabric_ = nullptr;
+  uint64_t activations_ = 0;
   CorePhases phases_;
   sc_core::sc_event wake_;  // runs Step
 };

@@ -16,9 +16,12 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "models/base/run_failure.h"
 #include "models/base/sc_time.h"
-#include "models/chip_context.h"
+#include "models/core/core_observer.h"
+#include "models/core/testing/fake_task_port.h"
 #include "models/core/testing/kernel_builder.h"
+#include "models/gm/memory_image.h"
 #include "models/testing/systemc_test.h"
 #include "systemc"
 #include "tlm"
@@ -27,6 +30,8 @@
 namespace pto {
 namespace {
 
+using ::pto::core_testing::FakeTaskPort;
+using ::pto::core_testing::Matrix1x16;
 using ::pto::kernel_testing::C;
 using ::pto::kernel_testing::KernelBuilder;
 using ::pto::testing::CallAt;
@@ -121,43 +126,30 @@ std::vector<CompiledKernel> Kernels() {
   return kernels;
 }
 
-TaskArg Matrix1x16(uint64_t addr) {
-  TaskArg arg;
-  arg.is_tensor = true;
-  arg.view.base_addr = addr;
-  arg.view.dtype = trace::FP32;
-  arg.view.ndims = 2;
-  arg.view.shape[0] = 1;
-  arg.view.shape[1] = 16;
-  arg.view.strides[0] = 16;
-  arg.view.strides[1] = 1;
-  return arg;
-}
-
 // One AIV core of cluster 0 wired to a fake owner and fixed-delay GM, in a
-// timing-only run.
+// timing-only run. Its failure stops the simulation, as the chip's does.
 class CoreBench {
  public:
   explicit CoreBench(ChipConfig config, TimePs gm_read_ps = 0, TimePs gm_write_ps = 0)
-      : context_(std::move(config), header_, Kernels(), /*functional=*/false, &observer_),
+      : config_(std::move(config)),
+        kernels_(Kernels()),
+        failure_([](const absl::Status&) { sc_core::sc_stop(); }),
         gm_("gm", gm_read_ps, gm_write_ps),
-        core_("aiv0", /*id=*/0, CoreKind::kAiv, /*cluster=*/0, &context_) {
+        core_("aiv0", /*id=*/0, CoreKind::kAiv, /*cluster=*/0,
+              AiCoreEnv{&config_, /*functional=*/false, kernels_, &memory_, &tasks_, &observer_,
+                        &failure_}) {
     core_.socket.bind(gm_.socket);
     core_.set_owner(&owner_);
   }
 
-  TaskSeq AddTask(int32_t kernel, std::vector<TaskArg> args = {}) {
-    Task& task = context_.tasks().Create(context_.tasks().next_seq(), /*ring=*/0);
-    task.name = "task";
-    task.kernel = kernel;
-    task.args = std::move(args);
-    return task.seq;
+  TaskSeq AddTask(int32_t kernel, std::vector<BoundArg> args = {}) {
+    return tasks_.Add("task", kernel, std::move(args));
   }
   // Dispatches block 0 of `task` with register token `token` at `at`.
   void DispatchAt(TimePs at, TaskSeq task, uint32_t token) {
     BlockWork work;
     work.task = task;
-    work.kernel = context_.tasks().Find(task)->kernel;
+    work.kernel = tasks_.at(task).kernel;
     work.token = token;
     CallAt(at, [this, work] { core_.Dispatch(work, kPublish); });
   }
@@ -165,12 +157,15 @@ class CoreBench {
   AiCore& core() { return core_; }
   FixedDelayGm& gm() { return gm_; }
   const std::vector<Cond>& conds() const { return owner_.conds; }
-  const absl::Status& fatal() const { return context_.fatal(); }
+  const absl::Status& fatal() const { return failure_.status(); }
 
  private:
-  trace::StreamHeader header_;
-  RunObserver observer_;
-  ChipContext context_;
+  ChipConfig config_;
+  std::vector<CompiledKernel> kernels_;
+  MemoryImage memory_;  // timing-only: nothing allocated, every address allowed
+  FakeTaskPort tasks_;
+  CoreObserver observer_;
+  RunFailure failure_;
   FakeOwner owner_;
   FixedDelayGm gm_;
   AiCore core_;

@@ -32,7 +32,7 @@ pto_cc_test(kernel_exec_test
 add_library(pto_core_phases STATIC ${PTO_CORE_DIR}/core_phases.cc)
 target_include_directories(pto_core_phases PUBLIC ${PROJECT_SOURCE_DIR})
 target_link_libraries(pto_core_phases PUBLIC
-  pto_kernel_exec pto_gm_logic pto_runtime_logic absl::status absl::statusor absl::strings)
+  pto_base pto_kernel_exec pto_gm_logic pto_runtime_logic absl::status absl::statusor absl::strings)
 pto_cc_test(core_phases_test SOURCES ${PTO_CORE_DIR}/core_phases_test.cc DEPS pto_core_phases)
 
 if(PTO_BUILD_BENCHMARKS)

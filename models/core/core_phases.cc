@@ -108,7 +108,7 @@ const CoreInterval* CorePhases::IntervalOf(uint32_t token) const {
 void CorePhases::Advance(TimePs now) {
   now_ = now;
   wake_at_ = kNever;  // the wake that brought us here is spent
-  while (!events_.empty() && events_.front().at <= now && deps_.fatal->ok()) {
+  while (!events_.empty() && events_.front().at <= now && !deps_.failure->failed()) {
     std::pop_heap(events_.begin(), events_.end(), Later<Event>);
     const Event event = events_.back();
     events_.pop_back();
@@ -148,7 +148,7 @@ void CorePhases::Advance(TimePs now) {
       case EventKind::kSyncArrive:
         at_syncall_ = true;
         if (barrier_ == nullptr) {
-          deps_.host->Fail(absl::InternalError(
+          deps_.failure->Fail(absl::InternalError(
               absl::StrCat("core ", id_, ": SYNCALL reached but no barrier block is wired")));
           break;
         }
@@ -234,26 +234,7 @@ void CorePhases::Start() {
   current_.start = now_;
   WriteCond(running_.token, /*fin=*/false);
   if (counters_.first_kernel_start == kNever) counters_.first_kernel_start = current_.start;
-  Task* task = deps_.tasks->Find(running_.task);  // live until its last FIN
-  if (task->times.first_start == kNever) task->times.first_start = current_.start;
-
-  args_.clear();
-  for (const TaskArg& arg : task->args) {
-    if (arg.is_tensor) {
-      TensorBinding binding;
-      binding.gm_addr = arg.view.first_byte();
-      binding.dtype = arg.view.dtype;
-      binding.rank = arg.view.ndims;
-      for (int d = 0; d < arg.view.ndims; ++d) {
-        binding.shape[d] = arg.view.shape[d];
-        binding.strides[d] = arg.view.strides[d];
-      }
-      args_.push_back(BoundArg::Tensor(binding));
-    } else {
-      args_.push_back(arg.scalar_is_float ? BoundArg::Float(arg.scalar_f)
-                                          : BoundArg::Int(arg.scalar_i));
-    }
-  }
+  deps_.tasks->StartBlock(running_.task, current_.start, &args_);
   const BlockContext block{running_.block, running_.block_num, running_.subblock};
   const bool functional = deps_.functional && running_.executes_data;
   kernel_ = &deps_.host->Kernel(running_.kernel);
@@ -334,9 +315,8 @@ void CorePhases::FinishSegment(const absl::Status& executed) {
   const TimePs end = status.ok() ? SegmentEnd(&status) : 0;
   if (!status.ok() || !cache_.status().ok()) {
     const absl::Status& cause = status.ok() ? cache_.status() : status;
-    const Task* task = deps_.tasks->Find(running_.task);
-    deps_.host->Fail(absl::Status(
-        cause.code(), absl::StrCat("task '", task != nullptr ? task->name : "?", "' block ",
+    deps_.failure->Fail(absl::Status(
+        cause.code(), absl::StrCat("task '", deps_.tasks->Name(running_.task), "' block ",
                                    running_.block, " on core ", id_, ": ", cause.message())));
     return;
   }
@@ -393,9 +373,7 @@ void CorePhases::End() {
   current_.end = now_;
   counters_.last_kernel_end = std::max(counters_.last_kernel_end, current_.end);
   counters_.busy += current_.end - current_.start;
-  if (Task* task = deps_.tasks->Find(running_.task)) {
-    task->times.last_end = std::max(task->times.last_end, current_.end);
-  }
+  deps_.tasks->EndBlock(running_.task, current_.end);
   recent_[current_.reg_task_id % recent_.size()] = current_;
   const uint32_t finished_token = running_.token;
   running_assigned_ = false;
@@ -449,7 +427,7 @@ void CorePhases::GmBackend::Transport(bool write, uint64_t addr, void* data, siz
 }
 
 void CorePhases::GmBackend::FailAccess(bool write, uint64_t addr, size_t size) {
-  core_->deps_.host->Fail(absl::InternalError(
+  core_->deps_.failure->Fail(absl::InternalError(
       absl::StrCat("core ", core_->id_, ": GM ", write ? "write" : "read", " of ", size,
                    " bytes at 0x", absl::Hex(addr), " hit no tensor")));
 }

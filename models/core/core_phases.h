@@ -23,14 +23,15 @@
 #include "absl/base/attributes.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "models/aicpu/task.h"
-#include "models/aicpu/task_table.h"
 #include "models/base/chip_config.h"
-#include "models/chip_context.h"  // LaunchCounters and Ns() only
+#include "models/base/ids.h"
+#include "models/base/run_failure.h"
+#include "models/base/time.h"
 #include "models/core/access_recorder.h"
 #include "models/core/core_observer.h"
 #include "models/core/execution_profile.h"
 #include "models/core/kernel_program.h"
+#include "models/core/task_port.h"
 #include "models/core/tile_executor.h"
 #include "models/gm/data_cache.h"
 #include "models/gm/line_backend.h"
@@ -91,9 +92,9 @@ struct GmCompletion {
   bool ok = true;    // false: the transaction hit no tensor
 };
 
-// What a core reaches that belongs to the chip: its clock, the kernel table,
-// GM and the run's failure. The SystemC AiCore implements it over an
-// sc_event, ChipContext and its TLM socket; tests with fixed delays.
+// What a core reaches that belongs to the chip: its clock, the kernel table
+// and GM. The SystemC AiCore implements it over an sc_event, the chip's
+// kernels and its TLM socket; tests with fixed delays.
 class CoreHost {
  public:
   virtual ~CoreHost() = default;
@@ -106,8 +107,6 @@ class CoreHost {
   virtual GmCompletion Transport(const GmTransaction& transaction) = 0;
   // Whether a kernel may touch [addr, addr + size) (LineBackend::Contains).
   virtual bool Contains(uint64_t addr, size_t size) const = 0;
-  // A runtime fatal error: the first one ends the run.
-  virtual void Fail(absl::Status status) = 0;
 };
 
 // The barrier a core's block meets at a SYNCALL. The core arrives at `at`;
@@ -143,11 +142,11 @@ struct CoreCounters {
 // pointers must outlive the core.
 struct CoreDeps {
   const ChipConfig* config = nullptr;
-  bool functional = false;     // GM holds real bytes and kernels compute
-  TaskTable* tasks = nullptr;  // a running block's task: its args and times
+  bool functional = false;    // GM holds real bytes and kernels compute
+  TaskPort* tasks = nullptr;  // a running block's task: its args and times
   CoreObserver* observer = nullptr;
-  // The run's first fatal error: once it is set, the core handles no events.
-  const absl::Status* fatal = nullptr;
+  // Where the core's failures go; once one is set, the core handles no events.
+  RunFailure* failure = nullptr;
   CoreHost* host = nullptr;
 };
 

@@ -9,11 +9,14 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "models/core/testing/fake_task_port.h"
 #include "models/core/testing/kernel_builder.h"
 
 namespace pto {
 namespace {
 
+using ::pto::core_testing::FakeTaskPort;
+using ::pto::core_testing::Matrix1x16;
 using ::pto::kernel_testing::C;
 using ::pto::kernel_testing::KernelBuilder;
 using ::testing::ElementsAre;
@@ -45,7 +48,7 @@ class CorePhasesTest : public ::testing::Test, public CoreHost, public CoreOwner
  protected:
   enum KernelId : int32_t { kCost = 0, kSync = 1, kCopy = 2 };
 
-  CorePhasesTest() : tasks_([](Task&) {}) {
+  CorePhasesTest() {
     trace::Kernel cost;
     cost.set_name("cost");
     cost.set_core_type(trace::AIV);
@@ -81,9 +84,6 @@ class CorePhasesTest : public ::testing::Test, public CoreHost, public CoreOwner
     return GmCompletion{transaction.delay + (transaction.write ? gm_write_ps_ : gm_read_ps_), true};
   }
   bool Contains(uint64_t, size_t) const override { return true; }
-  void Fail(absl::Status status) override {
-    if (fatal_.ok()) fatal_ = std::move(status);
-  }
   // CoreOwner.
   void OnCondVisible(int core_id, CondValue value) override {
     EXPECT_EQ(core_id, core_->id());
@@ -99,7 +99,7 @@ class CorePhasesTest : public ::testing::Test, public CoreHost, public CoreOwner
       deps.functional = false;  // timing-only: the cache keeps no bytes
       deps.tasks = &tasks_;
       deps.observer = &observer_;
-      deps.fatal = &fatal_;
+      deps.failure = &failure_;
       deps.host = this;
       core_ = std::make_unique<CorePhases>(/*id=*/cluster, CoreKind::kAiv, cluster, deps);
       core_->set_owner(this);
@@ -107,19 +107,16 @@ class CorePhasesTest : public ::testing::Test, public CoreHost, public CoreOwner
     return *core_;
   }
 
-  TaskSeq AddTask(int32_t kernel, std::vector<TaskArg> args = {}) {
-    Task& task = tasks_.Create(tasks_.next_seq(), /*ring=*/0);
-    task.name = "t" + std::to_string(task.seq);
-    task.kernel = kernel;
-    task.args = std::move(args);
-    return task.seq;
+  TaskSeq AddTask(int32_t kernel, std::vector<BoundArg> args = {}) {
+    return tasks_.Add("t" + std::to_string(next_task_++), kernel, std::move(args));
   }
+  const absl::Status& fatal() const { return failure_.status(); }
 
   // Block 0 of `task`, with the per-core register token `token`.
   BlockWork WorkOf(TaskSeq task, uint32_t token, bool gated = false) {
     BlockWork work;
     work.task = task;
-    work.kernel = tasks_.Find(task)->kernel;
+    work.kernel = tasks_.at(task).kernel;
     work.token = token;
     work.gated = gated;
     return work;
@@ -135,34 +132,22 @@ class CorePhasesTest : public ::testing::Test, public CoreHost, public CoreOwner
   // Follows the core's wakes through `until` (the SystemC kernel stops at a
   // fatal error). With no bound, no event may be left without a wake.
   void RunUntil(TimePs until = kNever) {
-    while (wake_ != kNever && (until == kNever || wake_ <= until) && fatal_.ok()) {
+    while (wake_ != kNever && (until == kNever || wake_ <= until) && !failure_.failed()) {
       AdvanceTo(wake_);
     }
     if (until != kNever) {
       now_ = std::max(now_, until);
-    } else if (fatal_.ok()) {
+    } else if (!failure_.failed()) {
       EXPECT_EQ(core().next_event_at(), kNever) << "an event the core asked no wake for";
     }
   }
 
-  static TaskArg Matrix1x16(uint64_t addr) {
-    TaskArg arg;
-    arg.is_tensor = true;
-    arg.view.base_addr = addr;
-    arg.view.dtype = trace::FP32;
-    arg.view.ndims = 2;
-    arg.view.shape[0] = 1;
-    arg.view.shape[1] = 16;
-    arg.view.strides[0] = 16;
-    arg.view.strides[1] = 1;
-    return arg;
-  }
-
   ChipConfig config_;
   std::vector<CompiledKernel> kernels_;
-  TaskTable tasks_;
+  FakeTaskPort tasks_;
+  int next_task_ = 0;
   CoreObserver observer_;
-  absl::Status fatal_;
+  RunFailure failure_;
   TimePs wake_ = kNever;  // the pending wake
   int wake_calls_ = 0;
   TimePs gm_read_ps_ = 0;
@@ -213,8 +198,8 @@ TEST_F(CorePhasesTest, ColdIdleCoreStartsAfterDeliverySetupAndPrologue) {
   EXPECT_EQ(core().counters().first_kernel_start, Ns(1865));
   EXPECT_EQ(core().counters().last_kernel_end, Ns(3465));
   EXPECT_EQ(core().counters().busy, Ns(1600));
-  EXPECT_EQ(tasks_.Find(task)->times.first_start, Ns(1865));
-  EXPECT_EQ(tasks_.Find(task)->times.last_end, Ns(3465));
+  EXPECT_EQ(tasks_.at(task).first_start, Ns(1865));
+  EXPECT_EQ(tasks_.at(task).last_end, Ns(3465));
   EXPECT_EQ(core().phase(), CorePhases::Phase::kIdle);
 }
 
@@ -416,7 +401,7 @@ TEST_F(CorePhasesTest, SyncallWithoutABarrierFailsTheRun) {
   const TaskSeq task = AddTask(kSync);
   core().Dispatch(0, WorkOf(task, 1), kPublish);
   RunUntil();
-  EXPECT_THAT(fatal_.message(), HasSubstr("core 0: SYNCALL reached but no barrier block"));
+  EXPECT_THAT(fatal().message(), HasSubstr("core 0: SYNCALL reached but no barrier block"));
   EXPECT_EQ(core().IntervalOf(1), nullptr);
 }
 
@@ -452,7 +437,7 @@ TEST_F(CorePhasesTest, GmReadsStallTheKernelAndFinWaitsForTheWriteBack) {
 TEST_F(CorePhasesTest, AFailedRunHandlesNoMoreEvents) {
   const TaskSeq task = AddTask(kCost);
   core().Dispatch(0, WorkOf(task, 1), kPublish);
-  fatal_ = absl::InternalError("elsewhere");
+  failure_.Fail(absl::InternalError("elsewhere"));
   core().Advance(Ns(10'000));
   EXPECT_EQ(core().next_event_at(), Ns(945));
   EXPECT_EQ(core().phase(), CorePhases::Phase::kIdle);

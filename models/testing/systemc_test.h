@@ -10,8 +10,8 @@
 // elaborates anything:
 //
 //   PTO_SYSTEMC_TEST(AiCoreModuleTest, BlockEndsAtItsKernelTime) {
-//     ChipContext context(...);
-//     AiCore core("core", 0, CoreKind::kAiv, 0, &context);
+//     AiCoreEnv env = ...;                  // config, kernels, fakes
+//     AiCore core("core", 0, CoreKind::kAiv, 0, env);
 //     ...                                   // bind sockets, set owners
 //     pto::testing::CallAt(Ns(10), [&] { core.Dispatch(work, 0); });
 //     sc_core::sc_start();
