@@ -39,3 +39,17 @@ function(pto_sc_test name)
     PROPERTIES TIMEOUT 120 LABELS integration
     ENVIRONMENT SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1)
 endfunction()
+
+# pto_benchmark(NAME SOURCES a_benchmark.cc ... DEPS lib ...): a Google
+# Benchmark micro-benchmark (PTO_BUILD_BENCHMARKS), not a test.
+if(PTO_BUILD_BENCHMARKS)
+  find_package(benchmark REQUIRED)
+endif()
+function(pto_benchmark name)
+  if(NOT PTO_BUILD_BENCHMARKS)
+    return()
+  endif()
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
+  add_executable(${name} ${ARG_SOURCES})
+  target_link_libraries(${name} PRIVATE ${ARG_DEPS} benchmark::benchmark)
+endfunction()

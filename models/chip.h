@@ -107,8 +107,6 @@ class Chip : public sc_core::sc_module,
                        TimePs at) override;
 
   const Orchestrator& orchestrator() const { return *orchestrator_; }
-  const std::vector<std::unique_ptr<SchedulerThread>>& schedulers() const { return schedulers_; }
-  const std::vector<std::unique_ptr<AiCore>>& cores() const { return cores_; }
 
   // The run's first runtime fatal error (OK while there is none).
   const absl::Status& fatal() const { return failure_.status(); }

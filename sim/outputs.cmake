@@ -29,7 +29,7 @@ add_library(pto_outputs STATIC
 )
 target_include_directories(pto_outputs PUBLIC ${PROJECT_SOURCE_DIR})
 target_link_libraries(pto_outputs PUBLIC
-  pto_runtime_logic pto_dep_logic pto_trace_reader pto_common pto_stats_schema
+  pto_aicpu pto_trace_reader pto_common pto_stats_schema
   nlohmann_json::nlohmann_json absl::status absl::statusor absl::strings absl::str_format absl::span
   absl::flat_hash_map absl::flat_hash_set)
 
