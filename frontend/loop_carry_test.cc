@@ -259,7 +259,9 @@ TEST(LoopCarryTest, ANameReboundBeforeItIsReadAgainIsNotAValueThatCrossesTasks) 
                      "        pl.store(pl.add(s, 1.0), [0, 0], out)\n",
                      "k(a, out)\n"
                      "assert float(out[4, 0]) == 5.0\n"));
-  for (const TaskSummary& task : Summarize(t)[0].tasks) {
+  // Keep the summary alive: the loop would otherwise walk a destroyed temporary.
+  const auto launches = Summarize(t);
+  for (const TaskSummary& task : launches[0].tasks) {
     EXPECT_THAT(task.directions, testing::Not(testing::Contains(trace::OUTPUT)));
   }
 }
