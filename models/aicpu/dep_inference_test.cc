@@ -219,8 +219,8 @@ TEST_F(DepInferenceTest, ManualDepTensorSkipsLookupAndRegistrationButKeepsCreato
 }
 
 TEST_F(DepInferenceTest, ManualDepConsumerLosesItsRawEdge) {
-  // The seed's tensor_claim pitfall without deps=: the reader of a manual_dep
-  // tensor does not wait for its writers.
+  // A manual_dep tensor claimed without deps=: its reader does not wait for
+  // its writers (the runtime tracks no edges for manual_dep arguments).
   const TaskSeq alloc = Alloc();
   for (int i = 0; i < kN; ++i) Submit({Arg(Band(kScratch, i), trace::INOUT, alloc, true)});
   const TaskSeq reader = Submit({Arg(Whole(kScratch), trace::INPUT, alloc, true)});
