@@ -1,5 +1,6 @@
 #include "sim/unknown_fields.h"
 
+#include <memory>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -15,71 +16,110 @@ using google::protobuf::Message;
 using google::protobuf::OneofDescriptor;
 using google::protobuf::Reflection;
 
-// The message-typed fields of one type, in field order, and the oneofs
-// that have one among their members.
+// What the walk needs of one message type: its reflection, its
+// message-typed fields in field order (each with its type's plan) and the
+// oneofs that have one among their members. Built once per type; the walk
+// then makes no descriptor or reflection lookups of its own.
 struct Plan {
-  std::vector<const FieldDescriptor*> fields;
+  struct Field {
+    const FieldDescriptor* descriptor;
+    const OneofDescriptor* oneof;  // its real oneof, or null
+    struct Plan* type = nullptr;   // resolved on first use
+  };
+  const Descriptor* descriptor = nullptr;
+  const Reflection* reflection = nullptr;
+  std::vector<Field> fields;
   std::vector<const OneofDescriptor*> oneofs;
+  bool few_oneofs = true;
 };
 
-const Plan& PlanFor(const Descriptor* descriptor) {
-  // Per thread, so concurrent readers need no lock; a handful of types.
-  thread_local absl::flat_hash_map<const Descriptor*, Plan> plans;
-  auto [it, inserted] = plans.try_emplace(descriptor);
-  if (inserted) {
-    for (int f = 0; f < descriptor->field_count(); ++f) {
-      const FieldDescriptor* field = descriptor->field(f);
-      if (field->cpp_type() != FieldDescriptor::CPPTYPE_MESSAGE) continue;
-      it->second.fields.push_back(field);
-      const OneofDescriptor* oneof = field->real_containing_oneof();
-      std::vector<const OneofDescriptor*>& oneofs = it->second.oneofs;
-      if (oneof != nullptr && (oneofs.empty() || oneofs.back() != oneof)) oneofs.push_back(oneof);
+// Per thread, so concurrent readers need no lock; a handful of types.
+class Plans {
+ public:
+  Plan* For(const Descriptor* descriptor, const Reflection* reflection) {
+    std::unique_ptr<Plan>& plan = plans_[descriptor];
+    if (plan == nullptr) {
+      plan = std::make_unique<Plan>();
+      plan->descriptor = descriptor;
+      plan->reflection = reflection;
+      for (int f = 0; f < descriptor->field_count(); ++f) {
+        const FieldDescriptor* field = descriptor->field(f);
+        if (field->cpp_type() != FieldDescriptor::CPPTYPE_MESSAGE) continue;
+        const OneofDescriptor* oneof = field->real_containing_oneof();
+        plan->fields.push_back(Plan::Field{field, oneof});
+        if (oneof != nullptr && (plan->oneofs.empty() || plan->oneofs.back() != oneof)) {
+          plan->oneofs.push_back(oneof);
+        }
+      }
+      plan->few_oneofs = descriptor->oneof_decl_count() <= kMaxOneofs;
     }
+    return plan.get();
   }
-  return it->second;
-}
+  static constexpr int kMaxOneofs = 8;
 
-}  // namespace
+ private:
+  absl::flat_hash_map<const Descriptor*, std::unique_ptr<Plan>> plans_;
+};
 
-bool FindUnknownField(const Message& message, std::string* path) {
-  const Descriptor* descriptor = message.GetDescriptor();
-  const Reflection* reflection = message.GetReflection();
+bool Find(Plans& plans, const Message& message, Plan& plan, std::string* path) {
+  const Reflection* reflection = plan.reflection;
   const auto& unknown = reflection->GetUnknownFields(message);
   if (!unknown.empty()) {
     *path = absl::StrCat("<field number ", unknown.field(0).number(), ">");
     return true;
   }
-  const Plan& plan = PlanFor(descriptor);
   if (plan.fields.empty()) return false;
   // The set member of each oneof, asked once rather than once per member.
-  constexpr int kMaxOneofs = 8;
-  const FieldDescriptor* set_members[kMaxOneofs] = {};
-  const bool few_oneofs = descriptor->oneof_decl_count() <= kMaxOneofs;
-  if (few_oneofs) {
+  const FieldDescriptor* set_members[Plans::kMaxOneofs] = {};
+  if (plan.few_oneofs) {
     for (const OneofDescriptor* oneof : plan.oneofs) {
       set_members[oneof->index()] = reflection->GetOneofFieldDescriptor(message, oneof);
     }
   }
-  for (const FieldDescriptor* field : plan.fields) {
-    if (field->is_repeated()) {
-      const int n = reflection->FieldSize(message, field);
+  const auto type_of = [&](Plan::Field& field, const Message& nested) -> Plan& {
+    if (field.type == nullptr) {
+      field.type = plans.For(field.descriptor->message_type(), nested.GetReflection());
+    }
+    return *field.type;
+  };
+  for (Plan::Field& field : plan.fields) {
+    const FieldDescriptor* descriptor = field.descriptor;
+    if (descriptor->is_repeated()) {
+      const int n = reflection->FieldSize(message, descriptor);
       for (int i = 0; i < n; ++i) {
-        if (FindUnknownField(reflection->GetRepeatedMessage(message, field, i), path)) {
-          *path = absl::StrCat(field->name(), "[", i, "].", *path);
+        const Message& nested = reflection->GetRepeatedMessage(message, descriptor, i);
+        if (Find(plans, nested, type_of(field, nested), path)) {
+          *path = absl::StrCat(descriptor->name(), "[", i, "].", *path);
           return true;
         }
       }
       continue;
     }
-    const OneofDescriptor* oneof = field->real_containing_oneof();
-    const bool set = oneof != nullptr && few_oneofs ? set_members[oneof->index()] == field
-                                                    : reflection->HasField(message, field);
-    if (set && FindUnknownField(reflection->GetMessage(message, field), path)) {
-      *path = absl::StrCat(field->name(), ".", *path);
+    const bool set = field.oneof != nullptr && plan.few_oneofs
+                         ? set_members[field.oneof->index()] == descriptor
+                         : reflection->HasField(message, descriptor);
+    if (!set) continue;
+    const Message& nested = reflection->GetMessage(message, descriptor);
+    if (Find(plans, nested, type_of(field, nested), path)) {
+      *path = absl::StrCat(descriptor->name(), ".", *path);
       return true;
     }
   }
   return false;
+}
+
+}  // namespace
+
+bool FindUnknownField(const Message& message, std::string* path) {
+  thread_local Plans plans;
+  thread_local const Descriptor* last_descriptor = nullptr;
+  thread_local Plan* last_plan = nullptr;
+  const Descriptor* descriptor = message.GetDescriptor();
+  if (descriptor != last_descriptor) {
+    last_plan = plans.For(descriptor, message.GetReflection());
+    last_descriptor = descriptor;
+  }
+  return Find(plans, message, *last_plan, path);
 }
 
 }  // namespace pto
