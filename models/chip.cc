@@ -12,7 +12,11 @@ Chip::Chip(sc_core::sc_module_name name, const ChipSetup& setup)
       config_(*setup.config),
       observer_(setup.observer),
       listener_(setup.listener),
-      failure_([](const absl::Status&) { sc_core::sc_stop(); }),
+      calendar_process_("calendar", &calendar_),
+      failure_([this](const absl::Status&) {
+        calendar_.Stop();
+        sc_core::sc_stop();
+      }),
       tasks_([this](Task& task) { OnRetire(task); }),
       task_port_(&tasks_),
       lifecycle_(TaskLifecycle::Env{&tasks_, &ready_, this,
@@ -23,8 +27,8 @@ Chip::Chip(sc_core::sc_module_name name, const ChipSetup& setup)
   // resolution once a non-zero sc_time exists.
   UsePicosecondResolution();
   gm_ = std::make_unique<GlobalMemory>("gm", setup.memory, config_.gm);
-  const AiCoreEnv core_env{&config_,    setup.functional, setup.kernels, setup.memory,
-                           &task_port_, observer_,        &failure_};
+  const AiCoreEnv core_env{&config_,     &calendar_,  setup.functional, setup.kernels,
+                           setup.memory, &task_port_, observer_,        &failure_};
   const int clusters = static_cast<int>(config_.chip.clusters);
   for (int c = 0; c < clusters; ++c) {
     cores_.push_back(
@@ -42,9 +46,9 @@ Chip::Chip(sc_core::sc_module_name name, const ChipSetup& setup)
     core->set_sync_fabric(this);
   }
 
-  const SchedulerEnv scheduler_env{
-      &config_.aicpu, config_.core.dispatch_slots, &tasks_, &ready_, &lifecycle_, this, observer_,
-      &failure_};
+  const SchedulerEnv scheduler_env{&calendar_, &config_.aicpu, config_.core.dispatch_slots,
+                                   &tasks_,    &ready_,        &lifecycle_,
+                                   this,       observer_,      &failure_};
   const int threads = static_cast<int>(config_.aicpu.scheduler_threads);
   owner_of_core_.assign(cores_.size(), nullptr);
   for (int t = 0; t < threads; ++t) {
@@ -60,6 +64,7 @@ Chip::Chip(sc_core::sc_module_name name, const ChipSetup& setup)
     for (AiCore* core : owned) owner_of_core_[core->id()] = schedulers_.back().get();
   }
   OrchestratorEnv orchestrator_env;
+  orchestrator_env.calendar = &calendar_;
   orchestrator_env.config = &config_;
   for (const trace::Tensor& tensor : setup.header->tensors()) {
     orchestrator_env.tensors.push_back(&tensor);
@@ -81,13 +86,6 @@ void Chip::OnRetire(Task& task) {
   WakeOrchestrator();
   lifecycle_.OnRetired(task);
   observer_->OnTaskRetired(task);
-}
-
-uint64_t Chip::activations() const {
-  uint64_t total = orchestrator_->activations();
-  for (const auto& thread : schedulers_) total += thread->activations();
-  for (const auto& core : cores_) total += core->activations();
-  return total;
 }
 
 void CoreTotals::Add(CoreKind kind, const CoreCounters& core) {
@@ -128,7 +126,7 @@ void Chip::WakeSchedulers(TimePs visible_at) {
 void Chip::WakeOrchestrator() { orchestrator_->Wake(); }
 
 void Chip::RingDoorbell(int core, TaskSeq task, TimePs at) {
-  cores_[core]->RingDoorbell(task, at - NowPs());
+  cores_[core]->RingDoorbell(task, at - calendar_.now());
   owner_of_core_[core]->Ungate(core, task);
 }
 

@@ -20,6 +20,8 @@
 #include "models/aicpu/task_lifecycle.h"
 #include "models/aicpu/task_table.h"
 #include "models/aicpu/task_table_port.h"
+#include "models/base/calendar.h"
+#include "models/base/calendar_process.h"
 #include "models/base/chip_config.h"
 #include "models/base/run_failure.h"
 #include "models/core/aicore.h"
@@ -113,9 +115,10 @@ class Chip : public sc_core::sc_module,
   // Reports a failure outside the models (the listener's): the first one
   // ends the simulation.
   void Fail(absl::Status status) { failure_.Fail(std::move(status)); }
-  // SC_METHOD runs of every module: the simulation kernel's work, for
-  // benchmarks (--engine-stats).
-  uint64_t activations() const;
+  // The chip's calendar: its wakes, per component (--engine-stats).
+  const Calendar& calendar() const { return calendar_; }
+  // SystemC process runs: the simulation kernel's work (--engine-stats).
+  uint64_t activations() const { return calendar_process_.activations(); }
   // Why the run cannot finish, when the simulation ran out of events early:
   // the runtime's queues and, for cores stuck at a syncall, the barrier's
   // report (507018-style for the FFTS barrier).
@@ -132,6 +135,10 @@ class Chip : public sc_core::sc_module,
   const ChipConfig& config_;
   RunObserver* observer_;
   LaunchListener* listener_;
+  // Every component keeps its time on the one calendar (README, "How time
+  // advances"); its process is the chip's only SystemC process.
+  Calendar calendar_;
+  CalendarProcess calendar_process_;
   RunFailure failure_;
   TaskTable tasks_;
   ReadyQueues ready_;

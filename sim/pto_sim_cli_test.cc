@@ -199,14 +199,34 @@ TEST(PtoSimCliTest, EngineStatsCountTheKernelsWorkPerTask) {
   std::smatch m;
   ASSERT_TRUE(std::regex_search(
       run.cli.out, m,
-      std::regex(R"(engine: (\d+) process activations \(([\d.]+) per task\), (\d+) delta cycles)")))
+      std::regex(R"(engine: (\d+) process activations \(([\d.]+) per task\), (\d+) calendar )"
+                 R"(events \(([\d.]+) per task\), (\d+) delta cycles)")))
       << run.cli.out;
   const double activations = std::stod(m[1]);
+  const double events = std::stod(m[3]);
   const double tasks = run.stats["tasks"].get<double>();
-  // Each of the four blocks wakes its core at least to arrive, start and end.
-  EXPECT_GE(activations, 3 * run.stats["block_dispatches"].get<double>());
+  // Each of the four blocks wakes its core at least to arrive, start and
+  // end; the one SystemC process runs many of those wakes per activation.
+  EXPECT_GE(events, 3 * run.stats["block_dispatches"].get<double>());
+  EXPECT_NEAR(std::stod(m[4]), events / tasks, 0.01);
+  EXPECT_GE(activations, 1);
+  EXPECT_LT(activations, events);
   EXPECT_NEAR(std::stod(m[2]), activations / tasks, 0.01);
-  EXPECT_GT(std::stod(m[3]), 0);
+  EXPECT_GT(std::stod(m[5]), 0);
+  // The breakdown by component sums to the total.
+  std::smatch line;
+  const std::string out = run.cli.out;
+  ASSERT_TRUE(std::regex_search(
+      out, line, std::regex(R"(engine: calendar events per task by component:(( \w+ [\d.]+)+))")))
+      << out;
+  double sum = 0;
+  const std::string parts = line[1];
+  const std::regex part(R"( (\w+) ([\d.]+))");
+  for (auto it = std::sregex_iterator(parts.begin(), parts.end(), part);
+       it != std::sregex_iterator(); ++it) {
+    sum += std::stod((*it)[2]);
+  }
+  EXPECT_NEAR(sum, events / tasks, 0.05);
 }
 
 TEST(PtoSimCliTest, TimingOnlySkipsChecksButKeepsTheTiming) {

@@ -8,8 +8,10 @@
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <memory>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -409,11 +411,27 @@ nlohmann::json Session::Summary(const LaunchReport& report) const {
 void Session::PrintEngineStats() {
   const double tasks = static_cast<double>(std::max<uint64_t>(1, tasks_run_));
   const uint64_t activations = chip_->activations();
+  const Calendar& calendar = chip_->calendar();
   const uint64_t deltas = sc_core::sc_delta_count();
   out_ << absl::StrFormat(
-      "engine: %d process activations (%.2f per task), %d delta cycles (%.2f per task)\n",
-      activations, static_cast<double>(activations) / tasks, deltas,
-      static_cast<double>(deltas) / tasks);
+      "engine: %d process activations (%.2f per task), %d calendar events (%.2f per task), "
+      "%d delta cycles (%.2f per task)\n",
+      activations, static_cast<double>(activations) / tasks, calendar.events(),
+      static_cast<double>(calendar.events()) / tasks, deltas, static_cast<double>(deltas) / tasks);
+  // The calendar's events by kind of component: "chip.aic3" and "chip.aic7"
+  // are both "aic".
+  std::map<std::string, uint64_t> by_kind;
+  for (Calendar::ClientId id = 0; id < calendar.clients(); ++id) {
+    absl::string_view name = calendar.name(id);
+    name = name.substr(name.rfind('.') + 1);
+    while (!name.empty() && absl::ascii_isdigit(name.back())) name.remove_suffix(1);
+    by_kind[std::string(name)] += calendar.events(id);
+  }
+  out_ << "engine: calendar events per task by component:";
+  for (const auto& [kind, events] : by_kind) {
+    out_ << absl::StrFormat(" %s %.2f", kind, static_cast<double>(events) / tasks);
+  }
+  out_ << "\n";
 }
 
 void Session::PrintLaunch(const LaunchReport& report) {

@@ -6,11 +6,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "models/aicpu/task_lifecycle.h"
-#include "models/base/sc_time.h"
 
 namespace pto {
-Orchestrator::Orchestrator(sc_core::sc_module_name name, const OrchestratorEnv& env)
-    : sc_module(name),
+Orchestrator::Orchestrator(absl::string_view name, const OrchestratorEnv& env)
+    : calendar_(*env.calendar),
+      wake_(calendar_.Add(this, name)),
       config_(*env.config),
       tasks_(*env.tasks),
       deps_(*env.deps),
@@ -23,19 +23,15 @@ Orchestrator::Orchestrator(sc_core::sc_module_name name, const OrchestratorEnv& 
       rings_(env.ring_limits),
       submitter_(*env.config, env.tensors, *env.tasks, *env.deps),
       record_(google::protobuf::Arena::CreateMessage<trace::StreamRecord>(&arena_)) {
-  SC_METHOD(Step);
-  sensitive << wake_;
-  // Runs once at time zero to start reading the trace.
+  calendar_.WakeAt(wake_, 0);  // starts reading the trace
 }
-
-TimePs Orchestrator::Now() const { return NowPs(); }
 
 void Orchestrator::Wake() {
   // A pending publish has its own timed wake-up; an earlier notification
   // would override it.
   if (wait_ == Wait::kLaunchDrain || wait_ == Wait::kHostRead || wait_ == Wait::kRingSpace ||
       wait_ == Wait::kDepPool) {
-    wake_.notify(sc_core::SC_ZERO_TIME);
+    calendar_.WakeAt(wake_, Now());
   }
 }
 
@@ -64,8 +60,7 @@ std::string Orchestrator::WaitingFor() const {
   return "";
 }
 
-void Orchestrator::Step() {
-  ++activations_;
+void Orchestrator::OnWake(TimePs /*now*/) {
   if (done_ || failure_.failed()) return;
   switch (wait_) {
     case Wait::kPublish:
@@ -132,7 +127,7 @@ bool Orchestrator::Process() {
       lifecycle_.CompleteTask(task, Now() + cost);
       counters_.busy += cost;
       wait_ = Wait::kPublish;  // nothing to publish; just pay the time
-      wake_.notify(ScTime(cost));
+      calendar_.WakeAt(wake_, Now() + cost);
       return false;
     }
     case trace::StreamRecord::kSubmit:
@@ -237,7 +232,7 @@ void Orchestrator::HoldDepEntriesAndCharge() {
   counters_.busy += total;
   pending_publish_ = task.seq;
   wait_ = Wait::kPublish;
-  wake_.notify(ScTime(total));
+  calendar_.WakeAt(wake_, Now() + total);
 }
 
 void Orchestrator::BeginLaunch(const trace::LaunchBegin& begin) {

@@ -14,10 +14,10 @@
 #include "models/aicpu/submitter.h"
 #include "models/aicpu/task_lifecycle.h"
 #include "models/aicpu/task_table.h"
+#include "models/base/calendar.h"
 #include "models/base/chip_config.h"
 #include "models/base/run_failure.h"
 #include "proto/task_stream.pb.h"
-#include "systemc"
 
 namespace pto {
 
@@ -60,6 +60,7 @@ struct OrchestratorCounters {
 
 // What the orchestrator is wired to; everything outlives it.
 struct OrchestratorEnv {
+  Calendar* calendar = nullptr;               // keeps the orchestrator's time
   const ChipConfig* config = nullptr;         // submit costs, aicpu.alloc_ns
   std::vector<const trace::Tensor*> tensors;  // the header's, by id
   std::array<RingLimits, kNumRings> ring_limits;
@@ -76,31 +77,28 @@ struct OrchestratorEnv {
 // The AICPU orchestrator thread: it replays the launch records and owns their
 // time. The decisions are the plain classes': Submitter turns each record into
 // a wired task and says what it costs, RingPool admits it to its ring and
-// classifies a wait that can never end. The module streams the records,
+// classifies a wait that can never end. This class streams the records,
 // waits (for ring space, a host read, the end of a launch), charges the
-// costs on its own time, publishes tasks and notifies the observer and the
-// launch events.
-class Orchestrator : public sc_core::sc_module {
+// costs on its own time (the calendar's wakes), publishes tasks and notifies
+// the observer and the launch events. It starts at time zero.
+class Orchestrator : private Calendar::Client {
  public:
-  SC_HAS_PROCESS(Orchestrator);
-
-  Orchestrator(sc_core::sc_module_name name, const OrchestratorEnv& env);
+  Orchestrator(absl::string_view name, const OrchestratorEnv& env);
 
   void Wake();
   bool done() const { return done_; }
   // This launch's counters (reset when it begins) and ring statistics.
   const OrchestratorCounters& counters() const { return counters_; }
   const RingPool& rings() const { return rings_; }
-  // Its SC_METHOD's runs (pto_sim --engine-stats).
-  uint64_t activations() const { return activations_; }
   // Why the orchestrator is not done, for deadlock reports.
   std::string WaitingFor() const;
 
  private:
   enum class Wait { kNone, kPublish, kLaunchDrain, kHostRead, kRingSpace, kDepPool };
 
-  void Step();
-  TimePs Now() const;
+  // Calendar::Client: goes on with the records.
+  void OnWake(TimePs now) override;
+  TimePs Now() const { return calendar_.now(); }
   // Handles record_; returns false when the orchestrator must stop this
   // activation (it charged time, blocks, or failed).
   bool Process();
@@ -119,6 +117,8 @@ class Orchestrator : public sc_core::sc_module {
   void Publish(TaskSeq seq);
   void Fail(absl::Status status);
 
+  Calendar& calendar_;
+  Calendar::ClientId wake_;
   const ChipConfig& config_;
   TaskTable& tasks_;
   DependencyInference& deps_;
@@ -128,11 +128,9 @@ class Orchestrator : public sc_core::sc_module {
   RunFailure& failure_;
   RecordSource* source_;
   LaunchEvents* events_;
-  uint64_t activations_ = 0;
   OrchestratorCounters counters_;
   RingPool rings_;
   Submitter submitter_;
-  sc_core::sc_event wake_;
   // Records are parsed into an arena, reset every kRecordsPerArena records:
   // a heap message frees and reallocates its oneof payload on every parse.
   static constexpr int kRecordsPerArena = 1024;

@@ -4,8 +4,6 @@
 #include <memory>
 #include <utility>
 
-#include "models/base/sc_time.h"
-
 namespace pto {
 namespace {
 
@@ -44,11 +42,11 @@ SchedulerCounters& SchedulerCounters::operator+=(const SchedulerCounters& other)
   return *this;
 }
 
-SchedulerThread::SchedulerThread(sc_core::sc_module_name name, int index, const SchedulerEnv& env,
+SchedulerThread::SchedulerThread(absl::string_view name, int index, const SchedulerEnv& env,
                                  SchedulerGroup* group, std::vector<AiCore*> cores)
     : SchedulerThread(name, index, env, group, LinksTo(cores)) {}
 
-SchedulerThread::SchedulerThread(sc_core::sc_module_name name, int index, const SchedulerEnv& env,
+SchedulerThread::SchedulerThread(absl::string_view name, int index, const SchedulerEnv& env,
                                  SchedulerGroup* group, std::vector<ScheduledCore*> cores)
     : SchedulerThread(name, index, env, group, Cores{std::move(cores), {}}) {}
 
@@ -61,9 +59,10 @@ SchedulerThread::Cores SchedulerThread::LinksTo(const std::vector<AiCore*>& core
   return links;
 }
 
-SchedulerThread::SchedulerThread(sc_core::sc_module_name name, int index, const SchedulerEnv& env,
+SchedulerThread::SchedulerThread(absl::string_view name, int index, const SchedulerEnv& env,
                                  SchedulerGroup* group, Cores cores)
-    : sc_module(name),
+    : calendar_(*env.calendar),
+      wake_(calendar_.Add(this, name)),
       index_(index),
       aicpu_(*env.aicpu),
       tasks_(*env.tasks),
@@ -81,25 +80,38 @@ SchedulerThread::SchedulerThread(sc_core::sc_module_name name, int index, const 
     cores_[slots_.LocalOf(core->id())] = core;
     core->set_owner(this);
   }
-  SC_METHOD(Step);
-  sensitive << wake_;
-  dont_initialize();
 }
-
-TimePs SchedulerThread::Now() const { return NowPs(); }
 
 void SchedulerThread::Wake(TimePs visible_at) {
   if (!sleeping_) return;  // a busy thread loops again and will see it
-  const TimePs now = Now();
-  const TimePs at = std::max(visible_at, now);
-  if (wake_at_ != kNever && wake_at_ <= at) return;
-  wake_at_ = at;
-  wake_.notify(ScTime(at - now));
+  calendar_.WakeAt(wake_, std::max(visible_at, Now()));
 }
 
-void SchedulerThread::OnCondVisible(int core_id, CondValue value) {
-  slots_.SetVisible(slots_.LocalOf(core_id), CondReading{value.token, value.fin});
-  Wake(Now());
+void SchedulerThread::OnCondWritten(int core_id, CondValue value, TimePs visible_at) {
+  written_.push_back(
+      WrittenCond{visible_at, slots_.LocalOf(core_id), CondReading{value.token, value.fin}});
+  if (earliest_written_ == kNever || visible_at < earliest_written_) {
+    earliest_written_ = visible_at;
+  }
+  Wake(visible_at);
+}
+
+void SchedulerThread::RevealConds(TimePs now) {
+  if (earliest_written_ == kNever || earliest_written_ > now) return;
+  // Visible ones in the order written, which keeps each core's order; the
+  // rest stay.
+  size_t kept = 0;
+  TimePs earliest = kNever;
+  for (const WrittenCond& written : written_) {
+    if (written.visible_at <= now) {
+      slots_.SetVisible(written.local, written.value);
+      continue;
+    }
+    if (earliest == kNever || written.visible_at < earliest) earliest = written.visible_at;
+    written_[kept++] = written;
+  }
+  written_.resize(kept);
+  earliest_written_ = earliest;
 }
 
 void SchedulerThread::Ungate(int core_id, TaskSeq task) {
@@ -130,11 +142,9 @@ void SchedulerThread::EmitPhase(SchedulerPhaseKind kind, TimePs start, TimePs en
   observer_.OnSchedulerPhase(phase);
 }
 
-void SchedulerThread::Step() {
-  ++activations_;
-  const TimePs now = Now();
+void SchedulerThread::OnWake(TimePs now) {
   sleeping_ = false;
-  wake_at_ = kNever;
+  RevealConds(now);
   ++counters_.loops;
   TimePs cost = Ns(aicpu_.loop_overhead_ns);
   bool progressed = CompletePhase(now, &cost);
@@ -155,15 +165,16 @@ void SchedulerThread::Step() {
   if (failure_.failed()) return;
   if (progressed) {
     counters_.busy += cost;
-    wake_.notify(ScTime(std::max<TimePs>(cost, 1)));
+    calendar_.WakeAt(wake_, now + std::max<TimePs>(cost, 1));
     return;
   }
   // Nothing to do: sleep until a COND change or new work, or until queued
-  // work that is not visible yet becomes visible.
+  // work or a written COND value that is not visible yet becomes visible.
   --counters_.loops;  // an idle spin is not a recorded loop
   sleeping_ = true;
   const TimePs next = ready_.EarliestHead();
   if (next != kNever && next > now) Wake(next);
+  if (earliest_written_ != kNever) Wake(earliest_written_);
 }
 
 bool SchedulerThread::CompletePhase(TimePs now, TimePs* cost) {

@@ -6,6 +6,7 @@
 #include <memory>
 #include <vector>
 
+#include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "models/aicpu/aicpu_observer.h"
 #include "models/aicpu/core_slots.h"
@@ -14,10 +15,10 @@
 #include "models/aicpu/runtime_signals.h"
 #include "models/aicpu/task_lifecycle.h"
 #include "models/aicpu/task_table.h"
+#include "models/base/calendar.h"
 #include "models/base/chip_config.h"
 #include "models/base/run_failure.h"
 #include "models/core/aicore.h"
-#include "systemc"
 
 namespace pto {
 
@@ -41,6 +42,7 @@ struct SchedulerCounters {
 // What a scheduler thread is wired to besides its cores; everything outlives
 // it.
 struct SchedulerEnv {
+  Calendar* calendar = nullptr;        // keeps the thread's time
   const AicpuParams* aicpu = nullptr;  // the loop's and the dispatch's costs
   int64_t dispatch_slots = 2;          // core.dispatch_slots: >= 2 latches a pending block
   TaskTable* tasks = nullptr;
@@ -96,22 +98,20 @@ class AiCoreLink final : public ScheduledCore {
 // The decisions are CoreSlots' (what a COND value means, which slots are
 // free) and DispatchPlanner's (what goes where); this module applies them:
 // it dispatches to the cores, completes tasks, writes records and charges
-// time. Each loop iteration with work is one activation that charges its
+// time. Each loop iteration with work is one calendar wake that charges its
 // phases' costs; a thread with nothing to do sleeps until a COND change or
 // new work wakes it, so idle spinning costs no events.
-class SchedulerThread : public sc_core::sc_module, public CoreOwner, public DispatchSink {
+class SchedulerThread : public CoreOwner, public DispatchSink, private Calendar::Client {
  public:
-  SC_HAS_PROCESS(SchedulerThread);
-
-  SchedulerThread(sc_core::sc_module_name name, int index, const SchedulerEnv& env,
-                  SchedulerGroup* group, std::vector<AiCore*> cores);
+  SchedulerThread(absl::string_view name, int index, const SchedulerEnv& env, SchedulerGroup* group,
+                  std::vector<AiCore*> cores);
   // The same over cores the caller owns and keeps alive (a module test's fakes).
-  SchedulerThread(sc_core::sc_module_name name, int index, const SchedulerEnv& env,
-                  SchedulerGroup* group, std::vector<ScheduledCore*> cores);
+  SchedulerThread(absl::string_view name, int index, const SchedulerEnv& env, SchedulerGroup* group,
+                  std::vector<ScheduledCore*> cores);
 
   // Ready work appears at `visible_at` (>= now).
   void Wake(TimePs visible_at);
-  void OnCondVisible(int core_id, CondValue value) override;
+  void OnCondWritten(int core_id, CondValue value, TimePs visible_at) override;
   // The doorbell of the gated block of `task` on `core_id` has been rung:
   // poll the core again.
   void Ungate(int core_id, TaskSeq task);
@@ -122,8 +122,6 @@ class SchedulerThread : public sc_core::sc_module, public CoreOwner, public Disp
   // This launch's counters; the group's BeginLaunch resets them.
   const SchedulerCounters& counters() const { return counters_; }
   void BeginLaunch() { counters_ = SchedulerCounters{}; }
-  // Its SC_METHOD's runs (pto_sim --engine-stats).
-  uint64_t activations() const { return activations_; }
   // The sync_start drain: stage up to `blocks` gated blocks of `task` on
   // this thread's idle units; returns the blocks staged.
   int64_t StageCohort(Task& task, int64_t blocks, TimePs now, TimePs* cost);
@@ -140,8 +138,8 @@ class SchedulerThread : public sc_core::sc_module, public CoreOwner, public Disp
     std::vector<std::unique_ptr<ScheduledCore>> owned;
   };
   static Cores LinksTo(const std::vector<AiCore*>& cores);
-  SchedulerThread(sc_core::sc_module_name name, int index, const SchedulerEnv& env,
-                  SchedulerGroup* group, Cores cores);
+  SchedulerThread(absl::string_view name, int index, const SchedulerEnv& env, SchedulerGroup* group,
+                  Cores cores);
 
   // DispatchSink: the planner's decisions, applied as it makes them.
   void Place(const Placement& placement) override;
@@ -149,8 +147,9 @@ class SchedulerThread : public sc_core::sc_module, public CoreOwner, public Disp
   void FullyPublished(Task& task, TimePs at) override;
   void DrainNeeded(Task& task, TimePs at) override;
 
-  void Step();
-  TimePs Now() const;
+  // Calendar::Client: one loop iteration.
+  void OnWake(TimePs now) override;
+  TimePs Now() const { return calendar_.now(); }
   bool CompletePhase(TimePs now, TimePs* cost);
   bool DummyPhase(TimePs now, TimePs* cost);
   bool DispatchPhase(TimePs now, TimePs* cost);
@@ -159,10 +158,15 @@ class SchedulerThread : public sc_core::sc_module, public CoreOwner, public Disp
   void FinishSubtask(int local, const DispatchSlot& slot, TimePs when, TimePs* cost);
   void ChargeCompletion(const CompletionWork& work, TimePs* cost) const;
   void CountDispatches(const DispatchTally& tally);
+  // Makes the COND values written by `now` visible to the poll, in the order
+  // they became visible.
+  void RevealConds(TimePs now);
   void EmitPhase(SchedulerPhaseKind kind, TimePs start, TimePs end, uint32_t processed,
                  SchedulerPhase* extra = nullptr);
   std::array<uint32_t, 3> QueueDepths() const;
 
+  Calendar& calendar_;
+  Calendar::ClientId wake_;
   int index_;
   const AicpuParams& aicpu_;
   TaskTable& tasks_;
@@ -177,11 +181,18 @@ class SchedulerThread : public sc_core::sc_module, public CoreOwner, public Disp
   std::vector<ScheduledCore*> cores_;  // by CoreSlots' local index
   DispatchPlanner planner_;
   std::vector<TaskSeq> deferred_release_;
+  // COND values written but not yet visible, in the order written (a core's
+  // values become visible in that order), and the earliest visible time
+  // among them. A few per core at most.
+  struct WrittenCond {
+    TimePs visible_at;
+    int local;
+    CondReading value;
+  };
+  std::vector<WrittenCond> written_;
+  TimePs earliest_written_ = kNever;
   bool sleeping_ = true;
-  TimePs wake_at_ = kNever;
-  sc_core::sc_event wake_;
   SchedulerCounters counters_;
-  uint64_t activations_ = 0;
 };
 
 // The scheduler threads of one chip: what a thread needs to know about its

@@ -9,6 +9,7 @@
 #include <memory>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "models/base/sc_time.h"
 #include "models/testing/systemc_test.h"
@@ -18,6 +19,8 @@ namespace pto {
 namespace {
 
 using Lane = ReadyQueues::Lane;
+using ::pto::testing::TestCalendar;
+using ::pto::testing::TestNow;
 
 constexpr TimePs kNs = 1000;
 constexpr TimePs kLatency = 1000 * kNs;  // dispatch (or doorbell) to start
@@ -47,10 +50,10 @@ class FakeCore : public ScheduledCore {
   int cluster() const override { return cluster_; }
   void set_owner(CoreOwner* owner) override { owner_ = owner; }
   void Dispatch(const BlockWork& work, TimePs publish_delay) override {
-    dispatched.push_back({NowPs(), publish_delay, work});
+    dispatched.push_back({TestNow(), publish_delay, work});
     intervals_[work.token] =
         CoreInterval{id_, work.task, work.block, work.token, work.thread, work.dispatch};
-    const TimePs arrive = NowPs() + publish_delay + kLatency;
+    const TimePs arrive = TestNow() + publish_delay + kLatency;
     if (work.gated) {
       gated_[work.task] = work.token;
       prepared_at_ = arrive;
@@ -59,8 +62,8 @@ class FakeCore : public ScheduledCore {
     Start(work.token, arrive);
   }
   void RingDoorbell(TaskSeq task, TimePs delay) override {
-    doorbells.push_back({task, NowPs() + delay});
-    Start(gated_.at(task), NowPs() + delay + kLatency);
+    doorbells.push_back({task, TestNow() + delay});
+    Start(gated_.at(task), TestNow() + delay + kLatency);
   }
   TimePs gated_prepared_at() const override { return prepared_at_; }
   const CoreInterval* IntervalOf(uint32_t token) const override {
@@ -78,9 +81,8 @@ class FakeCore : public ScheduledCore {
     Write(start, CondValue{token, false});
     Write(start + kRun, CondValue{token, true});
   }
-  void Write(TimePs at, CondValue value) {
-    testing::CallAt(at, [this, value] { owner_->OnCondVisible(id_, value); });
-  }
+  // Told at once, visible at `at`, as a core tells its owner at the write.
+  void Write(TimePs at, CondValue value) { owner_->OnCondWritten(id_, value, at); }
 
   int id_;
   CoreKind kind_;
@@ -100,7 +102,7 @@ class Signals : public RuntimeSignals {
   }
   void WakeOrchestrator() override {}
   void RingDoorbell(int core, TaskSeq task, TimePs at) override {
-    cores.at(core)->RingDoorbell(task, at - NowPs());
+    cores.at(core)->RingDoorbell(task, at - TestNow());
     owners.at(core)->Ungate(core, task);
   }
 
@@ -124,16 +126,15 @@ struct Harness {
       : tasks([](Task&) {}),
         lifecycle(TaskLifecycle::Env{&tasks, &ready, &signals, /*memory=*/nullptr,
                                      Ns(config.aicpu.doorbell_ns)}),
-        env{&config.aicpu, config.core.dispatch_slots,
-            &tasks,        &ready,
-            &lifecycle,    &signals,
-            &recorder,     &failure},
+        env{&TestCalendar(), &config.aicpu, config.core.dispatch_slots,
+            &tasks,          &ready,        &lifecycle,
+            &signals,        &recorder,     &failure},
         group(&tasks, &lifecycle) {}
   // A thread over `cores`, which must outlive it.
   SchedulerThread& AddThread(std::vector<FakeCore*> cores) {
     const int index = static_cast<int>(threads.size());
     threads.push_back(
-        std::make_unique<SchedulerThread>(sc_core::sc_gen_unique_name("sched"), index, env, &group,
+        std::make_unique<SchedulerThread>(absl::StrCat("sched", index), index, env, &group,
                                           std::vector<ScheduledCore*>(cores.begin(), cores.end())));
     SchedulerThread* thread = threads.back().get();
     group.Add(thread);

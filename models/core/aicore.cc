@@ -1,5 +1,6 @@
 #include "models/core/aicore.h"
 
+#include "models/base/sc_time.h"
 #include "models/gm/global_memory.h"
 
 namespace pto {
@@ -10,22 +11,15 @@ AiCore::AiCore(sc_core::sc_module_name name, int id, CoreKind kind, int cluster,
       socket("socket"),
       kernels_(env.kernels),
       memory_(env.memory),
+      calendar_(*env.calendar),
+      wake_(calendar_.Add(this, sc_module::name())),
       phases_(id, kind, cluster,
               CoreDeps{env.config, env.functional, env.tasks, env.observer, env.failure,
-                       /*host=*/this}) {
-  SC_METHOD(Step);
-  sensitive << wake_;
-  dont_initialize();
-}
+                       /*host=*/this}) {}
 
 void AiCore::set_sync_fabric(SyncFabric* fabric) {
   fabric_ = fabric;
   phases_.set_barrier(fabric != nullptr ? this : nullptr);
-}
-
-void AiCore::Step() {
-  ++activations_;
-  phases_.Advance(Now());
 }
 
 GmCompletion AiCore::Transport(const GmTransaction& transaction) {
@@ -42,10 +36,13 @@ GmCompletion AiCore::Transport(const GmTransaction& transaction) {
     atomic.dtype = transaction.atomic_dtype;
     payload.set_extension(&atomic);
   }
-  sc_core::sc_time delay = ScTime(transaction.delay);
+  // Loosely timed: the delay counts from SystemC's time, which the calendar
+  // (the core's clock) runs ahead of by up to a quantum.
+  const TimePs lead = Now() - NowPs();
+  sc_core::sc_time delay = ScTime(lead + transaction.delay);
   socket->b_transport(payload, delay);
   if (is_atomic) payload.clear_extension(&atomic);
-  return GmCompletion{static_cast<TimePs>(delay.value()),
+  return GmCompletion{static_cast<TimePs>(delay.value()) - lead,
                       payload.get_response_status() == tlm::TLM_OK_RESPONSE};
 }
 

@@ -5,10 +5,10 @@
 #include <utility>
 
 #include "absl/types/span.h"
+#include "models/base/calendar.h"
 #include "models/base/chip_config.h"
 #include "models/base/ids.h"
 #include "models/base/run_failure.h"
-#include "models/base/sc_time.h"
 #include "models/base/time.h"
 #include "models/core/core_observer.h"
 #include "models/core/core_phases.h"
@@ -27,7 +27,8 @@ class AiCore;
 // What an AiCore is wired to besides its socket; everything outlives it.
 struct AiCoreEnv {
   const ChipConfig* config = nullptr;
-  bool functional = false;  // GM holds real bytes and kernels compute
+  Calendar* calendar = nullptr;  // keeps the core's time
+  bool functional = false;       // GM holds real bytes and kernels compute
   absl::Span<const CompiledKernel> kernels;
   const MemoryImage* memory = nullptr;  // which addresses a kernel may touch
   TaskPort* tasks = nullptr;
@@ -47,11 +48,14 @@ class SyncFabric {
 
 // An AICore (cube or vector) as a SystemC module. Its decisions (the two
 // dispatch slots, setup, execution, write-back, COND) are CorePhases'
-// (core_phases.h); the module turns the wakes CorePhases asks for into
-// notifications of one sc_event served by one SC_METHOD (no clock), carries
-// the data cache's GM transactions over its TLM socket and hands CorePhases
-// what the chip wired it to: the kernels, GM's extent and the sync fabric.
-class AiCore : public sc_core::sc_module, private CoreHost, private SyncallBarrier {
+// (core_phases.h); the module turns the wakes CorePhases asks for into the
+// chip calendar's wakes (no clock, no process of its own), carries the data
+// cache's GM transactions over its TLM socket and hands CorePhases what the
+// chip wired it to: the kernels, GM's extent and the sync fabric.
+class AiCore : public sc_core::sc_module,
+               private CoreHost,
+               private SyncallBarrier,
+               private Calendar::Client {
  public:
   SC_HAS_PROCESS(AiCore);
 
@@ -88,15 +92,13 @@ class AiCore : public sc_core::sc_module, private CoreHost, private SyncallBarri
   // This launch's counters, reset by BeginLaunch.
   const CoreCounters& counters() const { return phases_.counters(); }
   void BeginLaunch() { phases_.BeginLaunch(); }
-  // Its SC_METHOD's runs (pto_sim --engine-stats).
-  uint64_t activations() const { return activations_; }
 
   // The core's state, for tests.
   const CorePhases& phases() const { return phases_; }
 
  private:
   // CoreHost.
-  void WakeAt(TimePs at) override { wake_.notify(ScTime(at - Now())); }
+  void WakeAt(TimePs at) override { calendar_.WakeAt(wake_, at); }
   const CompiledKernel& Kernel(int32_t id) const override { return kernels_[id]; }
   GmCompletion Transport(const GmTransaction& transaction) override;
   bool Contains(uint64_t addr, size_t size) const override;
@@ -105,15 +107,16 @@ class AiCore : public sc_core::sc_module, private CoreHost, private SyncallBarri
     fabric_->ArriveAtSyncall(this, task, request, at);
   }
 
-  void Step();
-  TimePs Now() const { return NowPs(); }
+  // Calendar::Client.
+  void OnWake(TimePs now) override { phases_.Advance(now); }
+  TimePs Now() const { return calendar_.now(); }
 
   absl::Span<const CompiledKernel> kernels_;
   const MemoryImage* memory_;
   SyncFabric* fabric_ = nullptr;
-  uint64_t activations_ = 0;
+  Calendar& calendar_;
+  Calendar::ClientId wake_;
   CorePhases phases_;
-  sc_core::sc_event wake_;  // runs Step
 };
 
 }  // namespace pto

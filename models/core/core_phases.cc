@@ -43,8 +43,8 @@ CorePhases::CorePhases(int id, CoreKind kind, int cluster, const CoreDeps& deps)
   cache_.set_keeps_data(deps.functional);
 }
 
-void CorePhases::Schedule(TimePs at, EventKind kind, uint32_t token, CondValue cond) {
-  events_.push_back(Event{at, kind, token, cond});
+void CorePhases::Schedule(TimePs at, EventKind kind, uint32_t token) {
+  events_.push_back(Event{at, kind, token});
   std::push_heap(events_.begin(), events_.end(), Later<Event>);
   if (wake_at_ == kNever || at < wake_at_) {
     wake_at_ = at;
@@ -175,9 +175,6 @@ void CorePhases::Advance(TimePs now) {
       case EventKind::kEnd:
         if (WriteBackBeforeFin()) End();
         break;
-      case EventKind::kCondVisible:
-        owner_->OnCondVisible(id_, event.cond);
-        break;
       case EventKind::kRecordDone:
         phase_ = Phase::kIdle;
         if (pickup_after_record_) {
@@ -187,7 +184,8 @@ void CorePhases::Advance(TimePs now) {
         break;
     }
   }
-  if (!events_.empty()) {
+  // The next event, unless it was asked for while handling these.
+  if (!events_.empty() && events_.front().at != wake_at_) {
     wake_at_ = events_.front().at;
     deps_.host->WakeAt(wake_at_);
   }
@@ -225,8 +223,8 @@ void CorePhases::Receive(const BlockWork& work, bool pending_pickup) {
 }
 
 void CorePhases::WriteCond(uint32_t token, bool fin, TimePs delay) {
-  Schedule(now_ + delay + Ns(config_.aicpu.fin_to_visible_ns), EventKind::kCondVisible, 0,
-           CondValue{token, fin});
+  owner_->OnCondWritten(id_, CondValue{token, fin},
+                        now_ + delay + Ns(config_.aicpu.fin_to_visible_ns));
 }
 
 void CorePhases::Start() {

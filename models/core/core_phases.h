@@ -52,8 +52,10 @@ struct CondValue {
 class CoreOwner {
  public:
   virtual ~CoreOwner() = default;
-  // A new COND value became visible to the AICPU.
-  virtual void OnCondVisible(int core_id, CondValue value) = 0;
+  // The core wrote a new COND value; the AICPU sees it from `visible_at` on
+  // (the write plus the register's propagation, aicpu.fin_to_visible_ns).
+  // Told at the write, so the value's visibility costs the core no event.
+  virtual void OnCondWritten(int core_id, CondValue value, TimePs visible_at) = 0;
 };
 
 // One block of a task, as dispatched to one core.
@@ -218,14 +220,12 @@ class CorePhases {
     kSyncArrive,
     kSyncResume,
     kEnd,
-    kCondVisible,
     kRecordDone,  // profiled: the swimlane record is written back
   };
   struct Event {
     TimePs at;
     EventKind kind;
     uint32_t token;
-    CondValue cond;
   };
 
   // The data cache's backend: whole-line fills and write-backs (and atomic
@@ -269,7 +269,7 @@ class CorePhases {
     CorePhases* core_;
   };
 
-  void Schedule(TimePs at, EventKind kind, uint32_t token = 0, CondValue cond = {});
+  void Schedule(TimePs at, EventKind kind, uint32_t token = 0);
   // `pending_pickup`: the latched block taken right after the previous FIN
   // (its setup pays core.setup_ns; an idle core's pays core.idle_setup_ns).
   void Receive(const BlockWork& work, bool pending_pickup);
@@ -293,7 +293,8 @@ class CorePhases {
   // The block's GM traffic goes through the cache (functional or not: a
   // timing-only run makes the same accesses with junk bytes).
   bool UsesCache() const { return running_.executes_data; }
-  // The COND write happens `delay` from now; the AICPU sees it later still.
+  // The COND write happens `delay` from now; the AICPU sees it later still
+  // (the owner is told now).
   void WriteCond(uint32_t token, bool fin, TimePs delay = 0);
   // Tells the observer (the hazard detector) of the running block's dcci,
   // fence or syncall; only the lane that executes the block's data.

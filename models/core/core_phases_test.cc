@@ -85,9 +85,10 @@ class CorePhasesTest : public ::testing::Test, public CoreHost, public CoreOwner
   }
   bool Contains(uint64_t, size_t) const override { return true; }
   // CoreOwner.
-  void OnCondVisible(int core_id, CondValue value) override {
+  void OnCondWritten(int core_id, CondValue value, TimePs visible_at) override {
     EXPECT_EQ(core_id, core_->id());
-    conds_.push_back(Cond{now_, value.token, value.fin});
+    EXPECT_GE(visible_at, now_);
+    conds_.push_back(Cond{visible_at, value.token, value.fin});
     log_.push_back(std::string(value.fin ? "FIN " : "ACK ") + std::to_string(value.token));
   }
 
@@ -175,17 +176,18 @@ TEST_F(CorePhasesTest, ColdIdleCoreStartsAfterDeliverySetupAndPrologue) {
   AdvanceTo(Ns(945));
   EXPECT_EQ(wake_, Ns(1865));
   EXPECT_EQ(core().phase(), CorePhases::Phase::kSetup);
-  // The kernel starts: ACK visible 180 ns later; the end after the 400 ns
-  // prologue, 1000 ns of kernel and the 200 ns epilogue, at 3465.
+  // The kernel starts: the owner hears of the ACK at once, visible 180 ns
+  // later (no event of the core's); the end after the 400 ns prologue, 1000
+  // ns of kernel and the 200 ns epilogue, at 3465.
   AdvanceTo(Ns(1865));
-  EXPECT_EQ(wake_, Ns(2045));
+  EXPECT_EQ(wake_, Ns(3465));
   EXPECT_EQ(core().phase(), CorePhases::Phase::kRunning);
   EXPECT_EQ(core().current().start, Ns(1865));
-  AdvanceTo(Ns(2045));
-  EXPECT_EQ(wake_, Ns(3465));
+  EXPECT_THAT(conds_, ElementsAre(Cond{Ns(2045), 1, false}));
+  // The FIN is written at the end, visible 180 ns later: the core's last
+  // event is the end.
   AdvanceTo(Ns(3465));
-  EXPECT_EQ(wake_, Ns(3645));
-  RunUntil();
+  EXPECT_EQ(wake_, kNever);
 
   EXPECT_THAT(conds_, ElementsAre(Cond{Ns(2045), 1, false}, Cond{Ns(3645), 1, true}));
   const CoreInterval* interval = core().IntervalOf(1);
@@ -227,12 +229,12 @@ TEST_F(CorePhasesTest, PendingBlockStartsOneSwitchGapAfterTheFin) {
   const TaskSeq second = AddTask(kCost);
   core().Dispatch(0, WorkOf(first, 1), kPublish);
   RunUntil(Ns(2000));
-  // Latched while the first runs; a warm delivery at 2000 + 5 + 140, after
-  // the pending wake for the ACK (2045): no new wake.
+  // Latched while the first runs; a warm delivery at 2000 + 5 + 140, before
+  // the pending wake for the first's end (3465): one new wake.
   const int wakes = wake_calls_;
   core().Dispatch(now_, WorkOf(second, 2), kPublish);
-  EXPECT_EQ(wake_calls_, wakes);
-  EXPECT_EQ(wake_, Ns(2045));
+  EXPECT_EQ(wake_calls_, wakes + 1);
+  EXPECT_EQ(wake_, Ns(2145));
   EXPECT_TRUE(core().has_pending());
   RunUntil();
   // The first ends at 3465; the pending pickup's setup is core.setup_ns
@@ -383,18 +385,17 @@ TEST_F(CorePhasesTest, ReleaseDuringTheCoresOwnArrivalWakesIt) {
   EXPECT_EQ(core().IntervalOf(1)->end, Ns(2565));
 }
 
-TEST_F(CorePhasesTest, WakeIsAskedWhenTheEventIsScheduledNotAfterTheStep) {
-  // With COND visible at once, the ACK is scheduled and handled within the
-  // step that starts the kernel. The wake it asks for must still precede the
-  // report, as in the SystemC kernel the core's notification then comes
-  // before the one the owner makes when it sees the ACK.
+TEST_F(CorePhasesTest, TheOwnerHearsOfACondValueAtTheWriteAndAsksOnceForTheNextEvent) {
+  // The step that starts the kernel tells the owner of the ACK (visible at
+  // once here), then asks once for its one next event, the block's end.
   config_.aicpu.fin_to_visible_ns = 0;
   const TaskSeq task = AddTask(kCost);
   core().Dispatch(0, WorkOf(task, 1), kPublish);
   RunUntil(Ns(945));
   log_.clear();
   AdvanceTo(Ns(1865));  // the setup ends: the kernel starts
-  EXPECT_THAT(log_, ElementsAre("wake 1865000", "ACK 1", "wake 3465000"));
+  EXPECT_THAT(log_, ElementsAre("ACK 1", "wake 3465000"));
+  EXPECT_THAT(conds_, ElementsAre(Cond{Ns(1865), 1, false}));
 }
 
 TEST_F(CorePhasesTest, SyncallWithoutABarrierFailsTheRun) {

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "gtest/gtest-spi.h"
+#include "models/base/calendar_process.h"
 #include "models/base/sc_time.h"
 #include "systemc"
 
@@ -28,9 +29,12 @@ struct Child {
   int fd = -1;
   ::testing::TestPartResultArray results;
   std::vector<std::string> allowed_warnings;
-  // CallAt's events and functions, alive until the child exits.
-  struct Call {
-    sc_core::sc_event event;
+  // The modules' calendar and its process, made on first use.
+  std::unique_ptr<Calendar> calendar;
+  std::unique_ptr<CalendarProcess> process;
+  // CallAt's functions: calendar clients, alive until the child exits.
+  struct Call : Calendar::Client {
+    void OnWake(TimePs /*now*/) override { fn(); }
     std::function<void()> fn;
   };
   std::vector<std::unique_ptr<Call>> calls;
@@ -224,12 +228,28 @@ void AllowSystemCWarning(const std::string& msg_type) {
   child->allowed_warnings.push_back(msg_type);
 }
 
+Calendar& TestCalendar() {
+  if (child == nullptr) {
+    ADD_FAILURE() << "TestCalendar outside a PTO_SYSTEMC_TEST body";
+    static Calendar* orphan = new Calendar;  // never driven
+    return *orphan;
+  }
+  if (child->calendar == nullptr) {
+    child->calendar = std::make_unique<Calendar>();
+    child->process = std::make_unique<CalendarProcess>("pto_test_calendar", child->calendar.get());
+  }
+  return *child->calendar;
+}
+
+TimePs TestNow() { return TestCalendar().now(); }
+
 void CallAt(int64_t at_ps, std::function<void()> fn) {
   if (child == nullptr) {
     ADD_FAILURE() << "CallAt outside a PTO_SYSTEMC_TEST body";
     return;
   }
-  const TimePs now = NowPs();
+  Calendar& calendar = TestCalendar();
+  const TimePs now = calendar.now();
   if (at_ps < now) {
     ADD_FAILURE() << "CallAt(" << at_ps << " ps) in the past (now " << now << " ps)";
     return;
@@ -237,12 +257,7 @@ void CallAt(int64_t at_ps, std::function<void()> fn) {
   child->calls.push_back(std::make_unique<Child::Call>());
   Child::Call* call = child->calls.back().get();
   call->fn = std::move(fn);
-  sc_core::sc_spawn_options options;
-  options.spawn_method();
-  options.dont_initialize();
-  options.set_sensitivity(&call->event);
-  sc_core::sc_spawn([call] { call->fn(); }, sc_core::sc_gen_unique_name("pto_call_at"), &options);
-  call->event.notify(ScTime(at_ps - now));
+  calendar.WakeAt(calendar.Add(call, "pto_call_at"), at_ps);
 }
 
 }  // namespace pto::testing

@@ -13,6 +13,7 @@
 //     AiCoreEnv env = ...;                  // config, kernels, fakes
 //     AiCore core("core", 0, CoreKind::kAiv, 0, env);
 //     ...                                   // bind sockets, set owners
+//     env.calendar = &pto::testing::TestCalendar();
 //     pto::testing::CallAt(Ns(10), [&] { core.Dispatch(work, 0); });
 //     sc_core::sc_start();
 //     EXPECT_EQ(owner.fin_at, Ns(2045));    // gtest assertions as usual
@@ -43,6 +44,7 @@
 #include <string>
 
 #include "gtest/gtest.h"
+#include "models/base/calendar.h"
 
 namespace pto::testing {
 
@@ -59,9 +61,19 @@ void RunInFreshSimulation(const std::function<void()>& body,
 // "/OSCI/SystemC") are printed instead of failing the test.
 void AllowSystemCWarning(const std::string& msg_type);
 
+// Inside a body: the calendar the modules under test keep their time on
+// (models/base/calendar.h), driven by its CalendarProcess; made on first
+// use, which must come before sc_start. Pass it in the modules' envs.
+Calendar& TestCalendar();
+// The model's time: TestCalendar().now() (SystemC's lags it by up to a
+// quantum, as it does in the chip).
+TimePs TestNow();
+
 // Inside a body, before or during the simulation: calls `fn` at simulated
-// time `at_ps` (picoseconds, not before now) from a method process of its
-// own, so stimuli call module methods (Dispatch, Wake, ...) at a chosen time.
+// time `at_ps` (picoseconds, not before now) as a wake of the test
+// calendar, so stimuli call module methods (Dispatch, Wake, ...) at a
+// chosen time, ordered with the modules' own wakes (ties: first asked,
+// first run).
 void CallAt(int64_t at_ps, std::function<void()> fn);
 
 }  // namespace pto::testing

@@ -53,13 +53,14 @@ TEST(SystemCTestFixture, OneTestMayRunSeveralSimulations) {
 
 PTO_SYSTEMC_TEST(SystemCTestFixture, CallAtCallsAtTheGivenTime) {
   std::vector<int64_t> calls;
-  CallAt(7'000, [&] { calls.push_back(NowPs()); });
+  CallAt(7'000, [&] { calls.push_back(TestNow()); });
   CallAt(3'000, [&] {
-    calls.push_back(NowPs());
-    CallAt(4'000, [&] { calls.push_back(-NowPs()); });
+    calls.push_back(TestNow());
+    CallAt(4'000, [&] { calls.push_back(-TestNow()); });
+    CallAt(3'000, [&] { calls.push_back(TestNow() + 1); });  // now: after this call
   });
   sc_core::sc_start();
-  EXPECT_EQ(calls, std::vector<int64_t>({3'000, -4'000, 7'000}));
+  EXPECT_EQ(calls, std::vector<int64_t>({3'000, 3'001, -4'000, 7'000}));
 }
 
 // The chip's resolution (models/base/sc_time.h), set before the body runs:
