@@ -15,10 +15,12 @@ a side-by-side table, one row per build:
   wall s, user s   whole-process wall clock and user CPU time, best round by wall
   tasks/s          simulated tasks (the summary's `tasks`) / wall, and / user CPU
                    (the steadier figure on a shared machine)
-  events/task      SystemC process activations per simulated task, from
+  activations/task SystemC process activations per simulated task, from
                    `pto_sim --engine-stats` ("–" for a build without the flag)
+  calendar/task    the chip calendar's wakes (the model's own events) per task,
+                   from the same line ("–" for a build before the calendar)
   peak RSS MiB     peak resident set of the pto_sim process (getrusage of the child)
-  speed-up         REV wall / this tree's wall (> 1: this tree is faster)
+  speed-up         REV / this tree, by wall and by user CPU (> 1: this tree is faster)
 
 Workloads: stress_100k, stress_1m, stress_4m (tools/stress_trace.cc, seed 42;
 --timing-only --summary-only), stress_1m_out (the same with every output on,
@@ -82,6 +84,12 @@ def tasks_of(summary):
 def activations_per_task(summary):
     """SystemC process activations per task (--engine-stats), or None."""
     found = re.search(r"^engine: \d+ process activations \(([\d.]+) per task\)", summary, re.M)
+    return float(found.group(1)) if found else None
+
+
+def calendar_events_per_task(summary):
+    """The chip calendar's wakes per task (--engine-stats), or None."""
+    found = re.search(r"calendar events \(([\d.]+) per task\)", summary)
     return float(found.group(1)) if found else None
 
 
@@ -190,7 +198,8 @@ def main():
                     best = results.get((name, label))
                     if best is None or wall < best[0]:
                         results[(name, label)] = (wall, user, rss, tasks_of(summary),
-                                                  activations_per_task(summary))
+                                                  activations_per_task(summary),
+                                                  calendar_events_per_task(summary))
                     log(f"{name} on {label}: {wall:.2f} s wall, {user:.2f} s user, "
                         f"{rss / 1024:.0f} MiB")
         print_table(workloads, list(sims), results)
@@ -203,20 +212,24 @@ def main():
 
 def print_table(workloads, labels, results):
     """Best round by wall time; tasks/s from wall (and, steadier on a shared
-    machine, from user CPU); events = SystemC process activations per task."""
+    machine, from user CPU); SystemC activations and calendar wakes per task."""
     base, cur = labels
+
+    def per_task(value):
+        return f"{value:.2f}" if value is not None else "–"
+
     print(f"| workload | tasks | build | wall s | user s | tasks/s (wall) | tasks/s (user) "
-          f"| events/task | peak RSS MiB |")
-    print("| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+          f"| activations/task | calendar/task | peak RSS MiB |")
+    print("| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for name in workloads:
         for label in (base, cur):
-            wall, user, rss, tasks, events = results[(name, label)]
-            events_text = f"{events:.2f}" if events is not None else "–"
+            wall, user, rss, tasks, activations, calendar = results[(name, label)]
             print(f"| {name} | {tasks} | {label} | {wall:.2f} | {user:.2f} | {tasks / wall:,.0f} "
-                  f"| {tasks / max(user, 1e-9):,.0f} | {events_text} | {rss / 1024:.0f} |")
-        bw = results[(name, base)][0]
-        cw = results[(name, cur)][0]
-        print(f"| {name} | | speed-up (wall) | {bw / cw:.2f}x | | | | | |")
+                  f"| {tasks / max(user, 1e-9):,.0f} | {per_task(activations)} "
+                  f"| {per_task(calendar)} | {rss / 1024:.0f} |")
+        bw, bu = results[(name, base)][:2]
+        cw, cu = results[(name, cur)][:2]
+        print(f"| {name} | | speed-up | {bw / cw:.2f}x | {bu / max(cu, 1e-9):.2f}x | | | | | |")
 
 
 if __name__ == "__main__":
