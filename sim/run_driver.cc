@@ -532,7 +532,7 @@ absl::Status Session::WriteRunSummary() {
 
 std::string Session::DescribeProgress(double wall_seconds) const {
   std::string where = absl::StrFormat("at simulated time %.3f us, after %.1f s of wall time",
-                                      Us(NowPs()), wall_seconds);
+                                      Us(chip_->calendar().now()), wall_seconds);
   if (current_) {
     absl::StrAppendFormat(&where, ", in launch %d '%s' (%d tasks submitted, %d retired)",
                           current_->index, current_->name, observer_.submitted(),
@@ -614,9 +614,9 @@ int Session::Run() {
   if (int stopped = Simulate(); stopped != 0) return stopped;
   if (!chip.fatal().ok()) return Fail(chip.fatal(), ExitCodeFor(chip.fatal()));
   if (!chip.orchestrator().done()) {
-    return Fail(absl::DeadlineExceededError(absl::StrCat("simulated deadlock at ", Us(NowPs()),
-                                                         " us: nothing left to happen, but ",
-                                                         chip.DescribeStall())),
+    return Fail(absl::DeadlineExceededError(
+                    absl::StrCat("simulated deadlock at ", Us(chip.calendar().now()),
+                                 " us: nothing left to happen, but ", chip.DescribeStall())),
                 kExitRuntime);
   }
   if (current_) {
