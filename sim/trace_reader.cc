@@ -788,7 +788,7 @@ absl::Status TraceReader::ValidateRecord(const trace::StreamRecord& record) {
   }
 
   std::string unknown;
-  if (FindUnknownField(record, &unknown)) {
+  if (!SubmitRecordIsKnown(record) && FindUnknownField(record, &unknown)) {
     return RecordError(unknown, absl::StrCat("is not part of schema version ", kTaskStreamVersion,
                                              "; expected only known fields (was the trace "
                                              "written by a newer ptoc?)"));

@@ -110,6 +110,29 @@ bool Find(Plans& plans, const Message& message, Plan& plan, std::string* path) {
 
 }  // namespace
 
+bool SubmitRecordIsKnown(const trace::StreamRecord& record) {
+  // Generated messages keep their unknown fields out of reach of their own
+  // API; each type's reflection reads them without a lookup.
+  static const Reflection* const kRecord = trace::StreamRecord::GetReflection();
+  static const Reflection* const kSubmit = trace::Submit::GetReflection();
+  static const Reflection* const kArg = trace::Arg::GetReflection();
+  static const Reflection* const kTensor = trace::TensorArg::GetReflection();
+  static const Reflection* const kScalar = trace::ScalarArg::GetReflection();
+  static const Reflection* const kPredicate = trace::Predicate::GetReflection();
+  const auto known = [](const Reflection* type, const Message& message) {
+    return type->GetUnknownFields(message).empty();
+  };
+  if (!record.has_submit() || !known(kRecord, record)) return false;
+  const trace::Submit& submit = record.submit();
+  if (!known(kSubmit, submit)) return false;
+  for (const trace::Arg& arg : submit.args()) {
+    if (!known(kArg, arg)) return false;
+    if (arg.has_tensor() && !known(kTensor, arg.tensor())) return false;
+    if (arg.has_scalar() && !known(kScalar, arg.scalar())) return false;
+  }
+  return !submit.has_predicate() || known(kPredicate, submit.predicate());
+}
+
 bool FindUnknownField(const Message& message, std::string* path) {
   thread_local Plans plans;
   thread_local const Descriptor* last_descriptor = nullptr;

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "google/protobuf/message.h"
+#include "proto/task_stream.pb.h"
 
 namespace pto {
 
@@ -15,6 +16,15 @@ namespace pto {
 // listed once, a oneof is asked once for its set member, and nothing is
 // allocated unless a field is found.
 bool FindUnknownField(const google::protobuf::Message& message, std::string* path);
+
+// True when `record` is a submit and none of its messages (the record, the
+// submit, each arg with its tensor or scalar, the predicate) holds an
+// unknown field, asked of each through the generated accessors: the
+// reader's fast path for its commonest record, about a tenth of the cost of
+// the reflective walk. False otherwise; FindUnknownField then decides and
+// names the field. unknown_fields_test checks that these are every message
+// type a submit can hold.
+bool SubmitRecordIsKnown(const trace::StreamRecord& record);
 
 }  // namespace pto
 

@@ -1,5 +1,6 @@
 #include "sim/unknown_fields.h"
 
+#include <set>
 #include <string>
 
 #include "gtest/gtest.h"
@@ -63,6 +64,58 @@ TEST(FindUnknownFieldTest, AnswersEveryTypeItMeets) {
   EXPECT_FALSE(FindUnknownField(SubmitWithTwoArgs(), &path));
   ASSERT_TRUE(FindUnknownField(header, &path));
   EXPECT_EQ(path, "tensors[1].<field number 42>");
+}
+
+TEST(SubmitRecordIsKnownTest, AcceptsAKnownSubmitOnly) {
+  EXPECT_TRUE(SubmitRecordIsKnown(SubmitWithTwoArgs()));
+  trace::StreamRecord scope;
+  scope.mutable_scope_begin()->set_depth(1);
+  EXPECT_FALSE(SubmitRecordIsKnown(scope));  // not a submit: the walk decides
+}
+
+TEST(SubmitRecordIsKnownTest, SeesAnUnknownFieldInEveryMessageOfASubmit) {
+  using Mutate = google::protobuf::Message* (*)(trace::StreamRecord*);
+  const Mutate messages[] = {
+      [](trace::StreamRecord* r) -> google::protobuf::Message* { return r; },
+      [](trace::StreamRecord* r) -> google::protobuf::Message* { return r->mutable_submit(); },
+      [](trace::StreamRecord* r) -> google::protobuf::Message* {
+        return r->mutable_submit()->mutable_args(1);
+      },
+      [](trace::StreamRecord* r) -> google::protobuf::Message* {
+        return r->mutable_submit()->mutable_args(1)->mutable_tensor();
+      },
+      [](trace::StreamRecord* r) -> google::protobuf::Message* {
+        return r->mutable_submit()->add_args()->mutable_scalar();
+      },
+      [](trace::StreamRecord* r) -> google::protobuf::Message* {
+        return r->mutable_submit()->mutable_predicate();
+      },
+  };
+  for (const Mutate& message : messages) {
+    trace::StreamRecord record = SubmitWithTwoArgs();
+    AddUnknown(message(&record), 99);
+    EXPECT_FALSE(SubmitRecordIsKnown(record)) << record.DebugString();
+    std::string path;
+    EXPECT_TRUE(FindUnknownField(record, &path));
+  }
+}
+
+// The fast path asks the messages it knows a submit holds; a message-typed
+// field added to the schema must be added there too.
+void CollectMessageTypes(const google::protobuf::Descriptor* type, std::set<std::string>* names) {
+  if (!names->insert(type->full_name()).second) return;
+  for (int f = 0; f < type->field_count(); ++f) {
+    const google::protobuf::FieldDescriptor* field = type->field(f);
+    if (field->message_type() != nullptr) CollectMessageTypes(field->message_type(), names);
+  }
+}
+
+TEST(SubmitRecordIsKnownTest, CoversEveryMessageTypeASubmitCanHold) {
+  std::set<std::string> names;
+  CollectMessageTypes(trace::Submit::descriptor(), &names);
+  EXPECT_EQ(names,
+            (std::set<std::string>{"pto.trace.Submit", "pto.trace.Arg", "pto.trace.TensorArg",
+                                   "pto.trace.ScalarArg", "pto.trace.Predicate"}));
 }
 
 }  // namespace
