@@ -56,6 +56,17 @@ void Calendar::WakeAt(ClientId client, TimePs at) {
   if (slot.wake_at != kNever && slot.wake_at <= at) return;
   slot.wake_at = at;
   slot.key = (next_order_++ << kClientBits) | client;
+  if (client == on_top_) {
+    // The running client's spent entry is the top: reuse it.
+    on_top_ = kNoClient;
+    if (at == now_) {
+      Remove(0);
+    } else {
+      heap_[0] = Entry{at, slot.key};
+      SiftDown(0);
+      return;
+    }
+  }
   if (running_ && at == now_) {
     // The next delta of this step.
     if (slot.pos >= 0) Remove(static_cast<size_t>(slot.pos));
@@ -76,22 +87,42 @@ void Calendar::WakeAt(ClientId client, TimePs at) {
 
 void Calendar::Cancel(ClientId client) {
   Slot& slot = slots_[client];
-  if (slot.pos >= 0) Remove(static_cast<size_t>(slot.pos));
+  if (client == on_top_) {
+    on_top_ = kNoClient;
+    Remove(0);  // its spent entry
+  } else if (slot.pos >= 0) {
+    Remove(static_cast<size_t>(slot.pos));
+  }
   slot.pos = kNotPending;  // a delta entry of it is now stale
   slot.wake_at = kNever;
 }
 
-void Calendar::Run(const Entry& entry) {
-  const ClientId client = ClientOf(entry);
-  Slot& slot = slots_[client];
-  slot.wake_at = kNever;
-  slot.pos = kNotPending;
+void Calendar::Call(ClientId client, TimePs at) {
   ++counts_[client];
   ++events_;
-  now_ = entry.at;
-  // Not through `slot`: a client added by the callback may move it.
-  Client* callee = slot.client;
-  callee->OnWake(entry.at);
+  now_ = at;
+  slots_[client].client->OnWake(at);
+}
+
+void Calendar::RunTop() {
+  const Entry entry = heap_.front();
+  const ClientId client = ClientOf(entry);
+  slots_[client].wake_at = kNever;  // spent; its entry stays on top
+  on_top_ = client;
+  Call(client, entry.at);
+  if (on_top_ == client) {
+    // Not asked again: drop the spent entry (still on top: every other
+    // entry is later, or went to the delta).
+    on_top_ = kNoClient;
+    Remove(0);
+  }
+}
+
+void Calendar::RunDelta(const Entry& entry) {
+  Slot& slot = slots_[ClientOf(entry)];
+  slot.wake_at = kNever;
+  slot.pos = kNotPending;
+  Call(ClientOf(entry), entry.at);
 }
 
 uint64_t Calendar::RunUntil(TimePs until) {
@@ -104,18 +135,14 @@ uint64_t Calendar::RunUntil(TimePs until) {
     const TimePs step = heap_.front().at;
     // The step's first delta: every wake asked for earlier, first asked
     // first...
-    while (!stop_ && !heap_.empty() && heap_.front().at == step) {
-      const Entry entry = heap_.front();
-      Remove(0);
-      Run(entry);
-    }
+    while (!stop_ && !heap_.empty() && heap_.front().at == step) RunTop();
     // ...then the wakes asked for during it, delta by delta, each delta's
     // last asked first (as SystemC triggers a delta's notifications).
     while (!stop_ && !delta_.empty()) {
       current.swap(delta_);
       for (auto it = current.rbegin(); it != current.rend() && !stop_; ++it) {
         const Slot& slot = slots_[ClientOf(*it)];
-        if (slot.pos == kInDelta && slot.key == it->key) Run(*it);
+        if (slot.pos == kInDelta && slot.key == it->key) RunDelta(*it);
       }
       current.clear();
     }

@@ -106,6 +106,7 @@ class Calendar {
   // Where a client's pending wake is: a heap position, or one of these.
   static constexpr int32_t kNotPending = -1;
   static constexpr int32_t kInDelta = -2;
+  static constexpr ClientId kNoClient = ~ClientId{0};
   // What the run needs of a client, packed.
   struct Slot {
     Client* client = nullptr;
@@ -120,8 +121,13 @@ class Calendar {
   void SiftUp(size_t i);
   void SiftDown(size_t i);
   void Remove(size_t i);
-  // Runs the wake of `entry`, no longer pending.
-  void Run(const Entry& entry);
+  // Runs the wake of `entry`, the heap's top. The entry stays on top while
+  // the client runs: a client that asks for its next wake then (most do)
+  // replaces it with one sift-down instead of a pop and a push.
+  void RunTop();
+  // Runs the wake of a delta entry, no longer pending.
+  void RunDelta(const Entry& entry);
+  void Call(ClientId client, TimePs at);
 
   std::vector<Slot> slots_;
   std::vector<uint64_t> counts_;  // wakes run, by client
@@ -136,6 +142,8 @@ class Calendar {
   TimePs now_ = 0;
   bool running_ = false;
   bool stop_ = false;
+  // The client whose spent entry is still the heap's top while it runs.
+  ClientId on_top_ = kNoClient;
   Driver* driver_ = nullptr;
 };
 
