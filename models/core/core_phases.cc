@@ -73,7 +73,16 @@ void CorePhases::Dispatch(TimePs now, const BlockWork& work, TimePs publish_dela
       propagation += Ns(config_.core.cold_far_propagation_ns);
     }
   }
-  Schedule(now + publish_delay + propagation, EventKind::kArrive, work.token);
+  const TimePs arrive = now + publish_delay + propagation;
+  if (phase_ == Phase::kIdle && !has_pending_ && running_.token == work.token) {
+    // An idle core takes the block up as it arrives, and nothing can reach
+    // it before its setup ends but a doorbell (which a gated block counts
+    // either way): one event at the setup's end, the arrival recorded.
+    deferred_receive_at_ = arrive;
+    Schedule(arrive + SetupOf(work, /*pending_pickup=*/false), EventKind::kSetupDone);
+  } else {
+    Schedule(arrive, EventKind::kArrive, work.token);
+  }
   if (work.gated) {
     gated_prepared_at_ = now + publish_delay + propagation + Ns(config_.core.staged_setup_ns) +
                          (warmed_up_ ? 0 : Ns(config_.core.cold_start_ns));
@@ -123,6 +132,11 @@ void CorePhases::Advance(TimePs now) {
         }
         break;
       case EventKind::kSetupDone:
+        if (deferred_receive_at_ != kNever) {
+          const TimePs at = deferred_receive_at_;
+          deferred_receive_at_ = kNever;
+          BeginReceive(running_, at);
+        }
         if (running_.gated) {
           if (!doorbell_rung_) {
             phase_ = Phase::kGated;  // prepared; waits for the doorbell
@@ -191,16 +205,8 @@ void CorePhases::Advance(TimePs now) {
   }
 }
 
-void CorePhases::Receive(const BlockWork& work, bool pending_pickup) {
+TimePs CorePhases::SetupOf(const BlockWork& work, bool pending_pickup) const {
   const CoreParams& params = config_.core;
-  current_ = CoreInterval{};
-  current_.core = id_;
-  current_.task = work.task;
-  current_.block = work.block;
-  current_.reg_task_id = work.token;
-  current_.thread = work.thread;
-  current_.dispatch = work.dispatch;
-  current_.receive = now_;
   // The payload dcci costs little on a core that idled since its last task
   // and more right after a kernel (local setup in hw-native-sys/simpler@6ebaf771
   // docs/investigations/2026-06-aicore-cold-start-warmup.md and
@@ -208,10 +214,26 @@ void CorePhases::Receive(const BlockWork& work, bool pending_pickup) {
   TimePs setup = Ns(work.gated       ? params.staged_setup_ns
                     : pending_pickup ? params.setup_ns
                                      : params.idle_setup_ns);
-  if (!warmed_up_) {
-    setup += Ns(params.cold_start_ns);
-    warmed_up_ = true;
-  }
+  if (!warmed_up_) setup += Ns(params.cold_start_ns);
+  return setup;
+}
+
+void CorePhases::Receive(const BlockWork& work, bool pending_pickup) {
+  const TimePs setup = SetupOf(work, pending_pickup);
+  BeginReceive(work, now_);
+  Schedule(now_ + setup, EventKind::kSetupDone);
+}
+
+void CorePhases::BeginReceive(const BlockWork& work, TimePs at) {
+  current_ = CoreInterval{};
+  current_.core = id_;
+  current_.task = work.task;
+  current_.block = work.block;
+  current_.reg_task_id = work.token;
+  current_.thread = work.thread;
+  current_.dispatch = work.dispatch;
+  current_.receive = at;
+  warmed_up_ = true;
   doorbell_rung_ = work.doorbell_rung;
   phase_ = Phase::kSetup;
   // The runtime's pickup dcci: everything finished tasks published is
@@ -219,7 +241,6 @@ void CorePhases::Receive(const BlockWork& work, bool pending_pickup) {
   BeginSegment();
   cache_.OnTaskPickup();
   cache_.ClearWriteBacks();
-  Schedule(now_ + setup, EventKind::kSetupDone);
 }
 
 void CorePhases::WriteCond(uint32_t token, bool fin, TimePs delay) {

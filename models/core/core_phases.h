@@ -192,6 +192,8 @@ class CorePhases {
   int id() const { return id_; }
   CoreKind kind() const { return kind_; }
   int cluster() const { return cluster_; }
+  // An idle core's block is taken up when its setup ends (its arrival is
+  // recorded, CoreInterval::receive): until then the phase reads kIdle.
   Phase phase() const { return phase_; }
   // Whether a block is latched behind the running one.
   bool has_pending() const { return has_pending_; }
@@ -273,6 +275,10 @@ class CorePhases {
   // `pending_pickup`: the latched block taken right after the previous FIN
   // (its setup pays core.setup_ns; an idle core's pays core.idle_setup_ns).
   void Receive(const BlockWork& work, bool pending_pickup);
+  // The setup a block takes from its pickup to its start.
+  TimePs SetupOf(const BlockWork& work, bool pending_pickup) const;
+  // Takes `work` up, received at `at`: the setup phase begins.
+  void BeginReceive(const BlockWork& work, TimePs at);
   void Start();
   void End();
   // Times the executor's run that just returned: schedules the SYNCALL
@@ -318,6 +324,9 @@ class CorePhases {
   bool doorbell_rung_ = false;  // arrived before the core was ready for it
   bool warmed_up_ = false;
   bool delivered_before_ = false;  // a dispatch has reached this core
+  // An idle core's block arriving then: taken up when its setup ends (one
+  // event for both).
+  TimePs deferred_receive_at_ = kNever;
   TimePs gated_prepared_at_ = 0;
   bool pickup_after_record_ = false;  // profiled: take running_ at kRecordDone
   bool pickup_is_pending_ = false;    // ...and it was the latched pending block

@@ -168,14 +168,12 @@ class CorePhasesTest : public ::testing::Test, public CoreHost, public CoreOwner
 
 TEST_F(CorePhasesTest, ColdIdleCoreStartsAfterDeliverySetupAndPrologue) {
   const TaskSeq task = AddTask(kCost);
-  // Delivery: 5 publish + 140 propagation + 800 cold = 945 ns.
+  // Delivery: 5 publish + 140 propagation + 800 cold = 945 ns; then the
+  // setup of a cold idle core: 20 idle setup + 900 cold start. An idle
+  // core's arrival needs no event of its own: one wake, at the setup's end.
   core().Dispatch(0, WorkOf(task, 1), kPublish);
-  EXPECT_EQ(wake_, Ns(945));
-  EXPECT_EQ(core().phase(), CorePhases::Phase::kIdle);
-  // Setup of a cold idle core: 20 idle setup + 900 cold start.
-  AdvanceTo(Ns(945));
   EXPECT_EQ(wake_, Ns(1865));
-  EXPECT_EQ(core().phase(), CorePhases::Phase::kSetup);
+  EXPECT_EQ(core().phase(), CorePhases::Phase::kIdle);
   // The kernel starts: the owner hears of the ACK at once, visible 180 ns
   // later (no event of the core's); the end after the 400 ns prologue, 1000
   // ns of kernel and the 200 ns epilogue, at 3465.
@@ -219,8 +217,9 @@ TEST_F(CorePhasesTest, TheUpperHalfOfTheClustersGetsItsFirstDispatchLater) {
   const TaskSeq task = AddTask(kCost);
   // Cluster 12 of 24: 5 + 140 + 800 + 2400 far.
   core(/*cluster=*/12).Dispatch(0, WorkOf(task, 1), kPublish);
-  EXPECT_EQ(wake_, Ns(3345));
+  EXPECT_EQ(wake_, Ns(3345 + 920));
   RunUntil();
+  EXPECT_EQ(core().IntervalOf(1)->receive, Ns(3345));
   EXPECT_EQ(core().IntervalOf(1)->start, Ns(3345 + 920));
 }
 
@@ -296,10 +295,10 @@ TEST_F(CorePhasesTest, GatedBlockIsPreparedThenWaitsForItsDoorbell) {
 TEST_F(CorePhasesTest, DoorbellDuringSetupStartsTheBlockWhenPrepared) {
   const TaskSeq task = AddTask(kCost);
   core().Dispatch(0, WorkOf(task, 1, /*gated=*/true), kPublish);
-  RunUntil(Ns(1000));
-  EXPECT_EQ(core().phase(), CorePhases::Phase::kSetup);
-  core().RingDoorbell(now_, task, Ns(5));  // arrives at 1145
+  RunUntil(Ns(1000));                      // arrived at 945; prepared at 945 + 1356 + 900
+  core().RingDoorbell(now_, task, Ns(5));  // arrives at 1145, during the setup
   RunUntil();
+  EXPECT_EQ(core().IntervalOf(1)->receive, Ns(945));
   EXPECT_EQ(core().IntervalOf(1)->start, Ns(3201));
 }
 
@@ -440,7 +439,7 @@ TEST_F(CorePhasesTest, AFailedRunHandlesNoMoreEvents) {
   core().Dispatch(0, WorkOf(task, 1), kPublish);
   failure_.Fail(absl::InternalError("elsewhere"));
   core().Advance(Ns(10'000));
-  EXPECT_EQ(core().next_event_at(), Ns(945));
+  EXPECT_EQ(core().next_event_at(), Ns(1865));  // the arrival's setup end, unhandled
   EXPECT_EQ(core().phase(), CorePhases::Phase::kIdle);
 }
 
