@@ -18,6 +18,9 @@ using T = StatTotal;
 // analyses, the records, the checks and hazards. Meanings are a reader's: what
 // the number is and how it is measured.
 const std::vector<StatSpec>& Table() {
+  // A table, one key per entry: clang-format would put the fields of entries
+  // with an empty one on a line each.
+  // clang-format off
   static const auto* table = new std::vector<StatSpec>{
       // ---- identity
       {"launch", U::kCount, "0-based index of the launch in the trace"},
@@ -331,6 +334,7 @@ const std::vector<StatSpec>& Table() {
        "[core, task seq, block, \"cube\" | \"vector\", start_us, end_us] inside MIX blocks", {},
        {}, T::kNone, false, true},
   };
+  // clang-format on
   return *table;
 }
 
@@ -366,9 +370,9 @@ const std::vector<std::string>& StatMetricNames() {
     auto* out = new std::vector<std::string>();
     for (const char* name :
          {"makespan_us", "device_wall_us", "overhead_share", "critical_path_injected_us",
-          "aic_busy_share", "aiv_busy_share", "orchestrator_busy_us", "scheduler_busy_us",
-          "tasks", "task_dispatches", "block_dispatches", "predicated_skips",
-          "early_dispatched_blocks", "hazards", "checks_passed", "checks_failed"}) {
+          "aic_busy_share", "aiv_busy_share", "orchestrator_busy_us", "scheduler_busy_us", "tasks",
+          "task_dispatches", "block_dispatches", "predicated_skips", "early_dispatched_blocks",
+          "hazards", "checks_passed", "checks_failed"}) {
       out->emplace_back(name);
     }
     return out;

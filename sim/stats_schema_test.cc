@@ -4,9 +4,8 @@
 #include <set>
 #include <string>
 
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
-
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
 #include "sim/testing/generated_block.h"
 
 namespace pto {
@@ -37,8 +36,7 @@ TEST(StatsSchemaTest, PathsMetricsAndCompareRowsAreUnique) {
 TEST(StatsSchemaTest, TheKeysCodeReadsByNameAreInTheSchema) {
   for (absl::string_view key :
        {kStatMakespanUs, kStatDeviceWallUs, kStatAicBusyShare, kStatAivBusyShare,
-        kStatOrchestratorBusyUs, kStatSchedulerBusyUs, kStatOverheadAllUs,
-        kStatOverheadWindowUs}) {
+        kStatOrchestratorBusyUs, kStatSchedulerBusyUs, kStatOverheadAllUs, kStatOverheadWindowUs}) {
     EXPECT_NE(FindStat(key), nullptr) << key;
   }
   ASSERT_NE(FindMetric("aic_busy_share"), nullptr);
