@@ -77,7 +77,6 @@ class Calendar {
   // Runs every wake due at or before `until`, in order, including those
   // asked for while it runs. Returns how many ran.
   uint64_t RunUntil(TimePs until);
-  bool running() const { return running_; }
   // Ends the running RunUntil after the current wake (the run failed); the
   // pending wakes stay, and a later RunUntil runs them.
   void Stop() { stop_ = true; }

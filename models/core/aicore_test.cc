@@ -9,7 +9,6 @@
 
 #include "models/core/aicore.h"
 
-#include <ostream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -19,6 +18,7 @@
 #include "models/base/run_failure.h"
 #include "models/base/sc_time.h"
 #include "models/core/core_observer.h"
+#include "models/core/testing/cond_log.h"
 #include "models/core/testing/fake_task_port.h"
 #include "models/core/testing/kernel_builder.h"
 #include "models/gm/memory_image.h"
@@ -30,6 +30,7 @@
 namespace pto {
 namespace {
 
+using ::pto::core_testing::Cond;
 using ::pto::core_testing::FakeTaskPort;
 using ::pto::core_testing::Matrix1x16;
 using ::pto::kernel_testing::C;
@@ -40,18 +41,6 @@ using ::pto::testing::TestNow;
 using ::testing::ElementsAre;
 
 constexpr TimePs kPublish = 5'000;  // the scheduler's dispatch register write
-
-struct Cond {
-  TimePs at;
-  uint32_t token;
-  bool fin;
-  bool operator==(const Cond& other) const {
-    return at == other.at && token == other.token && fin == other.fin;
-  }
-};
-std::ostream& operator<<(std::ostream& os, const Cond& c) {
-  return os << (c.fin ? "FIN " : "ACK ") << c.token << " @" << c.at;
-}
 
 // The scheduler thread's side of COND: when each value became visible.
 class FakeOwner : public CoreOwner {

@@ -2,19 +2,20 @@
 
 #include <algorithm>
 #include <memory>
-#include <ostream>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "models/core/testing/cond_log.h"
 #include "models/core/testing/fake_task_port.h"
 #include "models/core/testing/kernel_builder.h"
 
 namespace pto {
 namespace {
 
+using ::pto::core_testing::Cond;
 using ::pto::core_testing::FakeTaskPort;
 using ::pto::core_testing::Matrix1x16;
 using ::pto::kernel_testing::C;
@@ -31,18 +32,6 @@ using ::testing::HasSubstr;
 //   profiling.timestamp_read_ns 100, profiling.record_writeback_ns 390.
 // The cost kernel runs 1650 cycles at 1.65 GHz: 1000 ns.
 constexpr TimePs kPublish = 5'000;  // the scheduler's dispatch register write, 5 ns
-
-struct Cond {
-  TimePs at;
-  uint32_t token;
-  bool fin;
-  bool operator==(const Cond& other) const {
-    return at == other.at && token == other.token && fin == other.fin;
-  }
-};
-std::ostream& operator<<(std::ostream& os, const Cond& c) {
-  return os << (c.fin ? "FIN " : "ACK ") << c.token << " @" << c.at;
-}
 
 class CorePhasesTest : public ::testing::Test, public CoreHost, public CoreOwner {
  protected:
