@@ -206,7 +206,8 @@ class BinarySource : public TraceReader::Source {
                                                             int64_t file_size,
                                                             trace::StreamHeader* header) {
     std::unique_ptr<BinarySource> source(new BinarySource(path, fd, file_size));
-    absl::StatusOr<bool> got = source->ReadDelimited(header, "header");
+    header->Clear();
+    absl::StatusOr<bool> got = source->ReadDelimited(header, kHeader);
     if (!got.ok()) return got.status();
     if (!*got) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -216,7 +217,18 @@ class BinarySource : public TraceReader::Source {
   }
 
   absl::StatusOr<bool> Read(trace::StreamRecord* record, int64_t index) override {
-    return ReadDelimited(record, absl::StrCat("record ", index));
+    // A submit the record already holds is cleared, not freed: merging the
+    // next submit into it reuses its fields' capacity, so a stream of submits
+    // parses without allocating. Any other kind replaces it as a parse would.
+    if (record->has_submit()) {
+      record->mutable_submit()->Clear();
+      if (!record->GetReflection()->GetUnknownFields(*record).empty()) {
+        record->GetReflection()->MutableUnknownFields(record)->Clear();
+      }
+    } else {
+      record->Clear();
+    }
+    return ReadDelimited(record, index);
   }
 
  private:
@@ -225,14 +237,23 @@ class BinarySource : public TraceReader::Source {
     stream_.SetCloseOnDelete(true);
   }
 
-  absl::StatusOr<bool> ReadDelimited(Message* message, const std::string& what) {
+  static constexpr int64_t kHeader = -1;
+
+  // What an error names: the header or "record N" (built only on failure).
+  static std::string What(int64_t index) {
+    return index == kHeader ? "header" : absl::StrCat("record ", index);
+  }
+
+  // Reads one length-delimited message and merges it into `message`, which
+  // the caller has cleared. `index` is the record's, or kHeader.
+  absl::StatusOr<bool> ReadDelimited(Message* message, int64_t index) {
     const int64_t offset = stream_.ByteCount();
     const void* data = nullptr;
     int size = 0;
     if (!stream_.Next(&data, &size)) {
       if (stream_.GetErrno() != 0) {
         return absl::DataLossError(absl::StrCat(
-            path_, ": ", what, " at byte offset ", offset,
+            path_, ": ", What(index), " at byte offset ", offset,
             ": read failed: ", std::strerror(stream_.GetErrno()), "; expected a readable file"));
       }
       return false;  // clean end of file
@@ -245,28 +266,28 @@ class BinarySource : public TraceReader::Source {
     uint64_t length = 0;
     if (!coded.ReadVarint64(&length)) {
       return absl::DataLossError(absl::StrCat(
-          path_, ": ", what, " at byte offset ", offset,
+          path_, ": ", What(index), " at byte offset ", offset,
           ": the length prefix is cut short or malformed; expected a varint byte count (the file "
           "is truncated or corrupt: regenerate it)"));
     }
     if (length > static_cast<uint64_t>(std::numeric_limits<int>::max())) {
       return absl::DataLossError(absl::StrCat(
-          path_, ": ", what, " at byte offset ", offset, ": declares ", length,
+          path_, ": ", What(index), " at byte offset ", offset, ": declares ", length,
           " bytes; expected less than 2 GiB, the most a protobuf message can hold (the file is "
           "corrupt or not a pto_sim trace)"));
     }
     const int64_t body_offset = offset + coded.CurrentPosition();
     if (file_size_ >= 0 && body_offset + static_cast<int64_t>(length) > file_size_) {
       return absl::DataLossError(absl::StrCat(
-          path_, ": ", what, " at byte offset ", offset, ": declares ", length, " bytes but only ",
-          file_size_ - body_offset,
+          path_, ": ", What(index), " at byte offset ", offset, ": declares ", length,
+          " bytes but only ", file_size_ - body_offset,
           " remain; expected the whole message (the file was cut short, e.g. a truncated copy or "
           "an interrupted write: regenerate it)"));
     }
     const CodedInputStream::Limit limit = coded.PushLimit(static_cast<int>(length));
-    if (!message->ParseFromCodedStream(&coded) || !coded.ConsumedEntireMessage()) {
+    if (!message->MergeFromCodedStream(&coded) || !coded.ConsumedEntireMessage()) {
       return absl::DataLossError(absl::StrCat(
-          path_, ": ", what, " at byte offset ", offset, ": its ", length,
+          path_, ": ", What(index), " at byte offset ", offset, ": its ", length,
           " bytes do not parse as a ", message->GetTypeName(),
           "; expected a serialized message (the file is corrupt or not a pto_sim trace)"));
     }
@@ -934,14 +955,15 @@ absl::Status TraceReader::CheckScopeEnd(const trace::ScopeEnd& end) {
   return absl::OkStatus();
 }
 
-absl::Status TraceReader::CheckScopeDepth(uint32_t depth, const std::string& field) const {
+absl::Status TraceReader::CheckScopeDepth(uint32_t depth, absl::string_view field) const {
   if (depth == scope_modes_.size()) return absl::OkStatus();
-  return RecordError(field, absl::StrCat("is ", depth, "; expected ", scope_modes_.size(),
-                                         " (the depth of the enclosing scope)"));
+  return RecordError(std::string(field),
+                     absl::StrCat("is ", depth, "; expected ", scope_modes_.size(),
+                                  " (the depth of the enclosing scope)"));
 }
 
 absl::Status TraceReader::CheckDeps(const google::protobuf::RepeatedField<uint32_t>& deps,
-                                    const std::string& field, int64_t index) const {
+                                    absl::string_view field, int64_t index) const {
   for (int i = 0; i < deps.size(); ++i) {
     if (static_cast<int64_t>(deps[i]) < index) continue;
     const std::string preceding =
@@ -956,26 +978,30 @@ absl::Status TraceReader::CheckDeps(const google::protobuf::RepeatedField<uint32
 }
 
 absl::Status TraceReader::CheckArgs(const google::protobuf::RepeatedPtrField<trace::Arg>& args,
-                                    const std::string& field) const {
+                                    absl::string_view field) const {
   for (int i = 0; i < args.size(); ++i) {
     const trace::Arg& arg = args[i];
-    const std::string path = absl::StrCat(field, "[", i, "]");
+    // Built only for an error: this runs for every argument of every task.
+    auto path = [field, i](absl::string_view suffix = "") {
+      return absl::StrCat(field, "[", i, "]", suffix);
+    };
     switch (arg.kind_case()) {
       case trace::Arg::KIND_NOT_SET:
-        return RecordError(path, "is neither tensor nor scalar; expected one of them");
+        return RecordError(path(), "is neither tensor nor scalar; expected one of them");
       case trace::Arg::kScalar:
         if (arg.scalar().value_case() == trace::ScalarArg::VALUE_NOT_SET) {
-          return RecordError(path + ".scalar", "has no value; expected i (integer) or f (float)");
+          return RecordError(path(".scalar"), "has no value; expected i (integer) or f (float)");
         }
         break;
       case trace::Arg::kTensor: {
         const trace::TensorArg& tensor_arg = arg.tensor();
-        absl::Status known = CheckTensorId(tensor_arg.tensor_id(), path + ".tensor.tensor_id");
-        if (!known.ok()) return known;
+        if (tensor_arg.tensor_id() >= static_cast<uint32_t>(header_.tensors_size())) {
+          return CheckTensorId(tensor_arg.tensor_id(), path(".tensor.tensor_id"));
+        }
         if (tensor_arg.direction() == trace::ARG_DIRECTION_UNSPECIFIED ||
             !trace::ArgDirection_IsValid(tensor_arg.direction())) {
           return RecordError(
-              path + ".tensor.direction",
+              path(".tensor.direction"),
               absl::StrCat("is ",
                            EnumName(trace::ArgDirection_descriptor(), tensor_arg.direction()),
                            " for ", TensorLabel(tensor_arg.tensor_id()),
@@ -984,8 +1010,8 @@ absl::Status TraceReader::CheckArgs(const google::protobuf::RepeatedPtrField<tra
         absl::StatusOr<TensorView> view =
             MakeView(header_.tensors(tensor_arg.tensor_id()), tensor_arg);
         if (!view.ok()) {
-          return RecordError(path + ".tensor", absl::StrCat(view.status().message(),
-                                                            "; expected a view inside the tensor"));
+          return RecordError(path(".tensor"), absl::StrCat(view.status().message(),
+                                                           "; expected a view inside the tensor"));
         }
         break;
       }

@@ -8,6 +8,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "proto/stream_version.h"
 #include "proto/task_stream.pb.h"
 
@@ -105,11 +106,11 @@ class TraceReader {
   absl::Status CheckCheck(const trace::Check& check) const;
   absl::Status CheckKernelSlots(const trace::Submit& submit) const;
   absl::Status CheckArgs(const google::protobuf::RepeatedPtrField<trace::Arg>& args,
-                         const std::string& field) const;
+                         absl::string_view field) const;
   absl::Status CheckArgsMatchParams(const trace::Submit& submit) const;
   absl::Status CheckDeps(const google::protobuf::RepeatedField<uint32_t>& deps,
-                         const std::string& field, int64_t index) const;
-  absl::Status CheckScopeDepth(uint32_t depth, const std::string& field) const;
+                         absl::string_view field, int64_t index) const;
+  absl::Status CheckScopeDepth(uint32_t depth, absl::string_view field) const;
   absl::Status CheckPredicate(const trace::Predicate& predicate) const;
   absl::Status CheckTensorId(uint32_t id, const std::string& field) const;
   absl::Status CheckInsideLaunch(const char* kind) const;

@@ -21,8 +21,7 @@ Orchestrator::Orchestrator(absl::string_view name, const OrchestratorEnv& env)
       source_(env.source),
       events_(env.events),
       rings_(env.ring_limits),
-      submitter_(*env.config, env.tensors, *env.tasks, *env.deps),
-      record_(google::protobuf::Arena::CreateMessage<trace::StreamRecord>(&arena_)) {
+      submitter_(*env.config, env.tensors, *env.tasks, *env.deps) {
   calendar_.WakeAt(wake_, 0);  // starts reading the trace
 }
 
@@ -85,12 +84,7 @@ void Orchestrator::OnWake(TimePs /*now*/) {
   if (wait_ != Wait::kRingSpace) wait_ = Wait::kNone;
   while (!failure_.failed()) {
     if (!have_record_) {
-      if (++records_on_arena_ > kRecordsPerArena) {
-        arena_.Reset();
-        record_ = google::protobuf::Arena::CreateMessage<trace::StreamRecord>(&arena_);
-        records_on_arena_ = 1;
-      }
-      absl::StatusOr<bool> more = source_->Next(record_);
+      absl::StatusOr<bool> more = source_->Next(&record_);
       // The source's error already names the record; Fail() would repeat it.
       if (!more.ok()) return failure_.Fail(more.status());
       if (!*more) {
@@ -104,20 +98,20 @@ void Orchestrator::OnWake(TimePs /*now*/) {
 }
 
 bool Orchestrator::Process() {
-  switch (record_->kind_case()) {
+  switch (record_.kind_case()) {
     case trace::StreamRecord::kLaunchBegin:
-      BeginLaunch(record_->launch_begin());
+      BeginLaunch(record_.launch_begin());
       break;
     case trace::StreamRecord::kScopeBegin:
-      submitter_.OpenScope(record_->scope_begin().mode(), record_->scope_begin().depth());
+      submitter_.OpenScope(record_.scope_begin().mode(), record_.scope_begin().depth());
       break;
     case trace::StreamRecord::kScopeEnd:
       submitter_.CloseScope();
       break;
     case trace::StreamRecord::kAlloc: {
-      if (!RingAdmits(submitter_.AllocHeapBytes(record_->alloc()))) return false;
+      if (!RingAdmits(submitter_.AllocHeapBytes(record_.alloc()))) return false;
       have_record_ = false;
-      Task& task = submitter_.Alloc(record_->alloc());
+      Task& task = submitter_.Alloc(record_.alloc());
       rings_.Enter(task);
       ++counters_.alloc_tasks;
       // Completed inline by the orchestrator: no scheduler work.
@@ -134,9 +128,9 @@ bool Orchestrator::Process() {
     case trace::StreamRecord::kDummy: {
       if (!RingAdmits(0)) return false;
       have_record_ = false;
-      const bool dummy = record_->has_dummy();
+      const bool dummy = record_.has_dummy();
       absl::StatusOr<Submission> submission =
-          dummy ? submitter_.SubmitDummy(record_->dummy()) : submitter_.Submit(record_->submit());
+          dummy ? submitter_.SubmitDummy(record_.dummy()) : submitter_.Submit(record_.submit());
       if (!submission.ok()) {
         Fail(submission.status());
         return false;
@@ -151,7 +145,7 @@ bool Orchestrator::Process() {
       return false;
     }
     case trace::StreamRecord::kHostRead:
-      host_read_ = record_->host_read();
+      host_read_ = record_.host_read();
       if (!submitter_.HostReadReady(host_read_)) {
         have_record_ = false;
         wait_ = Wait::kHostRead;
@@ -168,7 +162,7 @@ bool Orchestrator::Process() {
       EndLaunch();
       return true;
     case trace::StreamRecord::kCheck:
-      events_->OnCheck(record_->check());
+      events_->OnCheck(record_.check());
       break;
     case trace::StreamRecord::KIND_NOT_SET:
       Fail(absl::InvalidArgumentError("record has no kind"));

@@ -6,7 +6,6 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "google/protobuf/arena.h"
 #include "models/aicpu/aicpu_observer.h"
 #include "models/aicpu/dep_inference.h"
 #include "models/aicpu/ring_pool.h"
@@ -131,12 +130,9 @@ class Orchestrator : private Calendar::Client {
   OrchestratorCounters counters_;
   RingPool rings_;
   Submitter submitter_;
-  // Records are parsed into an arena, reset every kRecordsPerArena records:
-  // a heap message frees and reallocates its oneof payload on every parse.
-  static constexpr int kRecordsPerArena = 1024;
-  google::protobuf::Arena arena_;
-  trace::StreamRecord* record_;
-  int records_on_arena_ = 0;
+  // One record, reused: the binary source merges each submit into the last
+  // one's cleared fields, so steady-state parsing does not allocate.
+  trace::StreamRecord record_;
   bool have_record_ = false;  // record_ is read but not yet processed
   Wait wait_ = Wait::kNone;
   Submission submitting_;              // the submit waiting for its dep-list entries (kDepPool)
