@@ -21,7 +21,7 @@ constexpr int kWindow = 64;
 void BM_TaskTableStressShape(benchmark::State& state) {
   TaskTable table([](Task&) {});
   std::mt19937_64 random(42);
-  std::vector<TaskSeq> ready;
+  std::vector<Task*> ready;
   TaskSeq seq = 0;
   for (auto _ : state) {
     Task& task = table.Create(seq, 1);

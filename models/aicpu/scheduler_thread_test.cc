@@ -272,7 +272,7 @@ PTO_SYSTEMC_TEST(SchedulerThreadModuleTest, EarlyDispatchedConsumerWaitsForItsDo
   Task& consumer = chip.AddTask(TaskShape::kAiv, 1);
   consumer.fanin_pending = 1;
   consumer.early_waiting = 1;
-  producer.consumers.push_back(consumer.seq);
+  producer.consumers.push_back(&consumer);
   chip.Ready(producer);
   chip.WakeFirstThreadAt(0);
   sc_core::sc_start();

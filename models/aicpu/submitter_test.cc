@@ -69,7 +69,7 @@ class SubmitterTest : public ::testing::Test {
     return submission.ok() ? *submission : Submission{};
   }
   void Complete(Task& task) {
-    std::vector<TaskSeq> ready;
+    std::vector<Task*> ready;
     tasks_.Complete(task, &ready);
   }
 
@@ -244,8 +244,8 @@ TEST_F(SubmitterTest, WiringWaitsOnUnfinishedProducersAndRetainsCreatorsAndExpli
   EXPECT_EQ(t2.task->fanin_pending, 3);  // + the publish hold
   EXPECT_EQ(Submitter::DepListEntries(*t2.task), 2);
   EXPECT_EQ(t2.dep_entries_needed, 2);
-  EXPECT_THAT(t0.task->consumers, ElementsAre(t2.task->seq));
-  EXPECT_THAT(t1.task->consumers, ElementsAre(t2.task->seq));
+  EXPECT_THAT(t0.task->consumers, ElementsAre(t2.task));
+  EXPECT_THAT(t1.task->consumers, ElementsAre(t2.task));
   // The explicit edge retains t0; tensor-map edges only wait.
   EXPECT_EQ(t0.task->retain_pins, 1);
   EXPECT_EQ(t1.task->retain_pins, 0);

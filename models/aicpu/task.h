@@ -70,7 +70,10 @@ struct Task {
   // one hold the orchestrator releases when it publishes the task, so a task
   // never becomes ready half-submitted.
   int64_t fanin_pending = 1;
-  std::vector<TaskSeq> consumers;
+  // Consumers still waiting on this task. A consumer cannot complete (and so
+  // cannot retire) before this task does, so the pointers stay valid for as
+  // long as anything walks them (completion and early publication).
+  std::vector<Task*> consumers;
   int64_t producers = 0;  // unique producers wired at submit
   // Retention: producers this task pins (creator and explicit edges) until it
   // is released, and how many consumers pin this task. A pinned producer

@@ -57,7 +57,7 @@ CompletionWork TaskLifecycle::CompleteTask(Task& task, TimePs now) {
   ready_.clear();
   CompletionWork work;
   work.consumers = env_.tasks->Complete(task, &ready_);
-  for (TaskSeq seq : ready_) work.doorbells += RouteReady(*env_.tasks->Find(seq), now);
+  for (Task* consumer : ready_) work.doorbells += RouteReady(*consumer, now);
   env_.tasks->AdvanceWatermarks();
   return work;
 }
@@ -76,9 +76,7 @@ void TaskLifecycle::MaybeQueueEarly(Task& task, TimePs now) {
 void TaskLifecycle::OnFullyPublished(Task& producer, TimePs now) {
   producer.fully_published = true;
   if (!producer.allow_early_resolve) return;
-  for (TaskSeq seq : producer.consumers) {
-    Task* consumer = env_.tasks->Find(seq);
-    if (consumer == nullptr) continue;
+  for (Task* consumer : producer.consumers) {
     --consumer->early_waiting;
     MaybeQueueEarly(*consumer, now);
   }

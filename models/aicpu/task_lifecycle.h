@@ -85,7 +85,7 @@ class TaskLifecycle {
 
   Env env_;
   LifecycleCounters counters_;
-  std::vector<TaskSeq> ready_;  // reused by CompleteTask: completions allocate nothing
+  std::vector<Task*> ready_;  // reused by CompleteTask: completions allocate nothing
 };
 
 }  // namespace pto

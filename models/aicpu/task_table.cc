@@ -30,7 +30,7 @@ namespace {
 void ResetKeepingCapacity(Task& task) {
   std::string name = std::move(task.name);
   std::vector<TaskArg> args = std::move(task.args);
-  std::vector<TaskSeq> consumers = std::move(task.consumers);
+  std::vector<Task*> consumers = std::move(task.consumers);
   std::vector<Task*> retained = std::move(task.retained);
   std::vector<int32_t> staged_cores = std::move(task.staged_cores);
   task = Task{};
@@ -95,16 +95,16 @@ bool TaskTable::AddDependencyOnFound(Task* producer, Task& consumer, bool retain
     consumer.retained.push_back(producer);
   }
   if (producer->completed) return false;
-  producer->consumers.push_back(consumer.seq);
+  producer->consumers.push_back(&consumer);
   ++consumer.fanin_pending;
   return true;
 }
 
-size_t TaskTable::Complete(Task& task, std::vector<TaskSeq>* ready) {
+size_t TaskTable::Complete(Task& task, std::vector<Task*>* ready) {
   task.completed = true;
-  for (TaskSeq seq : task.consumers) {
-    Task* consumer = Find(seq);
-    if (consumer != nullptr && ReleaseFanin(*consumer)) ready->push_back(seq);
+  for (Task* consumer : task.consumers) {
+    assert(!consumer->completed && consumer->fanin_pending > 0);
+    if (ReleaseFanin(*consumer)) ready->push_back(consumer);
   }
   return task.consumers.size();
 }

@@ -57,7 +57,7 @@ class TaskTable {
 
   // Marks `task` completed and releases its consumers' fanin; appends those
   // that became ready to `ready`. Returns the number of consumers visited.
-  size_t Complete(Task& task, std::vector<TaskSeq>* ready);
+  size_t Complete(Task& task, std::vector<Task*>* ready);
 
   // The consumer's release (on_task_release): unpins its retained producers.
   void ReleaseConsumer(Task& consumer);

@@ -17,15 +17,15 @@ TEST(TaskTableTest, ConsumerBecomesReadyAfterProducerAndPublish) {
   EXPECT_TRUE(table.AddDependency(0, consumer, /*retain=*/false));
   EXPECT_FALSE(TaskTable::ReleaseFanin(consumer));  // still waits for task 0
 
-  std::vector<TaskSeq> ready;
+  std::vector<Task*> ready;
   EXPECT_EQ(table.Complete(*table.Find(0), &ready), 1u);
-  EXPECT_EQ(ready, std::vector<TaskSeq>{1});
+  EXPECT_EQ(ready, std::vector<Task*>{&consumer});
 }
 
 TEST(TaskTableTest, DependencyOnCompletedOrRetiredTaskIsSatisfied) {
   TaskTable table([](Task&) {});
   Task& producer = table.Create(0, 1);
-  std::vector<TaskSeq> ready;
+  std::vector<Task*> ready;
   table.Complete(producer, &ready);
   Task& consumer = table.Create(1, 1);
   EXPECT_FALSE(table.AddDependency(0, consumer, /*retain=*/false));
@@ -40,7 +40,7 @@ TEST(TaskTableTest, DependencyOnCompletedOrRetiredTaskIsSatisfied) {
 TEST(TaskTableTest, WatermarkStopsAtTheFirstUnreleasedTask) {
   std::vector<TaskSeq> retired;
   TaskTable table([&](Task& t) { retired.push_back(t.seq); });
-  std::vector<TaskSeq> ready;
+  std::vector<Task*> ready;
   for (TaskSeq s = 0; s < 3; ++s) table.Complete(table.Create(s, 1), &ready);
   table.ReleaseScope(0);
   table.ReleaseScope(2);
@@ -57,7 +57,7 @@ TEST(TaskTableTest, TasksFarApartInSequenceAreAllFoundAndRetire) {
   // live tasks share slots of the index (every 65 536th sequence number).
   std::vector<TaskSeq> retired;
   TaskTable table([&](Task& t) { retired.push_back(t.seq); });
-  std::vector<TaskSeq> ready;
+  std::vector<Task*> ready;
   Task& old = table.Create(0, 0);
   constexpr TaskSeq kLast = 200000;
   for (TaskSeq seq = 1; seq <= kLast; ++seq) {
@@ -123,7 +123,7 @@ TEST(ReadyQueuesTest, EntriesAreInvisibleUntilTheirPushCompletes) {
 TEST(TaskTableTest, RetainingConsumerPinsItsProducerUntilReleased) {
   std::vector<TaskSeq> retired;
   TaskTable table([&](Task& t) { retired.push_back(t.seq); });
-  std::vector<TaskSeq> ready;
+  std::vector<Task*> ready;
   Task& producer = table.Create(0, 1);
   table.Complete(producer, &ready);
   table.ReleaseScope(0);
@@ -142,7 +142,7 @@ TEST(TaskTableTest, RetainingConsumerPinsItsProducerUntilReleased) {
 TEST(TaskTableTest, ConsumerRetiresOnlyAfterItsOwnReleaseSoItsPinsAreNeverLost) {
   std::vector<TaskSeq> retired;
   TaskTable table([&](Task& t) { retired.push_back(t.seq); });
-  std::vector<TaskSeq> ready;
+  std::vector<Task*> ready;
   Task& producer = table.Create(0, 1);
   table.Complete(producer, &ready);
   table.ReleaseScope(0);
@@ -160,7 +160,7 @@ TEST(TaskTableTest, ConsumerRetiresOnlyAfterItsOwnReleaseSoItsPinsAreNeverLost) 
 TEST(TaskTableTest, RingsRetireIndependently) {
   std::vector<TaskSeq> retired;
   TaskTable table([&](Task& t) { retired.push_back(t.seq); });
-  std::vector<TaskSeq> ready;
+  std::vector<Task*> ready;
   table.Create(0, 0);  // an outer-scope task that stays live
   for (TaskSeq s = 1; s <= 3; ++s) {
     table.Complete(table.Create(s, 2), &ready);
