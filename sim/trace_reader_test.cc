@@ -16,6 +16,7 @@
 #include "common/trace_writer.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/text_format.h"
+#include "google/protobuf/util/message_differencer.h"
 #include "gtest/gtest.h"
 
 namespace pto {
@@ -372,6 +373,42 @@ TEST_F(TraceReaderTest, AcceptsMixSubmitPredicateDummyAllocAndNestedScopes) {
   t.records.push_back(Rec(R"pb(launch_end {})pb"));
   const absl::Status status = ReadBinary(t);
   EXPECT_TRUE(status.ok()) << status;
+}
+
+TEST_F(TraceReaderTest, ARecordReusedForTheNextSubmitKeepsNothingOfTheLast) {
+  // The binary source merges a submit into the previous one's cleared
+  // fields: a submit with fewer fields must not inherit any.
+  Trace t = ValidTrace();
+  t.records.insert(t.records.begin() + 3,
+                   {Rec(R"pb(submit {
+                               name: "rich"
+                               kernel_ids: [ -1, 3, 3 ]
+                               block_num: 4
+                               args { tensor { tensor_id: 0 direction: INPUT } }
+                               args { scalar { i: 3 } }
+                               deps: [ 0 ]
+                               predicate {
+                                 tensor_id: 3
+                                 indices: [ 1, 1 ]
+                                 op: GE
+                                 target: -3
+                               }
+                               scope_depth: 1
+                             })pb"),
+                    Rec(R"pb(submit {
+                               kernel_ids: [ 1, -1, -1 ]
+                               block_num: 1
+                               scope_depth: 1
+                             })pb")});
+  auto reader = TraceReader::Open(WriteBinary(t));
+  ASSERT_TRUE(reader.ok()) << reader.status();
+  trace::StreamRecord record;
+  for (const trace::StreamRecord& expected : t.records) {
+    absl::StatusOr<bool> got = (*reader)->Next(&record);
+    ASSERT_TRUE(got.ok() && *got) << got.status();
+    EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(record, expected))
+        << "read " << record.ShortDebugString() << "\nwrote " << expected.ShortDebugString();
+  }
 }
 
 // ---------------------------------------------------------------------------
