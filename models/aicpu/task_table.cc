@@ -49,7 +49,14 @@ void ResetKeepingCapacity(Task& task) {
 }  // namespace
 
 Task& TaskTable::Allocate() {
-  if (free_.empty()) return storage_.emplace_back();
+  if (free_.empty()) {
+    // Tasks are reused and keep their vectors' capacity; starting them with
+    // room for a typical fan-out spares the first few growths.
+    Task& fresh = storage_.emplace_back();
+    fresh.consumers.reserve(kConsumersReserved);
+    fresh.retained.reserve(kConsumersReserved);
+    return fresh;
+  }
   Task* task = free_.back();
   free_.pop_back();
   ResetKeepingCapacity(*task);

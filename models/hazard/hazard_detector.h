@@ -118,6 +118,7 @@ class HazardDetector {
     int64_t tensor_id;
     HazardReport report;
   };
+  static constexpr size_t kEdgesReserved = 8;
   struct Node {
     TaskSeq seq = 0;
     std::string name;
