@@ -16,6 +16,7 @@ CoreSlots::CoreSlots(std::vector<CoreSpec> cores) {
     Core core;
     core.spec = spec;
     cores_.push_back(core);
+    if (spec.kind == TaskShape::kAic) first_aiv_ = cores_.size();
   }
   // A cluster is a MIX unit only when this thread owns all three of its cores.
   for (int aic = 0; aic < size(); ++aic) {
@@ -54,9 +55,9 @@ int CoreSlots::IdleUnitCount(TaskShape shape, int limit) const {
     }
     return count;
   }
-  for (const Core& core : cores_) {
+  for (const Core* core = KindBegin(shape); core != KindEnd(shape); ++core) {
     if (count >= limit) break;
-    count += core.spec.kind == shape && Free(core, false);
+    count += Free(*core, false);
   }
   return count;
 }
@@ -74,9 +75,9 @@ void CoreSlots::AppendFreeUnits(TaskShape shape, bool pending, size_t limit,
     return;
   }
   const Core* const begin = cores_.data();
-  for (const Core* core = begin; core != begin + cores_.size(); ++core) {
+  for (const Core* core = KindBegin(shape); core != KindEnd(shape); ++core) {
     if (appended >= limit) break;
-    if (core->spec.kind != shape || !Free(*core, pending)) continue;
+    if (!Free(*core, pending)) continue;
     units->push_back(Unit{{static_cast<int>(core - begin), -1, -1}, 1});
     ++appended;
   }

@@ -149,7 +149,16 @@ class CoreSlots {
     return core.visible.token != core.seen.token || core.visible.fin != core.seen.fin;
   }
 
+  // The cores of kind `shape` (kAic or kAiv): a contiguous run of cores_.
+  const Core* KindBegin(TaskShape shape) const {
+    return cores_.data() + (shape == TaskShape::kAic ? 0 : first_aiv_);
+  }
+  const Core* KindEnd(TaskShape shape) const {
+    return cores_.data() + (shape == TaskShape::kAic ? first_aiv_ : cores_.size());
+  }
+
   std::vector<Core> cores_;         // AICs first, then AIVs
+  size_t first_aiv_ = 0;            // the local index of the first AIV
   std::vector<int> local_of_core_;  // chip core id -> local index, or -1
   std::vector<Unit> clusters_;      // [aic, aiv0, aiv1]
 };
@@ -166,8 +175,8 @@ inline bool CoreSlots::HasIdleUnit(TaskShape shape) const {
     }
     return false;
   }
-  for (const Core& core : cores_) {
-    if (core.spec.kind == shape && !core.running.valid) return true;
+  for (const Core* core = KindBegin(shape); core != KindEnd(shape); ++core) {
+    if (!core->running.valid) return true;
   }
   return false;
 }
