@@ -5,9 +5,11 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "absl/strings/str_cat.h"
 #include "frontend/parser.h"
 #include "frontend/stream_summary.h"
 #include "frontend/testing/compile.h"
+#include "proto/stream_version.h"
 
 namespace pto::ptoc {
 namespace {
@@ -217,9 +219,10 @@ TEST(InterpreterTest, CompiledStreamsAreValidatedByPtoSimsReader) {
                                "k(torch.ones(16, 16), out)\n");
   EXPECT_TRUE(ValidateForPtoSim(t, "t.py").ok());
   trace::TraceText old = t;
-  old.mutable_header()->set_version(1);
+  old.mutable_header()->set_version(kTaskStreamVersion - 1);
   EXPECT_THAT(std::string(ValidateForPtoSim(old, "t.py").message()),
-              HasSubstr("t.py: header: version: is 1; expected 2"));
+              HasSubstr(absl::StrCat("t.py: header: version: is ", kTaskStreamVersion - 1,
+                                     "; expected ", kTaskStreamVersion)));
   trace::TraceText bad_kernel = t;
   ASSERT_GT(bad_kernel.header().kernels_size(), 0);
   bad_kernel.mutable_header()->mutable_kernels(0)->mutable_program()->add_ops()->set_dst(99);

@@ -41,7 +41,7 @@ struct Trace {
 };
 
 constexpr char kHeader[] = R"pb(
-  version: 2
+  version: 3
   tensors {
     id: 0
     name: "a"
@@ -270,7 +270,7 @@ TEST_F(TraceReaderTest, ReadsATraceTextInMemory) {
               HasSubstr("compiled.py: record 2 (launch 0 'main', submit 0 'add'): submit.deps[0]"));
   text.clear_header();
   EXPECT_THAT(std::string(TraceReader::FromText(text, "compiled.py").status().message()),
-              HasSubstr("compiled.py: header: not set; expected a 'header { version: 2"));
+              HasSubstr("compiled.py: header: not set; expected a 'header { version: 3"));
 }
 
 TEST_F(TraceReaderTest, ReturnsRecordsInOrderWithPositions) {
@@ -447,7 +447,7 @@ TEST_F(TraceReaderTest, EmptyTextFile) {
 
 TEST_F(TraceReaderTest, TextParseErrorNamesLineAndColumn) {
   const std::string path = TempPath(".pbtxt");
-  WriteFile(path, "header {\n  version: 2\n  tensors { id: 0 nmae: \"a\" }\n}\n");
+  WriteFile(path, "header {\n  version: 3\n  tensors { id: 0 nmae: \"a\" }\n}\n");
   const auto reader = TraceReader::Open(path);
   ASSERT_FALSE(reader.ok());
   EXPECT_THAT(std::string(reader.status().message()),
@@ -543,6 +543,21 @@ TEST_F(TraceReaderTest, StreamsFromAPipe) {
   EXPECT_EQ(records, 6);
 }
 
+TEST_F(TraceReaderTest, APipeCutInsideARecordSaysItWasCutShort) {
+  // A FIFO's size is unknown, so only the read itself finds the cut.
+  const std::string bytes = ReadFile(WriteBinary(ValidTrace()));
+  const std::string fifo = TempPath(".fifo");
+  std::remove(fifo.c_str());
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::thread writer([&] { WriteFile(fifo, bytes.substr(0, bytes.size() - 3)); });
+  const absl::Status status = ReadAll(fifo);
+  writer.join();
+  std::remove(fifo.c_str());
+  EXPECT_THAT(std::string(status.message()),
+              HasSubstr("bytes but the stream ends first; expected the whole message (the stream "
+                        "was cut short"));
+}
+
 TEST_F(TraceReaderTest, GarbageFileIsRejected) {
   const std::string path = TempPath(".pb");
   WriteFile(path, "this is not a trace at all, just some text\n");
@@ -562,7 +577,15 @@ TEST_F(TraceReaderTest, UnknownFieldFromANewerWriter) {
 
 TEST_F(TraceReaderTest, ValidTraceHasTheCurrentVersion) {
   EXPECT_EQ(ValidTrace().header.version(), kTaskStreamVersion);
-  EXPECT_EQ(kTaskStreamVersion, 2u);
+  EXPECT_EQ(kTaskStreamVersion, 3u);
+}
+
+TEST_F(TraceReaderTest, AnInactiveKernelSlotTakesOneByte) {
+  // Version 3's reason: kernel_ids is zigzag-encoded, so [-1, 7, -1] is a
+  // tag, a length and three one-byte varints (as int32, each -1 took ten).
+  trace::Submit submit;
+  for (int id : {-1, 7, -1}) submit.add_kernel_ids(id);
+  EXPECT_EQ(submit.ByteSizeLong(), 5u);
 }
 
 TEST_F(TraceReaderTest, OlderVersionAsksToRerunPtoc) {
@@ -570,8 +593,8 @@ TEST_F(TraceReaderTest, OlderVersionAsksToRerunPtoc) {
   t.header.set_version(kTaskStreamVersion - 1);
   t.header.set_source("gated.py");
   EXPECT_THAT(BinaryError(t),
-              HasSubstr(".pb: header: version: is 1; expected 2: the trace was written by an "
-                        "older ptoc (schema version 1); re-run ptoc on its kernel description: "
+              HasSubstr(".pb: header: version: is 2; expected 3: the trace was written by an "
+                        "older ptoc (schema version 2); re-run ptoc on its kernel description: "
                         "ptoc gated.py -o OUT.pb"));
   // The header's source is untrusted: only a plain *.py path is quoted.
   t.header.set_source("x.py\nrm -rf /");
@@ -584,7 +607,7 @@ TEST_F(TraceReaderTest, NewerVersionSaysThisPtoSimIsOlder) {
   Trace t = ValidTrace();
   t.header.set_version(kTaskStreamVersion + 1);
   EXPECT_THAT(BinaryError(t),
-              HasSubstr(".pb: header: version: is 3; expected 2: this pto_sim (schema version 2) "
+              HasSubstr(".pb: header: version: is 4; expected 3: this pto_sim (schema version 3) "
                         "is older than the trace"));
   EXPECT_THAT(BinaryError(t), testing::Not(HasSubstr("re-run ptoc")));
 }
@@ -592,7 +615,7 @@ TEST_F(TraceReaderTest, NewerVersionSaysThisPtoSimIsOlder) {
 TEST_F(TraceReaderTest, MissingVersion) {
   Trace t = ValidTrace();
   t.header.clear_version();
-  EXPECT_THAT(BinaryError(t), HasSubstr("header: version: is 0 (not set); expected 2"));
+  EXPECT_THAT(BinaryError(t), HasSubstr("header: version: is 0 (not set); expected 3"));
 }
 
 TEST_F(TraceReaderTest, TensorIdsMustBeDense) {
@@ -674,7 +697,7 @@ TEST_F(TraceReaderTest, UnknownFieldInTheHeader) {
   trace::Tensor* tensor = t.header.mutable_tensors(2);
   tensor->GetReflection()->MutableUnknownFields(tensor)->AddVarint(42, 1);
   EXPECT_THAT(BinaryError(t),
-              HasSubstr("header: tensors[2].<field number 42>: is not part of schema version 2"));
+              HasSubstr("header: tensors[2].<field number 42>: is not part of schema version 3"));
 }
 
 TEST_F(TraceReaderTest, InitDataSizeMustMatch) {
@@ -1212,9 +1235,9 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         BadFile{"truncated.pb", "remain; expected the whole message (the file was cut short"},
         BadFile{"wrong_version.pb",
-                "header: version: is 3; expected 2: this pto_sim (schema version 2) is older"},
+                "header: version: is 4; expected 3: this pto_sim (schema version 3) is older"},
         BadFile{"old_version.pb",
-                "header: version: is 1; expected 2: the trace was written by an older ptoc"},
+                "header: version: is 2; expected 3: the trace was written by an older ptoc"},
         BadFile{"unknown_kernel.pbtxt", "submit.kernel_ids[1]: names kernel 5"},
         BadFile{"dep_on_later_task.pbtxt", "submit.deps[0]: names submit 1, but only submits 0..0"},
         BadFile{"view_out_of_bounds.pbtxt",
