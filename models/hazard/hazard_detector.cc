@@ -85,11 +85,7 @@ HazardDetector::Node& HazardDetector::Ensure(TaskSeq seq) {
     free_nodes_.pop_back();
   } else {
     index = static_cast<uint32_t>(nodes_.size());
-    // Nodes are reused and keep their vectors' capacity; starting them with
-    // room for a typical fan-in and fan-out spares the first few growths.
-    Node& fresh = nodes_.emplace_back();
-    fresh.producers.reserve(kEdgesReserved);
-    fresh.consumers.reserve(kEdgesReserved);
+    nodes_.emplace_back();
   }
   node_of_task_.Insert(seq, index);
   last_seq_ = seq;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/inlined_vector.h"
 #include "absl/types/span.h"
 #include "common/seq_index.h"
 #include "models/hazard/block_handoff.h"
@@ -118,13 +119,15 @@ class HazardDetector {
     int64_t tensor_id;
     HazardReport report;
   };
-  static constexpr size_t kEdgesReserved = 8;
+  // A task's live producers and consumers: a handful, kept inside the node
+  // so the splice at retirement does not chase a heap buffer per neighbour.
+  using Edges = absl::InlinedVector<TaskSeq, 4>;
   struct Node {
     TaskSeq seq = 0;
     std::string name;
     bool live = false;
-    std::vector<TaskSeq> producers;
-    std::vector<TaskSeq> consumers;
+    Edges producers;
+    Edges consumers;
     std::vector<Access> accesses;
     std::vector<Pending> pending;
     std::vector<BlockLogEntry> block_log;
