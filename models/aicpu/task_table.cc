@@ -26,37 +26,25 @@ TaskTable::TaskTable(RetireHook on_retire) : on_retire_(std::move(on_retire)) {}
 
 namespace {
 
-// Task{} except that its vectors and name keep their capacity.
+// Task{} except that its vectors and name keep their capacity (the edge
+// lists keep theirs inline).
 void ResetKeepingCapacity(Task& task) {
   std::string name = std::move(task.name);
   std::vector<TaskArg> args = std::move(task.args);
-  std::vector<Task*> consumers = std::move(task.consumers);
-  std::vector<Task*> retained = std::move(task.retained);
   std::vector<int32_t> staged_cores = std::move(task.staged_cores);
   task = Task{};
   name.clear();
   args.clear();
-  consumers.clear();
-  retained.clear();
   staged_cores.clear();
   task.name = std::move(name);
   task.args = std::move(args);
-  task.consumers = std::move(consumers);
-  task.retained = std::move(retained);
   task.staged_cores = std::move(staged_cores);
 }
 
 }  // namespace
 
 Task& TaskTable::Allocate() {
-  if (free_.empty()) {
-    // Tasks are reused and keep their vectors' capacity; starting them with
-    // room for a typical fan-out spares the first few growths.
-    Task& fresh = storage_.emplace_back();
-    fresh.consumers.reserve(kConsumersReserved);
-    fresh.retained.reserve(kConsumersReserved);
-    return fresh;
-  }
+  if (free_.empty()) return storage_.emplace_back();
   Task* task = free_.back();
   free_.pop_back();
   ResetKeepingCapacity(*task);
@@ -109,6 +97,9 @@ bool TaskTable::AddDependencyOnFound(Task* producer, Task& consumer, bool retain
 
 size_t TaskTable::Complete(Task& task, std::vector<Task*>* ready) {
   task.completed = true;
+  // The consumers were last touched when they were submitted, long before:
+  // start every miss at once rather than one after another.
+  for (Task* consumer : task.consumers) __builtin_prefetch(&consumer->fanin_pending, 1);
   for (Task* consumer : task.consumers) {
     assert(!consumer->completed && consumer->fanin_pending > 0);
     if (ReleaseFanin(*consumer)) ready->push_back(consumer);

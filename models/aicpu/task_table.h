@@ -77,8 +77,6 @@ class TaskTable {
   // vectors and name kept: no allocation per task in steady state.
   Task& Allocate();
 
-  static constexpr size_t kConsumersReserved = 8;
-
   RetireHook on_retire_;
   std::deque<Task> storage_;  // every Task ever allocated; references stay valid
   std::vector<Task*> free_;   // retired ones, ready for reuse
