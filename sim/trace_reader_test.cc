@@ -318,7 +318,10 @@ TEST_F(TraceReaderTest, ErrorIsSticky) {
   EXPECT_EQ(first.status(), again.status());
 }
 
-TEST_F(TraceReaderTest, AcceptsMixSubmitPredicateDummyAllocAndNestedScopes) {
+// ValidTrace() with every record kind: a MIX submit with a predicate and
+// deps, then a plain one, nested scopes, alloc, dummy, host_read, a second
+// launch.
+Trace EveryKindTrace() {
   Trace t = ValidTrace();
   t.records.insert(
       t.records.begin() + 3,
@@ -342,6 +345,12 @@ TEST_F(TraceReaderTest, AcceptsMixSubmitPredicateDummyAllocAndNestedScopes) {
                     op: GE
                     target: -3
                   }
+                  scope_depth: 1
+                })pb"),
+       // Fewer fields right after many: the binary reader reuses the record.
+       Rec(R"pb(submit {
+                  kernel_ids: [ 1, -1, -1 ]
+                  block_num: 1
                   scope_depth: 1
                 })pb"),
        Rec(R"pb(scope_begin { mode: MANUAL depth: 2 })pb"), Rec(R"pb(alloc {
@@ -371,35 +380,18 @@ TEST_F(TraceReaderTest, AcceptsMixSubmitPredicateDummyAllocAndNestedScopes) {
                 })pb")});
   t.records.push_back(Rec(R"pb(launch_begin { name: "second" })pb"));
   t.records.push_back(Rec(R"pb(launch_end {})pb"));
-  const absl::Status status = ReadBinary(t);
+  return t;
+}
+
+TEST_F(TraceReaderTest, AcceptsMixSubmitPredicateDummyAllocAndNestedScopes) {
+  const absl::Status status = ReadBinary(EveryKindTrace());
   EXPECT_TRUE(status.ok()) << status;
 }
 
 TEST_F(TraceReaderTest, ARecordReusedForTheNextSubmitKeepsNothingOfTheLast) {
   // The binary source merges a submit into the previous one's cleared
   // fields: a submit with fewer fields must not inherit any.
-  Trace t = ValidTrace();
-  t.records.insert(t.records.begin() + 3,
-                   {Rec(R"pb(submit {
-                               name: "rich"
-                               kernel_ids: [ -1, 3, 3 ]
-                               block_num: 4
-                               args { tensor { tensor_id: 0 direction: INPUT } }
-                               args { scalar { i: 3 } }
-                               deps: [ 0 ]
-                               predicate {
-                                 tensor_id: 3
-                                 indices: [ 1, 1 ]
-                                 op: GE
-                                 target: -3
-                               }
-                               scope_depth: 1
-                             })pb"),
-                    Rec(R"pb(submit {
-                               kernel_ids: [ 1, -1, -1 ]
-                               block_num: 1
-                               scope_depth: 1
-                             })pb")});
+  const Trace t = EveryKindTrace();
   auto reader = TraceReader::Open(WriteBinary(t));
   ASSERT_TRUE(reader.ok()) << reader.status();
   trace::StreamRecord record;
