@@ -1,0 +1,83 @@
+#ifndef PTO_MODELS_GM_FLOW_MODEL_H_
+#define PTO_MODELS_GM_FLOW_MODEL_H_
+
+// Bandwidth shared among the transfers active at each moment: a flow-level
+// model. Each transfer (a flow) crosses a path of resources (the HBM, the
+// L2, its requester's port) and moves at its max-min fair rate, recomputed
+// whenever a flow starts or ends. This is how flow-level network simulators
+// avoid packet-level events (SimGrid: Velho, Casanova, Schnorr, Legrand, "On
+// the validity of flow-level TCP network models for grid and cloud
+// simulations", ACM TOMACS 23(4), 2013). The rates do not depend on the
+// order in which flows were started, only on which are active.
+//
+//   FlowModel model;
+//   const auto hbm = model.AddResource(/*bytes_per_ns=*/1000);
+//   const auto port = model.AddResource(/*bytes_per_ns=*/64);
+//   model.Start(/*now=*/0, /*bytes=*/1 << 20, {port, hbm});
+//   std::vector<FlowModel::FlowId> done;
+//   model.AdvanceTo(model.next_completion(), &done);
+//
+// Arithmetic: rates are doubles computed in a fixed order (resources and
+// flows by id), bytes and times integers; a flow ends at the picosecond its
+// last byte moves (rounded up), so runs are bit-for-bit repeatable.
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/types/span.h"
+#include "models/base/time.h"
+
+namespace pto {
+
+class FlowModel {
+ public:
+  using ResourceId = int32_t;
+  using FlowId = uint64_t;
+
+  // A shared capacity in bytes per nanosecond (GB/s); must be > 0.
+  ResourceId AddResource(double bytes_per_ns);
+
+  // Starts moving `bytes` (> 0) at `now` through every resource of `path`
+  // (non-empty, each once). `now` is at or after the last time the model
+  // was advanced to, and no flow may complete before it (advance first).
+  FlowId Start(TimePs now, int64_t bytes, absl::Span<const ResourceId> path);
+
+  // When the earliest active flow moves its last byte, or kNever.
+  TimePs next_completion() const;
+
+  // Moves every active flow's bytes up to `now`, finishing flows as they
+  // complete (rates are recomputed after each completion). Appends the
+  // finished flows to `completed` in completion order, ties by id.
+  void AdvanceTo(TimePs now, std::vector<FlowId>* completed);
+
+  // The flow's current rate in bytes per nanosecond (0 if not active).
+  double rate(FlowId flow) const;
+  // Bytes the flow has still to move (0 if not active).
+  int64_t remaining(FlowId flow) const;
+  size_t active() const { return flows_.size(); }
+  TimePs now() const { return now_; }
+
+ private:
+  struct Flow {
+    FlowId id;
+    std::vector<ResourceId> path;
+    double remaining;  // bytes
+    double rate = 0;   // bytes per ns
+    TimePs end = kNever;
+  };
+
+  const Flow* Find(FlowId flow) const;
+  // Moves bytes at the current rates from now_ to `to`.
+  void Progress(TimePs to);
+  // Max-min fair rates by progressive filling, then each flow's end time.
+  void Recompute();
+
+  std::vector<double> capacity_;  // by resource
+  std::vector<Flow> flows_;       // active, by id
+  FlowId next_id_ = 0;
+  TimePs now_ = 0;
+};
+
+}  // namespace pto
+
+#endif  // PTO_MODELS_GM_FLOW_MODEL_H_
