@@ -238,6 +238,8 @@ class BinarySource : public TraceReader::Source {
   }
 
   static constexpr int64_t kHeader = -1;
+  // The largest message parsed through body_ (which keeps its capacity).
+  static constexpr uint64_t kFlatParseMaxBytes = uint64_t{1} << 20;
 
   // What an error names: the header or "record N" (built only on failure).
   static std::string What(int64_t index) {
@@ -284,15 +286,26 @@ class BinarySource : public TraceReader::Source {
           " remain; expected the whole message (the file was cut short, e.g. a truncated copy or "
           "an interrupted write: regenerate it)"));
     }
-    // Copied out and parsed flat: the parser's fast path, without the
-    // stream's buffer-boundary fallbacks (most of the cost of a small record).
-    if (!coded.ReadString(&body_, static_cast<int>(length))) {
-      return absl::DataLossError(absl::StrCat(
-          path_, ": ", What(index), " at byte offset ", offset, ": declares ", length,
-          " bytes but the stream ends first; expected the whole message (the stream was cut "
-          "short: regenerate it)"));
+    bool parsed;
+    if (length <= kFlatParseMaxBytes) {
+      // Copied out and parsed flat: the parser's fast path, without the
+      // stream's buffer-boundary fallbacks (most of the cost of a small
+      // record).
+      if (!coded.ReadString(&body_, static_cast<int>(length))) {
+        return absl::DataLossError(absl::StrCat(
+            path_, ": ", What(index), " at byte offset ", offset, ": declares ", length,
+            " bytes but the stream ends first; expected the whole message (the stream was cut "
+            "short: regenerate it)"));
+      }
+      parsed = message->MergeFromString(body_);
+    } else {
+      // A large message (a header or check with tensor data) is parsed from
+      // the stream, so the reused buffer stays small and nothing is held twice.
+      const CodedInputStream::Limit limit = coded.PushLimit(static_cast<int>(length));
+      parsed = message->MergeFromCodedStream(&coded) && coded.ConsumedEntireMessage();
+      coded.PopLimit(limit);
     }
-    if (!message->MergeFromString(body_)) {
+    if (!parsed) {
       return absl::DataLossError(absl::StrCat(
           path_, ": ", What(index), " at byte offset ", offset, ": its ", length,
           " bytes do not parse as a ", message->GetTypeName(),

@@ -535,6 +535,22 @@ TEST_F(TraceReaderTest, StreamsFromAPipe) {
   EXPECT_EQ(records, 6);
 }
 
+TEST_F(TraceReaderTest, ARecordOverAMebibyteReadsFromTheStream) {
+  // Records up to 1 MiB are parsed from a reused buffer; a larger one is
+  // parsed from the stream, so the buffer never holds a big message. Both
+  // read back exactly, in either order.
+  Trace t = EveryKindTrace();
+  TheSubmit(t).set_name(std::string(3 << 20, 'n'));
+  auto reader = TraceReader::Open(WriteBinary(t));
+  ASSERT_TRUE(reader.ok()) << reader.status();
+  trace::StreamRecord record;
+  for (const trace::StreamRecord& expected : t.records) {
+    absl::StatusOr<bool> got = (*reader)->Next(&record);
+    ASSERT_TRUE(got.ok() && *got) << got.status();
+    EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(record, expected));
+  }
+}
+
 TEST_F(TraceReaderTest, APipeCutInsideARecordSaysItWasCutShort) {
   // A FIFO's size is unknown, so only the read itself finds the cut.
   const std::string bytes = ReadFile(WriteBinary(ValidTrace()));
