@@ -254,9 +254,10 @@ TEST_F(SubmitterTest, WiringWaitsOnUnfinishedProducersAndRetainsCreatorsAndExpli
   // replaced by t2's.
   EXPECT_EQ(t2.cost.lookup, (2 * 125 + 2 * 20) * kNs);
 
-  // A completed producer is waited on no more.
-  Complete(*t2.task);  // (out of order; only its fan-out matters here)
+  // A completed producer is waited on no more. (Completion follows the
+  // edges: a consumer never completes before its producers.)
   Complete(*t0.task);
+  Complete(*t2.task);
   const Submission t3 = SubmitOk(Aiv("t3", {Use(0, trace::INPUT), Use(1, trace::INPUT)}));
   EXPECT_EQ(t3.task->producers, 2);  // t2 (x) and t1 (y)
   EXPECT_EQ(t3.task->fanin_pending, 2);
