@@ -228,6 +228,21 @@ class TraceReaderTest : public ::testing::Test {
 
   absl::Status ReadBinary(const Trace& t) { return ReadAll(WriteBinary(t)); }
 
+  // Writes `t` as a binary stream and reads it back into one record object,
+  // as the orchestrator does: each record must equal the one written.
+  void ExpectEachRecordReadsBackAsWritten(const Trace& t) {
+    auto reader = TraceReader::Open(WriteBinary(t));
+    ASSERT_TRUE(reader.ok()) << reader.status();
+    trace::StreamRecord record;
+    for (const trace::StreamRecord& expected : t.records) {
+      absl::StatusOr<bool> got = (*reader)->Next(&record);
+      ASSERT_TRUE(got.ok() && *got) << got.status();
+      EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(record, expected))
+          << "read " << record.ShortDebugString().substr(0, 300) << "\nwrote "
+          << expected.ShortDebugString().substr(0, 300);
+    }
+  }
+
   // The error message of reading `t` as a binary stream ("" if it reads).
   std::string BinaryError(const Trace& t) {
     const absl::Status status = ReadBinary(t);
@@ -391,16 +406,7 @@ TEST_F(TraceReaderTest, AcceptsMixSubmitPredicateDummyAllocAndNestedScopes) {
 TEST_F(TraceReaderTest, ARecordReusedForTheNextSubmitKeepsNothingOfTheLast) {
   // The binary source merges a submit into the previous one's cleared
   // fields: a submit with fewer fields must not inherit any.
-  const Trace t = EveryKindTrace();
-  auto reader = TraceReader::Open(WriteBinary(t));
-  ASSERT_TRUE(reader.ok()) << reader.status();
-  trace::StreamRecord record;
-  for (const trace::StreamRecord& expected : t.records) {
-    absl::StatusOr<bool> got = (*reader)->Next(&record);
-    ASSERT_TRUE(got.ok() && *got) << got.status();
-    EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(record, expected))
-        << "read " << record.ShortDebugString() << "\nwrote " << expected.ShortDebugString();
-  }
+  ExpectEachRecordReadsBackAsWritten(EveryKindTrace());
 }
 
 // ---------------------------------------------------------------------------
@@ -541,14 +547,7 @@ TEST_F(TraceReaderTest, ARecordOverAMebibyteReadsFromTheStream) {
   // read back exactly, in either order.
   Trace t = EveryKindTrace();
   TheSubmit(t).set_name(std::string(3 << 20, 'n'));
-  auto reader = TraceReader::Open(WriteBinary(t));
-  ASSERT_TRUE(reader.ok()) << reader.status();
-  trace::StreamRecord record;
-  for (const trace::StreamRecord& expected : t.records) {
-    absl::StatusOr<bool> got = (*reader)->Next(&record);
-    ASSERT_TRUE(got.ok() && *got) << got.status();
-    EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(record, expected));
-  }
+  ExpectEachRecordReadsBackAsWritten(t);
 }
 
 TEST_F(TraceReaderTest, APipeCutInsideARecordSaysItWasCutShort) {

@@ -46,32 +46,24 @@ TEST(FlowModelTest, FlowsOnOneResourceShareItEqually) {
   EXPECT_THAT(RunToEnd(model, 2), ElementsAre(1'000'000, 2'000'000));
 }
 
-TEST(FlowModelTest, RatesAreMaxMinFair) {
-  // Three requesters capped at 2, 4 and 8 B/ns share a 10 B/ns HBM: the
-  // first keeps its cap (2), the others split the remaining 8 (4 each; the
-  // second is then at its cap too).
+// Three requesters capped at 2, 4 and 8 B/ns share a 10 B/ns HBM, started
+// in the given order of their caps: the first keeps its cap (2), the others
+// split the remaining 8 (4 each; the second is then at its cap too).
+void ExpectMaxMinFairRates(std::vector<int> start_order) {
   FlowModel model;
   const auto hbm = model.AddResource(10);
-  const FlowId a = model.Start(0, 1000, {model.AddResource(2), hbm});
-  const FlowId b = model.Start(0, 1000, {model.AddResource(4), hbm});
-  const FlowId c = model.Start(0, 1000, {model.AddResource(8), hbm});
-  EXPECT_DOUBLE_EQ(model.rate(a), 2);
-  EXPECT_DOUBLE_EQ(model.rate(b), 4);
-  EXPECT_DOUBLE_EQ(model.rate(c), 4);
+  std::vector<FlowModel::ResourceId> caps;
+  for (double cap : {2.0, 4.0, 8.0}) caps.push_back(model.AddResource(cap));
+  FlowId flow_of[3];
+  for (int which : start_order) flow_of[which] = model.Start(0, 1000, {caps[which], hbm});
+  EXPECT_DOUBLE_EQ(model.rate(flow_of[0]), 2);
+  EXPECT_DOUBLE_EQ(model.rate(flow_of[1]), 4);
+  EXPECT_DOUBLE_EQ(model.rate(flow_of[2]), 4);
 }
 
-TEST(FlowModelTest, RatesDoNotDependOnTheOrderFlowsStart) {
-  // The same three requesters as above, started in the reverse order.
-  FlowModel model;
-  const auto hbm = model.AddResource(10);
-  const auto cap2 = model.AddResource(2), cap4 = model.AddResource(4), cap8 = model.AddResource(8);
-  const FlowId c = model.Start(0, 1000, {cap8, hbm});
-  const FlowId b = model.Start(0, 1000, {hbm, cap4});
-  const FlowId a = model.Start(0, 1000, {cap2, hbm});
-  EXPECT_DOUBLE_EQ(model.rate(a), 2);
-  EXPECT_DOUBLE_EQ(model.rate(b), 4);
-  EXPECT_DOUBLE_EQ(model.rate(c), 4);
-}
+TEST(FlowModelTest, RatesAreMaxMinFair) { ExpectMaxMinFairRates({0, 1, 2}); }
+
+TEST(FlowModelTest, RatesDoNotDependOnTheOrderFlowsStart) { ExpectMaxMinFairRates({2, 1, 0}); }
 
 TEST(FlowModelTest, ALaterFlowTakesItsShareFromThen) {
   FlowModel model;
