@@ -1,0 +1,51 @@
+#include "models/gm/memory_service.h"
+
+namespace pto {
+
+MemoryService::MemoryService(Calendar* calendar, const MemorySystemParams& params)
+    : calendar_(*calendar), wake_(calendar->Add(this, "gm")), system_(params) {}
+
+MemorySystem::RequesterId MemoryService::AddRequester(const RequesterCaps& caps,
+                                                      TransferSink* sink) {
+  sinks_.push_back(sink);
+  return system_.AddRequester(caps);
+}
+
+MemorySystem::TransferId MemoryService::Start(MemorySystem::RequesterId requester,
+                                              GmDirection direction, const L2Split& split,
+                                              double bandwidth_factor) {
+  // Flows ending now are finished first (their wake may not have run yet in
+  // this delta), so the new flow shares only with those still moving,
+  // whichever of the two the calendar ran first.
+  const TimePs now = calendar_.now();
+  if (system_.next_flow_end() <= now) OnWake(now);
+  const MemorySystem::TransferId id =
+      system_.Start(now, requester, direction, split, bandwidth_factor);
+  Arm();
+  return id;
+}
+
+void MemoryService::StartWriteBack(int64_t bytes) {
+  const TimePs now = calendar_.now();
+  if (system_.next_flow_end() <= now) OnWake(now);
+  system_.StartWriteBack(now, bytes);
+  Arm();
+}
+
+void MemoryService::OnWake(TimePs now) {
+  completed_.clear();
+  system_.AdvanceTo(now, &completed_);
+  // A sink may start transfers, which re-enters Start: iterate a copy.
+  const std::vector<MemorySystem::Completion> done = completed_;
+  for (const MemorySystem::Completion& c : done) {
+    sinks_[static_cast<size_t>(c.requester)]->OnTransferDone(c.transfer, c.done);
+  }
+  Arm();
+}
+
+void MemoryService::Arm() {
+  const TimePs next = system_.next_flow_end();
+  if (next != kNever) calendar_.WakeAt(wake_, next);
+}
+
+}  // namespace pto
