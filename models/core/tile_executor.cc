@@ -75,6 +75,8 @@ absl::Status TileExecutor::Execute(const CompiledKernel& kernel, const BlockCont
                                    ExecutionProfile* profile, CoreSyncHooks* hooks) {
   profile->Clear();
   paused_ = false;
+  at_transfer_ = false;
+  resuming_transfer_ = false;
   if (kernel.is_cost_summary) {
     const int64_t blocks = std::max<int64_t>(1, block.block_num);
     const CostSummaryTiming t = CostSummaryTime(kernel.cost, kernel.core_type, blocks, config_);
@@ -129,10 +131,12 @@ absl::Status TileExecutor::Execute(const CompiledKernel& kernel, const BlockCont
 }
 
 absl::Status TileExecutor::Resume() {
-  if (!paused_) {
+  if (!paused_ && !at_transfer_) {
     return absl::FailedPreconditionError("TileExecutor::Resume: the block is not paused");
   }
+  resuming_transfer_ = at_transfer_;
   paused_ = false;
+  at_transfer_ = false;
   return RunProgram();
 }
 
@@ -308,6 +312,15 @@ absl::Status TileExecutor::RunProgram() {
       continue;
     }
 
+    if (stop_at_transfers_ &&
+        (op.kind == Op::LOAD || op.kind == Op::STORE || op.kind == Op::FENCE)) {
+      if (!resuming_transfer_) {
+        pc_ = pc;
+        at_transfer_ = true;
+        return absl::OkStatus();
+      }
+      resuming_transfer_ = false;
+    }
     OpRecord rec;
     rec.op_index = static_cast<uint32_t>(pc);
     rec.kind = op.kind;

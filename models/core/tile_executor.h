@@ -123,6 +123,16 @@ class TileExecutor {
   bool paused() const { return paused_; }
   const SyncallRequest& syncall() const { return syncall_; }
 
+  // With `on`, the block also stops before each GM transfer and each FENCE
+  // (LOAD, STORE and FENCE ops): Execute or Resume returns OK with
+  // at_transfer() true and transfer_op() its op index, having run nothing of
+  // it; Resume() runs it and goes on to the next stop. A core that times
+  // transfers on shared bandwidth issues each one at its own simulated time
+  // this way, when the shares it will get are known. Off by default.
+  void set_stop_at_transfers(bool on) { stop_at_transfers_ = on; }
+  bool at_transfer() const { return at_transfer_; }
+  int32_t transfer_op() const { return at_transfer_ ? pc_ : -1; }
+
   const ChipConfig& config() const { return config_; }
 
  private:
@@ -201,6 +211,9 @@ class TileExecutor {
   CoreSyncHooks* hooks_ = nullptr;
   int32_t pc_ = 0;
   bool paused_ = false;
+  bool stop_at_transfers_ = false;
+  bool at_transfer_ = false;
+  bool resuming_transfer_ = false;  // the op at pc_ is the transfer stopped at
   SyncallRequest syncall_;
 };
 

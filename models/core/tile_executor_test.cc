@@ -833,6 +833,59 @@ TEST_F(TileExecutorTest, ResumeKeepsTheLoopState) {
   EXPECT_EQ(GetF32(kOut, 24), std::vector<float>(24, 7.0f));
 }
 
+TEST_F(TileExecutorTest, StopsBeforeEachTransferAndFenceWhenAsked) {
+  // for i in range(3): t = x[i]; t = t + t; out[i] = t; then fence; syncall.
+  KernelBuilder kb("stops");
+  const uint32_t x = kb.TensorParam("x", trace::FP32);
+  const uint32_t out = kb.TensorParam("out", trace::FP32);
+  const uint32_t t = kb.Tile("t", {1, 8}, trace::FP32);
+  kb.BeginLoop(0, C(0), C(3));
+  kb.Load(t, x, {LoopVar(0), C(0)});     // op 1
+  kb.Binary(Op::ADD, t, t, t);           // op 2
+  kb.Store(t, out, {LoopVar(0), C(0)});  // op 3
+  kb.EndLoop();
+  kb.Add(Op::FENCE);  // op 4
+  kb.Add(Op::SYNCALL).mutable_sync()->set_mode(Op::HARD);
+  CompiledKernel k = Compile(kb);
+  PutF32(kA, std::vector<float>(24, 1.5f));
+  const std::vector<BoundArg> args = {BoundArg::Tensor(Matrix(kA, trace::FP32, 3, 8)),
+                                      BoundArg::Tensor(Matrix(kOut, trace::FP32, 3, 8))};
+  RecordingHooks hooks;
+  exec_.set_stop_at_transfers(true);
+  ASSERT_TRUE(exec_.Execute(k, {}, args, true, &gm_, &profile_, &hooks).ok());
+  std::vector<int32_t> stops;
+  std::vector<size_t> records_at_stop;
+  std::vector<int64_t> reads_at_stop;
+  while (exec_.at_transfer()) {
+    EXPECT_FALSE(exec_.paused());
+    stops.push_back(exec_.transfer_op());
+    records_at_stop.push_back(profile_.records.size());
+    reads_at_stop.push_back(gm_.reads());
+    ASSERT_TRUE(exec_.Resume().ok());
+  }
+  // Nothing of a stopped op has run: its record, its GM access, the fence.
+  EXPECT_EQ(stops, std::vector<int32_t>({1, 3, 1, 3, 1, 3, 4}));
+  EXPECT_EQ(records_at_stop, std::vector<size_t>({0, 2, 3, 5, 6, 8, 9}));
+  EXPECT_EQ(reads_at_stop, std::vector<int64_t>({0, 1, 1, 2, 2, 3, 3}));
+  // The SYNCALL still pauses as before, after the fence ran.
+  ASSERT_TRUE(exec_.paused());
+  EXPECT_EQ(hooks.calls, std::vector<std::string>({"fence"}));
+  ASSERT_TRUE(exec_.Resume().ok());
+  EXPECT_FALSE(exec_.paused() || exec_.at_transfer());
+  EXPECT_EQ(GetF32(kOut, 24), std::vector<float>(24, 3.0f));
+  // The same records as a run without stops.
+  const std::vector<OpRecord> stopped = profile_.records;
+  exec_.set_stop_at_transfers(false);
+  ASSERT_TRUE(exec_.Execute(k, {}, args, true, &gm_, &profile_, &hooks).ok());
+  ASSERT_TRUE(exec_.paused());
+  ASSERT_TRUE(exec_.Resume().ok());
+  ASSERT_EQ(profile_.records.size(), stopped.size());
+  for (size_t i = 0; i < stopped.size(); ++i) {
+    EXPECT_EQ(profile_.records[i].op_index, stopped[i].op_index) << i;
+    EXPECT_EQ(profile_.records[i].cost_ns, stopped[i].cost_ns) << i;
+  }
+}
+
 // Loop-carried tiles (Op.Loop.Carry). Tiles are one row of 8 FP32.
 
 TEST_F(TileExecutorTest, ACarryAccumulatesOverAThousandIterations) {
