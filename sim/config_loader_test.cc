@@ -81,6 +81,8 @@ TEST(ShippedConfigs, A5YamlDiffersFromA2a3InExactlyItsDocumentedKeys) {
   expected.chip.clusters = 36;
   expected.aicpu.scheduler_threads = 4;
   expected.chip.counter_hz = 1e9;
+  expected.gm.l2_read_bytes_per_cycle = 100;
+  expected.gm.l2_write_bytes_per_cycle = 100;
   ExpectSameConfig(*config, expected, "configs/a5.yaml");
   EXPECT_EQ(config->core_count(), 108);  // PLATFORM_MAX_CORES on a5
 }

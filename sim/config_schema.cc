@@ -267,6 +267,20 @@ constexpr ConfigKeySpec kSchema[] = {
     {PTO_CONFIG_KEY(gm, l2_miss_latency_ns), "ns", 0, kMaxNs, false,
      "assumption",
      "Latency to the first byte of a GM transfer with at least one L2 miss (HBM round trip)"},
+    {PTO_CONFIG_KEY(gm, l2_read_bytes_per_cycle), "bytes/cycle", 1, 65536, false,
+     "CANN platform file, hicann/pypto@a54925fd "
+     "framework/src/platform/parser/simulation_platform/platform_config/"
+     "910PR_9363.ini ([AICoreMemoryRates] l2_read_rate = 110, per AI core; the same in "
+     "Ascend910B1's file); a5: 100 (Ascend950PR_9579.ini @073ed654)",
+     "L2 read bandwidth per AI core; the L2's aggregate read bandwidth, shared by every core's "
+     "transfers, is this x chip.clusters x chip.aicore_clock_hz"},
+    {PTO_CONFIG_KEY(gm, l2_write_bytes_per_cycle), "bytes/cycle", 1, 65536, false,
+     "CANN platform file, hicann/pypto@a54925fd "
+     "framework/src/platform/parser/simulation_platform/platform_config/"
+     "910PR_9363.ini ([AICoreMemoryRates] l2_write_rate = 86, per AI core); a5: 100 "
+     "(Ascend950PR_9579.ini @073ed654)",
+     "L2 write bandwidth per AI core; the aggregate, shared by every core's stores, is this x "
+     "chip.clusters x chip.aicore_clock_hz"},
     {PTO_CONFIG_KEY(gm, narrow_row_penalty), "ratio", 0, 10, false,
      "hw-native-sys/pypto@e2d0f78a docs/en/user/performance/04-incore.md (128 B rows measured "
      "16-25 % slower; 0.2 inside that range is an assumption)",

@@ -85,6 +85,10 @@ struct GmParams {
   int64_t l2_associativity = 16;            // assumption: L2 ways per set
   double l2_hit_latency_ns = 150;           // assumption
   double l2_miss_latency_ns = 500;          // assumption (HBM round trip)
+  // L2 bandwidth per AI core (CANN platform file); the L2's aggregate is
+  // this × chip.clusters × chip.aicore_clock_hz.
+  double l2_read_bytes_per_cycle = 110;
+  double l2_write_bytes_per_cycle = 86;
   // Extra transfer time when the innermost contiguous run is shorter than
   // narrow_row_bytes (fraction): 128 B rows measured 16-25 % slower.
   double narrow_row_penalty = 0.2;
