@@ -27,8 +27,11 @@ Chip::Chip(sc_core::sc_module_name name, const ChipSetup& setup)
   // resolution once a non-zero sc_time exists.
   UsePicosecondResolution();
   gm_ = std::make_unique<GlobalMemory>("gm", setup.memory, config_.gm);
-  const AiCoreEnv core_env{&config_,     &calendar_,  setup.functional, setup.kernels,
-                           setup.memory, &task_port_, observer_,        &failure_};
+  memory_service_ = std::make_unique<MemoryService>(&calendar_, MemorySystemParams::Of(config_));
+  AiCoreEnv core_env{&config_,     &calendar_,  setup.functional, setup.kernels,
+                     setup.memory, &task_port_, observer_,        &failure_};
+  core_env.memory_service = memory_service_.get();
+  core_env.l2 = &gm_->timing().l2();
   const int clusters = static_cast<int>(config_.chip.clusters);
   for (int c = 0; c < clusters; ++c) {
     cores_.push_back(

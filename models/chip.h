@@ -30,6 +30,7 @@
 #include "models/ffts/soft_barrier.h"
 #include "models/gm/global_memory.h"
 #include "models/gm/memory_image.h"
+#include "models/gm/memory_service.h"
 #include "models/run_observer.h"
 #include "proto/task_stream.pb.h"
 #include "systemc"
@@ -146,6 +147,7 @@ class Chip : public sc_core::sc_module,
   TaskTablePort task_port_;
   TaskLifecycle lifecycle_;
   std::unique_ptr<GlobalMemory> gm_;
+  std::unique_ptr<MemoryService> memory_service_;  // times the cores' tile transfers
   std::vector<std::unique_ptr<AiCore>> cores_;
   SchedulerGroup group_;
   std::vector<std::unique_ptr<SchedulerThread>> schedulers_;

@@ -2,6 +2,7 @@
 
 #include "models/base/sc_time.h"
 #include "models/gm/global_memory.h"
+#include "models/gm/hbm_model.h"
 
 namespace pto {
 
@@ -11,11 +12,18 @@ AiCore::AiCore(sc_core::sc_module_name name, int id, CoreKind kind, int cluster,
       socket("socket"),
       kernels_(env.kernels),
       memory_(env.memory),
+      memory_service_(env.memory_service),
+      l2_(env.l2),
+      gm_params_(env.config->gm),
       calendar_(*env.calendar),
       wake_(calendar_.Add(this, sc_module::name())),
       phases_(id, kind, cluster,
               CoreDeps{env.config, env.functional, env.tasks, env.observer, env.failure,
-                       /*host=*/this}) {}
+                       /*host=*/this}) {
+  if (memory_service_ != nullptr) {
+    requester_ = memory_service_->AddRequester(CoreCapsOf(*env.config), this);
+  }
+}
 
 void AiCore::set_sync_fabric(SyncFabric* fabric) {
   fabric_ = fabric;
@@ -38,12 +46,27 @@ GmCompletion AiCore::Transport(const GmTransaction& transaction) {
   }
   // Loosely timed: the delay counts from SystemC's time, which the calendar
   // (the core's clock) runs ahead of by up to a quantum.
+  if (transaction.untimed) {
+    socket->transport_dbg(payload);
+    if (is_atomic) payload.clear_extension(&atomic);
+    return GmCompletion{0, payload.get_response_status() == tlm::TLM_OK_RESPONSE};
+  }
   const TimePs lead = Now() - NowPs();
   sc_core::sc_time delay = ScTime(lead + transaction.delay);
   socket->b_transport(payload, delay);
   if (is_atomic) payload.clear_extension(&atomic);
   return GmCompletion{static_cast<TimePs>(delay.value()) - lead,
                       payload.get_response_status() == tlm::TLM_OK_RESPONSE};
+}
+
+uint64_t AiCore::StartTransfer(const GmRuns& runs, GmDirection direction) {
+  int64_t evicted = 0;
+  const L2Split split = l2_->AccessRuns(runs, direction == GmDirection::kWrite, &evicted);
+  if (evicted > 0) memory_service_->StartWriteBack(evicted);
+  // The MTE moves a tile one row (burst) at a time, so narrow tile rows pay
+  // the penalty even where they happen to abut in GM.
+  const double factor = NarrowRowFactor(static_cast<int64_t>(runs.row_bytes), gm_params_);
+  return memory_service_->Start(requester_, direction, split, factor);
 }
 
 bool AiCore::Contains(uint64_t addr, size_t size) const {

@@ -15,7 +15,9 @@
 #include "models/core/kernel_program.h"
 #include "models/core/task_port.h"
 #include "models/core/tile_executor.h"
+#include "models/gm/l2_cache.h"
 #include "models/gm/memory_image.h"
+#include "models/gm/memory_service.h"
 #include "systemc"
 #include "tlm"
 #include "tlm_utils/simple_initiator_socket.h"
@@ -34,6 +36,11 @@ struct AiCoreEnv {
   TaskPort* tasks = nullptr;
   CoreObserver* observer = nullptr;
   RunFailure* failure = nullptr;
+  // The chip's shared memory system and the L2 it keeps residency in: tile
+  // transfers are timed there. Null: through the socket, as every other
+  // transaction is.
+  MemoryService* memory_service = nullptr;
+  L2Cache* l2 = nullptr;
 };
 
 // The barriers a core meets at a SYNCALL (the chip's FFTS block and soft
@@ -55,6 +62,7 @@ class SyncFabric {
 class AiCore : public sc_core::sc_module,
                private CoreHost,
                private SyncallBarrier,
+               private TransferSink,
                private Calendar::Client {
  public:
   SC_HAS_PROCESS(AiCore);
@@ -102,6 +110,12 @@ class AiCore : public sc_core::sc_module,
   const CompiledKernel& Kernel(int32_t id) const override { return kernels_[id]; }
   GmCompletion Transport(const GmTransaction& transaction) override;
   bool Contains(uint64_t addr, size_t size) const override;
+  bool times_transfers() const override { return memory_service_ != nullptr; }
+  uint64_t StartTransfer(const GmRuns& runs, GmDirection direction) override;
+  // TransferSink.
+  void OnTransferDone(MemorySystem::TransferId transfer, TimePs done) override {
+    phases_.OnTransferDone(transfer, done);
+  }
   // SyncallBarrier: the chip's fabric.
   void Arrive(TaskSeq task, const SyncallRequest& request, TimePs at) override {
     fabric_->ArriveAtSyncall(this, task, request, at);
@@ -114,6 +128,10 @@ class AiCore : public sc_core::sc_module,
   absl::Span<const CompiledKernel> kernels_;
   const MemoryImage* memory_;
   SyncFabric* fabric_ = nullptr;
+  MemoryService* memory_service_;
+  L2Cache* l2_;
+  const GmParams& gm_params_;
+  MemorySystem::RequesterId requester_ = -1;
   Calendar& calendar_;
   Calendar::ClientId wake_;
   CorePhases phases_;

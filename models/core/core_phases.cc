@@ -184,8 +184,26 @@ void CorePhases::Advance(TimePs now) {
       case EventKind::kSyncResume:
         at_syncall_ = false;
         BeginSegment();
-        FinishSegment(executor_.Resume());
+        Continue(executor_.Resume());
         break;
+      case EventKind::kIssue:
+        IssueTransfer();
+        break;
+      case EventKind::kReadDone:
+        read_pending_ = false;
+        backend_.StallForRead(read_issued_, read_done_, read_bytes_);
+        Proceed();
+        break;
+      case EventKind::kWritesDone: {
+        const WriteWaiter waiter = write_waiter_;
+        write_waiter_ = WriteWaiter::kNone;
+        if (waiter == WriteWaiter::kFin) {
+          Schedule(std::max(now, last_write_done_), EventKind::kEnd);
+        } else if (waiter == WriteWaiter::kFence) {
+          Proceed();
+        }
+        break;
+      }
       case EventKind::kEnd:
         if (WriteBackBeforeFin()) End();
         break;
@@ -258,12 +276,66 @@ void CorePhases::Start() {
   const bool functional = deps_.functional && running_.executes_data;
   kernel_ = &deps_.host->Kernel(running_.kernel);
   charge_gm_ = kernel_->core_type != trace::MIX;
+  flow_timing_ = charge_gm_ && UsesCache() && deps_.host->times_transfers();
+  executor_.set_stop_at_transfers(flow_timing_);
+  read_pending_ = false;
+  write_waiter_ = WriteWaiter::kNone;
   profile_.Clear();
   BeginSegment();
   stall_ps_ = Ns(config_.core.kernel_start_ns);
   recorder_.set_block(running_.task, running_.block, id_);
-  FinishSegment(executor_.Execute(*kernel_, block, args_, functional,
-                                  UsesCache() ? &recorder_ : nullptr, &profile_, &hooks_));
+  Continue(executor_.Execute(*kernel_, block, args_, functional, UsesCache() ? &recorder_ : nullptr,
+                             &profile_, &hooks_));
+}
+
+void CorePhases::Continue(const absl::Status& status) {
+  if (!status.ok() || !flow_timing_) {
+    FinishSegment(status);
+    return;
+  }
+  Proceed();
+}
+
+void CorePhases::Proceed() {
+  if (read_pending_) return;  // kReadDone proceeds
+  if (!executor_.at_transfer()) {
+    FinishSegment(absl::OkStatus());
+    return;
+  }
+  if (kernel_->ops[executor_.transfer_op()].kind == trace::Op::FENCE && outstanding_writes_ > 0) {
+    write_waiter_ = WriteWaiter::kFence;  // kWritesDone proceeds
+    return;
+  }
+  Schedule(std::max(now_, LocalPs()), EventKind::kIssue);
+}
+
+void CorePhases::IssueTransfer() {
+  if (kernel_->ops[executor_.transfer_op()].kind != trace::Op::FENCE) {
+    const GmRuns& runs = executor_.transfer_runs();
+    const GmDirection direction = executor_.transfer_direction();
+    const uint64_t id = deps_.host->StartTransfer(runs, direction);
+    if (direction == GmDirection::kRead) {
+      read_pending_ = true;
+      pending_read_ = id;
+      read_issued_ = now_;
+      read_bytes_ = runs.bytes();
+    } else {
+      ++outstanding_writes_;
+    }
+  }
+  Continue(executor_.Resume());
+}
+
+void CorePhases::OnTransferDone(uint64_t transfer, TimePs done) {
+  if (read_pending_ && transfer == pending_read_) {
+    read_done_ = done;
+    Schedule(done, EventKind::kReadDone);
+    return;
+  }
+  last_write_done_ = std::max(last_write_done_, done);
+  if (--outstanding_writes_ == 0 && write_waiter_ != WriteWaiter::kNone) {
+    Schedule(last_write_done_, EventKind::kWritesDone);
+  }
 }
 
 void CorePhases::BeginSegment() {
@@ -357,6 +429,10 @@ bool CorePhases::WriteBackBeforeFin() {
   BeginSegment();
   cache_.OnTaskEnd();
   cache_.ClearWriteBacks();
+  if (flow_timing_ && outstanding_writes_ > 0) {
+    write_waiter_ = WriteWaiter::kFin;  // kWritesDone schedules kEnd
+    return false;
+  }
   if (charge_gm_ && last_write_done_ > now_) {
     Schedule(last_write_done_, EventKind::kEnd);
     return false;
@@ -426,6 +502,18 @@ void CorePhases::End() {
 void CorePhases::GmBackend::Transport(bool write, uint64_t addr, void* data, size_t size,
                                       DType atomic_dtype) {
   const TimePs now = core_->now_;
+  if (core_->flow_timing_ &&
+      (in_transfer_ || (write && atomic_dtype == trace::DTYPE_UNSPECIFIED))) {
+    // The tile transfer was timed as a whole (IssueTransfer): DMA does not
+    // go through the data cache, whose fills and write-backs here only keep
+    // its lines' contents right (stale reads stay real).
+    GmTransaction untimed{write, addr, data, size, atomic_dtype, 0};
+    untimed.untimed = true;
+    if (ABSL_PREDICT_FALSE(!core_->deps_.host->Transport(untimed).ok)) {
+      FailAccess(write, addr, size);
+    }
+    return;
+  }
   const TimePs local = in_transfer_ ? transfer_start_ : std::max(core_->LocalPs(), now);
   const GmCompletion completion = core_->deps_.host->Transport(
       GmTransaction{write, addr, data, size, atomic_dtype, local - now});

@@ -3,8 +3,10 @@
 
 // One AICore's life as a plain class (no SystemC): the runtime's two dispatch
 // slots, pickup and setup, gated early-dispatched blocks and their doorbells,
-// the kernel's execution (TileExecutor, the MIX ring schedule, GM stalls
-// through the data cache), SYNCALL waits, the write-back before FIN, and
+// the kernel's execution (TileExecutor, the MIX ring schedule; tile
+// transfers issued one by one at their own time to the host's shared memory
+// system, other GM stalls through the data cache), SYNCALL waits, the
+// write-back before FIN, and
 // ACK/FIN in COND. The SystemC AiCore (aicore.h) only turns the wakes it asks
 // for (CoreHost::WakeAt) into sc_event notifications and carries its GM
 // transactions over TLM; tests drive it directly:
@@ -34,6 +36,7 @@
 #include "models/core/task_port.h"
 #include "models/core/tile_executor.h"
 #include "models/gm/data_cache.h"
+#include "models/gm/gm_request.h"
 #include "models/gm/line_backend.h"
 
 namespace pto {
@@ -87,6 +90,8 @@ struct GmTransaction {
   size_t size = 0;
   DType atomic_dtype = trace::DTYPE_UNSPECIFIED;  // set: an atomic add (a write)
   TimePs delay = 0;  // issued at now + delay: the core's local time (>= 0)
+  // The bytes only: the transfer is timed as a whole (CoreHost::StartTransfer).
+  bool untimed = false;
 };
 
 struct GmCompletion {
@@ -107,6 +112,16 @@ class CoreHost {
   virtual void WakeAt(TimePs at) = 0;
   virtual const CompiledKernel& Kernel(int32_t id) const = 0;
   virtual GmCompletion Transport(const GmTransaction& transaction) = 0;
+  // Whether the host times tile transfers on the chip's shared memory system
+  // (StartTransfer); if not, the core times them through Transport.
+  virtual bool times_transfers() const { return false; }
+  // Starts a tile transfer of `runs` now; the host calls
+  // CorePhases::OnTransferDone with the returned id when it lands.
+  virtual uint64_t StartTransfer(const GmRuns& runs, GmDirection direction) {
+    (void)runs;
+    (void)direction;
+    return 0;
+  }
   // Whether a kernel may touch [addr, addr + size) (LineBackend::Contains).
   virtual bool Contains(uint64_t addr, size_t size) const = 0;
 };
@@ -183,6 +198,8 @@ class CorePhases {
   // The barrier the running block waits at released; it resumes at `at` (not
   // before `now`).
   void ReleaseSyncall(TimePs now, TimePs at);
+  // A transfer started through CoreHost::StartTransfer is done at `done`.
+  void OnTransferDone(uint64_t transfer, TimePs done);
   // Handles every event due at or before `now`, in time order (none once the
   // run failed), then asks to be woken for the next one.
   void Advance(TimePs now);
@@ -223,6 +240,9 @@ class CorePhases {
     kSyncResume,
     kEnd,
     kRecordDone,  // profiled: the swimlane record is written back
+    kIssue,       // flow timing: the stopped-at transfer or fence is due
+    kReadDone,    // flow timing: the outstanding tile load landed
+    kWritesDone,  // flow timing: the last outstanding store landed
   };
   struct Event {
     TimePs at;
@@ -245,14 +265,14 @@ class CorePhases {
     // core-side time of the whole transfer.
     void BeginTransfer() override;
     void EndTransfer() override;
+    // Stalls the kernel for what a read of `bytes` issued at `issued` and
+    // done at `done` takes beyond its core-side time (latency + MTE rate).
+    void StallForRead(TimePs issued, TimePs done, uint64_t bytes);
 
    private:
     void Transport(bool write, uint64_t addr, void* data, size_t size, DType atomic_dtype);
     // Out of line: keeps the message's temporaries off Transport's hot path.
     ABSL_ATTRIBUTE_NOINLINE void FailAccess(bool write, uint64_t addr, size_t size);
-    // Stalls the kernel for what a read of `bytes` issued at `issued` and
-    // done at `done` takes beyond its core-side time (latency + MTE rate).
-    void StallForRead(TimePs issued, TimePs done, uint64_t bytes);
     CorePhases* core_;
     bool in_transfer_ = false;
     TimePs transfer_start_ = 0;
@@ -284,6 +304,11 @@ class CorePhases {
   // Times the executor's run that just returned: schedules the SYNCALL
   // arrival or, at the block's end, the write-backs and the FIN.
   void FinishSegment(const absl::Status& status);
+  // After the executor returned: with flow timing, issue the transfer it
+  // stopped at (once the load before it landed) or end the segment.
+  void Continue(const absl::Status& status);
+  void Proceed();
+  void IssueTransfer();
   void BeginSegment();
   // When the running segment's ops end on this core: LocalPs(), or for a MIX
   // program the end of this lane's engine in the cross-core ring schedule
@@ -351,6 +376,19 @@ class CorePhases {
   // MIX blocks: their AIC moves the data of all three lanes, so its stalls
   // belong to no one engine; the lanes keep the cross-core ring's schedule.
   bool charge_gm_ = true;
+  // Flow timing (the host times transfers on shared bandwidth): the
+  // executor stops before each transfer, issued at its own time; a load
+  // stalls the block until it lands, stores are posted.
+  bool flow_timing_ = false;
+  bool read_pending_ = false;
+  uint64_t pending_read_ = 0;
+  TimePs read_issued_ = 0;
+  uint64_t read_bytes_ = 0;
+  TimePs read_done_ = 0;
+  int outstanding_writes_ = 0;
+  // Who waits for the outstanding stores to land: a FENCE or the FIN.
+  enum class WriteWaiter : uint8_t { kNone, kFence, kFin };
+  WriteWaiter write_waiter_ = WriteWaiter::kNone;
   const CompiledKernel* kernel_ = nullptr;  // the running block's
   TileExecutor executor_;
   ExecutionProfile profile_;

@@ -68,11 +68,18 @@ class CorePhasesTest : public ::testing::Test, public CoreHost, public CoreOwner
   const CompiledKernel& Kernel(int32_t id) const override { return kernels_[id]; }
   GmCompletion Transport(const GmTransaction& transaction) override {
     EXPECT_GE(transaction.delay, 0);
-    transactions_.push_back(
-        Issued{transaction.write, transaction.addr, transaction.size, now_ + transaction.delay});
+    transactions_.push_back(Issued{transaction.write, transaction.addr, transaction.size,
+                                   now_ + transaction.delay, transaction.untimed});
     return GmCompletion{transaction.delay + (transaction.write ? gm_write_ps_ : gm_read_ps_), true};
   }
   bool Contains(uint64_t, size_t) const override { return true; }
+  // Shared-bandwidth timing, when a test turns it on: transfers are logged
+  // and the test says when each lands (CorePhases::OnTransferDone).
+  bool times_transfers() const override { return times_transfers_; }
+  uint64_t StartTransfer(const GmRuns& runs, GmDirection direction) override {
+    started_.push_back(Started{runs, direction, now_});
+    return started_.size() - 1;
+  }
   // CoreOwner.
   void OnCondWritten(int core_id, CondValue value, TimePs visible_at) override {
     EXPECT_EQ(core_id, core_->id());
@@ -147,8 +154,16 @@ class CorePhasesTest : public ::testing::Test, public CoreHost, public CoreOwner
     uint64_t addr;
     size_t size;
     TimePs issue;
+    bool untimed;
   };
   std::vector<Issued> transactions_;
+  bool times_transfers_ = false;
+  struct Started {
+    GmRuns runs;
+    GmDirection direction;
+    TimePs at;
+  };
+  std::vector<Started> started_;
   std::unique_ptr<CorePhases> core_;
   TimePs now_ = 0;
   std::vector<Cond> conds_;
@@ -421,6 +436,85 @@ TEST_F(CorePhasesTest, GmReadsStallTheKernelAndFinWaitsForTheWriteBack) {
   EXPECT_EQ(transactions_[2].issue, Ns(4065));
   EXPECT_EQ(core().IntervalOf(1)->end, Ns(4365));
   EXPECT_THAT(conds_, ElementsAre(Cond{Ns(2045), 1, false}, Cond{Ns(4545), 1, true}));
+}
+
+TEST_F(CorePhasesTest, SharedBandwidthTransfersAreIssuedAtTheirTimeAndAwaited) {
+  // As above (1 GHz: each op costs 501 ns core-side), but the host times
+  // tile transfers itself: the core issues each at its own time and learns
+  // when it lands.
+  config_.chip.aicore_clock_hz = 1e9;
+  times_transfers_ = true;
+  const TaskSeq task = AddTask(kCopy, {Matrix1x16(0x1000), Matrix1x16(0x2000)});
+  core().Dispatch(0, WorkOf(task, 1), kPublish);
+  // Start 1865; the LOAD is issued after the 400 ns prologue.
+  RunUntil(Ns(2265));
+  ASSERT_EQ(started_.size(), 1u);
+  EXPECT_EQ(started_[0].direction, GmDirection::kRead);
+  EXPECT_EQ(started_[0].at, Ns(2265));
+  EXPECT_EQ(started_[0].runs.base, 0x1000u);
+  EXPECT_EQ(started_[0].runs.bytes(), 64u);
+  // The block waits for the load: no wake until it lands, 800 ns later (299
+  // beyond its 501 ns op).
+  EXPECT_EQ(wake_, kNever);
+  core().OnTransferDone(0, Ns(3065));
+  // The STORE is issued when the load's op ends: 2265 + 501 + 299.
+  RunUntil(Ns(3065));
+  ASSERT_EQ(started_.size(), 2u);
+  EXPECT_EQ(started_[1].direction, GmDirection::kWrite);
+  EXPECT_EQ(started_[1].at, Ns(3065));
+  EXPECT_EQ(started_[1].runs.base, 0x2000u);
+  // Posted: the ops end at 3566, the epilogue at 3766; FIN waits for the
+  // store to land, at 4000.
+  RunUntil(Ns(3766));
+  EXPECT_EQ(core().phase(), CorePhases::Phase::kRunning);
+  EXPECT_EQ(wake_, kNever);
+  core().OnTransferDone(1, Ns(4000));
+  RunUntil();
+  EXPECT_EQ(core().IntervalOf(1)->end, Ns(4000));
+  EXPECT_THAT(conds_, ElementsAre(Cond{Ns(2045), 1, false}, Cond{Ns(4180), 1, true}));
+  // The data cache's fills and write-back moved bytes only: DMA is timed
+  // as a whole, not through the cache.
+  ASSERT_FALSE(transactions_.empty());
+  for (const Issued& t : transactions_) EXPECT_TRUE(t.untimed) << t.addr;
+}
+
+TEST_F(CorePhasesTest, AFenceWaitsForTheStoresInFlight) {
+  // load x; store y; fence; load x (1 GHz: 501 ns per transfer op). The
+  // fence holds the block until the store lands; the second load is issued
+  // after it.
+  config_.chip.aicore_clock_hz = 1e9;
+  times_transfers_ = true;
+  KernelBuilder kb("fenced");
+  const uint32_t x = kb.TensorParam("x", trace::FP32, trace::KernelParam::IN);
+  const uint32_t y = kb.TensorParam("y", trace::FP32, trace::KernelParam::OUT);
+  const uint32_t t = kb.Tile("t", {1, 16}, trace::FP32);
+  kb.Load(t, x, {C(0), C(0)});
+  kb.Store(t, y, {C(0), C(0)});
+  kb.Add(trace::Op::FENCE);
+  kb.Load(t, x, {C(0), C(0)});
+  kernels_.push_back(*CompileKernel(kb.kernel()));
+  const TaskSeq task =
+      AddTask(static_cast<int32_t>(kernels_.size() - 1), {Matrix1x16(0x1000), Matrix1x16(0x2000)});
+  core().Dispatch(0, WorkOf(task, 1), kPublish);
+  RunUntil(Ns(2265));
+  core().OnTransferDone(0, Ns(2766));  // within the op's own 501 ns: no stall
+  RunUntil(Ns(2766));
+  ASSERT_EQ(started_.size(), 2u);
+  EXPECT_EQ(started_[1].direction, GmDirection::kWrite);
+  EXPECT_EQ(started_[1].at, Ns(2766));
+  // At the fence (3267) with the store in flight: no wake, nothing issued.
+  RunUntil(Ns(4000));
+  EXPECT_EQ(started_.size(), 2u);
+  EXPECT_EQ(wake_, kNever);
+  core().OnTransferDone(1, Ns(5000));
+  RunUntil(Ns(5000));
+  ASSERT_EQ(started_.size(), 3u);
+  EXPECT_EQ(started_[2].direction, GmDirection::kRead);
+  EXPECT_EQ(started_[2].at, Ns(5000));
+  core().OnTransferDone(2, Ns(5501));
+  RunUntil();
+  // The last load's op ends at 5501; the epilogue takes 200 ns.
+  EXPECT_EQ(core().IntervalOf(1)->end, Ns(5701));
 }
 
 TEST_F(CorePhasesTest, AFailedRunHandlesNoMoreEvents) {

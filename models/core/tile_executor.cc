@@ -159,6 +159,34 @@ absl::Status TileExecutor::PauseAt(const CompiledOp& op, int32_t pc, const IntEn
   return absl::OkStatus();
 }
 
+absl::Status TileExecutor::StopAtTransfer(const CompiledOp& op, int32_t pc) {
+  transfer_runs_ = GmRuns{};
+  if (op.kind != trace::Op::FENCE) {
+    const CompiledKernel& kernel = *kernel_;
+    const bool write = op.kind == trace::Op::STORE;
+    const CompiledTile& tile = kernel.tiles[write ? op.src0 : op.dst];
+    Window w;
+    if (absl::Status s = ResolveWindow(kernel, op, tile, args_, block_, &w); !s.ok()) return s;
+    const uint64_t esize = DTypeSize(tile.dtype);
+    if (w.col_stride == 1) {
+      transfer_runs_ = GmRuns{w.addr, static_cast<uint64_t>(tile.cols) * esize, tile.rows,
+                              static_cast<uint64_t>(w.row_stride) * esize};
+    } else if (w.row_stride == 1 || tile.rows == 1) {
+      // A transposed window: its columns are the contiguous runs.
+      transfer_runs_ = GmRuns{w.addr, static_cast<uint64_t>(tile.rows) * esize, tile.cols,
+                              static_cast<uint64_t>(w.col_stride) * esize};
+    } else {
+      // Neither way contiguous: its elements, spaced as one of its rows.
+      transfer_runs_ =
+          GmRuns{w.addr, esize, tile.rows * tile.cols, static_cast<uint64_t>(w.col_stride) * esize};
+    }
+    transfer_direction_ = write ? GmDirection::kWrite : GmDirection::kRead;
+  }
+  pc_ = pc;
+  at_transfer_ = true;
+  return absl::OkStatus();
+}
+
 const std::vector<double>& TileExecutor::OpCosts(const CompiledKernel& kernel) {
   std::vector<double>* costs = &scratch_costs_;
   if (kernel.uid != 0) {
@@ -314,11 +342,7 @@ absl::Status TileExecutor::RunProgram() {
 
     if (stop_at_transfers_ &&
         (op.kind == Op::LOAD || op.kind == Op::STORE || op.kind == Op::FENCE)) {
-      if (!resuming_transfer_) {
-        pc_ = pc;
-        at_transfer_ = true;
-        return absl::OkStatus();
-      }
+      if (!resuming_transfer_) return StopAtTransfer(op, pc);
       resuming_transfer_ = false;
     }
     OpRecord rec;

@@ -12,6 +12,7 @@
 #include "models/core/int_expr.h"
 #include "models/core/kernel_program.h"
 #include "models/gm/gm_port.h"
+#include "models/gm/gm_request.h"
 #include "proto/task_stream.pb.h"
 
 namespace pto {
@@ -132,6 +133,13 @@ class TileExecutor {
   void set_stop_at_transfers(bool on) { stop_at_transfers_ = on; }
   bool at_transfer() const { return at_transfer_; }
   int32_t transfer_op() const { return at_transfer_ ? pc_ : -1; }
+  // At a LOAD or STORE stop: the GM bytes the op will move (its window's
+  // rows, or its columns for a transposed window; a window contiguous
+  // neither way counts its elements as rows one column stride apart, the
+  // right bytes at approximate addresses) and whether it writes. Zero rows
+  // at a FENCE.
+  const GmRuns& transfer_runs() const { return transfer_runs_; }
+  GmDirection transfer_direction() const { return transfer_direction_; }
 
   const ChipConfig& config() const { return config_; }
 
@@ -161,6 +169,8 @@ class TileExecutor {
   // Runs from pc_ until the end or the next SYNCALL.
   absl::Status RunProgram();
   absl::Status PauseAt(const CompiledOp& op, int32_t pc, const IntEnv& env);
+  // Stops before the LOAD, STORE or FENCE at `pc`, noting what it moves.
+  absl::Status StopAtTransfer(const CompiledOp& op, int32_t pc);
   absl::Status ResolveWindow(const CompiledKernel& kernel, const CompiledOp& op,
                              const CompiledTile& tile, absl::Span<const BoundArg> args,
                              const BlockContext& block, Window* window);
@@ -214,6 +224,8 @@ class TileExecutor {
   bool stop_at_transfers_ = false;
   bool at_transfer_ = false;
   bool resuming_transfer_ = false;  // the op at pc_ is the transfer stopped at
+  GmRuns transfer_runs_;
+  GmDirection transfer_direction_ = GmDirection::kRead;
   SyncallRequest syncall_;
 };
 

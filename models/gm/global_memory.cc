@@ -10,9 +10,10 @@ namespace pto {
 GlobalMemory::GlobalMemory(sc_core::sc_module_name name, MemoryImage* image, const GmParams& params)
     : sc_module(name), socket("socket"), image_(image), timing_(params) {
   socket.register_b_transport(this, &GlobalMemory::b_transport);
+  socket.register_transport_dbg(this, &GlobalMemory::transport_dbg);
 }
 
-void GlobalMemory::b_transport(int, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
+absl::Status GlobalMemory::MoveData(tlm::tlm_generic_payload& payload) {
   const uint64_t addr = payload.get_address();
   const size_t size = payload.get_data_length();
   absl::Status status;
@@ -28,6 +29,19 @@ void GlobalMemory::b_transport(int, tlm::tlm_generic_payload& payload, sc_core::
   } else {
     WriteClipped(*image_, addr, payload.get_data_ptr(), size);
   }
+  return status;
+}
+
+unsigned int GlobalMemory::transport_dbg(int, tlm::tlm_generic_payload& payload) {
+  const absl::Status status = MoveData(payload);
+  payload.set_response_status(status.ok() ? tlm::TLM_OK_RESPONSE : tlm::TLM_ADDRESS_ERROR_RESPONSE);
+  return status.ok() ? payload.get_data_length() : 0;
+}
+
+void GlobalMemory::b_transport(int, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
+  const absl::Status status = MoveData(payload);
+  const uint64_t addr = payload.get_address();
+  const size_t size = payload.get_data_length();
   const TimePs now = NowPs();
   const TimePs start = now + static_cast<TimePs>(delay.value());
   // A line transfer is one contiguous run: the narrow-row penalty applies to

@@ -24,7 +24,9 @@ struct AtomicAddExtension : tlm::tlm_extension<AtomicAddExtension> {
 // (GmTiming); every core's initiator socket binds here. The incoming delay is
 // the initiator's local time offset; the outgoing one is when the transfer is
 // done (read: last byte delivered; write: accepted by L2), so contention
-// between cores and L2 hits show in the cores' kernel times.
+// between cores and L2 hits show in the cores' kernel times. A core whose
+// tile transfers the chip's MemoryService times moves their bytes through
+// transport_dbg instead.
 class GlobalMemory : public sc_core::sc_module {
  public:
   tlm_utils::multi_passthrough_target_socket<GlobalMemory> socket;
@@ -35,6 +37,11 @@ class GlobalMemory : public sc_core::sc_module {
 
  private:
   void b_transport(int initiator, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
+  // The data of a transfer timed elsewhere (MemoryService): moved, no time,
+  // no L2 or HBM state touched — TLM-2.0's debug transport.
+  unsigned int transport_dbg(int initiator, tlm::tlm_generic_payload& payload);
+  // Reads, writes or atomically adds the payload's bytes in the image.
+  absl::Status MoveData(tlm::tlm_generic_payload& payload);
 
   MemoryImage* image_;
   GmTiming timing_;

@@ -31,6 +31,13 @@ struct GmRuns {
   }
 };
 
+// How a transfer's bytes fared in L2.
+struct L2Split {
+  int64_t hit_bytes = 0;
+  int64_t miss_bytes = 0;  // reads: fetched from HBM; writes: 0 (write-back L2)
+  int64_t bytes() const { return hit_bytes + miss_bytes; }
+};
+
 // Whether `runs` is a transfer the memory system can time: at least one row
 // of at least one byte, inside the 64-bit address space, and, for a write,
 // rows that do not overlap (a row would overwrite the one before it within

@@ -63,6 +63,31 @@ L2Access L2Cache::Access(uint64_t addr, uint64_t size, bool is_write) {
   return access;
 }
 
+L2Split L2Cache::AccessRuns(const GmRuns& runs, bool is_write, int64_t* dirty_evicted_bytes) {
+  L2Access total;
+  const auto add = [&](uint64_t addr, uint64_t size) {
+    const L2Access a = Access(addr, size, is_write);
+    total.hit_lines += a.hit_lines;
+    total.miss_lines += a.miss_lines;
+    total.dirty_evictions += a.dirty_evictions;
+  };
+  if (runs.rows == 1 || runs.stride == runs.row_bytes) {
+    add(runs.base, runs.bytes());
+  } else {
+    for (int64_t r = 0; r < runs.rows; ++r) {
+      add(runs.base + static_cast<uint64_t>(r) * runs.stride, runs.row_bytes);
+    }
+  }
+  *dirty_evicted_bytes += total.dirty_evictions * line_bytes_;
+  const int64_t bytes = static_cast<int64_t>(runs.bytes());
+  if (is_write) return L2Split{bytes, 0};
+  const int64_t lines = total.hit_lines + total.miss_lines;
+  const int64_t miss =
+      lines == 0 ? 0
+                 : static_cast<int64_t>(static_cast<__int128>(bytes) * total.miss_lines / lines);
+  return L2Split{bytes - miss, miss};
+}
+
 int64_t L2Cache::LatencyPs(const L2Access& access) const {
   return access.miss_lines > 0 ? miss_latency_ps_ : hit_latency_ps_;
 }

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "models/base/chip_config.h"
+#include "models/gm/gm_request.h"
 
 namespace pto {
 
@@ -31,6 +32,13 @@ class L2Cache {
   // used, misses are allocated; a write marks its lines dirty. Counters
   // accumulate.
   L2Access Access(uint64_t addr, uint64_t size, bool is_write = false);
+
+  // Access for each row of a transfer (one call when the rows abut). A
+  // read's bytes split into hit and miss bytes in proportion to its lines
+  // (a row sharing a line with the next is not charged twice); a write's
+  // bytes all land in L2 (write-back). Adds the bytes of the dirty lines
+  // evicted to `*dirty_evicted_bytes`.
+  L2Split AccessRuns(const GmRuns& runs, bool is_write, int64_t* dirty_evicted_bytes);
 
   // Latency to the first byte of a transfer: the miss latency when any line
   // missed, else the hit latency (ps). Bandwidth time is the HBM model's.

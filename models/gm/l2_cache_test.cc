@@ -24,6 +24,37 @@ TEST(L2CacheTest, DefaultsAre512ByteLinesAnd192MiBIn16Ways) {
   EXPECT_EQ(l2.ways(), 16);
 }
 
+TEST(L2CacheTest, ATransfersRowsSplitIntoHitAndMissBytes) {
+  // Four rows of 256 B, 1 KiB apart: each in its own line. Lines 0 and 2
+  // are resident, so half the rows' bytes hit.
+  L2Cache l2(SmallL2(16));
+  l2.Access(0, 512);
+  l2.Access(2 * 512, 512);
+  int64_t evicted = 0;
+  const L2Split split = l2.AccessRuns(GmRuns{0, 256, 4, 512}, /*is_write=*/false, &evicted);
+  EXPECT_EQ(split.hit_bytes, 512);
+  EXPECT_EQ(split.miss_bytes, 512);
+  EXPECT_EQ(evicted, 0);
+  // Now all four are resident: a re-read hits entirely.
+  const L2Split again = l2.AccessRuns(GmRuns{0, 256, 4, 512}, false, &evicted);
+  EXPECT_EQ(again.hit_bytes, 1024);
+  EXPECT_EQ(again.miss_bytes, 0);
+}
+
+TEST(L2CacheTest, AWriteLandsInL2AndReportsTheDirtyLinesItEvicts) {
+  // Two lines, fully associative: writing lines 0 and 1 then reading line 2
+  // evicts dirty line 0; a write's bytes never miss.
+  L2Cache l2(SmallL2(2));
+  int64_t evicted = 0;
+  const L2Split write = l2.AccessRuns(GmRuns{0, 1024, 1, 0}, /*is_write=*/true, &evicted);
+  EXPECT_EQ(write.hit_bytes, 1024);
+  EXPECT_EQ(write.miss_bytes, 0);
+  EXPECT_EQ(evicted, 0);
+  const L2Split read = l2.AccessRuns(GmRuns{1024, 512, 1, 0}, false, &evicted);
+  EXPECT_EQ(read.miss_bytes, 512);
+  EXPECT_EQ(evicted, 512);
+}
+
 TEST(L2CacheTest, LinesCompeteOnlyWithinTheirSet) {
   // 4 sets of 2 ways: lines 0, 4, 8 share set 0; line 1 is in set 1.
   L2Cache l2(SmallL2(8, 2));

@@ -16,6 +16,24 @@ int64_t FlowBytes(int64_t bytes, double bandwidth_factor) {
 
 }  // namespace
 
+MemorySystemParams MemorySystemParams::Of(const ChipConfig& config) {
+  const GmParams& gm = config.gm;
+  const double cores_ghz =
+      static_cast<double>(config.chip.clusters) * config.chip.aicore_clock_hz / 1e9;
+  MemorySystemParams params;
+  params.hbm_bytes_per_ns = gm.hbm_bandwidth_bytes_per_s * gm.hbm_efficiency / 1e9;
+  params.l2_read_bytes_per_ns = gm.l2_read_bytes_per_cycle * cores_ghz;
+  params.l2_write_bytes_per_ns = gm.l2_write_bytes_per_cycle * cores_ghz;
+  params.l2_hit_latency = Ns(gm.l2_hit_latency_ns);
+  params.l2_miss_latency = Ns(gm.l2_miss_latency_ns);
+  return params;
+}
+
+RequesterCaps CoreCapsOf(const ChipConfig& config) {
+  const double bytes_per_ns = config.core.mte_bytes_per_cycle * config.chip.aicore_clock_hz / 1e9;
+  return RequesterCaps{bytes_per_ns, bytes_per_ns};
+}
+
 MemorySystem::MemorySystem(const MemorySystemParams& params)
     : params_(params),
       hbm_(flows_.AddResource(params.hbm_bytes_per_ns)),

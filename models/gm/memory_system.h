@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "models/base/chip_config.h"
 #include "models/base/time.h"
 #include "models/gm/flow_model.h"
 #include "models/gm/gm_request.h"
@@ -45,6 +46,11 @@ struct MemorySystemParams {
   double l2_write_bytes_per_ns = 0;  // ... and write bandwidth
   TimePs l2_hit_latency = 0;         // to the first byte when every byte hit
   TimePs l2_miss_latency = 0;        // ... when some byte came from HBM
+
+  // The chip's: HBM at gm.hbm_bandwidth_bytes_per_s × gm.hbm_efficiency; the
+  // L2 at gm.l2_read/write_bytes_per_cycle per AI core (chip.clusters of
+  // them) at chip.aicore_clock_hz; the L2 latencies.
+  static MemorySystemParams Of(const ChipConfig& config);
 };
 
 // One requester's own caps (a core's reads and its writes are separate
@@ -54,12 +60,8 @@ struct RequesterCaps {
   double write_bytes_per_ns = 0;
 };
 
-// How a transfer's bytes fared in L2.
-struct L2Split {
-  int64_t hit_bytes = 0;
-  int64_t miss_bytes = 0;  // reads: fetched from HBM; writes: 0 (write-back L2)
-  int64_t bytes() const { return hit_bytes + miss_bytes; }
-};
+// A core's caps: core.mte_bytes_per_cycle at chip.aicore_clock_hz each way.
+RequesterCaps CoreCapsOf(const ChipConfig& config);
 
 class MemorySystem {
  public:
