@@ -98,6 +98,7 @@ void CoreTotals::Add(CoreKind kind, const CoreCounters& core) {
   }
   last_kernel_end = std::max(last_kernel_end, core.last_kernel_end);
   (kind == CoreKind::kAic ? aic_busy : aiv_busy) += core.busy;
+  (kind == CoreKind::kAic ? aic_gm_stall : aiv_gm_stall) += core.gm_stall;
   mix += core.mix;
 }
 
@@ -105,6 +106,7 @@ void Chip::OnLaunchBegin(int launch, const std::string& name) {
   group_.BeginLaunch();
   for (auto& core : cores_) core->BeginLaunch();
   lifecycle_.BeginLaunch();
+  gm_at_launch_begin_ = memory_service_->system().counters();
   listener_->OnLaunchBegin(launch, name);
 }
 
@@ -119,6 +121,7 @@ void Chip::OnLaunchEnd(int launch) {
   counters.sync_drains = group_.sync_drains();
   for (const auto& core : cores_) counters.cores.Add(core->core_kind(), core->counters());
   counters.lifecycle = lifecycle_.counters();
+  counters.gm = memory_service_->system().counters() - gm_at_launch_begin_;
   listener_->OnLaunchEnd(launch, counters);
 }
 

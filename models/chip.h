@@ -43,6 +43,8 @@ struct CoreTotals {
   TimePs last_kernel_end = kNever;     // the latest block end
   TimePs aic_busy = 0;                 // block time summed per core type
   TimePs aiv_busy = 0;
+  TimePs aic_gm_stall = 0;  // GM stalls summed per core type
+  TimePs aiv_gm_stall = 0;
   MixRingCounters mix;  // from each AIC lane
   void Add(CoreKind kind, const CoreCounters& core);
 };
@@ -57,6 +59,7 @@ struct LaunchCounters {
   uint64_t sync_drains = 0;                // sync_start cohorts launched by the global drain
   CoreTotals cores;
   LifecycleCounters lifecycle;
+  MemorySystem::Counters gm;  // the tile transfers the memory system timed
 };
 
 // Told about launch boundaries and checks as the chip reaches them.
@@ -147,7 +150,8 @@ class Chip : public sc_core::sc_module,
   TaskTablePort task_port_;
   TaskLifecycle lifecycle_;
   std::unique_ptr<GlobalMemory> gm_;
-  std::unique_ptr<MemoryService> memory_service_;  // times the cores' tile transfers
+  std::unique_ptr<MemoryService> memory_service_;
+  MemorySystem::Counters gm_at_launch_begin_;  // times the cores' tile transfers
   std::vector<std::unique_ptr<AiCore>> cores_;
   SchedulerGroup group_;
   std::vector<std::unique_ptr<SchedulerThread>> schedulers_;

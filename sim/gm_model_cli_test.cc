@@ -227,21 +227,25 @@ struct CopyShape {
   int64_t tensor_cols = kCols;
 };
 
-// y[block band] = x[block band]: `tiles` tiles of `shape` per block (only
-// the loads without `stores`).
+// Which half of a copy a kernel keeps.
+enum class CopyOps { kBoth, kLoadsOnly, kStoresOnly };
+
+// y[block band] = x[block band]: `tiles` tiles of `shape` per block (or
+// only its loads, or only its stores).
 uint32_t AddCopyKernel(trace::TraceText* text, int64_t tiles, CopyShape shape = {},
-                       bool stores = true) {
+                       CopyOps ops = CopyOps::kBoth) {
   KernelBuilder kb("copy");
   const uint32_t x = kb.TensorParam("x", trace::FP32, trace::KernelParam::IN);
   const uint32_t y = kb.TensorParam("y", trace::FP32, trace::KernelParam::OUT);
   const uint32_t t = kb.Tile("t", {shape.tile_rows, shape.tile_cols}, trace::FP32);
-  kb.BeginLoop(0, C(0), C(tiles));
   const auto row = [&] {
     return Plus(Times(BlockIdx(), C(tiles * shape.tile_rows)),
                 Times(LoopVar(0), C(shape.tile_rows)));
   };
-  kb.Load(t, x, {row(), C(0)});
-  if (stores) kb.Store(t, y, {row(), C(0)});
+  if (ops == CopyOps::kStoresOnly) kb.Full(t, 0.0);  // before the loop: the tile stored
+  kb.BeginLoop(0, C(0), C(tiles));
+  if (ops != CopyOps::kStoresOnly) kb.Load(t, x, {row(), C(0)});
+  if (ops != CopyOps::kLoadsOnly) kb.Store(t, y, {row(), C(0)});
   kb.EndLoop();
   trace::Kernel* kernel = text->mutable_header()->add_kernels();
   *kernel = kb.kernel();
@@ -252,12 +256,12 @@ uint32_t AddCopyKernel(trace::TraceText* text, int64_t tiles, CopyShape shape = 
 // `copies` copy tasks, one after the other, of `blocks` blocks each moving
 // `rows` rows of x into y.
 trace::TraceText CopyTrace(int64_t blocks, int64_t rows, int copies = 1, CopyShape shape = {},
-                           bool stores = true) {
+                           CopyOps ops = CopyOps::kBoth) {
   TraceBuilder builder("copy");
   const uint32_t x = builder.Tensor("x", rows, shape.tensor_cols);
   const uint32_t y = builder.Tensor("y", rows, shape.tensor_cols);
   trace::TraceText text = builder.Finish();
-  const uint32_t kernel = AddCopyKernel(&text, rows / shape.tile_rows / blocks, shape, stores);
+  const uint32_t kernel = AddCopyKernel(&text, rows / shape.tile_rows / blocks, shape, ops);
   // records: launch_begin, scope_begin, [submits], scope_end, launch_end.
   auto* records = text.mutable_records();
   for (int c = 0; c < copies; ++c) {
@@ -294,7 +298,7 @@ TEST(GmBandwidthTest, MemoryBoundKernelTimeScalesWithBytes) {
 // Each block reads its band of x, tile after tile (16 x 512 FP32, 32 KiB),
 // and stores nothing: a pure HBM read stream.
 trace::TraceText ReadStreamTrace(int64_t blocks, int64_t rows) {
-  return CopyTrace(blocks, rows, 1, CopyShape{}, /*stores=*/false);
+  return CopyTrace(blocks, rows, 1, CopyShape{}, CopyOps::kLoadsOnly);
 }
 
 // Issue 19's sharing test. N identical read streams of 48 MiB in all start
@@ -326,7 +330,28 @@ TEST(GmSharingTest, IdenticalStreamsShareHbmFairlyAndReachItsRate) {
     const double expected = std::min(static_cast<double>(n) * 105.6, 1104.0);
     EXPECT_NEAR(bytes_per_ns / expected, 1.0, 0.03) << "N = " << n;
     EXPECT_LT((last_end - first_end) / (last_end - first_start), 0.05) << "N = " << n;
+    // Every byte came from HBM (a cold L2), and the stats say so.
+    const nlohmann::json& gm = run.stats["gm"];
+    EXPECT_EQ(gm["hbm_read_bytes"].get<double>(), bytes) << "N = " << n;
+    EXPECT_EQ(gm["l2_read_miss_bytes"].get<double>(), bytes) << "N = " << n;
+    EXPECT_EQ(gm["l2_read_hit_bytes"].get<double>(), 0) << "N = " << n;
+    EXPECT_EQ(gm["transfers"].get<double>(), bytes / (kTileRows * kCols * 4)) << "N = " << n;
+    EXPECT_NEAR(gm["hbm_gb_per_s"].get<double>() / bytes_per_ns, 1.0, 0.03) << "N = " << n;
   }
+}
+
+TEST(GmSharingTest, AStoreOnlyStreamReadsNothingFromHbm) {
+  // Stores are posted into the write-back L2: no write-allocate fill, and
+  // 48 MiB fits the 192 MiB L2, so nothing is evicted to HBM either.
+  const int64_t rows = 48 * 32 * kTileRows;
+  const SimRun run = Simulate(CopyTrace(48, rows, 1, CopyShape{}, CopyOps::kStoresOnly),
+                              "store_stream", {"--timing-only"});
+  ASSERT_EQ(run.cli.exit_code, 0) << run.cli.out << run.cli.err;
+  const nlohmann::json& gm = run.stats["gm"];
+  EXPECT_EQ(gm["hbm_read_bytes"].get<double>(), 0);
+  EXPECT_EQ(gm["hbm_write_bytes"].get<double>(), 0);
+  EXPECT_EQ(gm["l2_write_bytes"].get<double>(), static_cast<double>(rows) * kCols * 4);
+  EXPECT_EQ(gm["aiv_stall_us"].get<double>(), 0);
 }
 
 TEST(GmSharingTest, HalvingHbmBandwidthHalvesASaturatedStream) {
@@ -380,6 +405,10 @@ TEST(GmBandwidthTest, ARepeatedReadHitsL2) {
   }
   ASSERT_EQ(kernel_us.size(), 2u);
   EXPECT_LT(kernel_us[1], 0.8 * kernel_us[0]);
+  // x's bytes came from HBM once; the second read of it hit.
+  const double x_bytes = 48.0 * 4 * kTileRows * kCols * 4;
+  EXPECT_EQ(run.stats["gm"]["hbm_read_bytes"].get<double>(), x_bytes);
+  EXPECT_EQ(run.stats["gm"]["l2_read_hit_bytes"].get<double>(), x_bytes);
 }
 
 TEST(GmBandwidthTest, ATileTransferPaysTheGmLatencyOnceNotPerRow) {

@@ -335,8 +335,14 @@ nlohmann::json Session::Summary(const LaunchReport& report) const {
   const SchedulerCounters& sched = report.counters.schedulers;
   const CoreTotals& cores = report.counters.cores;
   const LifecycleCounters& lifecycle = report.counters.lifecycle;
+  const MemorySystem::Counters& gm = report.counters.gm;
   const TimePs makespan =
       cores.first_kernel_start == kNever ? 0 : cores.last_kernel_end - cores.first_kernel_start;
+  // Bytes per ps x 1000 = GB/s.
+  const double hbm_gb_per_s = makespan > 0
+                                  ? static_cast<double>(gm.hbm_read_bytes + gm.hbm_write_bytes) *
+                                        1e3 / static_cast<double>(makespan)
+                                  : 0.0;
   const double aic_share =
       makespan > 0 ? static_cast<double>(cores.aic_busy) / (makespan * config_.aic_count()) : 0.0;
   const double aiv_share =
@@ -397,6 +403,16 @@ nlohmann::json Session::Summary(const LaunchReport& report) const {
           {"orchestrator", orchestrator},
           {"schedulers", schedulers},
           {"rings", rings},
+          {"gm",
+           {{"transfers", gm.transfers},
+            {"l2_read_hit_bytes", gm.l2_read_hit_bytes},
+            {"l2_read_miss_bytes", gm.l2_read_miss_bytes},
+            {"l2_write_bytes", gm.l2_write_bytes},
+            {"hbm_read_bytes", gm.hbm_read_bytes},
+            {"hbm_write_bytes", gm.hbm_write_bytes},
+            {"hbm_gb_per_s", hbm_gb_per_s},
+            {"aic_stall_us", Us(cores.aic_gm_stall)},
+            {"aiv_stall_us", Us(cores.aiv_gm_stall)}}},
           {"mix_ring",
            {{"blocks", cores.mix.blocks},
             {"pushes", cores.mix.pushes},
@@ -451,6 +467,16 @@ void Session::PrintLaunch(const LaunchReport& report) {
       "  busy: AIC %.1f%%, AIV %.1f%%; orchestrator %.3f us, schedulers %.3f us\n",
       100 * StatNumber(s, kStatAicBusyShare), 100 * StatNumber(s, kStatAivBusyShare),
       StatNumber(s, kStatOrchestratorBusyUs), StatNumber(s, kStatSchedulerBusyUs));
+  if (const MemorySystem::Counters& gm = report.counters.gm; gm.transfers > 0) {
+    out_ << absl::StrFormat(
+        "  GM: %d transfers; loads %.3f MB from HBM, %.3f MB hit in L2; stores %.3f MB into L2, "
+        "%.3f MB evicted to HBM; HBM at %.1f GB/s; GM stalls AIC %.3f us, AIV %.3f us\n",
+        gm.transfers, static_cast<double>(gm.hbm_read_bytes) / 1e6,
+        static_cast<double>(gm.l2_read_hit_bytes) / 1e6,
+        static_cast<double>(gm.l2_write_bytes) / 1e6, static_cast<double>(gm.hbm_write_bytes) / 1e6,
+        StatNumber(s, kStatHbmGbPerS), Us(report.counters.cores.aic_gm_stall),
+        Us(report.counters.cores.aiv_gm_stall));
+  }
   if (report.counters.cores.mix.blocks > 0) {
     const MixRingCounters& mix = report.counters.cores.mix;
     out_ << absl::StrFormat(

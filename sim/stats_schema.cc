@@ -111,6 +111,20 @@ const std::vector<StatSpec>& Table() {
        "ring3.peak_task_window"},
       {"rings/3/orchestrator_blocked_us", U::kMicroseconds, "time blocked on ring 3", {},
        "ring3.orch_blocked_us"},
+      // ---- GM: the tile transfers the memory system timed (not yet: MIX
+      // lanes, cost-summary externs, scalar fills and atomics)
+      {"gm/transfers", U::kCount, "tile loads and stores timed on the shared memory system"},
+      {"gm/l2_read_hit_bytes", U::kBytes, "bytes loaded that were resident in L2"},
+      {"gm/l2_read_miss_bytes", U::kBytes, "bytes loaded that L2 fetched from HBM"},
+      {"gm/l2_write_bytes", U::kBytes, "bytes stored into L2 (write-back: no HBM read)"},
+      {"gm/hbm_read_bytes", U::kBytes, "bytes read from HBM"},
+      {"gm/hbm_write_bytes", U::kBytes, "dirty lines L2 evicted to HBM"},
+      {"gm/hbm_gb_per_s", U::kGigabytesPerSecond,
+       "achieved HBM bandwidth: HBM bytes read and written over the makespan"},
+      {"gm/aic_stall_us", U::kMicroseconds,
+       "time AIC blocks waited on GM beyond their ops' own time, summed over cores"},
+      {"gm/aiv_stall_us", U::kMicroseconds,
+       "time AIV blocks waited on GM beyond their ops' own time, summed over cores"},
       // ---- MIX blocks' cross-core ring
       {"mix_ring/blocks", U::kCount, "MIX blocks run"},
       {"mix_ring/pushes", U::kCount, "tiles that crossed the cube/vector ring"},
@@ -413,6 +427,8 @@ const char* UnitName(StatUnit unit) {
       return "bytes";
     case StatUnit::kFraction:
       return "fraction";
+    case StatUnit::kGigabytesPerSecond:
+      return "GB/s";
     case StatUnit::kText:
       return "text";
     case StatUnit::kFlag:

@@ -22,6 +22,7 @@ enum class StatUnit {
   kNanoseconds,
   kCount,
   kBytes,
+  kGigabytesPerSecond,
   kFraction,
   kText,
   kFlag,
@@ -87,6 +88,7 @@ inline constexpr absl::string_view kStatAicBusyShare = "engine_busy_share/aic";
 inline constexpr absl::string_view kStatAivBusyShare = "engine_busy_share/aiv";
 inline constexpr absl::string_view kStatOrchestratorBusyUs = "orchestrator_busy_us";
 inline constexpr absl::string_view kStatSchedulerBusyUs = "scheduler_busy_us";
+inline constexpr absl::string_view kStatHbmGbPerS = "gm/hbm_gb_per_s";
 inline constexpr absl::string_view kStatOverheadAllUs = "scheduler_overhead/overhead_us/all";
 inline constexpr absl::string_view kStatOverheadWindowUs = "scheduler_overhead/makespan_us";
 

@@ -34,9 +34,9 @@ TEST(StatsSchemaTest, PathsMetricsAndCompareRowsAreUnique) {
 }
 
 TEST(StatsSchemaTest, TheKeysCodeReadsByNameAreInTheSchema) {
-  for (absl::string_view key :
-       {kStatMakespanUs, kStatDeviceWallUs, kStatAicBusyShare, kStatAivBusyShare,
-        kStatOrchestratorBusyUs, kStatSchedulerBusyUs, kStatOverheadAllUs, kStatOverheadWindowUs}) {
+  for (absl::string_view key : {kStatMakespanUs, kStatDeviceWallUs, kStatAicBusyShare,
+                                kStatAivBusyShare, kStatOrchestratorBusyUs, kStatSchedulerBusyUs,
+                                kStatOverheadAllUs, kStatOverheadWindowUs, kStatHbmGbPerS}) {
     EXPECT_NE(FindStat(key), nullptr) << key;
   }
   ASSERT_NE(FindMetric("aic_busy_share"), nullptr);

@@ -546,7 +546,10 @@ void CorePhases::GmBackend::StallForRead(TimePs issued, TimePs done, uint64_t by
   const TimePs core_side = Ns(config.core.gm_latency_ns +
                               static_cast<double>(bytes) * 1e9 /
                                   (config.core.mte_bytes_per_cycle * config.chip.aicore_clock_hz));
-  if (done > issued + core_side) core_->stall_ps_ += done - issued - core_side;
+  if (done > issued + core_side) {
+    core_->stall_ps_ += done - issued - core_side;
+    core_->counters_.gm_stall += done - issued - core_side;
+  }
 }
 
 void CorePhases::GmBackend::BeginTransfer() {

@@ -152,6 +152,7 @@ struct CoreCounters {
   TimePs first_kernel_start = kNever;  // its first block's start
   TimePs last_kernel_end = kNever;     // its latest block's end
   TimePs busy = 0;                     // start to end, summed over blocks
+  TimePs gm_stall = 0;                 // blocks waiting on GM beyond their ops' own time
   MixRingCounters mix;
 };
 

@@ -81,6 +81,15 @@ class MemorySystem {
     int64_t l2_write_bytes = 0;
     int64_t hbm_read_bytes = 0;
     int64_t hbm_write_bytes = 0;
+    // What moved between two readings (a launch's share of the run's).
+    Counters operator-(const Counters& before) const {
+      return Counters{transfers - before.transfers,
+                      l2_read_hit_bytes - before.l2_read_hit_bytes,
+                      l2_read_miss_bytes - before.l2_read_miss_bytes,
+                      l2_write_bytes - before.l2_write_bytes,
+                      hbm_read_bytes - before.hbm_read_bytes,
+                      hbm_write_bytes - before.hbm_write_bytes};
+    }
   };
 
   // Every rate must be > 0 and every latency >= 0 (the config's schema
