@@ -5,22 +5,14 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "models/gm/testing/round_memory_params.h"
 
 namespace pto {
 namespace {
 
+using ::pto::gm_testing::RoundMemoryParams;
 using ::testing::ElementsAre;
 using ::testing::Pair;
-
-MemorySystemParams Params() {
-  MemorySystemParams params;
-  params.hbm_bytes_per_ns = 100;
-  params.l2_read_bytes_per_ns = 400;
-  params.l2_write_bytes_per_ns = 200;
-  params.l2_hit_latency = Ns(100);
-  params.l2_miss_latency = Ns(500);
-  return params;
-}
 
 // Logs (transfer, done) and, once, starts a follow-up read when told.
 class Core : public TransferSink {
@@ -46,7 +38,7 @@ void RunAll(Calendar& calendar) {
 
 TEST(MemoryServiceTest, TellsEachRequesterWhenItsTransferLands) {
   Calendar calendar;
-  MemoryService service(&calendar, Params());
+  MemoryService service(&calendar, RoundMemoryParams());
   Core a, b;
   a.requester = service.AddRequester({10, 10}, &a);
   b.requester = service.AddRequester({10, 10}, &b);
@@ -62,7 +54,7 @@ TEST(MemoryServiceTest, TellsEachRequesterWhenItsTransferLands) {
 
 TEST(MemoryServiceTest, ARequesterMayStartItsNextTransferWhenTold) {
   Calendar calendar;
-  MemoryService service(&calendar, Params());
+  MemoryService service(&calendar, RoundMemoryParams());
   Core a;
   a.requester = service.AddRequester({10, 10}, &a);
   a.follow_up = &service;
@@ -79,7 +71,7 @@ TEST(MemoryServiceTest, AStartAtAFlowsEndDoesNotShareWithIt) {
   // b's flow ends at 1000 ns; c starts at 1000 ns from a calendar client
   // that may run before the service's own wake: c still gets the full cap.
   Calendar calendar;
-  MemoryService service(&calendar, Params());
+  MemoryService service(&calendar, RoundMemoryParams());
   Core b, c;
   b.requester = service.AddRequester({10, 10}, &b);
   c.requester = service.AddRequester({100, 100}, &c);

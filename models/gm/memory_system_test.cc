@@ -6,24 +6,17 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "models/gm/testing/round_memory_params.h"
 
 namespace pto {
 namespace {
 
+using ::pto::gm_testing::RoundMemoryParams;
 using ::testing::ElementsAre;
 using Completion = MemorySystem::Completion;
 
-// Round numbers: HBM 100 B/ns, L2 400 B/ns read and 200 B/ns write, each
-// core capped at 10 B/ns each way; latencies 100 ns (hit) and 500 ns (miss).
-MemorySystemParams Params() {
-  MemorySystemParams params;
-  params.hbm_bytes_per_ns = 100;
-  params.l2_read_bytes_per_ns = 400;
-  params.l2_write_bytes_per_ns = 200;
-  params.l2_hit_latency = Ns(100);
-  params.l2_miss_latency = Ns(500);
-  return params;
-}
+// Each core is capped at 10 B/ns each way (RoundMemoryParams: HBM 100 B/ns,
+// L2 400/200 B/ns, latencies 100 and 500 ns).
 constexpr RequesterCaps kCore{/*read_bytes_per_ns=*/10, /*write_bytes_per_ns=*/10};
 
 std::vector<Completion> RunToEnd(MemorySystem& gm) {
@@ -39,7 +32,7 @@ std::vector<TimePs> DoneTimes(const std::vector<Completion>& done) {
 }
 
 TEST(MemorySystemTest, ALoneMissRunsAtTheCoreCapAndPaysTheMissLatencyOnce) {
-  MemorySystem gm(Params());
+  MemorySystem gm(RoundMemoryParams());
   const auto core = gm.AddRequester(kCore);
   gm.Start(0, core, GmDirection::kRead, L2Split{0, 10'000});
   // 10 000 B at the 10 B/ns cap = 1000 ns, then 500 ns of latency.
@@ -53,7 +46,7 @@ TEST(MemorySystemTest, ALoneMissRunsAtTheCoreCapAndPaysTheMissLatencyOnce) {
 // min(N × cap, HBM) whatever N.
 TEST(MemorySystemTest, IdenticalStreamsShareHbmFairlyAndEndTogether) {
   for (int n : {1, 5, 10, 11, 24, 48}) {
-    MemorySystem gm(Params());
+    MemorySystem gm(RoundMemoryParams());
     for (int i = 0; i < n; ++i) gm.AddRequester(kCore);
     for (int i = 0; i < n; ++i) gm.Start(0, i, GmDirection::kRead, L2Split{0, 10'000});
     const std::vector<Completion> done = RunToEnd(gm);
@@ -72,7 +65,7 @@ TEST(MemorySystemTest, IdenticalStreamsShareHbmFairlyAndEndTogether) {
 TEST(MemorySystemTest, AnL2HitSkipsHbmAndItsLatency) {
   // Ten cores saturate HBM (10 B/ns each); an eleventh reads resident data:
   // the hit takes only its cap and the L2, 10 000 B in 1000 ns + 100 ns.
-  MemorySystem gm(Params());
+  MemorySystem gm(RoundMemoryParams());
   for (int i = 0; i < 11; ++i) gm.AddRequester(kCore);
   for (int i = 0; i < 10; ++i) gm.Start(0, i, GmDirection::kRead, L2Split{0, 100'000});
   const auto hit = gm.Start(0, 10, GmDirection::kRead, L2Split{10'000, 0});
@@ -89,7 +82,7 @@ TEST(MemorySystemTest, APartlyResidentReadMovesBothPartsSideBySide) {
   // Alone: the hit and miss parts split the core's 10 B/ns (5 each), so
   // 2000 hit + 6000 miss B: the hit part ends at 400 ns, the miss part has
   // 4000 B left and takes the whole cap: 400 ns more. Done at 800 + 500 ns.
-  MemorySystem gm(Params());
+  MemorySystem gm(RoundMemoryParams());
   const auto core = gm.AddRequester(kCore);
   const auto id = gm.Start(0, core, GmDirection::kRead, L2Split{2000, 6000});
   EXPECT_DOUBLE_EQ(gm.rate(id), 10);
@@ -100,7 +93,7 @@ TEST(MemorySystemTest, APartlyResidentReadMovesBothPartsSideBySide) {
 }
 
 TEST(MemorySystemTest, WritesArePostedToL2AndReadNothingFromHbm) {
-  MemorySystem gm(Params());
+  MemorySystem gm(RoundMemoryParams());
   const auto core = gm.AddRequester(kCore);
   gm.Start(0, core, GmDirection::kWrite, L2Split{10'000, 0});
   // Accepted when in L2: 1000 ns at the write cap, then the hit latency.
@@ -111,7 +104,7 @@ TEST(MemorySystemTest, WritesArePostedToL2AndReadNothingFromHbm) {
 }
 
 TEST(MemorySystemTest, ACoresLoadsAndStoresOverlap) {
-  MemorySystem gm(Params());
+  MemorySystem gm(RoundMemoryParams());
   const auto core = gm.AddRequester(kCore);
   gm.Start(0, core, GmDirection::kRead, L2Split{10'000, 0});
   gm.Start(0, core, GmDirection::kWrite, L2Split{10'000, 0});
@@ -124,7 +117,7 @@ TEST(MemorySystemTest, EvictionWriteBacksShareHbmWithReads) {
   // (caps 10 B/ns) are eleven flows on it, 100/11 B/ns each. The reads end
   // at 5000 / (100/11) = 550 ns (+500 latency); the write-back then has
   // 45 000 B left at the full 100 B/ns, and nobody is told of it.
-  MemorySystem gm(Params());
+  MemorySystem gm(RoundMemoryParams());
   for (int i = 0; i < 10; ++i) gm.AddRequester(kCore);
   gm.StartWriteBack(0, 50'000);
   for (int i = 0; i < 10; ++i) gm.Start(0, i, GmDirection::kRead, L2Split{0, 5'000});
@@ -136,7 +129,7 @@ TEST(MemorySystemTest, EvictionWriteBacksShareHbmWithReads) {
 }
 
 TEST(MemorySystemTest, NarrowRowsTakeMoreBandwidthThanTheirBytes) {
-  MemorySystem gm(Params());
+  MemorySystem gm(RoundMemoryParams());
   const auto core = gm.AddRequester(kCore);
   gm.Start(0, core, GmDirection::kRead, L2Split{0, 10'000}, /*bandwidth_factor=*/1.25);
   EXPECT_THAT(DoneTimes(RunToEnd(gm)), ElementsAre(Ns(1250 + 500)));
@@ -148,7 +141,7 @@ TEST(MemorySystemTest, ALaterStartSlowsTheFlowsAlreadyMoving) {
   // halve everyone's share to 5 B/ns. The first ten have 5000 B left:
   // 1000 ns more, ending at 1500 ns; the second ten move 5000 B meanwhile,
   // then the rest at 10 B/ns: 500 ns more.
-  MemorySystem gm(Params());
+  MemorySystem gm(RoundMemoryParams());
   for (int i = 0; i < 20; ++i) gm.AddRequester(kCore);
   for (int i = 0; i < 10; ++i) gm.Start(0, i, GmDirection::kRead, L2Split{0, 10'000});
   std::vector<Completion> done;
@@ -163,7 +156,7 @@ TEST(MemorySystemTest, ALaterStartSlowsTheFlowsAlreadyMoving) {
 
 TEST(MemorySystemTest, CompletionsDoNotDependOnTheOrderRequestsCameIn) {
   auto run = [](bool reversed) {
-    MemorySystem gm(Params());
+    MemorySystem gm(RoundMemoryParams());
     for (int i = 0; i < 6; ++i) gm.AddRequester(kCore);
     const int64_t bytes[] = {1000, 7000, 3000, 12'000, 5000, 9000};
     std::vector<TimePs> by_requester(6);
