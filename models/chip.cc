@@ -31,6 +31,8 @@ Chip::Chip(sc_core::sc_module_name name, const ChipSetup& setup)
   AiCoreEnv core_env{&config_,     &calendar_,  setup.functional, setup.kernels,
                      setup.memory, &task_port_, observer_,        &failure_};
   core_env.memory_service = memory_service_.get();
+  memory_service_->set_hbm_rate_listener(
+      [this](TimePs at, double bytes_per_ns) { observer_->OnHbmRate(at, bytes_per_ns); });
   core_env.l2 = &gm_->timing().l2();
   const int clusters = static_cast<int>(config_.chip.clusters);
   for (int c = 0; c < clusters; ++c) {

@@ -11,7 +11,14 @@ namespace pto {
 // overriding only what it needs); the models never format output themselves.
 // The chip hands each module the part it reports to, so no module below the
 // chip knows this type.
-class RunObserver : public AicpuObserver, public CoreObserver {};
+class RunObserver : public AicpuObserver, public CoreObserver {
+ public:
+  // GM's HBM moves `bytes_per_ns` in all from `at` on (told at each change).
+  virtual void OnHbmRate(TimePs at, double bytes_per_ns) {
+    (void)at;
+    (void)bytes_per_ns;
+  }
+};
 
 }  // namespace pto
 

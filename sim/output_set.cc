@@ -51,6 +51,11 @@ void OutputSet::OnEngineBusy(const EngineInterval& interval) {
   perfetto_->OnEngineBusy(interval);
 }
 
+void OutputSet::OnHbmRate(TimePs at, double bytes_per_ns) {
+  if (options_.summary_only) return;
+  perfetto_->OnHbmRate(at, bytes_per_ns);
+}
+
 void OutputSet::OnInlineRetire(int thread, const Task& task, TimePs at) {
   if (options_.summary_only) return;
   log_.AddInlineRetire(thread, task, at);

@@ -48,6 +48,7 @@ class OutputSet : public RunObserver {
   void OnCoreInterval(const CoreInterval& interval) override;
   void OnSchedulerPhase(const SchedulerPhase& phase) override;
   void OnEngineBusy(const EngineInterval& interval) override;
+  void OnHbmRate(TimePs at, double bytes_per_ns) override;
   void OnInlineRetire(int thread, const Task& task, TimePs at) override;
 
   // Writes every file (each complete or not at all) and sets `*overhead` to

@@ -19,6 +19,7 @@ add_library(pto_outputs STATIC
   ${CMAKE_CURRENT_LIST_DIR}/swimlane_writer.cc
   ${CMAKE_CURRENT_LIST_DIR}/deps_writer.cc
   ${CMAKE_CURRENT_LIST_DIR}/perfetto_writer.cc
+  ${CMAKE_CURRENT_LIST_DIR}/rate_windows.cc
   ${CMAKE_CURRENT_LIST_DIR}/overhead_analysis.cc
   ${CMAKE_CURRENT_LIST_DIR}/swimlane_svg.cc
   ${CMAKE_CURRENT_LIST_DIR}/output_set.cc
@@ -39,6 +40,7 @@ pto_cc_test(outputs_test
     ${CMAKE_CURRENT_LIST_DIR}/deps_writer_test.cc
     ${CMAKE_CURRENT_LIST_DIR}/overhead_analysis_test.cc
     ${CMAKE_CURRENT_LIST_DIR}/perfetto_writer_test.cc
+    ${CMAKE_CURRENT_LIST_DIR}/rate_windows_test.cc
     ${CMAKE_CURRENT_LIST_DIR}/swimlane_svg_test.cc
     ${CMAKE_CURRENT_LIST_DIR}/deps_command_test.cc
     ${CMAKE_CURRENT_LIST_DIR}/compare_command_test.cc

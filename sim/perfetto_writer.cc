@@ -5,6 +5,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "nlohmann/json.hpp"
 #include "sim/overhead_analysis.h"
 
@@ -15,6 +16,9 @@ constexpr int kOrchestratorPid = 1;
 constexpr int kSchedulerPid = 2;
 constexpr int kSchedulerViewPid = 3;
 constexpr int kWorkerViewPid = 4;
+constexpr int kGmPid = 5;
+constexpr int kHbmTid = 5000;
+constexpr TimePs kHbmWindowPs = 1'000'000;  // the HBM track's mean over 1 µs windows
 constexpr int kOrchestratorTid = 4000;
 constexpr int kQueueCounterTid = 3999;
 constexpr TimePs kMarkerPs = 20000;  // 0.02 µs, the converter's marker width
@@ -41,7 +45,17 @@ PerfettoWriter::PerfettoWriter(std::string dir, const OutputChip& chip, const La
       log_(log),
       overhead_counters_(overhead_counters),
       events_(absl::StrCat(dir_, "/.perfetto_events.tmp")),
-      core_used_(chip.core_count(), false) {}
+      core_used_(chip.core_count(), false),
+      hbm_(kHbmWindowPs, [this](TimePs at, double gb_per_s) {
+        hbm_used_ = true;
+        // 1 byte per ns is 1 GB/s.
+        events_.Append(absl::StrCat("{\"name\":\"HBM bandwidth\",\"ph\":\"C\",\"pid\":", kGmPid,
+                                    ",\"tid\":", kHbmTid, ",\"ts\":", FormatUs(at),
+                                    ",\"args\":{\"GB/s\":", absl::StrFormat("%.3f", gb_per_s),
+                                    "}}"));
+      }) {}
+
+void PerfettoWriter::OnHbmRate(TimePs at, double bytes_per_ns) { hbm_.Set(at, bytes_per_ns); }
 
 absl::Status PerfettoWriter::Open() { return events_.Open(); }
 
@@ -192,6 +206,13 @@ void PerfettoWriter::AddOverheadCounters() {
 
 absl::Status PerfettoWriter::Finalize() {
   if (overhead_counters_ && log_ != nullptr) AddOverheadCounters();
+  hbm_.Finish();
+  if (hbm_used_) {
+    events_.Append(Meta("process_name", kGmPid, 0, "{\"name\":\"GM\"}"));
+    events_.Append(
+        Meta("process_sort_index", kGmPid, 0, absl::StrCat("{\"sort_index\":", kGmPid, "}")));
+    events_.Append(Meta("thread_name", kGmPid, kHbmTid, "{\"name\":\"HBM bandwidth (GB/s)\"}"));
+  }
   // Process and thread names, then flows, after the streamed bars.
   const std::pair<int, const char*> processes[] = {{kOrchestratorPid, "AICPU Orchestrator"},
                                                    {kSchedulerPid, "AICPU Scheduler"},

@@ -7,6 +7,7 @@
 #include "absl/status/status.h"
 #include "models/run_observer.h"
 #include "sim/launch_log.h"
+#include "sim/rate_windows.h"
 #include "sim/spooled_json.h"
 
 namespace pto {
@@ -28,6 +29,9 @@ namespace pto {
 //         --overhead: oh_aic_idle / oh_aic_ready / oh_aic_overhead (tids
 //         9101-9103), oh_aiv_* (9111-9113), oh_all_overhead (9121) and
 //         oh_has_overhead (9122), from SweepOverheadStates, one sample per change;
+//   pid 5 "GM": tid 5000 "HBM bandwidth (GB/s)", a counter of the HBM's
+//         mean bandwidth per 1 µs window (only when the memory system moved
+//         any HBM bytes);
 //   flows "dependency" (or "hb_violation" when the producer ended after the
 //         consumer started), ph s/f, cat "flow", one per unique producer pair
 //         between the tasks' earliest bars (tasks that never ran on a core,
@@ -47,6 +51,8 @@ class PerfettoWriter : public RunObserver {
   void OnEngineBusy(const EngineInterval& interval) override;
   void OnSchedulerPhase(const SchedulerPhase& phase) override;
   void OnInlineRetire(int thread, const Task& task, TimePs at) override;
+  // The HBM's summed rate: a counter track of its mean per 1 µs window.
+  void OnHbmRate(TimePs at, double bytes_per_ns) override;
   absl::Status Finalize();
 
  private:
@@ -69,6 +75,8 @@ class PerfettoWriter : public RunObserver {
   bool queue_counter_used_ = false;
   uint64_t submit_idx_ = 0;
   std::string line_;
+  RateWindows hbm_;
+  bool hbm_used_ = false;
 };
 
 }  // namespace pto

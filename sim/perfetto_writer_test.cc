@@ -168,6 +168,37 @@ TEST(PerfettoWriterTest, OverheadCountersSampleEachChange) {
   EXPECT_EQ(series["oh_all_overhead"], (Samples{{1.5, 0}}));
 }
 
+TEST(PerfettoWriterTest, TheHbmTrackIsItsMeanPerMicrosecond) {
+  // 200 GB/s over [1, 1.5) us and 400 over [1.5, 3) us: the windows at 1
+  // and 2 us hold 300 and 400, then the track falls to 0 at 3 us.
+  const std::string dir = FreshOutputDir("perfetto_hbm");
+  OutputChip chip;
+  chip.clusters = 1;
+  chip.scheduler_threads = 1;
+  LaunchLog log;
+  PerfettoWriter writer(dir, chip, &log);
+  ASSERT_TRUE(writer.Open().ok());
+  writer.OnHbmRate(kUs, 200);
+  writer.OnHbmRate(kUs + kUs / 2, 400);
+  writer.OnHbmRate(3 * kUs, 0);
+  ASSERT_TRUE(writer.Finalize().ok());
+  const nlohmann::json t = nlohmann::json::parse(ReadWholeFile(dir + "/perfetto.json"));
+  std::vector<std::pair<double, double>> samples;
+  for (const nlohmann::json& e : Events(t, "C", 5)) {
+    EXPECT_EQ(e["name"], "HBM bandwidth");
+    EXPECT_EQ(e["tid"], 5000);
+    samples.emplace_back(e["ts"].get<double>(), e["args"]["GB/s"].get<double>());
+  }
+  EXPECT_EQ(samples, (std::vector<std::pair<double, double>>{{1, 300}, {2, 400}, {3, 0}}));
+  bool named = false;
+  for (const nlohmann::json& e : t["traceEvents"]) {
+    if (e["ph"] == "M" && e["name"] == "process_name" && e["pid"] == 5) {
+      named = e["args"]["name"] == "GM";
+    }
+  }
+  EXPECT_TRUE(named);
+}
+
 TEST(PerfettoWriterTest, ByteIdenticalForTheSameRun) {
   const std::string a = FreshOutputDir("perfetto_det_a");
   const std::string b = FreshOutputDir("perfetto_det_b");

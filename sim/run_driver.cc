@@ -76,6 +76,9 @@ class ForwardingObserver : public RunObserver {
   void OnEngineBusy(const EngineInterval& interval) override {
     for (RunObserver* t : targets_) t->OnEngineBusy(interval);
   }
+  void OnHbmRate(TimePs at, double bytes_per_ns) override {
+    for (RunObserver* t : targets_) t->OnHbmRate(at, bytes_per_ns);
+  }
   void OnInlineRetire(int thread, const Task& task, TimePs at) override {
     for (RunObserver* t : targets_) t->OnInlineRetire(thread, task, at);
   }

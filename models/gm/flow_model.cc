@@ -64,6 +64,16 @@ int64_t FlowModel::remaining(FlowId flow) const {
   return found == nullptr ? 0 : static_cast<int64_t>(std::ceil(found->remaining));
 }
 
+double FlowModel::resource_rate(ResourceId resource) const {
+  double sum = 0;
+  for (const Flow& flow : flows_) {
+    if (std::find(flow.path.begin(), flow.path.end(), resource) != flow.path.end()) {
+      sum += flow.rate;
+    }
+  }
+  return sum;
+}
+
 void FlowModel::Progress(TimePs to) {
   const double ns = static_cast<double>(to - now_) / 1000.0;
   if (ns > 0) {

@@ -54,6 +54,8 @@ class FlowModel {
   double rate(FlowId flow) const;
   // Bytes the flow has still to move (0 if not active).
   int64_t remaining(FlowId flow) const;
+  // The summed rate of the active flows through `resource` (bytes per ns).
+  double resource_rate(ResourceId resource) const;
   size_t active() const { return flows_.size(); }
   TimePs now() const { return now_; }
 

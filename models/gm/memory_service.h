@@ -10,6 +10,7 @@
 // plus latency lands, which is now or later. One wake per flow end, shared
 // by every transfer ending then.
 
+#include <utility>
 #include <vector>
 
 #include "models/base/calendar.h"
@@ -36,6 +37,9 @@ class MemoryService : private Calendar::Client {
   void StartWriteBack(int64_t bytes);
 
   const MemorySystem& system() const { return system_; }
+  void set_hbm_rate_listener(MemorySystem::RateListener listener) {
+    system_.set_hbm_rate_listener(std::move(listener));
+  }
 
  private:
   void OnWake(TimePs now) override;

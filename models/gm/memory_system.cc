@@ -64,6 +64,7 @@ MemorySystem::TransferId MemorySystem::Start(TimePs now, RequesterId requester,
     transfer.latency = params_.l2_hit_latency;
     counters_.l2_write_bytes += split.hit_bytes;
     StartPart(now, id, FlowBytes(split.hit_bytes, bandwidth_factor), {who.write, l2_write_});
+    NoteHbmRate(now);
     return id;
   }
   transfer.latency = split.miss_bytes > 0 ? params_.l2_miss_latency : params_.l2_hit_latency;
@@ -76,6 +77,7 @@ MemorySystem::TransferId MemorySystem::Start(TimePs now, RequesterId requester,
   if (split.miss_bytes > 0) {
     StartPart(now, id, FlowBytes(split.miss_bytes, bandwidth_factor), {who.read, l2_read_, hbm_});
   }
+  NoteHbmRate(now);
   return id;
 }
 
@@ -95,6 +97,15 @@ void MemorySystem::StartWriteBack(TimePs now, int64_t bytes) {
   counters_.hbm_write_bytes += bytes;
   const FlowModel::ResourceId path[] = {hbm_};
   StartPart(now, kWriteBack, bytes, path);
+  NoteHbmRate(now);
+}
+
+void MemorySystem::NoteHbmRate(TimePs at) {
+  if (!hbm_listener_) return;
+  const double rate = flows_.resource_rate(hbm_);
+  if (rate == hbm_rate_) return;
+  hbm_rate_ = rate;
+  hbm_listener_(at, rate);
 }
 
 void MemorySystem::AdvanceTo(TimePs now, std::vector<Completion>* completed) {
@@ -116,6 +127,7 @@ void MemorySystem::AdvanceTo(TimePs now, std::vector<Completion>* completed) {
     // Transfers ending together are told in the order they started.
     std::sort(completed->begin() + static_cast<std::ptrdiff_t>(first), completed->end(),
               [](const Completion& a, const Completion& b) { return a.transfer < b.transfer; });
+    NoteHbmRate(end);
   }
   ended_.clear();
   flows_.AdvanceTo(now, &ended_);

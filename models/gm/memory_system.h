@@ -30,6 +30,8 @@
 // came in (FlowModel's rates depend only on which flows are active).
 
 #include <cstdint>
+#include <functional>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -115,6 +117,11 @@ class MemorySystem {
   // ended by then, in the order they ended (ties: in the order they started).
   void AdvanceTo(TimePs now, std::vector<Completion>* completed);
 
+  // Told the HBM's summed rate (bytes per ns) from `at` on, each time it
+  // changes: the perfetto HBM-bandwidth track.
+  using RateListener = std::function<void(TimePs at, double bytes_per_ns)>;
+  void set_hbm_rate_listener(RateListener listener) { hbm_listener_ = std::move(listener); }
+
   const Counters& counters() const { return counters_; }
   size_t active_transfers() const { return transfers_.size(); }
   // A transfer's current rate over its parts (bytes per ns; 0 once done).
@@ -148,7 +155,12 @@ class MemorySystem {
   absl::flat_hash_map<FlowModel::FlowId, TransferId> owner_;
   TransferId next_transfer_ = 0;
   std::vector<FlowModel::FlowId> ended_;  // scratch for AdvanceTo
+  // Tells the listener if the HBM's rate changed at `at`.
+  void NoteHbmRate(TimePs at);
+
   Counters counters_;
+  RateListener hbm_listener_;
+  double hbm_rate_ = 0;
 };
 
 }  // namespace pto

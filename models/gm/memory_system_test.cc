@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -152,6 +153,26 @@ TEST(MemorySystemTest, ALaterStartSlowsTheFlowsAlreadyMoving) {
   ASSERT_EQ(done.size(), 20u);
   for (int i = 0; i < 10; ++i) EXPECT_EQ(done[i].done, Ns(1500 + 500)) << i;
   for (int i = 10; i < 20; ++i) EXPECT_EQ(done[i].done, Ns(2000 + 500)) << i;
+}
+
+TEST(MemorySystemTest, TellsTheListenerEachChangeOfTheHbmRate) {
+  MemorySystem gm(RoundMemoryParams());
+  std::vector<std::pair<TimePs, double>> rates;
+  gm.set_hbm_rate_listener([&](TimePs at, double rate) { rates.emplace_back(at, rate); });
+  const auto a = gm.AddRequester(kCore);
+  const auto b = gm.AddRequester(kCore);
+  gm.Start(0, a, GmDirection::kRead, L2Split{0, 10'000});
+  gm.Start(0, b, GmDirection::kRead, L2Split{10'000, 0});  // a hit: HBM unchanged
+  gm.StartWriteBack(0, 1000);                              // shares HBM: 10 + 90
+  RunToEnd(gm);
+  // The write-back's 1000 B at 90 B/ns end at 11 112 ps (rounded up); a's
+  // 10 000 B at 10 B/ns at 1000 ns.
+  ASSERT_EQ(rates.size(), 4u);
+  EXPECT_EQ(rates[0], std::make_pair(TimePs{0}, 10.0));
+  EXPECT_EQ(rates[1].first, 0);
+  EXPECT_DOUBLE_EQ(rates[1].second, 100.0);
+  EXPECT_EQ(rates[2], std::make_pair(TimePs{11'112}, 10.0));
+  EXPECT_EQ(rates[3], std::make_pair(Ns(1000), 0.0));
 }
 
 TEST(MemorySystemTest, CompletionsDoNotDependOnTheOrderRequestsCameIn) {
