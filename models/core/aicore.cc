@@ -44,13 +44,14 @@ GmCompletion AiCore::Transport(const GmTransaction& transaction) {
     atomic.dtype = transaction.atomic_dtype;
     payload.set_extension(&atomic);
   }
-  // Loosely timed: the delay counts from SystemC's time, which the calendar
-  // (the core's clock) runs ahead of by up to a quantum.
   if (transaction.untimed) {
+    // The bytes of a transfer the memory service times: debug transport.
     socket->transport_dbg(payload);
     if (is_atomic) payload.clear_extension(&atomic);
     return GmCompletion{0, payload.get_response_status() == tlm::TLM_OK_RESPONSE};
   }
+  // Loosely timed: the delay counts from SystemC's time, which the calendar
+  // (the core's clock) runs ahead of by up to a quantum.
   const TimePs lead = Now() - NowPs();
   sc_core::sc_time delay = ScTime(lead + transaction.delay);
   socket->b_transport(payload, delay);

@@ -35,10 +35,17 @@ void MemoryService::StartWriteBack(int64_t bytes) {
 void MemoryService::OnWake(TimePs now) {
   completed_.clear();
   system_.AdvanceTo(now, &completed_);
-  // A sink may start transfers, which re-enters Start: iterate a copy.
-  const std::vector<MemorySystem::Completion> done = completed_;
+  // A sink may start transfers, which re-enters Start and so this: deliver
+  // from a vector of our own, and keep its capacity for the next wake
+  // unless a nested wake has taken the member's place.
+  std::vector<MemorySystem::Completion> done;
+  done.swap(completed_);
   for (const MemorySystem::Completion& c : done) {
     sinks_[static_cast<size_t>(c.requester)]->OnTransferDone(c.transfer, c.done);
+  }
+  if (completed_.capacity() < done.capacity()) {
+    done.clear();
+    completed_.swap(done);
   }
   Arm();
 }
