@@ -102,6 +102,7 @@ void CoreTotals::Add(CoreKind kind, const CoreCounters& core) {
   (kind == CoreKind::kAic ? aic_busy : aiv_busy) += core.busy;
   (kind == CoreKind::kAic ? aic_gm_stall : aiv_gm_stall) += core.gm_stall;
   mix += core.mix;
+  for (const SummaryStretch& stretch : core.stretched) NoteStretch(stretch, &stretched);
 }
 
 void Chip::OnLaunchBegin(int launch, const std::string& name) {

@@ -45,7 +45,8 @@ struct CoreTotals {
   TimePs aiv_busy = 0;
   TimePs aic_gm_stall = 0;  // GM stalls summed per core type
   TimePs aiv_gm_stall = 0;
-  MixRingCounters mix;  // from each AIC lane
+  MixRingCounters mix;                    // from each AIC lane
+  std::vector<SummaryStretch> stretched;  // per kernel, its worst block
   void Add(CoreKind kind, const CoreCounters& core);
 };
 

@@ -376,6 +376,127 @@ TEST(GmSharingTest, NoLaunchReadsFasterThanTheConfiguredPeak) {
   EXPECT_GT(Makespan(run), floor_us);
 }
 
+// An extern known by its cost only: `blocks` blocks reading `bytes_in` of
+// x and writing `bytes_out` of y (rows x 512 FP32 each), with `fixed_cycles`
+// per block or, when 0, `vector_elements` of work for the whole call.
+struct ExternCost {
+  trace::CoreType type = trace::AIV;
+  uint64_t fixed_cycles = 0;
+  double vector_elements = 1;
+  uint64_t bytes_in = 0;
+  uint64_t bytes_out = 0;
+};
+
+trace::TraceText ExternTrace(int64_t blocks, int64_t rows, const ExternCost& cost) {
+  TraceBuilder builder("extern");
+  const uint32_t x = builder.Tensor("x", rows, kCols);
+  const uint32_t y = builder.Tensor("y", rows, kCols);
+  const uint32_t kernel = builder.CostKernel("stream_extern", cost.type, cost.fixed_cycles);
+  builder.BeginScope();
+  builder.Submit("stream_extern", kernel, {{x, trace::INPUT}, {y, trace::OUTPUT_EXISTING}}, {},
+                 blocks);
+  builder.EndScope();
+  trace::TraceText text = builder.Finish();
+  trace::CostSummary* summary = text.mutable_header()->mutable_kernels(kernel)->mutable_cost();
+  if (cost.fixed_cycles == 0) summary->set_vector_elements(cost.vector_elements);
+  summary->set_bytes_in(cost.bytes_in);
+  summary->set_bytes_out(cost.bytes_out);
+  return text;
+}
+
+int Occurrences(const std::string& text, const std::string& what) {
+  int n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+// An extern's bytes_in/bytes_out move over the shared memory system like
+// any transfer: an extern that streams 48 MiB from HBM takes twice as long
+// at half the bandwidth, single-engine or MIX (whose three lanes share the
+// bytes).
+TEST(ExternTrafficTest, HalvingHbmBandwidthSlowsAMemoryBoundExtern) {
+  const int64_t rows = 48 * 32 * kTileRows;
+  const uint64_t bytes = static_cast<uint64_t>(rows) * kCols * 4;
+  for (const auto& [type, blocks] : {std::pair{trace::AIV, 48}, std::pair{trace::MIX, 24}}) {
+    SCOPED_TRACE(trace::CoreType_Name(type));
+    const trace::TraceText text = ExternTrace(blocks, rows, {type, 0, 1, bytes, 0});
+    const SimRun full = Simulate(text, "extern_full", {"--timing-only"});
+    const SimRun half = Simulate(text, "extern_half",
+                                 {"--timing-only", "--set", "gm.hbm_bandwidth_bytes_per_s=0.8e12"});
+    ASSERT_EQ(full.cli.exit_code, 0) << full.cli.out << full.cli.err;
+    ASSERT_EQ(half.cli.exit_code, 0) << half.cli.out << half.cli.err;
+    const double ratio = Makespan(half) / Makespan(full);
+    EXPECT_GT(ratio, 1.8);
+    EXPECT_LT(ratio, 2.2);
+    // No faster than peak x efficiency (1104 B/ns), and every byte from HBM
+    // but where two lanes' shares meet inside a 512 B line (one fetch).
+    EXPECT_GT(Makespan(full), static_cast<double>(bytes) / 1104.0 / 1e3);
+    const nlohmann::json& gm = full.stats["gm"];
+    EXPECT_EQ(gm["l2_read_hit_bytes"].get<double>() + gm["l2_read_miss_bytes"].get<double>(),
+              static_cast<double>(bytes));
+    EXPECT_NEAR(gm["hbm_read_bytes"].get<double>(), static_cast<double>(bytes), 3 * blocks * 512);
+  }
+}
+
+// The bytes come from and go to the extern's own tensors, so L2 holds what
+// it wrote: a copy kernel reading y after the extern wrote it hits.
+TEST(ExternTrafficTest, AnExternsOutputIsInL2ForItsConsumer) {
+  const int64_t rows = 48 * 4 * kTileRows;
+  const uint64_t bytes = static_cast<uint64_t>(rows) * kCols * 4;
+  trace::TraceText text = CopyTrace(48, rows, 2);
+  // The first copy becomes an extern that writes y; the second copies y.
+  const uint32_t ext = static_cast<uint32_t>(text.header().kernels_size());
+  trace::Kernel* kernel = text.mutable_header()->add_kernels();
+  kernel->set_id(ext);
+  kernel->set_name("writer");
+  kernel->set_core_type(trace::AIV);
+  kernel->mutable_cost()->set_vector_elements(1);
+  kernel->mutable_cost()->set_bytes_out(bytes);
+  for (trace::StreamRecord& record : *text.mutable_records()) {
+    if (!record.has_submit()) continue;
+    trace::Submit* submit = record.mutable_submit();
+    if (submit->name() == "copy") {
+      submit->set_kernel_ids(1, static_cast<int32_t>(ext));
+    } else {
+      // copy_again reads y into x.
+      submit->mutable_args(0)->mutable_tensor()->set_tensor_id(1);
+      submit->mutable_args(1)->mutable_tensor()->set_tensor_id(0);
+    }
+  }
+  const SimRun run = Simulate(text, "extern_then_copy", {"--timing-only"});
+  ASSERT_EQ(run.cli.exit_code, 0) << run.cli.out << run.cli.err;
+  const nlohmann::json& gm = run.stats["gm"];
+  EXPECT_EQ(gm["l2_write_bytes"].get<double>(), 2.0 * bytes);  // the extern's, the copy's
+  EXPECT_EQ(gm["l2_read_hit_bytes"].get<double>(), static_cast<double>(bytes));
+  EXPECT_EQ(gm["hbm_read_bytes"].get<double>(), 0);
+}
+
+// A fixed-time extern whose bytes cannot move in that time takes what they
+// take, and the run warns once per kernel: 1 MiB per block at one core's
+// cap (105.6 B/ns) is ~9.9 us against 1 us of fixed_cycles.
+TEST(ExternTrafficTest, AFixedTimeExternWhoseBytesCannotMoveStretchesWithOneWarning) {
+  const int64_t rows = 24 * 64;
+  const uint64_t per_block = 1 << 20;
+  const SimRun run = Simulate(ExternTrace(24, rows * 2, {trace::AIV, 1650, 0, 24 * per_block, 0}),
+                              "extern_stretch", {"--timing-only"});
+  ASSERT_EQ(run.cli.exit_code, 0) << run.cli.out << run.cli.err;
+  EXPECT_EQ(Occurrences(run.cli.err, "warning: launch 0: extern kernel 'stream_extern'"), 1)
+      << run.cli.err;
+  EXPECT_THAT(run.cli.err, HasSubstr("fixed_cycles = 1.000 us"));
+  const double at_cap_us = static_cast<double>(per_block) / 105.6 / 1e3;
+  for (const auto& interval : run.stats["core_intervals"]) {
+    const double us = interval[6].get<double>() - interval[5].get<double>();
+    EXPECT_GT(us, at_cap_us);
+    EXPECT_LT(us, at_cap_us + 2.0);
+  }
+  // The same bytes in ample time: no stretch, no warning.
+  const SimRun ample =
+      Simulate(ExternTrace(24, rows * 2, {trace::AIV, 1650 * 20, 0, 24 * per_block, 0}),
+               "extern_ample", {"--timing-only"});
+  ASSERT_EQ(ample.cli.exit_code, 0) << ample.cli.out << ample.cli.err;
+  EXPECT_THAT(ample.cli.err, Not(HasSubstr("warning")));
+}
+
 TEST(GmBandwidthTest, NarrowRowsCostMoreThanWideRowsOfTheSameBytes) {
   // 32 KiB tiles: 128 rows of 256 B (below one 512 B L2 line) against 16
   // rows of 2 KiB, so both move the same bytes. Each narrow transfer takes

@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -172,7 +173,8 @@ class Session : public LaunchListener {
   Chip* chip_ = nullptr;
   std::vector<nlohmann::json> launch_summaries_;
   size_t hazards_found_ = 0;
-  uint64_t tasks_run_ = 0;  // submits over every finished launch
+  absl::flat_hash_set<uint32_t> warned_stretch_;  // kernels warned of a stretch
+  uint64_t tasks_run_ = 0;                        // submits over every finished launch
   int checks_passed_ = 0;
   int checks_failed_ = 0;
   bool functional_ = true;
@@ -313,8 +315,18 @@ void Session::OnLaunchBegin(int launch, const std::string& name) {
   observer_.set_targets(std::move(targets));
 }
 
-void Session::OnLaunchEnd(int, const LaunchCounters& counters) {
+void Session::OnLaunchEnd(int launch, const LaunchCounters& counters) {
   current_->counters = counters;
+  for (const SummaryStretch& stretch : counters.cores.stretched) {
+    if (!warned_stretch_.insert(stretch.kernel).second) continue;  // once per kernel
+    err_ << absl::StrFormat(
+        "pto_sim: warning: launch %d: extern kernel '%s' (id %d) takes fixed_cycles = %.3f us "
+        "per block, but its bytes_in/bytes_out could not move in that time over shared GM: a "
+        "block took %.3f us (%.2fx); its blocks stretched to fit. Check fixed_cycles, bytes_in "
+        "and bytes_out.\n",
+        launch, kernels_[stretch.kernel].name, stretch.kernel, Us(stretch.fixed), Us(stretch.took),
+        static_cast<double>(stretch.took) / static_cast<double>(stretch.fixed));
+  }
   for (size_t t = 0; t < counters.threads.size(); ++t) {
     const uint64_t loops = counters.threads[t].loops;
     const TimePs busy = counters.threads[t].busy;

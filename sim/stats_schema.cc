@@ -111,9 +111,11 @@ const std::vector<StatSpec>& Table() {
        "ring3.peak_task_window"},
       {"rings/3/orchestrator_blocked_us", U::kMicroseconds, "time blocked on ring 3", {},
        "ring3.orch_blocked_us"},
-      // ---- GM: the tile transfers the memory system timed (not yet: MIX
-      // lanes, cost-summary externs, scalar fills and atomics)
-      {"gm/transfers", U::kCount, "tile loads and stores timed on the shared memory system"},
+      // ---- GM: the transfers the memory system timed (not yet: MIX
+      // programs' lanes, scalar fills and atomics)
+      {"gm/transfers", U::kCount,
+       "tile loads and stores, and cost-summary externs' byte streams, timed on the shared "
+       "memory system"},
       {"gm/l2_read_hit_bytes", U::kBytes, "bytes loaded that were resident in L2"},
       {"gm/l2_read_miss_bytes", U::kBytes, "bytes loaded that L2 fetched from HBM"},
       {"gm/l2_write_bytes", U::kBytes, "bytes stored into L2 (write-back: no HBM read)"},

@@ -14,6 +14,8 @@ void TaskTablePort::StartBlock(TaskSeq seq, TimePs at, std::vector<BoundArg>* ar
       binding.gm_addr = arg.view.first_byte();
       binding.dtype = arg.view.dtype;
       binding.rank = arg.view.ndims;
+      binding.direction = arg.direction;
+      binding.footprint_bytes = arg.view.end_byte() - arg.view.first_byte();
       for (int d = 0; d < arg.view.ndims; ++d) {
         binding.shape[d] = arg.view.shape[d];
         binding.strides[d] = arg.view.strides[d];

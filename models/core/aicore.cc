@@ -70,6 +70,16 @@ uint64_t AiCore::StartTransfer(const GmRuns& runs, GmDirection direction) {
   return memory_service_->Start(requester_, direction, split, factor);
 }
 
+uint64_t AiCore::StartUnplacedTransfer(uint64_t bytes, GmDirection direction) {
+  const int64_t n = static_cast<int64_t>(bytes);
+  if (direction == GmDirection::kRead) {
+    return memory_service_->Start(requester_, direction, L2Split{0, n});
+  }
+  // Nothing holds the lines in L2 to write them back later: they go on now.
+  memory_service_->StartWriteBack(n);
+  return memory_service_->Start(requester_, direction, L2Split{n, 0});
+}
+
 bool AiCore::Contains(uint64_t addr, size_t size) const {
   // Timing-only: no bytes exist; the executor's window checks still hold.
   return !memory_->allocated() || memory_->Span(addr, size) != nullptr;

@@ -112,6 +112,7 @@ class AiCore : public sc_core::sc_module,
   bool Contains(uint64_t addr, size_t size) const override;
   bool times_transfers() const override { return memory_service_ != nullptr; }
   uint64_t StartTransfer(const GmRuns& runs, GmDirection direction) override;
+  uint64_t StartUnplacedTransfer(uint64_t bytes, GmDirection direction) override;
   // TransferSink.
   void OnTransferDone(MemorySystem::TransferId transfer, TimePs done) override {
     phases_.OnTransferDone(transfer, done);

@@ -17,6 +17,19 @@ bool Later(const T& a, const T& b) {
 
 }  // namespace
 
+void NoteStretch(const SummaryStretch& stretch, std::vector<SummaryStretch>* worst) {
+  for (SummaryStretch& s : *worst) {
+    if (s.kernel != stretch.kernel) continue;
+    // The larger relative stretch (cross-multiplied: no rounding).
+    if (static_cast<__int128>(stretch.took) * s.fixed >
+        static_cast<__int128>(s.took) * stretch.fixed) {
+      s = stretch;
+    }
+    return;
+  }
+  worst->push_back(stretch);
+}
+
 MixRingCounters& MixRingCounters::operator+=(const MixRingCounters& other) {
   blocks += other.blocks;
   pushes += other.pushes;
@@ -189,6 +202,9 @@ void CorePhases::Advance(TimePs now) {
       case EventKind::kIssue:
         IssueTransfer();
         break;
+      case EventKind::kSummaryPhase:
+        StartSummaryPhase(event.token);
+        break;
       case EventKind::kReadDone:
         read_pending_ = false;
         backend_.StallForRead(read_issued_, read_done_, read_bytes_);
@@ -276,8 +292,15 @@ void CorePhases::Start() {
   const bool functional = deps_.functional && running_.executes_data;
   kernel_ = &deps_.host->Kernel(running_.kernel);
   charge_gm_ = kernel_->core_type != trace::MIX;
-  flow_timing_ = charge_gm_ && UsesCache() && deps_.host->times_transfers();
-  executor_.set_stop_at_transfers(flow_timing_);
+  const bool times_transfers = deps_.host->times_transfers();
+  summary_flows_ = kernel_->is_cost_summary && times_transfers;
+  flow_timing_ = !kernel_->is_cost_summary && charge_gm_ && UsesCache() && times_transfers;
+  executor_.set_stop_at_transfers(flow_timing_ || summary_flows_);
+  if (summary_flows_) {
+    summary_reads_ = SummarySpans(args_, GmDirection::kRead);
+    summary_writes_ = SummarySpans(args_, GmDirection::kWrite);
+    summary_stretch_ = 0;
+  }
   read_pending_ = false;
   write_waiter_ = WriteWaiter::kNone;
   profile_.Clear();
@@ -289,6 +312,11 @@ void CorePhases::Start() {
 }
 
 void CorePhases::Continue(const absl::Status& status) {
+  if (status.ok() && summary_flows_) {
+    // The phases start after the kernel's prologue.
+    Schedule(segment_start_ + stall_ps_, EventKind::kSummaryPhase, 0);
+    return;
+  }
   if (!status.ok() || !flow_timing_) {
     FinishSegment(status);
     return;
@@ -326,7 +354,69 @@ void CorePhases::IssueTransfer() {
   Continue(executor_.Resume());
 }
 
+void CorePhases::StartSummaryPhase(int64_t phase) {
+  const int64_t phases = static_cast<int64_t>(profile_.records.size() - segment_record_base_);
+  if (phase == phases) {
+    // The block's ops end now; what its phases waited beyond their compute
+    // (and the prologue) is its stall.
+    stall_ps_ =
+        std::max<TimePs>(0, now_ - segment_start_ - Ns(profile_.op_ns() - segment_op_base_ns_));
+    if (summary_stretch_ > 0 && kernel_->cost.fixed_cycles() > 0) {
+      const TimePs fixed = Ns(profile_.op_ns() - segment_op_base_ns_);
+      NoteStretch(SummaryStretch{kernel_->id, fixed, fixed + summary_stretch_},
+                  &counters_.stretched);
+    }
+    FinishSegment(absl::OkStatus());
+    return;
+  }
+  summary_phase_ = phase;
+  summary_compute_end_ =
+      now_ + Ns(profile_.records[segment_record_base_ + static_cast<size_t>(phase)].cost_ns);
+  summary_landed_ = now_;
+  summary_outstanding_ = 0;
+  // A MIX kernel's bytes are moved by its cluster's lanes together, each
+  // through its own caps.
+  const bool mix = kernel_->core_type == trace::MIX;
+  const int64_t lanes = mix ? 1 + config_.aiv_count() / config_.chip.clusters : 1;
+  const int64_t lane = mix && kind_ == CoreKind::kAiv ? 1 + running_.subblock : 0;
+  const SummaryShare share{
+      running_.block, std::max<int64_t>(1, running_.block_num), phase, phases, lane, lanes};
+  IssueSummaryBytes(summary_reads_, kernel_->cost.bytes_in(), share, GmDirection::kRead);
+  IssueSummaryBytes(summary_writes_, kernel_->cost.bytes_out(), share, GmDirection::kWrite);
+  if (summary_outstanding_ == 0) EndSummaryPhase();
+}
+
+void CorePhases::IssueSummaryBytes(const std::vector<GmSpan>& spans, uint64_t total,
+                                   const SummaryShare& share, GmDirection direction) {
+  const ByteSlice slice = SummarySlice(total, share);
+  if (slice.bytes == 0) return;
+  if (spans.empty()) {
+    deps_.host->StartUnplacedTransfer(slice.bytes, direction);
+    ++summary_outstanding_;
+    return;
+  }
+  summary_runs_.clear();
+  AppendStreamRuns(spans, slice, &summary_runs_);
+  for (const GmRuns& runs : summary_runs_) {
+    deps_.host->StartTransfer(runs, direction);
+    ++summary_outstanding_;
+  }
+}
+
+void CorePhases::EndSummaryPhase() {
+  const TimePs end = std::max(summary_compute_end_, summary_landed_);
+  const TimePs stretch = end - summary_compute_end_;
+  counters_.gm_stall += stretch;
+  summary_stretch_ += stretch;
+  Schedule(end, EventKind::kSummaryPhase, static_cast<uint32_t>(summary_phase_ + 1));
+}
+
 void CorePhases::OnTransferDone(uint64_t transfer, TimePs done) {
+  if (summary_flows_) {
+    summary_landed_ = std::max(summary_landed_, done);
+    if (--summary_outstanding_ == 0) EndSummaryPhase();
+    return;
+  }
   if (read_pending_ && transfer == pending_read_) {
     read_done_ = done;
     Schedule(done, EventKind::kReadDone);

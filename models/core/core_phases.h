@@ -5,7 +5,8 @@
 // slots, pickup and setup, gated early-dispatched blocks and their doorbells,
 // the kernel's execution (TileExecutor, the MIX ring schedule; tile
 // transfers issued one by one at their own time to the host's shared memory
-// system, other GM stalls through the data cache), SYNCALL waits, the
+// system, a cost-summary kernel's bytes phase by phase beside its compute,
+// other GM stalls through the data cache), SYNCALL waits, the
 // write-back before FIN, and
 // ACK/FIN in COND. The SystemC AiCore (aicore.h) only turns the wakes it asks
 // for (CoreHost::WakeAt) into sc_event notifications and carries its GM
@@ -33,6 +34,7 @@
 #include "models/core/core_observer.h"
 #include "models/core/execution_profile.h"
 #include "models/core/kernel_program.h"
+#include "models/core/summary_traffic.h"
 #include "models/core/task_port.h"
 #include "models/core/tile_executor.h"
 #include "models/gm/data_cache.h"
@@ -122,6 +124,13 @@ class CoreHost {
     (void)direction;
     return 0;
   }
+  // As StartTransfer, for `bytes` (> 0) no tensor places: reads come from
+  // HBM, writes go through L2 on to HBM.
+  virtual uint64_t StartUnplacedTransfer(uint64_t bytes, GmDirection direction) {
+    (void)bytes;
+    (void)direction;
+    return 0;
+  }
   // Whether a kernel may touch [addr, addr + size) (LineBackend::Contains).
   virtual bool Contains(uint64_t addr, size_t size) const = 0;
 };
@@ -146,6 +155,17 @@ struct MixRingCounters {
   MixRingCounters& operator+=(const MixRingCounters& other);
 };
 
+// A fixed-time cost-summary kernel whose bytes could not move in its fixed
+// time under shared GM, so one of its blocks stretched from `fixed` to
+// `took` (the worst block of the launch).
+struct SummaryStretch {
+  uint32_t kernel = 0;
+  TimePs fixed = 0;
+  TimePs took = 0;
+};
+// Keeps, per kernel, the block that stretched the most.
+void NoteStretch(const SummaryStretch& stretch, std::vector<SummaryStretch>* worst);
+
 // One core's counters of the current launch; the chip sums them over cores
 // when the launch ends.
 struct CoreCounters {
@@ -154,6 +174,7 @@ struct CoreCounters {
   TimePs busy = 0;                     // start to end, summed over blocks
   TimePs gm_stall = 0;                 // blocks waiting on GM beyond their ops' own time
   MixRingCounters mix;
+  std::vector<SummaryStretch> stretched;
 };
 
 // Everything a core's logic reads or updates besides its own state. All
@@ -240,10 +261,11 @@ class CorePhases {
     kSyncArrive,
     kSyncResume,
     kEnd,
-    kRecordDone,  // profiled: the swimlane record is written back
-    kIssue,       // flow timing: the stopped-at transfer or fence is due
-    kReadDone,    // flow timing: the outstanding tile load landed
-    kWritesDone,  // flow timing: the last outstanding store landed
+    kRecordDone,    // profiled: the swimlane record is written back
+    kIssue,         // flow timing: the stopped-at transfer or fence is due
+    kReadDone,      // flow timing: the outstanding tile load landed
+    kWritesDone,    // flow timing: the last outstanding store landed
+    kSummaryPhase,  // a cost summary's phase (the token) starts; past the last, it ends
   };
   struct Event {
     TimePs at;
@@ -310,6 +332,12 @@ class CorePhases {
   void Continue(const absl::Status& status);
   void Proceed();
   void IssueTransfer();
+  // A cost summary's phase `phase` starts now: its share of the bytes goes
+  // out as transfers; it ends at the later of its compute and their landing.
+  void StartSummaryPhase(int64_t phase);
+  void IssueSummaryBytes(const std::vector<GmSpan>& spans, uint64_t total,
+                         const SummaryShare& share, GmDirection direction);
+  void EndSummaryPhase();
   void BeginSegment();
   // When the running segment's ops end on this core: LocalPs(), or for a MIX
   // program the end of this lane's engine in the cross-core ring schedule
@@ -390,6 +418,16 @@ class CorePhases {
   // Who waits for the outstanding stores to land: a FENCE or the FIN.
   enum class WriteWaiter : uint8_t { kNone, kFence, kFin };
   WriteWaiter write_waiter_ = WriteWaiter::kNone;
+  // A cost summary whose bytes the host times: its phases run as events.
+  bool summary_flows_ = false;
+  int64_t summary_phase_ = 0;
+  TimePs summary_compute_end_ = 0;  // the running phase's compute ends
+  TimePs summary_landed_ = 0;       // ... and its latest transfer landed
+  int summary_outstanding_ = 0;
+  TimePs summary_stretch_ = 0;  // the block's phases past their compute
+  std::vector<GmSpan> summary_reads_;
+  std::vector<GmSpan> summary_writes_;
+  std::vector<GmRuns> summary_runs_;        // scratch
   const CompiledKernel* kernel_ = nullptr;  // the running block's
   TileExecutor executor_;
   ExecutionProfile profile_;

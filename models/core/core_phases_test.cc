@@ -80,6 +80,10 @@ class CorePhasesTest : public ::testing::Test, public CoreHost, public CoreOwner
     started_.push_back(Started{runs, direction, now_});
     return started_.size() - 1;
   }
+  uint64_t StartUnplacedTransfer(uint64_t bytes, GmDirection direction) override {
+    started_.push_back(Started{GmRuns{0, bytes, 1, bytes}, direction, now_});
+    return started_.size() - 1;
+  }
   // CoreOwner.
   void OnCondWritten(int core_id, CondValue value, TimePs visible_at) override {
     EXPECT_EQ(core_id, core_->id());
@@ -515,6 +519,68 @@ TEST_F(CorePhasesTest, AFenceWaitsForTheStoresInFlight) {
   RunUntil();
   // The last load's op ends at 5501; the epilogue takes 200 ns.
   EXPECT_EQ(core().IntervalOf(1)->end, Ns(5701));
+}
+
+TEST_F(CorePhasesTest, ACostSummaryPhaseEndsWhenBothItsComputeAndItsBytesAreDone) {
+  // 1 GHz, fixed_cycles 1000 over two phases (one in-kernel barrier): 500 ns
+  // of compute each. bytes_in 1000 stream over the input tensor (4000 B at
+  // 0x1000) and bytes_out 64 with no output tensor: each phase reads 500
+  // bytes and writes 32, issued as it starts.
+  config_.chip.aicore_clock_hz = 1e9;
+  times_transfers_ = true;
+  trace::Kernel ext;
+  ext.set_name("ext");
+  ext.set_core_type(trace::AIV);
+  ext.mutable_cost()->set_fixed_cycles(1000);
+  ext.mutable_cost()->set_barrier_phases(1);
+  ext.mutable_cost()->set_bytes_in(1000);
+  ext.mutable_cost()->set_bytes_out(64);
+  kernels_.push_back(*CompileKernel(ext));
+  BoundArg in = Matrix1x16(0x1000);
+  in.tensor.direction = trace::INPUT;
+  in.tensor.footprint_bytes = 4000;
+  const TaskSeq task = AddTask(static_cast<int32_t>(kernels_.size() - 1), {in});
+  core().Dispatch(0, WorkOf(task, 1), kPublish);
+  // Start 1865; phase 0 after the 400 ns prologue.
+  RunUntil(Ns(2265));
+  ASSERT_EQ(started_.size(), 2u);
+  EXPECT_EQ(started_[0].direction, GmDirection::kRead);
+  EXPECT_EQ(started_[0].at, Ns(2265));
+  EXPECT_EQ(started_[0].runs.base, 0x1000u);
+  EXPECT_EQ(started_[0].runs.bytes(), 500u);
+  EXPECT_EQ(started_[1].direction, GmDirection::kWrite);
+  EXPECT_EQ(started_[1].runs.bytes(), 32u);
+  // The write lands within the phase; the read 500 ns after its compute
+  // (2765): phase 1 starts then.
+  core().OnTransferDone(1, Ns(2500));
+  core().OnTransferDone(0, Ns(3265));
+  RunUntil(Ns(3265));
+  ASSERT_EQ(started_.size(), 4u);
+  EXPECT_EQ(started_[2].at, Ns(3265));
+  EXPECT_EQ(started_[2].runs.base, 0x1000u + 500);
+  EXPECT_EQ(started_[2].runs.bytes(), 500u);
+  // Phase 1's bytes land within its compute: it ends at 3765; the epilogue
+  // takes 200 ns.
+  core().OnTransferDone(2, Ns(3400));
+  core().OnTransferDone(3, Ns(3300));
+  RunUntil();
+  EXPECT_EQ(core().IntervalOf(1)->end, Ns(3965));
+  EXPECT_EQ(core().counters().gm_stall, Ns(500));
+  ASSERT_EQ(core().counters().stretched.size(), 1u);
+  EXPECT_EQ(core().counters().stretched[0].fixed, Ns(1000));
+  EXPECT_EQ(core().counters().stretched[0].took, Ns(1500));
+}
+
+TEST(SummaryStretchTest, NoteStretchKeepsEachKernelsWorstBlock) {
+  std::vector<SummaryStretch> worst;
+  NoteStretch({3, 1000, 1500}, &worst);
+  NoteStretch({4, 100, 110}, &worst);
+  NoteStretch({3, 2000, 2500}, &worst);  // 1.25x < 1.5x: kept out
+  NoteStretch({3, 100, 300}, &worst);    // 3x
+  ASSERT_EQ(worst.size(), 2u);
+  EXPECT_EQ(worst[0].kernel, 3u);
+  EXPECT_EQ(worst[0].took, 300);
+  EXPECT_EQ(worst[1].kernel, 4u);
 }
 
 TEST_F(CorePhasesTest, AFailedRunHandlesNoMoreEvents) {

@@ -166,17 +166,20 @@ CostSummaryTiming CostSummaryTime(const trace::CostSummary& cost, trace::CoreTyp
   t.phases = static_cast<int64_t>(cost.barrier_phases()) + 1;
   const double clock = config.chip.aicore_clock_hz;
   double total_ns;
+  double compute_ns;
   bool cube_bound = false;
   if (cost.fixed_cycles() > 0) {
     total_ns = CyclesToNs(static_cast<double>(cost.fixed_cycles()), config);
+    compute_ns = total_ns;
   } else {
     const double cube_ns = cost.cube_flops() / (2.0 * 4096.0 * clock) * 1e9;
     const double vector_ns =
         cost.vector_elements() / (config.core.vector_fp32_per_cycle * clock) * 1e9;
     const double mte_ns = static_cast<double>(cost.bytes_in() + cost.bytes_out()) /
                           (config.core.mte_bytes_per_cycle * clock) * 1e9;
-    total_ns = std::max({cube_ns, vector_ns, mte_ns}) /
-               static_cast<double>(std::max<int64_t>(1, block_num));
+    const double blocks = static_cast<double>(std::max<int64_t>(1, block_num));
+    total_ns = std::max({cube_ns, vector_ns, mte_ns}) / blocks;
+    compute_ns = std::max(cube_ns, vector_ns) / blocks;
     cube_bound = cube_ns > 0 && cube_ns >= vector_ns;
   }
   // A single-engine kernel runs on its core's engine; a MIX summary is
@@ -189,6 +192,7 @@ CostSummaryTiming CostSummaryTime(const trace::CostSummary& cost, trace::CoreTyp
     t.engine = cube_bound ? EngineKind::kCube : EngineKind::kVector;
   }
   t.phase_ns = total_ns / static_cast<double>(t.phases);
+  t.compute_phase_ns = compute_ns / static_cast<double>(t.phases);
   return t;
 }
 

@@ -91,9 +91,13 @@ double OpCostNs(const CompiledOp& op, const CompiledKernel& kernel, const ChipCo
 // split evenly over barrier_phases + 1 phases (the barriers themselves are
 // the chip model's). `engine`: cube for AIC kernels, vector for AIV ones; for
 // MIX, cube when the cube term is at least the vector term.
+// `compute_phase_ns` leaves the bytes out (fixed_cycles, or the cube and
+// vector terms only): a core that moves them over the chip's shared memory
+// system (CorePhases) takes the later of that and the bytes' transfers.
 struct CostSummaryTiming {
   int64_t phases = 1;
   double phase_ns = 0;
+  double compute_phase_ns = 0;
   EngineKind engine = EngineKind::kVector;
   double total_ns() const { return phase_ns * static_cast<double>(phases); }
 };

@@ -98,7 +98,7 @@ absl::Status TileExecutor::Execute(const CompiledKernel& kernel, const BlockCont
       OpRecord r;
       r.op_index = static_cast<uint32_t>(p);
       r.engine = t.engine;
-      r.cost_ns = t.phase_ns;
+      r.cost_ns = stop_at_transfers_ ? t.compute_phase_ns : t.phase_ns;
       r.elements = elements / t.phases + (last ? elements % t.phases : 0);
       r.gm_bytes_read = in / t.phases + (last ? in % t.phases : 0);
       r.gm_bytes_written = out / t.phases + (last ? out % t.phases : 0);

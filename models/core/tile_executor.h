@@ -32,6 +32,11 @@ struct TensorBinding {
   int rank = 0;  // 1..kMaxViewRank
   int64_t shape[kMaxViewRank] = {};
   int64_t strides[kMaxViewRank] = {};  // elements, in the root tensor
+  // The task argument's: what the kernel does with the view (a cost-summary
+  // kernel's bytes come from and go to its arguments by it), and the bytes
+  // it spans, from its first element to its last.
+  trace::ArgDirection direction = trace::ARG_DIRECTION_UNSPECIFIED;
+  uint64_t footprint_bytes = 0;
 };
 
 // One bound kernel argument: a tensor view or a scalar.
@@ -129,7 +134,10 @@ class TileExecutor {
   // at_transfer() true and transfer_op() its op index, having run nothing of
   // it; Resume() runs it and goes on to the next stop. A core that times
   // transfers on shared bandwidth issues each one at its own simulated time
-  // this way, when the shares it will get are known. Off by default.
+  // this way, when the shares it will get are known. A cost-summary
+  // kernel's records then carry its compute time only
+  // (CostSummaryTiming::compute_phase_ns): the core moves its bytes. Off by
+  // default.
   void set_stop_at_transfers(bool on) { stop_at_transfers_ = on; }
   bool at_transfer() const { return at_transfer_; }
   int32_t transfer_op() const { return at_transfer_ ? pc_ : -1; }

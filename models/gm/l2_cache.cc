@@ -73,6 +73,20 @@ L2Split L2Cache::AccessRuns(const GmRuns& runs, bool is_write, int64_t* dirty_ev
   };
   if (runs.rows == 1 || runs.stride == runs.row_bytes) {
     add(runs.base, runs.bytes());
+  } else if (runs.stride == 0 && runs.rows > 2) {
+    add(runs.base, runs.row_bytes);
+    const L2Access first = total;
+    add(runs.base, runs.row_bytes);
+    const int64_t more = runs.rows - 2;  // as the second pass did
+    const L2Access again{(total.hit_lines - first.hit_lines) * more,
+                         (total.miss_lines - first.miss_lines) * more,
+                         (total.dirty_evictions - first.dirty_evictions) * more};
+    total.hit_lines += again.hit_lines;
+    total.miss_lines += again.miss_lines;
+    total.dirty_evictions += again.dirty_evictions;
+    hits_ += again.hit_lines;
+    misses_ += again.miss_lines;
+    dirty_evictions_ += again.dirty_evictions;
   } else {
     for (int64_t r = 0; r < runs.rows; ++r) {
       add(runs.base + static_cast<uint64_t>(r) * runs.stride, runs.row_bytes);

@@ -37,7 +37,9 @@ class L2Cache {
   // read's bytes split into hit and miss bytes in proportion to its lines
   // (a row sharing a line with the next is not charged twice); a write's
   // bytes all land in L2 (write-back). Adds the bytes of the dirty lines
-  // evicted to `*dirty_evicted_bytes`.
+  // evicted to `*dirty_evicted_bytes`. Rows that repeat one range (stride
+  // 0, a stream read or written over and over) touch it twice; the passes
+  // after the second fare as the second did, so the cost is bounded.
   L2Split AccessRuns(const GmRuns& runs, bool is_write, int64_t* dirty_evicted_bytes);
 
   // Latency to the first byte of a transfer: the miss latency when any line

@@ -84,6 +84,35 @@ TEST(L2CacheTest, EvictingAWrittenLineOwesAnHbmWrite) {
   EXPECT_EQ(l2.Access(2560, 512).dirty_evictions, 1);
 }
 
+// A stream read or written over and over (stride-0 rows) costs two passes
+// but splits its bytes as touching it pass by pass does, whether it fits
+// (later passes hit) or thrashes (every pass misses under LRU).
+TEST(L2CacheTest, RepeatedPassesFareAsPassByPass) {
+  for (const int64_t lines : {4, 16}) {
+    for (const bool is_write : {false, true}) {
+      SCOPED_TRACE(testing::Message() << lines << " lines, write " << is_write);
+      L2Cache repeated(SmallL2(8));
+      L2Cache by_pass(SmallL2(8));
+      const uint64_t range = static_cast<uint64_t>(lines) * 512;
+      int64_t evicted = 0;
+      const L2Split split = repeated.AccessRuns(GmRuns{0, range, 6, 0}, is_write, &evicted);
+      int64_t evicted_by_pass = 0;
+      L2Split sum;
+      for (int pass = 0; pass < 6; ++pass) {
+        const L2Split one =
+            by_pass.AccessRuns(GmRuns{0, range, 1, range}, is_write, &evicted_by_pass);
+        sum.hit_bytes += one.hit_bytes;
+        sum.miss_bytes += one.miss_bytes;
+      }
+      EXPECT_EQ(split.hit_bytes, sum.hit_bytes);
+      EXPECT_EQ(split.miss_bytes, sum.miss_bytes);
+      EXPECT_EQ(evicted, evicted_by_pass);
+      EXPECT_EQ(repeated.hits(), by_pass.hits());
+      EXPECT_EQ(repeated.misses(), by_pass.misses());
+    }
+  }
+}
+
 TEST(L2CacheTest, AStreamThatFitsHitsOnEveryLaterPass) {
   L2Cache l2{GmParams()};
   for (int pass = 0; pass < 3; ++pass) l2.Access(0x4000000, 64 << 20);  // 64 MiB
