@@ -36,10 +36,15 @@ Chip::Chip(sc_core::sc_module_name name, const ChipSetup& setup)
   core_env.l2 = &gm_->timing().l2();
   const int clusters = static_cast<int>(config_.chip.clusters);
   for (int c = 0; c < clusters; ++c) {
+    mix_boards_.push_back(std::make_unique<MixTransferBoard>(/*lanes=*/3));
+  }
+  for (int c = 0; c < clusters; ++c) {
+    core_env.mix_board = mix_boards_[c].get();
     cores_.push_back(
         std::make_unique<AiCore>(absl::StrCat("aic", c).c_str(), c, CoreKind::kAic, c, core_env));
   }
   for (int c = 0; c < clusters; ++c) {
+    core_env.mix_board = mix_boards_[c].get();
     for (int lane = 0; lane < 2; ++lane) {
       const int id = clusters + 2 * c + lane;
       cores_.push_back(std::make_unique<AiCore>(absl::StrCat("aiv", id - clusters).c_str(), id,

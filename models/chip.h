@@ -152,7 +152,8 @@ class Chip : public sc_core::sc_module,
   TaskLifecycle lifecycle_;
   std::unique_ptr<GlobalMemory> gm_;
   std::unique_ptr<MemoryService> memory_service_;
-  MemorySystem::Counters gm_at_launch_begin_;  // times the cores' tile transfers
+  std::vector<std::unique_ptr<MixTransferBoard>> mix_boards_;  // per cluster
+  MemorySystem::Counters gm_at_launch_begin_;                  // times the cores' tile transfers
   std::vector<std::unique_ptr<AiCore>> cores_;
   SchedulerGroup group_;
   std::vector<std::unique_ptr<SchedulerThread>> schedulers_;

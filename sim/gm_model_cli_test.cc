@@ -497,6 +497,90 @@ TEST(ExternTrafficTest, AFixedTimeExternWhoseBytesCannotMoveStretchesWithOneWarn
   EXPECT_THAT(ample.cli.err, Not(HasSubstr("warning")));
 }
 
+// A MIX weight stream: each block's cube loads `tiles` weight tiles of
+// 512 x 256 BF16 (256 KiB, rows of 512 B: no narrow-row penalty) and
+// multiplies a 16-row activation by each; the vector side scales every
+// 16 x 256 product (through the cross-core ring) and stores it.
+trace::TraceText MixWeightStream(int64_t blocks, int64_t tiles) {
+  constexpr int64_t kK = 512;
+  constexpr int64_t kN = 256;
+  TraceBuilder builder("mix_stream");
+  const uint32_t x = builder.Tensor("x", 16, kK);
+  const uint32_t w = builder.Tensor("w", blocks * tiles * kK, kN);
+  const uint32_t y = builder.Tensor("y", blocks * tiles * 16, kN);
+  trace::TraceText text = builder.Finish();
+  for (const uint32_t t : {x, w}) {
+    trace::Tensor* tensor = text.mutable_header()->mutable_tensors(t);
+    tensor->set_dtype(trace::BF16);
+    tensor->set_size_bytes(tensor->size_bytes() / 2);
+  }
+  KernelBuilder kb("mix_stream", trace::MIX);
+  const uint32_t px = kb.TensorParam("x", trace::BF16, trace::KernelParam::IN);
+  const uint32_t pw = kb.TensorParam("w", trace::BF16, trace::KernelParam::IN);
+  const uint32_t py = kb.TensorParam("y", trace::FP32, trace::KernelParam::OUT);
+  const uint32_t tx = kb.Tile("tx", {16, kK}, trace::BF16, trace::MAT);
+  const uint32_t tw = kb.Tile("tw", {kK, kN}, trace::BF16, trace::MAT);
+  const uint32_t acc = kb.Tile("acc", {16, kN}, trace::FP32, trace::ACC);
+  const uint32_t out = kb.Tile("out", {16, kN}, trace::FP32, trace::VEC);
+  const auto tile = [&] { return Plus(Times(BlockIdx(), C(tiles)), LoopVar(0)); };
+  kb.Load(tx, px, {C(0), C(0)});
+  kb.BeginLoop(0, C(0), C(tiles));
+  kb.Load(tw, pw, {Times(tile(), C(kK)), C(0)});
+  kb.Matmul(acc, tx, tw);
+  kb.WithScalar(Op::MUL, out, acc, 0.5);
+  kb.Store(out, py, {Times(tile(), C(16)), C(0)});
+  kb.EndLoop();
+  trace::Kernel* kernel = text.mutable_header()->add_kernels();
+  *kernel = kb.kernel();
+  kernel->set_id(text.header().kernels_size() - 1);
+  trace::StreamRecord submit;
+  trace::Submit* s = submit.mutable_submit();
+  s->set_name("mix_stream");
+  for (int lane = 0; lane < 3; ++lane) s->add_kernel_ids(static_cast<int32_t>(kernel->id()));
+  s->set_block_num(blocks);
+  s->set_scope_depth(1);
+  for (auto [tensor, dir] : {std::pair{x, trace::INPUT}, std::pair{w, trace::INPUT},
+                             std::pair{y, trace::OUTPUT_EXISTING}}) {
+    trace::TensorArg* arg = s->add_args()->mutable_tensor();
+    arg->set_tensor_id(tensor);
+    arg->set_direction(dir);
+  }
+  // records: launch_begin, scope_begin, scope_end, launch_end.
+  auto* records = text.mutable_records();
+  *records->Add() = submit;
+  for (int r = records->size() - 1; r > 2; --r) records->SwapElements(r, r - 1);
+  return text;
+}
+
+// MIX lanes stall on GM like any lane. Issue 19 measured a MIX weight
+// stream at gm.hbm_efficiency = 0.2 running at twice the configured HBM
+// rate; here, at that efficiency (320 B/ns), 24 clusters streaming 48 MiB
+// are memory-bound (~20 us of load per tile against ~2.6 us of cube work),
+// take about twice as long at half the bandwidth, and are never faster than
+// the configured rate. The latencies and cold starts are zeroed as in the
+// sharing test above.
+TEST(GmSharingTest, HalvingHbmBandwidthHalvesAMixWeightStream) {
+  const trace::TraceText text = MixWeightStream(24, 8);
+  const std::vector<std::string> isolated = {
+      "--set", "gm.l2_miss_latency_ns=0",    "--set",        "gm.l2_hit_latency_ns=0",
+      "--set", "core.gm_latency_ns=0",       "--set",        "core.cold_start_ns=0",
+      "--set", "core.cold_propagation_ns=0", "--set",        "core.cold_far_propagation_ns=0",
+      "--set", "gm.hbm_efficiency=0.2",      "--timing-only"};
+  std::vector<std::string> halved = isolated;
+  halved.insert(halved.end(), {"--set", "gm.hbm_bandwidth_bytes_per_s=0.8e12"});
+  const SimRun full = Simulate(text, "mix_stream_full", isolated);
+  const SimRun half = Simulate(text, "mix_stream_half", halved);
+  ASSERT_EQ(full.cli.exit_code, 0) << full.cli.out << full.cli.err;
+  ASSERT_EQ(half.cli.exit_code, 0) << half.cli.out << half.cli.err;
+  const double ratio = Makespan(half) / Makespan(full);
+  EXPECT_GT(ratio, 1.8);
+  EXPECT_LT(ratio, 2.2);
+  const double weight_bytes = 24.0 * 8 * 512 * 256 * 2;
+  EXPECT_GT(Makespan(full), weight_bytes / 320.0 / 1e3);
+  EXPECT_GE(full.stats["gm"]["hbm_read_bytes"].get<double>(), weight_bytes);
+  EXPECT_GT(full.stats["gm"]["aic_stall_us"].get<double>(), 0);
+}
+
 TEST(GmBandwidthTest, NarrowRowsCostMoreThanWideRowsOfTheSameBytes) {
   // 32 KiB tiles: 128 rows of 256 B (below one 512 B L2 line) against 16
   // rows of 2 KiB, so both move the same bytes. Each narrow transfer takes

@@ -111,8 +111,8 @@ const std::vector<StatSpec>& Table() {
        "ring3.peak_task_window"},
       {"rings/3/orchestrator_blocked_us", U::kMicroseconds, "time blocked on ring 3", {},
        "ring3.orch_blocked_us"},
-      // ---- GM: the transfers the memory system timed (not yet: MIX
-      // programs' lanes, scalar fills and atomics)
+      // ---- GM: the transfers the memory system timed (not yet: scalar
+      // fills and atomics)
       {"gm/transfers", U::kCount,
        "tile loads and stores, and cost-summary externs' byte streams, timed on the shared "
        "memory system"},

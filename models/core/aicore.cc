@@ -19,7 +19,7 @@ AiCore::AiCore(sc_core::sc_module_name name, int id, CoreKind kind, int cluster,
       wake_(calendar_.Add(this, sc_module::name())),
       phases_(id, kind, cluster,
               CoreDeps{env.config, env.functional, env.tasks, env.observer, env.failure,
-                       /*host=*/this}) {
+                       /*host=*/this, env.mix_board}) {
   if (memory_service_ != nullptr) {
     requester_ = memory_service_->AddRequester(CoreCapsOf(*env.config), this);
   }

@@ -41,6 +41,7 @@ struct AiCoreEnv {
   // transaction is.
   MemoryService* memory_service = nullptr;
   L2Cache* l2 = nullptr;
+  MixTransferBoard* mix_board = nullptr;  // the core's cluster's
 };
 
 // The barriers a core meets at a SYNCALL (the chip's FFTS block and soft

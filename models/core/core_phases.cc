@@ -205,6 +205,12 @@ void CorePhases::Advance(TimePs now) {
       case EventKind::kSummaryPhase:
         StartSummaryPhase(event.token);
         break;
+      case EventKind::kMixIssue:
+        IssueMixTransfer();
+        break;
+      case EventKind::kMixStep:
+        MixStep();
+        break;
       case EventKind::kReadDone:
         read_pending_ = false;
         backend_.StallForRead(read_issued_, read_done_, read_bytes_);
@@ -295,7 +301,9 @@ void CorePhases::Start() {
   const bool times_transfers = deps_.host->times_transfers();
   summary_flows_ = kernel_->is_cost_summary && times_transfers;
   flow_timing_ = !kernel_->is_cost_summary && charge_gm_ && UsesCache() && times_transfers;
-  executor_.set_stop_at_transfers(flow_timing_ || summary_flows_);
+  mix_flow_ = RunsMixPipeline() && times_transfers && deps_.mix_board != nullptr;
+  mix_segment_ = 0;
+  executor_.set_stop_at_transfers(flow_timing_ || summary_flows_ || mix_flow_);
   if (summary_flows_) {
     summary_reads_ = SummarySpans(args_, GmDirection::kRead);
     summary_writes_ = SummarySpans(args_, GmDirection::kWrite);
@@ -315,6 +323,19 @@ void CorePhases::Continue(const absl::Status& status) {
   if (status.ok() && summary_flows_) {
     // The phases start after the kernel's prologue.
     Schedule(segment_start_ + stall_ps_, EventKind::kSummaryPhase, 0);
+    return;
+  }
+  if (status.ok() && mix_flow_) {
+    // The segment runs at once; its transfers are noted for this lane to
+    // time (FinishSegment).
+    mix_timed_ = false;
+    mix_transfers_.clear();
+    absl::Status s = status;
+    while (s.ok() && executor_.at_transfer()) {
+      NoteMixTransfer();
+      s = executor_.Resume();
+    }
+    FinishSegment(s);
     return;
   }
   if (!status.ok() || !flow_timing_) {
@@ -412,6 +433,16 @@ void CorePhases::EndSummaryPhase() {
 }
 
 void CorePhases::OnTransferDone(uint64_t transfer, TimePs done) {
+  if (mix_flow_) {
+    if (mix_load_pending_ && transfer == mix_load_id_) {
+      mix_load_pending_ = false;
+      mix_load_done_ = done;
+    } else {
+      --mix_stores_in_flight_;
+    }
+    Schedule(done, EventKind::kMixStep);
+    return;
+  }
   if (summary_flows_) {
     summary_landed_ = std::max(summary_landed_, done);
     if (--summary_outstanding_ == 0) EndSummaryPhase();
@@ -428,6 +459,108 @@ void CorePhases::OnTransferDone(uint64_t transfer, TimePs done) {
   }
 }
 
+void CorePhases::NoteMixTransfer() {
+  const CompiledOp& op = kernel_->ops[executor_.transfer_op()];
+  if (op.kind == trace::Op::FENCE) return;
+  const bool cube = kind_ == CoreKind::kAic;
+  if ((op.engine == EngineKind::kCube) != cube) return;  // the other engine's
+  MixTransfer t{profile_.records.size() - segment_record_base_, executor_.transfer_runs(),
+                executor_.transfer_direction()};
+  if (!cube && kernel_->split != trace::SPLIT_NONE) {
+    // Each AIV moves its half: half the rows, or of a single row's bytes.
+    GmRuns& r = t.runs;
+    const bool second = running_.subblock % 2 == 1;
+    if (r.rows >= 2) {
+      const int64_t first_rows = r.rows / 2;
+      if (second) r.base += static_cast<uint64_t>(first_rows) * r.stride;
+      r.rows = second ? r.rows - first_rows : first_rows;
+    } else {
+      const uint64_t first_bytes = r.row_bytes / 2;
+      if (second) r.base += first_bytes;
+      r.row_bytes = second ? r.row_bytes - first_bytes : first_bytes;
+      r.stride = r.row_bytes;
+    }
+    if (r.bytes() == 0) return;
+  }
+  mix_transfers_.push_back(t);
+}
+
+void CorePhases::BeginMixTiming() {
+  const absl::Span<const OpRecord> segment =
+      absl::MakeConstSpan(profile_.records).subspan(segment_record_base_);
+  absl::StatusOr<MixTimeline> plan = ScheduleMixBlock(segment, *kernel_, MixRing());
+  mix_durations_.assign(segment.size(), -1);
+  if (!plan.ok()) {
+    // The ring deadlocks whatever GM does: fail now (FinishSegment).
+    mix_timed_ = true;
+    FinishSegment(absl::OkStatus());
+    return;
+  }
+  mix_planned_start_ = std::move(plan->op_start_ns);
+  mix_planned_end_ = std::move(plan->op_end_ns);
+  mix_planned_lane_end_ = kind_ == CoreKind::kAic ? plan->cube_end_ns : plan->vector_end_ns;
+  mix_ops_start_ = segment_start_ + stall_ps_;
+  mix_shift_ = 0;
+  mix_next_ = 0;
+  mix_issue_scheduled_ = false;
+  mix_load_pending_ = false;
+  mix_load_done_ = kNever;
+  mix_stores_in_flight_ = 0;
+  mix_posted_ = false;
+  MixStep();
+}
+
+void CorePhases::ScheduleMixIssue() {
+  const MixTransfer& t = mix_transfers_[mix_next_];
+  const TimePs planned = mix_ops_start_ + Ns(mix_planned_start_[t.record]) + mix_shift_;
+  mix_issue_scheduled_ = true;
+  Schedule(std::max(now_, planned), EventKind::kMixIssue);
+}
+
+void CorePhases::IssueMixTransfer() {
+  mix_issue_scheduled_ = false;
+  const MixTransfer& t = mix_transfers_[mix_next_++];
+  const uint64_t id = deps_.host->StartTransfer(t.runs, t.direction);
+  if (t.direction == GmDirection::kRead) {
+    mix_load_pending_ = true;
+    mix_load_id_ = id;
+    mix_load_issued_ = now_;
+  } else {
+    ++mix_stores_in_flight_;  // posted
+  }
+  MixStep();
+}
+
+void CorePhases::MixStep() {
+  if (mix_load_done_ != kNever) {
+    // The load took this long; if it landed after its op's planned end,
+    // this lane's later transfers go out that much later.
+    const MixTransfer& t = mix_transfers_[mix_next_ - 1];
+    mix_durations_[t.record] = static_cast<double>(mix_load_done_ - mix_load_issued_) / 1e3;
+    const TimePs planned_end = mix_ops_start_ + Ns(mix_planned_end_[t.record]) + mix_shift_;
+    if (mix_load_done_ > planned_end) mix_shift_ += mix_load_done_ - planned_end;
+    mix_load_done_ = kNever;
+  }
+  if (mix_load_pending_ || mix_issue_scheduled_) return;
+  if (mix_next_ < mix_transfers_.size()) {
+    ScheduleMixIssue();
+    return;
+  }
+  if (mix_stores_in_flight_ > 0 || mix_posted_) return;
+  mix_posted_ = true;
+  deps_.mix_board->Post(now_,
+                        MixTransferBoard::Segment{running_.task, running_.block, mix_segment_},
+                        this, mix_durations_);
+}
+
+void CorePhases::OnMixTransfersTimed(TimePs now, absl::Span<const double> durations_ns) {
+  now_ = now;
+  mix_durations_.assign(durations_ns.begin(), durations_ns.end());
+  mix_timed_ = true;
+  ++mix_segment_;
+  FinishSegment(absl::OkStatus());
+}
+
 void CorePhases::BeginSegment() {
   segment_start_ = now_;
   segment_op_base_ns_ = profile_.op_ns();
@@ -439,24 +572,49 @@ bool CorePhases::RunsMixPipeline() const {
   return kernel_->core_type == trace::MIX && !kernel_->is_cost_summary;
 }
 
-absl::StatusOr<TimePs> CorePhases::MixSegmentEnd() {
-  const CompiledKernel& kernel = *kernel_;
+MixRingParams CorePhases::MixRing() const {
   const CoreParams& params = config_.core;
   MixRingParams ring;
-  ring.slot_num = params.cross_core_slots > 0 ? params.cross_core_slots : kernel.slot_num;
-  ring.split = kernel.split;
+  ring.slot_num = params.cross_core_slots > 0 ? params.cross_core_slots : kernel_->slot_num;
+  ring.split = kernel_->split;
   ring.transfer_latency_ns = params.cross_core_latency_ns;
   const double clock_ghz = config_.chip.aicore_clock_hz / 1e9;
   ring.transfer_bytes_per_ns = params.cross_core_bytes_per_cycle * clock_ghz;
   ring.gm_bytes_per_ns = params.mte_bytes_per_cycle * clock_ghz;
-  const absl::Span<const OpRecord> segment =
+  return ring;
+}
+
+absl::StatusOr<TimePs> CorePhases::MixSegmentEnd() {
+  const CompiledKernel& kernel = *kernel_;
+  const MixRingParams ring = MixRing();
+  absl::Span<const OpRecord> segment =
       absl::MakeConstSpan(profile_.records).subspan(segment_record_base_);
+  if (mix_flow_) {
+    // Each transfer takes what it took on shared bandwidth, if longer than
+    // its core-side cost. A split vector op's cost is its whole transfer,
+    // halved by the schedule's OpNs; the measured half is put back whole.
+    mix_records_.assign(segment.begin(), segment.end());
+    for (size_t i = 0; i < mix_records_.size() && i < mix_durations_.size(); ++i) {
+      const double measured = mix_durations_[i];
+      if (measured < 0) continue;
+      OpRecord& r = mix_records_[i];
+      const bool halved = r.engine == EngineKind::kVector && ring.split != trace::SPLIT_NONE;
+      const double bytes = static_cast<double>(r.gm_bytes_read + r.gm_bytes_written);
+      const double whole = halved ? measured + bytes / ring.gm_bytes_per_ns * 0.5 : measured;
+      r.cost_ns = std::max(r.cost_ns, whole);
+    }
+    segment = mix_records_;
+  }
   absl::StatusOr<MixTimeline> timeline = ScheduleMixBlock(segment, kernel, ring);
   if (!timeline.ok()) return timeline.status();
   // The ops start after what the segment stalled before them (the kernel
   // prologue); in-kernel dcci and fences push the lane's end.
   const TimePs ops_start = segment_start_ + stall_ps_;
   const bool cube = kind_ == CoreKind::kAic;
+  if (mix_flow_) {
+    const double lane_end = cube ? timeline->cube_end_ns : timeline->vector_end_ns;
+    counters_.gm_stall += Ns(std::max(0.0, lane_end - mix_planned_lane_end_));
+  }
   if (cube) {
     MixRingCounters& mix = counters_.mix;
     mix.blocks += segment_record_base_ == 0 ? 1 : 0;
@@ -473,7 +631,9 @@ absl::StatusOr<TimePs> CorePhases::MixSegmentEnd() {
                                                 ops_start + Ns(busy.start_ns),
                                                 ops_start + Ns(busy.end_ns)});
   }
-  return ops_start + Ns(cube ? timeline->cube_end_ns : timeline->vector_end_ns);
+  const TimePs end = ops_start + Ns(cube ? timeline->cube_end_ns : timeline->vector_end_ns);
+  // MIX flow timing: not before this lane's transfers all landed.
+  return mix_flow_ ? std::max(end, now_) : end;
 }
 
 TimePs CorePhases::SegmentEnd(absl::Status* status) {
@@ -491,6 +651,10 @@ TimePs CorePhases::LocalPs() const {
 }
 
 void CorePhases::FinishSegment(const absl::Status& executed) {
+  if (executed.ok() && mix_flow_ && !mix_timed_) {
+    BeginMixTiming();  // OnMixTransfersTimed finishes the segment
+    return;
+  }
   absl::Status status = executed;
   // MIX: the lane's engine ends where the cross-core ring lets it.
   const TimePs end = status.ok() ? SegmentEnd(&status) : 0;
@@ -592,7 +756,7 @@ void CorePhases::End() {
 void CorePhases::GmBackend::Transport(bool write, uint64_t addr, void* data, size_t size,
                                       DType atomic_dtype) {
   const TimePs now = core_->now_;
-  if (core_->flow_timing_ &&
+  if ((core_->flow_timing_ || core_->mix_flow_) &&
       (in_transfer_ || (write && atomic_dtype == trace::DTYPE_UNSPECIFIED))) {
     // The tile transfer was timed as a whole (IssueTransfer): DMA does not
     // go through the data cache, whose fills and write-backs here only keep

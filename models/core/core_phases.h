@@ -34,6 +34,8 @@
 #include "models/core/core_observer.h"
 #include "models/core/execution_profile.h"
 #include "models/core/kernel_program.h"
+#include "models/core/mix_pipeline.h"
+#include "models/core/mix_transfer_board.h"
 #include "models/core/summary_traffic.h"
 #include "models/core/task_port.h"
 #include "models/core/tile_executor.h"
@@ -187,6 +189,10 @@ struct CoreDeps {
   // Where the core's failures go; once one is set, the core handles no events.
   RunFailure* failure = nullptr;
   CoreHost* host = nullptr;
+  // The core's cluster's: where a MIX block's lanes meet to time its
+  // transfers on the host's shared memory system. Null: MIX blocks keep
+  // first-order GM time.
+  MixTransferBoard* mix_board = nullptr;
 };
 
 // A core (cube or vector) with the runtime's two dispatch slots: the running
@@ -197,7 +203,7 @@ struct CoreDeps {
 // syncall arrivals) reach the simulation kernel in the order they happen. An
 // input may arrive while Advance runs (a barrier released by this core's own
 // arrival).
-class CorePhases {
+class CorePhases : private MixTransferBoard::Lane {
  public:
   // kRecord: profiled runs write the task's swimlane record back after FIN.
   enum class Phase : uint8_t { kIdle, kSetup, kGated, kRunning, kRecord };
@@ -266,6 +272,8 @@ class CorePhases {
     kReadDone,      // flow timing: the outstanding tile load landed
     kWritesDone,    // flow timing: the last outstanding store landed
     kSummaryPhase,  // a cost summary's phase (the token) starts; past the last, it ends
+    kMixIssue,      // MIX flow timing: this lane's next transfer is due
+    kMixStep,       // MIX flow timing: a transfer of this lane's landed
   };
   struct Event {
     TimePs at;
@@ -338,6 +346,19 @@ class CorePhases {
   void IssueSummaryBytes(const std::vector<GmSpan>& spans, uint64_t total,
                          const SummaryShare& share, GmDirection direction);
   void EndSummaryPhase();
+  // MIX flow timing. The segment runs at once; this lane notes the
+  // transfers of its own engine's ops, then issues them one after another
+  // at the times the ring schedule (with core-side costs) plans for them,
+  // each shifted by how late this lane's earlier loads landed; loads are
+  // waited for, stores posted. When all landed it posts their durations to
+  // the cluster's board, and the ring is scheduled again with every lane's.
+  void NoteMixTransfer();
+  MixRingParams MixRing() const;
+  void BeginMixTiming();
+  void ScheduleMixIssue();
+  void IssueMixTransfer();
+  void MixStep();
+  void OnMixTransfersTimed(TimePs now, absl::Span<const double> durations_ns) override;
   void BeginSegment();
   // When the running segment's ops end on this core: LocalPs(), or for a MIX
   // program the end of this lane's engine in the cross-core ring schedule
@@ -427,7 +448,32 @@ class CorePhases {
   TimePs summary_stretch_ = 0;  // the block's phases past their compute
   std::vector<GmSpan> summary_reads_;
   std::vector<GmSpan> summary_writes_;
-  std::vector<GmRuns> summary_runs_;        // scratch
+  std::vector<GmRuns> summary_runs_;  // scratch
+  // MIX flow timing (see NoteMixTransfer).
+  struct MixTransfer {
+    size_t record;  // in the segment
+    GmRuns runs;
+    GmDirection direction;
+  };
+  bool mix_flow_ = false;
+  bool mix_timed_ = false;  // the segment's durations came back from the board
+  int32_t mix_segment_ = 0;
+  std::vector<MixTransfer> mix_transfers_;  // this lane's, in program order
+  std::vector<double> mix_durations_;       // per segment record (ns), -1: none
+  std::vector<double> mix_planned_start_;   // per segment record, the first schedule's
+  std::vector<double> mix_planned_end_;
+  double mix_planned_lane_end_ = 0;    // this lane's engine's end in it
+  std::vector<OpRecord> mix_records_;  // scratch: the records with measured costs
+  TimePs mix_ops_start_ = 0;
+  TimePs mix_shift_ = 0;  // how late this lane's loads made it
+  size_t mix_next_ = 0;
+  bool mix_issue_scheduled_ = false;
+  bool mix_load_pending_ = false;
+  uint64_t mix_load_id_ = 0;
+  TimePs mix_load_issued_ = 0;
+  TimePs mix_load_done_ = kNever;  // landed, not yet handled
+  int mix_stores_in_flight_ = 0;
+  bool mix_posted_ = false;
   const CompiledKernel* kernel_ = nullptr;  // the running block's
   TileExecutor executor_;
   ExecutionProfile profile_;

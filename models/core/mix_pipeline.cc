@@ -114,6 +114,8 @@ absl::StatusOr<MixTimeline> ScheduleMixBlock(absl::Span<const OpRecord> records,
   // are done (a Kahn network: the times do not depend on the turn order).
   MixTimeline timeline;
   timeline.pushes = static_cast<int64_t>(pushes.size());
+  timeline.op_start_ns.assign(static_cast<size_t>(n), -1);
+  timeline.op_end_ns.assign(static_cast<size_t>(n), -1);
   const bool split = params.split != trace::SPLIT_NONE;
   // A transfer of `bytes` through the ring; each AIV moves its half.
   auto transfer_ns = [&](const Push& push) {
@@ -168,6 +170,8 @@ absl::StatusOr<MixTimeline> ScheduleMixBlock(absl::Span<const OpRecord> records,
           start = push.popped;
         }
         const double end = start + OpNs(records[i], engine == kVector && split, params);
+        timeline.op_start_ns[i] = start;
+        timeline.op_end_ns[i] = end;
         double release = end;
         if (step.push >= 0) {
           Push& push = pushes[step.push];

@@ -39,6 +39,10 @@ struct MixTimeline {
   int64_t pushes = 0;            // tiles that crossed the ring
   double slot_wait_ns = 0;       // producers waiting for a free slot
   double data_wait_ns = 0;       // consumers waiting for a pushed tile
+  // Per record: when its op started on its engine (after its pops) and
+  // ended (before its push); -1 for a carry copy, which runs nowhere.
+  std::vector<double> op_start_ns;
+  std::vector<double> op_end_ns;
 };
 
 // Times the executed ops of one MIX block (or one segment of it, between

@@ -96,6 +96,9 @@ TEST(MixPipelineTest, ASingleTileRunsItsEnginesOneAfterTheOther) {
   EXPECT_DOUBLE_EQ(timeline->data_wait_ns, 600);
   EXPECT_DOUBLE_EQ(EngineBusyNs(*timeline, EngineKind::kCube), 600);    // ops + push
   EXPECT_DOUBLE_EQ(EngineBusyNs(*timeline, EngineKind::kVector), 600);  // pop + ops
+  // Each op's own interval: the add starts once its input is copied out.
+  EXPECT_THAT(timeline->op_start_ns, testing::ElementsAre(0, 100, 800, 1000));
+  EXPECT_THAT(timeline->op_end_ns, testing::ElementsAre(100, 400, 1000, 1200));
 }
 
 TEST(MixPipelineTest, ALoopOfTilesOverlapsCubeAndVector) {
