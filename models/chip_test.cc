@@ -85,7 +85,7 @@ struct Bench {
     trace::Kernel cost;
     cost.set_name("cost");
     cost.set_core_type(trace::AIV);
-    cost.mutable_cost()->set_fixed_cycles(1650);  // 1000 ns at 1.65 GHz
+    cost.mutable_cost()->set_fixed_cycles(1850);  // 1000 ns at 1.85 GHz
     kernels.push_back(*CompileKernel(cost));
     for (RingLimits& limits : setup.ring_limits) limits = RingLimits{16, 1 << 20, 16};
     setup.config = &config;

@@ -7,7 +7,7 @@ traces/calibration/ and runs them; each file's header says how to run it.
 Standard library only (CI has no pip).
 """
 
-AICORE_HZ = 1.65e9  # chip.aicore_clock_hz: cost kernels are given in cycles
+AICORE_HZ = 1.85e9  # chip.aicore_clock_hz: cost kernels are given in cycles
 
 
 def cycles(us):

@@ -83,6 +83,7 @@ TEST(ShippedConfigs, A5YamlDiffersFromA2a3InExactlyItsDocumentedKeys) {
   expected.chip.counter_hz = 1e9;
   expected.gm.l2_read_bytes_per_cycle = 100;
   expected.gm.l2_write_bytes_per_cycle = 100;
+  expected.chip.aicore_clock_hz = 1.65e9;
   ExpectSameConfig(*config, expected, "configs/a5.yaml");
   EXPECT_EQ(config->core_count(), 108);  // PLATFORM_MAX_CORES on a5
 }
@@ -341,7 +342,7 @@ TEST(PrintConfig, OneLinePerKeyInSchemaOrder) {
   EXPECT_EQ(lines[0], "chip.name: a2a3");
   EXPECT_EQ(lines[1], "chip.clusters: 24");
   EXPECT_EQ(lines[2], "chip.counter_hz: 5e7");
-  EXPECT_EQ(lines[3], "chip.aicore_clock_hz: 1.65e9");
+  EXPECT_EQ(lines[3], "chip.aicore_clock_hz: 1.85e9");
 }
 
 TEST(PrintConfig, RoundTripsThroughOverridesExactly) {

@@ -48,9 +48,10 @@ constexpr ConfigKeySpec kSchema[] = {
      "(PLATFORM_PROF_SYS_CNT_FREQ = 50 MHz)",
      "Profiling system counter rate; swimlane timestamps are in its ticks"},
     {PTO_CONFIG_KEY(chip, aicore_clock_hz), "Hz", 1e6, 1e11, false,
-     "assumption (1.65 GHz; with 4096 FP16 MAC/cycle per AIC, one 16x16x16 fractal per cycle of "
-     "L0CostModel in hw-native-sys/pypto@e2d0f78a include/pypto/backend/common/backend_handler.h, "
-     "24 AIC give ~324 TFLOPS)",
+     "CANN platform file, hicann/pypto@a54925fd framework/src/platform/parser/"
+     "simulation_platform/platform_config/910PR_9363.ini (Ascend910C4, 24 AI cores: [AICoreSpec] "
+     "cube_freq = 1850 MHz; the file the L2 rates come from); a5: 1.65e9 (Ascend950PR_9579.ini "
+     "@073ed654: cube_freq = vec_freq = 1650)",
      "AICore clock; converts per-cycle rates into time"},
     // ---- aicpu ----
     {PTO_CONFIG_KEY(aicpu, scheduler_threads), "count", 1, 64, false,

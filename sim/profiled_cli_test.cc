@@ -25,7 +25,7 @@ using ::testing::HasSubstr;
 const std::string kPtoSim = PTO_SIM_BINARY;
 const std::string kConfig = std::string(PTO_SOURCE_DIR) + "/configs/ascend.yaml";
 
-constexpr uint64_t kMicrosecond = 1650;  // AICore cycles at the default 1.65 GHz
+constexpr uint64_t kMicrosecond = 1850;  // AICore cycles at the default 1.85 GHz
 
 // Eight independent AIC tasks on a one-cluster chip: one AIC core runs them
 // back to back, each after the first latched in its pending slot.

@@ -52,7 +52,7 @@ std::vector<nlohmann::json> IntervalsOf(const nlohmann::json& stats, const nlohm
   return out;
 }
 
-constexpr uint64_t kMicrosecond = 1650;  // AICore cycles at the default 1.65 GHz
+constexpr uint64_t kMicrosecond = 1850;  // AICore cycles at the default 1.85 GHz
 
 // ---------------------------------------------------------------------------
 // allow_early_resolve

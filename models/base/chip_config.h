@@ -16,7 +16,7 @@ struct ChipParams {
   std::string name = "a2a3";
   int64_t clusters = 24;            // 1 AIC + 2 AIV each
   double counter_hz = 50e6;         // profiling system counter (swimlane cycles)
-  double aicore_clock_hz = 1.65e9;  // assumption
+  double aicore_clock_hz = 1.85e9;  // CANN's Ascend910C4 platform file (cube_freq)
 };
 
 struct AicpuParams {

@@ -7,7 +7,7 @@
 namespace pto {
 namespace {
 
-constexpr double kClockGhz = 1.65;  // ChipParams default, cycles per ns
+constexpr double kClockGhz = 1.85;  // ChipParams default, cycles per ns
 
 TEST(OpCostTest, GmTransferIsLatencyPlusBytesOverMteRate) {
   ChipConfig config;
@@ -69,8 +69,8 @@ TEST(OpCostTest, OversizedMatmulSplitsIntoL0OutputTiles) {
 TEST(OpCostTest, CostSummaryTakesTheDominantTermSplitOverPhases) {
   ChipConfig config;
   trace::CostSummary cost;
-  cost.set_cube_flops(2.0 * 4096 * 1.65e9 * 1e-6);  // 1 us of cube work
-  cost.set_vector_elements(64 * 1.65e9 * 0.5e-6);   // 0.5 us of vector work
+  cost.set_cube_flops(2.0 * 4096 * 1.85e9 * 1e-6);  // 1 us of cube work
+  cost.set_vector_elements(64 * 1.85e9 * 0.5e-6);   // 0.5 us of vector work
   cost.set_bytes_in(1000);
   cost.set_barrier_phases(1);
   CostSummaryTiming t = CostSummaryTime(cost, trace::MIX, 1, config);
@@ -79,25 +79,25 @@ TEST(OpCostTest, CostSummaryTakesTheDominantTermSplitOverPhases) {
   EXPECT_NEAR(t.total_ns(), 1000, 1e-6);
   EXPECT_EQ(t.engine, EngineKind::kCube);
 
-  cost.set_fixed_cycles(3300);  // overrides the rest: 2 us
+  cost.set_fixed_cycles(3700);  // overrides the rest: 2 us
   t = CostSummaryTime(cost, trace::AIV, 1, config);
   EXPECT_NEAR(t.total_ns(), 2000, 1e-6);
   EXPECT_EQ(t.engine, EngineKind::kVector);
 
   trace::CostSummary mte;
-  mte.set_bytes_in(64 * 1650);
-  mte.set_bytes_out(64 * 1650);
+  mte.set_bytes_in(64 * 1850);
+  mte.set_bytes_out(64 * 1850);
   EXPECT_NEAR(CostSummaryTime(mte, trace::AIV, 1, config).total_ns(), 2000, 1e-6);
 }
 
 TEST(OpCostTest, CostSummaryWorkIsTheCallsSharedOverItsBlocksButFixedCyclesArePerBlock) {
   ChipConfig config;
   trace::CostSummary work;
-  work.set_bytes_in(64 * 1650 * 8);  // 8 us of MTE traffic for the whole call
+  work.set_bytes_in(64 * 1850 * 8);  // 8 us of MTE traffic for the whole call
   EXPECT_NEAR(CostSummaryTime(work, trace::AIV, 1, config).total_ns(), 8000, 1e-6);
   EXPECT_NEAR(CostSummaryTime(work, trace::AIV, 4, config).total_ns(), 2000, 1e-6);
   trace::CostSummary fixed;
-  fixed.set_fixed_cycles(3300);  // 2 us, whatever the block count
+  fixed.set_fixed_cycles(3700);  // 2 us, whatever the block count
   EXPECT_NEAR(CostSummaryTime(fixed, trace::AIV, 4, config).total_ns(), 2000, 1e-6);
 }
 

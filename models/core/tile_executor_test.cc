@@ -718,8 +718,8 @@ TEST_F(TileExecutorTest, PinnedDurationOfA32x32Fp32AddKernel) {
                   {}, /*functional=*/false)
                   .ok());
   const double ns = KernelDurationNs(profile_, config_);
-  // 400 start + 3 x (500 + 4096 B / 64 B/cycle / 1.65 GHz) + 16 cycles + 200.
-  EXPECT_NEAR(ns, 2226.060606060606, 1e-6);
+  // 400 start + 3 x (500 + 4096 B / 64 B/cycle / 1.85 GHz) + 16 cycles + 200.
+  EXPECT_NEAR(ns, 400 + 3 * (500 + 4096 / 64 / 1.85) + 16 / 1.85 + 200, 1e-6);
   EXPECT_GE(ns, 1000);
   EXPECT_LE(ns, 3000);
 }
@@ -733,10 +733,10 @@ TEST_F(TileExecutorTest, PinnedDurationOfA128CubedFp16MatmulKernel) {
                   {}, /*functional=*/false)
                   .ok());
   const double ns = KernelDurationNs(profile_, config_);
-  // 400 + 2 x (500 + 32768 B / 105.6 B/ns) + matmul 1369.94 cycles / 1.65 GHz
-  // + (500 + 65536 B / 105.6 B/ns) + 200. Above the add kernel's 1-3 us band: two
-  // 32 KB loads and a 64 KB store at 105.6 B/ns dominate.
-  EXPECT_NEAR(ns, 4171.481696103863, 1e-6);
+  // 400 + 2 x (500 + 32768 B / 118.4 B/ns) + matmul 1369.94 cycles / 1.85 GHz
+  // + (500 + 65536 B / 118.4 B/ns) + 200. Above the add kernel's 1-3 us band: two
+  // 32 KB loads and a 64 KB store at 118.4 B/ns dominate.
+  EXPECT_NEAR(ns, 3947.5377289574994, 1e-6);
   EXPECT_GE(ns, 1000);
   EXPECT_LE(ns, 10000);
 }
@@ -1166,7 +1166,7 @@ TEST_F(TileExecutorTest, CostSummaryKernelsYieldOneRecordPerPhase) {
   trace::Kernel ext;
   ext.set_name("fa_fused");
   ext.set_core_type(trace::AIC);
-  ext.mutable_cost()->set_fixed_cycles(3300);
+  ext.mutable_cost()->set_fixed_cycles(3700);  // 2 us at 1.85 GHz
   ext.mutable_cost()->set_barrier_phases(2);
   ext.mutable_cost()->set_bytes_in(1000);
   CompiledKernel k = *CompileKernel(ext);
@@ -1193,7 +1193,7 @@ TEST_F(TileExecutorTest, CostSummaryBlocksShareTheCallsWork) {
   trace::Kernel ext;
   ext.set_name("vendor_gemm");
   ext.set_core_type(trace::AIC);
-  ext.mutable_cost()->set_bytes_in(64 * 1650 * 8 + 3);  // 8 us of MTE time for the call
+  ext.mutable_cost()->set_bytes_in(64 * 1850 * 8 + 3);  // 8 us of MTE time for the call
   CompiledKernel k = *CompileKernel(ext);
   int64_t bytes = 0;
   for (int64_t b = 0; b < 4; ++b) {
@@ -1202,7 +1202,7 @@ TEST_F(TileExecutorTest, CostSummaryBlocksShareTheCallsWork) {
     EXPECT_NEAR(profile_.cube_ns, 2000, 0.01) << "block " << b;
     bytes += profile_.gm_bytes_read;
   }
-  EXPECT_EQ(bytes, 64 * 1650 * 8 + 3);  // every byte once; the last block takes the remainder
+  EXPECT_EQ(bytes, 64 * 1850 * 8 + 3);  // every byte once; the last block takes the remainder
 }
 
 }  // namespace
