@@ -124,6 +124,46 @@ properties:
   EXPECT_THAT(run.out, ::testing::ContainsRegex("makespan_us = [0-9.]+ against [0-9.]+"));
 }
 
+// A property marked pending (waiting for a re-fit) that fails is an
+// expected failure: the run passes and records what it measured. Once it
+// holds, the mark is stale and the run fails until it is removed.
+TEST_F(RegressCliTest, APendingPropertyIsAStrictExpectedFailure) {
+  const std::string suite = dir_ + "/pending.yaml";
+  const std::string body = R"(suite: pending
+cases:
+  - {name: spmd_blocks, trace: spmd_blocks, baseline: false}
+properties:
+  - name: per-block tasks beat SPMD
+    left: spmd_blocks/per_block_tasks.makespan_us
+    op: "OP"
+    right: spmd_blocks/spmd_blocks.makespan_us
+    pending: "the block-dispatch cost is re-fitted later"
+)";
+  std::string failing = body;
+  failing.replace(failing.find("OP"), 2, "<");
+  WriteFile(suite, failing);
+  testing::CliResult run = Regress({}, suite);
+  EXPECT_EQ(run.exit_code, 0) << run.out;
+  EXPECT_THAT(run.out, HasSubstr("xfail pending: per-block tasks beat SPMD (pending re-fit: the "
+                                 "block-dispatch cost is re-fitted later; measured "
+                                 "spmd_blocks/per_block_tasks.makespan_us = "));
+  std::string holding = body;
+  holding.replace(holding.find("OP"), 2, ">");
+  WriteFile(suite, holding);
+  run = Regress({}, suite);
+  EXPECT_EQ(run.exit_code, 1) << run.out;
+  EXPECT_THAT(run.out, HasSubstr("is marked pending (the block-dispatch cost is re-fitted later) "
+                                 "but holds"));
+  EXPECT_THAT(run.out, HasSubstr("remove its 'pending' mark"));
+  // An empty reason is bad input.
+  std::string no_reason = failing;
+  no_reason.replace(no_reason.find("\"the block"), 44, "\"\"");
+  WriteFile(suite, no_reason);
+  run = Regress({}, suite);
+  EXPECT_EQ(run.exit_code, 2) << run.out << run.err;
+  EXPECT_THAT(run.err, HasSubstr("'pending' needs the reason"));
+}
+
 TEST_F(RegressCliTest, BadSuiteOrTraceIsBadInput) {
   const std::string suite = dir_ + "/no_trace.yaml";
   WriteFile(suite, "suite: no_trace\ncases:\n  - {name: ghost, trace: no_such_trace}\n");

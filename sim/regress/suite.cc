@@ -79,7 +79,8 @@ absl::StatusOr<RegressCase> ReadCase(const std::string& path, const YAML::Node& 
 absl::StatusOr<RegressProperty> ReadProperty(const std::string& path, const YAML::Node& node) {
   if (!node.IsMap()) return Bad(path, node, "a property must be a map");
   if (absl::Status s =
-          CheckKeys(path, node, {"name", "left", "op", "right", "value", "factor"}, "a property");
+          CheckKeys(path, node, {"name", "left", "op", "right", "value", "factor", "pending"},
+                    "a property");
       !s.ok()) {
     return s;
   }
@@ -102,6 +103,14 @@ absl::StatusOr<RegressProperty> ReadProperty(const std::string& path, const YAML
                             "' needs exactly one of 'right' (CASE/METRIC) and 'value'"));
   }
   if (node["factor"]) p.factor = node["factor"].as<double>();
+  if (node["pending"]) {
+    p.pending = node["pending"].as<std::string>();
+    if (p.pending.empty()) {
+      return Bad(path, node["pending"],
+                 absl::StrCat("property '", p.name,
+                              "': 'pending' needs the reason the property waits for a re-fit"));
+    }
+  }
   return p;
 }
 
