@@ -243,8 +243,8 @@ class SuiteRun {
       // it holds, the mark must go.
       if (!holds) {
         out_ << "xfail " << suite_.name << ": " << p.name << " (pending re-fit: " << p.pending
-             << "; measured " << p.left << " = " << absl::StrFormat("%.9g", *left)
-             << ", expected " << p.op << " " << absl::StrFormat("%.9g", rhs) << ")\n";
+             << "; measured " << p.left << " = " << absl::StrFormat("%.9g", *left) << ", expected "
+             << p.op << " " << absl::StrFormat("%.9g", rhs) << ")\n";
         return 0;
       }
       out_ << "FAIL " << suite_.name << ": property '" << p.name << "' is marked pending ("

@@ -78,9 +78,8 @@ absl::StatusOr<RegressCase> ReadCase(const std::string& path, const YAML::Node& 
 
 absl::StatusOr<RegressProperty> ReadProperty(const std::string& path, const YAML::Node& node) {
   if (!node.IsMap()) return Bad(path, node, "a property must be a map");
-  if (absl::Status s =
-          CheckKeys(path, node, {"name", "left", "op", "right", "value", "factor", "pending"},
-                    "a property");
+  if (absl::Status s = CheckKeys(
+          path, node, {"name", "left", "op", "right", "value", "factor", "pending"}, "a property");
       !s.ok()) {
     return s;
   }
