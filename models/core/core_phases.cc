@@ -299,14 +299,17 @@ void CorePhases::Start() {
   kernel_ = &deps_.host->Kernel(running_.kernel);
   charge_gm_ = kernel_->core_type != trace::MIX;
   const bool times_transfers = deps_.host->times_transfers();
-  summary_flows_ = kernel_->is_cost_summary && times_transfers;
+  // A cost summary without bytes keeps its one computed duration: no
+  // phase events.
+  summary_flows_ = kernel_->is_cost_summary && times_transfers &&
+                   (kernel_->cost.bytes_in() > 0 || kernel_->cost.bytes_out() > 0);
   flow_timing_ = !kernel_->is_cost_summary && charge_gm_ && UsesCache() && times_transfers;
   mix_flow_ = RunsMixPipeline() && times_transfers && deps_.mix_board != nullptr;
   mix_segment_ = 0;
   executor_.set_stop_at_transfers(flow_timing_ || summary_flows_ || mix_flow_);
   if (summary_flows_) {
-    summary_reads_ = SummarySpans(args_, GmDirection::kRead);
-    summary_writes_ = SummarySpans(args_, GmDirection::kWrite);
+    SummarySpans(args_, GmDirection::kRead, &summary_reads_);
+    SummarySpans(args_, GmDirection::kWrite, &summary_writes_);
     summary_stretch_ = 0;
   }
   read_pending_ = false;

@@ -25,16 +25,16 @@ ByteSlice Part(const ByteSlice& whole, int64_t index, int64_t parts) {
 
 }  // namespace
 
-std::vector<GmSpan> SummarySpans(absl::Span<const BoundArg> args, GmDirection direction) {
-  std::vector<GmSpan> spans;
+void SummarySpans(absl::Span<const BoundArg> args, GmDirection direction,
+                  std::vector<GmSpan>* spans) {
+  spans->clear();
   for (const BoundArg& arg : args) {
     if (arg.kind != BoundArg::Kind::kTensor || arg.tensor.footprint_bytes == 0) continue;
     const trace::ArgDirection d = arg.tensor.direction;
     if (direction == GmDirection::kRead ? Reads(d) : Writes(d)) {
-      spans.push_back(GmSpan{arg.tensor.gm_addr, arg.tensor.footprint_bytes});
+      spans->push_back(GmSpan{arg.tensor.gm_addr, arg.tensor.footprint_bytes});
     }
   }
-  return spans;
 }
 
 ByteSlice SummarySlice(uint64_t total, const SummaryShare& share) {

@@ -10,7 +10,8 @@
 // its work is (CostSummaryTime): evenly over the blocks, then the phases,
 // then the lanes that move them, each remainder to the last.
 //
-//   std::vector<GmSpan> spans = SummarySpans(args, GmDirection::kRead);
+//   std::vector<GmSpan> spans;
+//   SummarySpans(args, GmDirection::kRead, &spans);
 //   const ByteSlice slice = SummarySlice(kernel.cost.bytes_in(), {block, blocks, phase,
 //                                        phases, lane, lanes});
 //   std::vector<GmRuns> runs;
@@ -31,8 +32,10 @@ struct GmSpan {
 };
 
 // The footprints of `args`' tensors that `direction` moves bytes through,
-// in argument order (empty footprints left out).
-std::vector<GmSpan> SummarySpans(absl::Span<const BoundArg> args, GmDirection direction);
+// in argument order (empty footprints left out), into `*spans` (cleared
+// first; its storage is reused).
+void SummarySpans(absl::Span<const BoundArg> args, GmDirection direction,
+                  std::vector<GmSpan>* spans);
 
 // Which share of a call's bytes one lane moves in one phase of one block.
 struct SummaryShare {

@@ -33,12 +33,13 @@ TEST(SummaryTrafficTest, ReadsComeFromInputsAndWritesGoToOutputsInArgumentOrder)
       Tensor(0x4000, 0, trace::INPUT),  // an empty view moves nothing
       Tensor(0x5000, 16, trace::OUTPUT_EXISTING),
       Tensor(0x6000, 8, trace::NO_DEP)};
-  EXPECT_THAT(
-      SummarySpans(args, GmDirection::kRead),
-      testing::ElementsAre(IsSpan(0x1000u, 64u), IsSpan(0x3000u, 128u), IsSpan(0x6000u, 8u)));
-  EXPECT_THAT(
-      SummarySpans(args, GmDirection::kWrite),
-      testing::ElementsAre(IsSpan(0x2000u, 32u), IsSpan(0x3000u, 128u), IsSpan(0x5000u, 16u)));
+  std::vector<GmSpan> spans;
+  SummarySpans(args, GmDirection::kRead, &spans);
+  EXPECT_THAT(spans, testing::ElementsAre(IsSpan(0x1000u, 64u), IsSpan(0x3000u, 128u),
+                                          IsSpan(0x6000u, 8u)));
+  SummarySpans(args, GmDirection::kWrite, &spans);  // replaces what it held
+  EXPECT_THAT(spans, testing::ElementsAre(IsSpan(0x2000u, 32u), IsSpan(0x3000u, 128u),
+                                          IsSpan(0x5000u, 16u)));
 }
 
 TEST(SummaryTrafficTest, BytesAreSharedOverBlocksThenPhasesThenLanesWithRemaindersLast) {
