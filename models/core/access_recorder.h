@@ -8,7 +8,11 @@ namespace pto {
 
 // A GmPort that reports every access of the block it serves to the run's
 // observer (the hazard detector reads exactly what kernels touched, not the
-// whole views they were given), then passes it on unchanged.
+// whole views they were given), then passes it on unchanged. A timing-only
+// core whose tile transfers are timed elsewhere (the shared memory system)
+// has no bytes to move and DMA bypasses the data cache, so it can ask that
+// the accesses inside a transfer (BeginTransfer .. EndTransfer) are only
+// reported; scalar accesses always pass on.
 class AccessRecorder : public GmPort {
  public:
   AccessRecorder(GmPort* next, CoreObserver* observer) : next_(next), observer_(observer) {}
@@ -19,25 +23,38 @@ class AccessRecorder : public GmPort {
     core_ = core;
   }
 
+  // Off: a transfer's accesses are reported, not passed on. On by default.
+  void set_forwards_transfers(bool on) { forwards_transfers_ = on; }
+
   void Read(uint64_t addr, void* dst, size_t size) override {
     observer_->OnGmAccess(task_, block_, core_, CoreObserver::GmAccess::kRead, addr, size);
-    next_->Read(addr, dst, size);
+    if (Forwards()) next_->Read(addr, dst, size);
   }
   void Write(uint64_t addr, const void* src, size_t size) override {
     observer_->OnGmAccess(task_, block_, core_, CoreObserver::GmAccess::kWrite, addr, size);
-    next_->Write(addr, src, size);
+    if (Forwards()) next_->Write(addr, src, size);
   }
   void AtomicAdd(uint64_t addr, DType dtype, const void* src, size_t count) override {
     observer_->OnGmAccess(task_, block_, core_, CoreObserver::GmAccess::kAtomicAdd, addr,
                           count * DTypeSize(dtype));
-    next_->AtomicAdd(addr, dtype, src, count);
+    if (Forwards()) next_->AtomicAdd(addr, dtype, src, count);
   }
-  void BeginTransfer() override { next_->BeginTransfer(); }
-  void EndTransfer() override { next_->EndTransfer(); }
+  void BeginTransfer() override {
+    in_transfer_ = true;
+    if (forwards_transfers_) next_->BeginTransfer();
+  }
+  void EndTransfer() override {
+    in_transfer_ = false;
+    if (forwards_transfers_) next_->EndTransfer();
+  }
 
  private:
+  bool Forwards() const { return forwards_transfers_ || !in_transfer_; }
+
   GmPort* next_;
   CoreObserver* observer_;
+  bool forwards_transfers_ = true;
+  bool in_transfer_ = false;
   TaskSeq task_ = kNoTask;
   int64_t block_ = 0;
   int core_ = -1;

@@ -318,6 +318,10 @@ void CorePhases::Start() {
   BeginSegment();
   stall_ps_ = Ns(config_.core.kernel_start_ns);
   recorder_.set_block(running_.task, running_.block, id_);
+  // Timing-only with transfers timed on the shared memory system: DMA
+  // bypasses the data cache and there are no bytes, so the tile transfers
+  // skip it (scalar accesses still go through it).
+  recorder_.set_forwards_transfers(deps_.functional || !(flow_timing_ || mix_flow_));
   Continue(executor_.Execute(*kernel_, block, args_, functional, UsesCache() ? &recorder_ : nullptr,
                              &profile_, &hooks_));
 }

@@ -476,10 +476,10 @@ TEST_F(CorePhasesTest, SharedBandwidthTransfersAreIssuedAtTheirTimeAndAwaited) {
   RunUntil();
   EXPECT_EQ(core().IntervalOf(1)->end, Ns(4000));
   EXPECT_THAT(conds_, ElementsAre(Cond{Ns(2045), 1, false}, Cond{Ns(4180), 1, true}));
-  // The data cache's fills and write-back moved bytes only: DMA is timed
-  // as a whole, not through the cache.
-  ASSERT_FALSE(transactions_.empty());
-  for (const Issued& t : transactions_) EXPECT_TRUE(t.untimed) << t.addr;
+  // Timing-only: DMA bypasses the data cache and there are no bytes, so the
+  // transfers made no cache transaction at all (a functional run moves their
+  // bytes untimed through the cache, for its stale lines).
+  EXPECT_TRUE(transactions_.empty());
 }
 
 TEST_F(CorePhasesTest, AFenceWaitsForTheStoresInFlight) {

@@ -9,6 +9,8 @@ namespace pto {
 FlowModel::ResourceId FlowModel::AddResource(double bytes_per_ns) {
   assert(bytes_per_ns > 0);
   capacity_.push_back(bytes_per_ns);
+  residual_.push_back(0);
+  unfrozen_users_.push_back(0);
   return static_cast<ResourceId>(capacity_.size() - 1);
 }
 
@@ -23,14 +25,6 @@ FlowModel::FlowId FlowModel::Start(TimePs now, int64_t bytes, absl::Span<const R
   flow.remaining = static_cast<double>(bytes);
   Recompute();
   return flow.id;
-}
-
-TimePs FlowModel::next_completion() const {
-  TimePs earliest = kNever;
-  for (const Flow& flow : flows_) {
-    if (flow.end != kNever && (earliest == kNever || flow.end < earliest)) earliest = flow.end;
-  }
-  return earliest;
 }
 
 void FlowModel::AdvanceTo(TimePs now, std::vector<FlowId>* completed) {
@@ -86,45 +80,54 @@ void FlowModel::Recompute() {
   // Progressive filling: raise every unfrozen flow's rate together until a
   // resource saturates; its flows freeze at that rate; repeat. The resource
   // that saturates first is the one with the smallest fair share of what is
-  // left of it (ties: the lowest id).
-  std::vector<double> residual = capacity_;
-  std::vector<int> unfrozen_users(capacity_.size(), 0);
+  // left of it (ties: the lowest id). Only the resources some flow crosses
+  // are looked at.
+  used_.clear();
   for (const Flow& flow : flows_) {
-    for (ResourceId r : flow.path) ++unfrozen_users[r];
+    for (ResourceId r : flow.path) {
+      if (unfrozen_users_[r]++ == 0) {
+        used_.push_back(r);
+        residual_[r] = capacity_[r];
+      }
+    }
   }
-  std::vector<bool> frozen(flows_.size(), false);
+  frozen_.assign(flows_.size(), 0);
   size_t left = flows_.size();
   while (left > 0) {
     ResourceId bottleneck = -1;
     double share = 0;
-    for (ResourceId r = 0; r < static_cast<ResourceId>(residual.size()); ++r) {
-      if (unfrozen_users[r] == 0) continue;
-      const double fair = std::max(0.0, residual[r]) / unfrozen_users[r];
-      if (bottleneck < 0 || fair < share) {
+    for (ResourceId r : used_) {
+      if (unfrozen_users_[r] == 0) continue;
+      const double fair = std::max(0.0, residual_[r]) / unfrozen_users_[r];
+      if (bottleneck < 0 || fair < share || (fair == share && r < bottleneck)) {
         bottleneck = r;
         share = fair;
       }
     }
     for (size_t i = 0; i < flows_.size(); ++i) {
       Flow& flow = flows_[i];
-      if (frozen[i] ||
+      if (frozen_[i] ||
           std::find(flow.path.begin(), flow.path.end(), bottleneck) == flow.path.end()) {
         continue;
       }
       flow.rate = share;
-      frozen[i] = true;
+      frozen_[i] = 1;
       --left;
       for (ResourceId r : flow.path) {
-        residual[r] -= share;
-        --unfrozen_users[r];
+        residual_[r] -= share;
+        --unfrozen_users_[r];  // back to 0 once every flow froze
       }
     }
   }
+  earliest_end_ = kNever;
   for (Flow& flow : flows_) {
     // Rounded up: the picosecond in which the last byte has moved.
     flow.end = flow.rate > 0
                    ? now_ + static_cast<TimePs>(std::ceil(flow.remaining / flow.rate * 1000.0))
                    : kNever;
+    if (flow.end != kNever && (earliest_end_ == kNever || flow.end < earliest_end_)) {
+      earliest_end_ = flow.end;
+    }
   }
 }
 

@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/types/span.h"
 #include "models/base/time.h"
 
@@ -43,7 +44,7 @@ class FlowModel {
   FlowId Start(TimePs now, int64_t bytes, absl::Span<const ResourceId> path);
 
   // When the earliest active flow moves its last byte, or kNever.
-  TimePs next_completion() const;
+  TimePs next_completion() const { return earliest_end_; }
 
   // Moves every active flow's bytes up to `now`, finishing flows as they
   // complete (rates are recomputed after each completion). Appends the
@@ -62,7 +63,7 @@ class FlowModel {
  private:
   struct Flow {
     FlowId id;
-    std::vector<ResourceId> path;
+    absl::InlinedVector<ResourceId, 4> path;
     double remaining;  // bytes
     double rate = 0;   // bytes per ns
     TimePs end = kNever;
@@ -76,6 +77,14 @@ class FlowModel {
 
   std::vector<double> capacity_;  // by resource
   std::vector<Flow> flows_;       // active, by id
+  TimePs earliest_end_ = kNever;  // the earliest flow end (Recompute keeps it)
+  // Recompute's scratch, kept so that it allocates nothing: per resource,
+  // what is left of it and how many unfrozen flows cross it (all 0 between
+  // calls); the resources some active flow crosses; per flow, frozen.
+  std::vector<double> residual_;
+  std::vector<int> unfrozen_users_;
+  std::vector<ResourceId> used_;
+  std::vector<char> frozen_;
   FlowId next_id_ = 0;
   TimePs now_ = 0;
 };
