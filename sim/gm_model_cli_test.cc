@@ -354,11 +354,24 @@ TEST(GmSharingTest, AStoreOnlyStreamReadsNothingFromHbm) {
   EXPECT_EQ(gm["aiv_stall_us"].get<double>(), 0);
 }
 
+// `text` run with `flags` at the configured HBM bandwidth (1.6 TB/s) and at
+// half of it.
+struct FullAndHalf {
+  SimRun full;
+  SimRun half;
+};
+FullAndHalf AtFullAndHalfHbm(const trace::TraceText& text, const std::string& name,
+                             std::vector<std::string> flags = {"--timing-only"}) {
+  FullAndHalf runs;
+  runs.full = Simulate(text, name + "_full", flags);
+  flags.insert(flags.end(), {"--set", "gm.hbm_bandwidth_bytes_per_s=0.8e12"});
+  runs.half = Simulate(text, name + "_half", flags);
+  return runs;
+}
+
 TEST(GmSharingTest, HalvingHbmBandwidthHalvesASaturatedStream) {
-  const trace::TraceText text = ReadStreamTrace(48, 48 * 32 * kTileRows);
-  const SimRun full = Simulate(text, "read_stream_full", {"--timing-only"});
-  const SimRun half = Simulate(text, "read_stream_half",
-                               {"--timing-only", "--set", "gm.hbm_bandwidth_bytes_per_s=0.8e12"});
+  const auto [full, half] =
+      AtFullAndHalfHbm(ReadStreamTrace(48, 48 * 32 * kTileRows), "read_stream");
   ASSERT_EQ(full.cli.exit_code, 0) << full.cli.out << full.cli.err;
   ASSERT_EQ(half.cli.exit_code, 0) << half.cli.out << half.cli.err;
   const double ratio = Makespan(half) / Makespan(full);
@@ -419,10 +432,8 @@ TEST(ExternTrafficTest, HalvingHbmBandwidthSlowsAMemoryBoundExtern) {
   const uint64_t bytes = static_cast<uint64_t>(rows) * kCols * 4;
   for (const auto& [type, blocks] : {std::pair{trace::AIV, 48}, std::pair{trace::MIX, 24}}) {
     SCOPED_TRACE(trace::CoreType_Name(type));
-    const trace::TraceText text = ExternTrace(blocks, rows, {type, 0, 1, bytes, 0});
-    const SimRun full = Simulate(text, "extern_full", {"--timing-only"});
-    const SimRun half = Simulate(text, "extern_half",
-                                 {"--timing-only", "--set", "gm.hbm_bandwidth_bytes_per_s=0.8e12"});
+    const auto [full, half] =
+        AtFullAndHalfHbm(ExternTrace(blocks, rows, {type, 0, 1, bytes, 0}), "extern");
     ASSERT_EQ(full.cli.exit_code, 0) << full.cli.out << full.cli.err;
     ASSERT_EQ(half.cli.exit_code, 0) << half.cli.out << half.cli.err;
     const double ratio = Makespan(half) / Makespan(full);
@@ -566,10 +577,7 @@ TEST(GmSharingTest, HalvingHbmBandwidthHalvesAMixWeightStream) {
       "--set", "core.gm_latency_ns=0",       "--set",        "core.cold_start_ns=0",
       "--set", "core.cold_propagation_ns=0", "--set",        "core.cold_far_propagation_ns=0",
       "--set", "gm.hbm_efficiency=0.2",      "--timing-only"};
-  std::vector<std::string> halved = isolated;
-  halved.insert(halved.end(), {"--set", "gm.hbm_bandwidth_bytes_per_s=0.8e12"});
-  const SimRun full = Simulate(text, "mix_stream_full", isolated);
-  const SimRun half = Simulate(text, "mix_stream_half", halved);
+  const auto [full, half] = AtFullAndHalfHbm(text, "mix_stream", isolated);
   ASSERT_EQ(full.cli.exit_code, 0) << full.cli.out << full.cli.err;
   ASSERT_EQ(half.cli.exit_code, 0) << half.cli.out << half.cli.err;
   const double ratio = Makespan(half) / Makespan(full);
