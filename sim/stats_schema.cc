@@ -111,10 +111,10 @@ const std::vector<StatSpec>& Table() {
        "ring3.peak_task_window"},
       {"rings/3/orchestrator_blocked_us", U::kMicroseconds, "time blocked on ring 3", {},
        "ring3.orch_blocked_us"},
-      // ---- GM: the transfers the memory system timed (not yet: scalar
-      // fills and atomics)
+      // ---- GM: the transfers the memory system timed
       {"gm/transfers", U::kCount,
-       "tile loads and stores, and cost-summary externs' byte streams, timed on the shared "
+       "tile loads and stores, cost-summary externs' byte streams and soft-syncall counter "
+       "adds, timed on the shared "
        "memory system"},
       {"gm/l2_read_hit_bytes", U::kBytes, "bytes loaded that were resident in L2"},
       {"gm/l2_read_miss_bytes", U::kBytes, "bytes loaded that L2 fetched from HBM"},

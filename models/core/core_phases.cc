@@ -189,10 +189,21 @@ void CorePhases::Advance(TimePs now) {
             BeginSegment();
             const int32_t one = 1;
             cache_.AtomicAdd(request.workspace_addr, trace::INT32, &one, 1);
+            if (flow_timing_) {
+              // Timed on the shared memory system as a 4-byte write into
+              // L2 (where the add happens); kSyncAdded arrives.
+              syncall_add_ = deps_.host->StartTransfer(GmRuns{request.workspace_addr, 4, 1, 4},
+                                                       GmDirection::kWrite);
+              syncall_add_pending_ = true;
+              break;
+            }
             at = std::max(at, last_transfer_done_);
           }
           barrier_->Arrive(running_.task, request, at);
         }
+        break;
+      case EventKind::kSyncAdded:
+        barrier_->Arrive(running_.task, executor_.syncall(), now);
         break;
       case EventKind::kSyncResume:
         at_syncall_ = false;
@@ -440,6 +451,11 @@ void CorePhases::EndSummaryPhase() {
 }
 
 void CorePhases::OnTransferDone(uint64_t transfer, TimePs done) {
+  if (syncall_add_pending_ && transfer == syncall_add_) {
+    syncall_add_pending_ = false;
+    Schedule(done, EventKind::kSyncAdded);
+    return;
+  }
   if (mix_flow_) {
     if (mix_load_pending_ && transfer == mix_load_id_) {
       mix_load_pending_ = false;
@@ -763,11 +779,11 @@ void CorePhases::End() {
 void CorePhases::GmBackend::Transport(bool write, uint64_t addr, void* data, size_t size,
                                       DType atomic_dtype) {
   const TimePs now = core_->now_;
-  if ((core_->flow_timing_ || core_->mix_flow_) &&
-      (in_transfer_ || (write && atomic_dtype == trace::DTYPE_UNSPECIFIED))) {
-    // The tile transfer was timed as a whole (IssueTransfer): DMA does not
-    // go through the data cache, whose fills and write-backs here only keep
-    // its lines' contents right (stale reads stay real).
+  if ((core_->flow_timing_ || core_->mix_flow_) && (in_transfer_ || write)) {
+    // Timed elsewhere: a tile transfer as a whole (IssueTransfer; DMA does
+    // not go through the data cache, whose fills and write-backs here only
+    // keep its lines' contents right, so stale reads stay real) and the
+    // soft syncall's counter add as a transfer of its own (kSyncArrive).
     GmTransaction untimed{write, addr, data, size, atomic_dtype, 0};
     untimed.untimed = true;
     if (ABSL_PREDICT_FALSE(!core_->deps_.host->Transport(untimed).ok)) {

@@ -265,6 +265,7 @@ class CorePhases : private MixTransferBoard::Lane {
     kSetupDone,
     kDoorbell,
     kSyncArrive,
+    kSyncAdded,  // flow timing: the soft syncall's counter add landed
     kSyncResume,
     kEnd,
     kRecordDone,    // profiled: the swimlane record is written back
@@ -421,6 +422,8 @@ class CorePhases : private MixTransferBoard::Lane {
   TimePs last_write_done_ = 0;      // when the latest write-back is accepted
   TimePs last_transfer_done_ = 0;   // when the latest transaction is done
   bool at_syncall_ = false;
+  bool syncall_add_pending_ = false;
+  uint64_t syncall_add_ = 0;
   bool written_back_ = false;  // the running block's end write-back is done
   // Whether GM stalls and write-back waits count in the kernel time. Not for
   // MIX blocks: their AIC moves the data of all three lanes, so its stalls

@@ -376,6 +376,40 @@ TEST_F(CorePhasesTest, SyncallWaitsForTheBarrierRelease) {
   EXPECT_EQ(core().IntervalOf(1)->end, Ns(3200));
 }
 
+TEST_F(CorePhasesTest, ASoftSyncallsCounterAddIsATransferAndTheArrivalWaitsForIt) {
+  // With transfers timed on the shared memory system, the soft counter's
+  // atomic add goes out as a 4-byte write into L2 at the arrival (after the
+  // 400 ns prologue) and the barrier hears of the core when it landed.
+  times_transfers_ = true;
+  KernelBuilder kb("soft");
+  const uint32_t ws = kb.TensorParam("ws", trace::INT32, trace::KernelParam::INOUT);
+  trace::Op::Sync* sync = kb.Add(trace::Op::SYNCALL).mutable_sync();
+  sync->set_mode(trace::Op::SOFT);
+  sync->set_workspace_param(ws);
+  *sync->mutable_used_cores() = C(1);
+  kernels_.push_back(*CompileKernel(kb.kernel()));
+  RecordingBarrier barrier;
+  core().set_barrier(&barrier);
+  BoundArg workspace = Matrix1x16(0x4000);
+  workspace.tensor.dtype = trace::INT32;
+  const TaskSeq task = AddTask(static_cast<int32_t>(kernels_.size() - 1), {workspace});
+  core().Dispatch(0, WorkOf(task, 1), kPublish);
+  RunUntil(Ns(2265));
+  ASSERT_TRUE(fatal().ok()) << fatal();
+  ASSERT_EQ(started_.size(), 1u);
+  EXPECT_EQ(started_[0].direction, GmDirection::kWrite);
+  EXPECT_EQ(started_[0].at, Ns(2265));
+  EXPECT_EQ(started_[0].runs.base, 0x4000u);
+  EXPECT_EQ(started_[0].runs.bytes(), 4u);
+  EXPECT_TRUE(barrier.arrivals.empty());
+  core().OnTransferDone(0, Ns(2900));
+  RunUntil(Ns(2900));
+  EXPECT_THAT(barrier.arrivals, ElementsAre(std::make_pair(task, Ns(2900))));
+  EXPECT_THAT(barrier.modes, ElementsAre(trace::Op::SOFT));
+  // The add's bytes moved untimed: it was timed as the transfer.
+  for (const Issued& t : transactions_) EXPECT_TRUE(t.untimed) << t.addr;
+}
+
 TEST_F(CorePhasesTest, ReleaseDuringTheCoresOwnArrivalWakesIt) {
   RecordingBarrier barrier;
   barrier.core = &core();
