@@ -347,7 +347,7 @@ void CorePhases::Continue(const absl::Status& status) {
     // The segment runs at once; its transfers are noted for this lane to
     // time (FinishSegment).
     mix_timed_ = false;
-    mix_transfers_.clear();
+    mix_lane_.Clear();
     absl::Status s = status;
     while (s.ok() && executor_.at_transfer()) {
       NoteMixTransfer();
@@ -457,11 +457,10 @@ void CorePhases::OnTransferDone(uint64_t transfer, TimePs done) {
     return;
   }
   if (mix_flow_) {
-    if (mix_load_pending_ && transfer == mix_load_id_) {
-      mix_load_pending_ = false;
+    if (mix_lane_.load_pending() && transfer == mix_load_id_) {
       mix_load_done_ = done;
     } else {
-      --mix_stores_in_flight_;
+      mix_lane_.OnStoreLanded();
     }
     Schedule(done, EventKind::kMixStep);
     return;
@@ -487,8 +486,8 @@ void CorePhases::NoteMixTransfer() {
   if (op.kind == trace::Op::FENCE) return;
   const bool cube = kind_ == CoreKind::kAic;
   if ((op.engine == EngineKind::kCube) != cube) return;  // the other engine's
-  MixTransfer t{profile_.records.size() - segment_record_base_, executor_.transfer_runs(),
-                executor_.transfer_direction()};
+  MixLaneTransfers::Transfer t{profile_.records.size() - segment_record_base_,
+                               executor_.transfer_runs(), executor_.transfer_direction()};
   if (!cube && kernel_->split != trace::SPLIT_NONE) {
     // Each AIV moves its half: half the rows, or of a single row's bytes.
     GmRuns& r = t.runs;
@@ -505,75 +504,54 @@ void CorePhases::NoteMixTransfer() {
     }
     if (r.bytes() == 0) return;
   }
-  mix_transfers_.push_back(t);
+  mix_lane_.Add(t);
 }
 
 void CorePhases::BeginMixTiming() {
   const absl::Span<const OpRecord> segment =
       absl::MakeConstSpan(profile_.records).subspan(segment_record_base_);
   absl::StatusOr<MixTimeline> plan = ScheduleMixBlock(segment, *kernel_, MixRing());
-  mix_durations_.assign(segment.size(), -1);
   if (!plan.ok()) {
     // The ring deadlocks whatever GM does: fail now (FinishSegment).
+    mix_durations_.clear();
     mix_timed_ = true;
     FinishSegment(absl::OkStatus());
     return;
   }
-  mix_planned_start_ = std::move(plan->op_start_ns);
-  mix_planned_end_ = std::move(plan->op_end_ns);
   mix_planned_lane_end_ = kind_ == CoreKind::kAic ? plan->cube_end_ns : plan->vector_end_ns;
-  mix_ops_start_ = segment_start_ + stall_ps_;
-  mix_shift_ = 0;
-  mix_next_ = 0;
+  mix_lane_.Begin(segment_start_ + stall_ps_, std::move(plan->op_start_ns),
+                  std::move(plan->op_end_ns));
   mix_issue_scheduled_ = false;
-  mix_load_pending_ = false;
   mix_load_done_ = kNever;
-  mix_stores_in_flight_ = 0;
   mix_posted_ = false;
   MixStep();
 }
 
-void CorePhases::ScheduleMixIssue() {
-  const MixTransfer& t = mix_transfers_[mix_next_];
-  const TimePs planned = mix_ops_start_ + Ns(mix_planned_start_[t.record]) + mix_shift_;
-  mix_issue_scheduled_ = true;
-  Schedule(std::max(now_, planned), EventKind::kMixIssue);
-}
-
 void CorePhases::IssueMixTransfer() {
   mix_issue_scheduled_ = false;
-  const MixTransfer& t = mix_transfers_[mix_next_++];
+  const MixLaneTransfers::Transfer& t = mix_lane_.next();
   const uint64_t id = deps_.host->StartTransfer(t.runs, t.direction);
-  if (t.direction == GmDirection::kRead) {
-    mix_load_pending_ = true;
-    mix_load_id_ = id;
-    mix_load_issued_ = now_;
-  } else {
-    ++mix_stores_in_flight_;  // posted
-  }
+  if (t.direction == GmDirection::kRead) mix_load_id_ = id;
+  mix_lane_.Issue(now_);
   MixStep();
 }
 
 void CorePhases::MixStep() {
   if (mix_load_done_ != kNever) {
-    // The load took this long; if it landed after its op's planned end,
-    // this lane's later transfers go out that much later.
-    const MixTransfer& t = mix_transfers_[mix_next_ - 1];
-    mix_durations_[t.record] = static_cast<double>(mix_load_done_ - mix_load_issued_) / 1e3;
-    const TimePs planned_end = mix_ops_start_ + Ns(mix_planned_end_[t.record]) + mix_shift_;
-    if (mix_load_done_ > planned_end) mix_shift_ += mix_load_done_ - planned_end;
+    mix_lane_.OnLoadLanded(mix_load_done_);
     mix_load_done_ = kNever;
   }
-  if (mix_load_pending_ || mix_issue_scheduled_) return;
-  if (mix_next_ < mix_transfers_.size()) {
-    ScheduleMixIssue();
+  if (mix_issue_scheduled_) return;
+  if (mix_lane_.has_next()) {
+    mix_issue_scheduled_ = true;
+    Schedule(std::max(now_, mix_lane_.next_due()), EventKind::kMixIssue);
     return;
   }
-  if (mix_stores_in_flight_ > 0 || mix_posted_) return;
+  if (!mix_lane_.all_landed() || mix_posted_) return;
   mix_posted_ = true;
   deps_.mix_board->Post(now_,
                         MixTransferBoard::Segment{running_.task, running_.block, mix_segment_},
-                        this, mix_durations_);
+                        this, mix_lane_.durations_ns());
 }
 
 void CorePhases::OnMixTransfersTimed(TimePs now, absl::Span<const double> durations_ns) {

@@ -34,6 +34,7 @@
 #include "models/core/core_observer.h"
 #include "models/core/execution_profile.h"
 #include "models/core/kernel_program.h"
+#include "models/core/mix_lane_transfers.h"
 #include "models/core/mix_pipeline.h"
 #include "models/core/mix_transfer_board.h"
 #include "models/core/summary_traffic.h"
@@ -348,15 +349,12 @@ class CorePhases : private MixTransferBoard::Lane {
                          const SummaryShare& share, GmDirection direction);
   void EndSummaryPhase();
   // MIX flow timing. The segment runs at once; this lane notes the
-  // transfers of its own engine's ops, then issues them one after another
-  // at the times the ring schedule (with core-side costs) plans for them,
-  // each shifted by how late this lane's earlier loads landed; loads are
-  // waited for, stores posted. When all landed it posts their durations to
-  // the cluster's board, and the ring is scheduled again with every lane's.
+  // transfers of its own engine's ops and issues them as MixLaneTransfers
+  // plans. When all landed it posts their durations to the cluster's board,
+  // and the ring is scheduled again with every lane's.
   void NoteMixTransfer();
   MixRingParams MixRing() const;
   void BeginMixTiming();
-  void ScheduleMixIssue();
   void IssueMixTransfer();
   void MixStep();
   void OnMixTransfersTimed(TimePs now, absl::Span<const double> durations_ns) override;
@@ -453,29 +451,16 @@ class CorePhases : private MixTransferBoard::Lane {
   std::vector<GmSpan> summary_writes_;
   std::vector<GmRuns> summary_runs_;  // scratch
   // MIX flow timing (see NoteMixTransfer).
-  struct MixTransfer {
-    size_t record;  // in the segment
-    GmRuns runs;
-    GmDirection direction;
-  };
   bool mix_flow_ = false;
   bool mix_timed_ = false;  // the segment's durations came back from the board
   int32_t mix_segment_ = 0;
-  std::vector<MixTransfer> mix_transfers_;  // this lane's, in program order
-  std::vector<double> mix_durations_;       // per segment record (ns), -1: none
-  std::vector<double> mix_planned_start_;   // per segment record, the first schedule's
-  std::vector<double> mix_planned_end_;
-  double mix_planned_lane_end_ = 0;    // this lane's engine's end in it
+  MixLaneTransfers mix_lane_;
+  std::vector<double> mix_durations_;  // every lane's, per segment record (ns), -1: none
+  double mix_planned_lane_end_ = 0;    // this lane's engine's end in the first schedule
   std::vector<OpRecord> mix_records_;  // scratch: the records with measured costs
-  TimePs mix_ops_start_ = 0;
-  TimePs mix_shift_ = 0;  // how late this lane's loads made it
-  size_t mix_next_ = 0;
   bool mix_issue_scheduled_ = false;
-  bool mix_load_pending_ = false;
   uint64_t mix_load_id_ = 0;
-  TimePs mix_load_issued_ = 0;
   TimePs mix_load_done_ = kNever;  // landed, not yet handled
-  int mix_stores_in_flight_ = 0;
   bool mix_posted_ = false;
   const CompiledKernel* kernel_ = nullptr;  // the running block's
   TileExecutor executor_;
