@@ -482,6 +482,51 @@ TEST(ExternTrafficTest, AnExternsOutputIsInL2ForItsConsumer) {
   EXPECT_EQ(gm["hbm_read_bytes"].get<double>(), 0);
 }
 
+// A MIX cost summary's phases are split by in-kernel hard barriers: no lane
+// starts phase 1 before every lane ended phase 0. One block reads y, then z
+// (bytes_in = 6 x |y|, two phases, three lanes): the AIC's share of phase 0
+// is exactly y, which a copy just left in L2 (hits), while the AIVs' shares
+// come from z (misses, here at a 5 us miss latency). The AIC waits for them
+// at the barrier, so the three lanes end together, not the AIC ~5 us early.
+TEST(ExternTrafficTest, AMixExternsLanesMeetAtItsPhaseBarrier) {
+  constexpr int64_t kRows = 16;  // y: 16 x 512 FP32 = 32 KiB
+  const uint64_t y_bytes = kRows * kCols * 4;
+  TraceBuilder builder("mix_barrier");
+  const uint32_t x = builder.Tensor("x", kRows, kCols);
+  const uint32_t y = builder.Tensor("y", kRows, kCols);
+  const uint32_t z = builder.Tensor("z", 5 * kRows, kCols);
+  const uint32_t placeholder = builder.CostKernel("copy", trace::AIV, 1);
+  const uint32_t ext = builder.CostKernel("fused", trace::MIX, 0);
+  builder.BeginScope();
+  const uint32_t copy =
+      builder.Submit("copy", placeholder, {{x, trace::INPUT}, {y, trace::OUTPUT_EXISTING}});
+  builder.Submit("fused", ext, {{y, trace::INPUT}, {z, trace::INPUT}}, {copy});
+  builder.EndScope();
+  trace::TraceText text = builder.Finish();
+  const uint32_t copy_kernel = AddCopyKernel(&text, 1);
+  for (trace::StreamRecord& record : *text.mutable_records()) {
+    if (record.has_submit() && record.submit().name() == "copy") {
+      record.mutable_submit()->set_kernel_ids(1, static_cast<int32_t>(copy_kernel));
+    }
+  }
+  trace::CostSummary* cost = text.mutable_header()->mutable_kernels(ext)->mutable_cost();
+  cost->set_vector_elements(1);
+  cost->set_barrier_phases(1);
+  cost->set_bytes_in(6 * y_bytes);
+  const SimRun run =
+      Simulate(text, "mix_barrier", {"--timing-only", "--set", "gm.l2_miss_latency_ns=5000"});
+  ASSERT_EQ(run.cli.exit_code, 0) << run.cli.out << run.cli.err;
+  std::vector<double> ends;  // the fused task's three lanes
+  for (const auto& interval : run.stats["core_intervals"]) {
+    if (interval[1].get<int>() == 1) ends.push_back(interval[6].get<double>());
+  }
+  ASSERT_EQ(ends.size(), 3u);
+  const auto [lo, hi] = std::minmax_element(ends.begin(), ends.end());
+  EXPECT_LT(*hi - *lo, 0.5) << "lanes end at " << ends[0] << ", " << ends[1] << ", " << ends[2];
+  // y hit and z missed: the barrier is what keeps the AIC from ending early.
+  EXPECT_EQ(run.stats["gm"]["l2_read_hit_bytes"].get<double>(), static_cast<double>(y_bytes));
+}
+
 // A fixed-time extern whose bytes cannot move in that time takes what they
 // take, and the run warns once per kernel: 1 MiB per block at one core's
 // cap (118.4 B/ns) is ~8.9 us against 1 us of fixed_cycles.

@@ -222,6 +222,13 @@ void CorePhases::Advance(TimePs now) {
       case EventKind::kMixStep:
         MixStep();
         break;
+      case EventKind::kSummaryBarrier:
+        // Phases are told apart from program segments by a negative index.
+        deps_.mix_board->Post(now,
+                              MixTransferBoard::Segment{running_.task, running_.block,
+                                                        -1 - static_cast<int32_t>(summary_phase_)},
+                              this, {});
+        break;
       case EventKind::kReadDone:
         read_pending_ = false;
         backend_.StallForRead(read_issued_, read_done_, read_bytes_);
@@ -322,6 +329,7 @@ void CorePhases::Start() {
     SummarySpans(args_, GmDirection::kRead, &summary_reads_);
     SummarySpans(args_, GmDirection::kWrite, &summary_writes_);
     summary_stretch_ = 0;
+    summary_at_barrier_ = false;
   }
   read_pending_ = false;
   write_waiter_ = WriteWaiter::kNone;
@@ -447,6 +455,15 @@ void CorePhases::EndSummaryPhase() {
   const TimePs stretch = end - summary_compute_end_;
   counters_.gm_stall += stretch;
   summary_stretch_ += stretch;
+  const int64_t phases = static_cast<int64_t>(profile_.records.size() - segment_record_base_);
+  if (kernel_->core_type == trace::MIX && deps_.mix_board != nullptr &&
+      summary_phase_ + 1 < phases) {
+    // The phases are split by in-kernel hard barriers: the next starts
+    // once every lane of the cluster ended this one (OnMixTransfersTimed).
+    summary_at_barrier_ = true;
+    Schedule(end, EventKind::kSummaryBarrier);
+    return;
+  }
   Schedule(end, EventKind::kSummaryPhase, static_cast<uint32_t>(summary_phase_ + 1));
 }
 
@@ -556,6 +573,12 @@ void CorePhases::MixStep() {
 
 void CorePhases::OnMixTransfersTimed(TimePs now, absl::Span<const double> durations_ns) {
   now_ = now;
+  if (summary_at_barrier_) {
+    // Every lane reached the cost summary's barrier: the next phase.
+    summary_at_barrier_ = false;
+    Schedule(now, EventKind::kSummaryPhase, static_cast<uint32_t>(summary_phase_ + 1));
+    return;
+  }
   mix_durations_.assign(durations_ns.begin(), durations_ns.end());
   mix_timed_ = true;
   ++mix_segment_;

@@ -269,13 +269,14 @@ class CorePhases : private MixTransferBoard::Lane {
     kSyncAdded,  // flow timing: the soft syncall's counter add landed
     kSyncResume,
     kEnd,
-    kRecordDone,    // profiled: the swimlane record is written back
-    kIssue,         // flow timing: the stopped-at transfer or fence is due
-    kReadDone,      // flow timing: the outstanding tile load landed
-    kWritesDone,    // flow timing: the last outstanding store landed
-    kSummaryPhase,  // a cost summary's phase (the token) starts; past the last, it ends
-    kMixIssue,      // MIX flow timing: this lane's next transfer is due
-    kMixStep,       // MIX flow timing: a transfer of this lane's landed
+    kRecordDone,      // profiled: the swimlane record is written back
+    kIssue,           // flow timing: the stopped-at transfer or fence is due
+    kReadDone,        // flow timing: the outstanding tile load landed
+    kWritesDone,      // flow timing: the last outstanding store landed
+    kSummaryPhase,    // a cost summary's phase (the token) starts; past the last, it ends
+    kMixIssue,        // MIX flow timing: this lane's next transfer is due
+    kMixStep,         // MIX flow timing: a transfer of this lane's landed
+    kSummaryBarrier,  // a MIX cost summary's lane ended a phase: it meets the others
   };
   struct Event {
     TimePs at;
@@ -446,7 +447,8 @@ class CorePhases : private MixTransferBoard::Lane {
   TimePs summary_compute_end_ = 0;  // the running phase's compute ends
   TimePs summary_landed_ = 0;       // ... and its latest transfer landed
   int summary_outstanding_ = 0;
-  TimePs summary_stretch_ = 0;  // the block's phases past their compute
+  TimePs summary_stretch_ = 0;       // the block's phases past their compute
+  bool summary_at_barrier_ = false;  // a MIX lane waiting for the others' phase end
   std::vector<GmSpan> summary_reads_;
   std::vector<GmSpan> summary_writes_;
   std::vector<GmRuns> summary_runs_;  // scratch
