@@ -1,5 +1,7 @@
 #include "models/gm/l2_cache.h"
 
+#include <random>
+
 #include "gtest/gtest.h"
 #include "models/base/chip_config.h"
 
@@ -56,8 +58,9 @@ TEST(L2CacheTest, AWriteLandsInL2AndReportsTheDirtyLinesItEvicts) {
 }
 
 TEST(L2CacheTest, LinesCompeteOnlyWithinTheirSet) {
-  // 4 sets of 2 ways: lines 0, 4, 8 share set 0; line 1 is in set 1.
-  L2Cache l2(SmallL2(8, 2));
+  // 4 sets of 2 ways: lines 0, 4, 8 share set 0; line 1 is in set 1. Per
+  // line (regions of one line: L2RegionTrackingTest has the pooled case).
+  L2Cache l2(SmallL2(8, 2), 1);
   l2.Access(0 * 512, 512);
   l2.Access(1 * 512, 512);
   l2.Access(4 * 512, 512);
@@ -163,6 +166,116 @@ TEST(L2CacheTest, AStreamLargerThanTheCacheNeverHits) {
   EXPECT_EQ(l2.misses(), 24);
   l2.ResetCounters();
   EXPECT_EQ(l2.misses(), 0);
+}
+
+TEST(L2RegionTrackingTest, RegionsDivideTheSetsAndOneLineIsExact) {
+  EXPECT_EQ(L2Cache{GmParams()}.region_lines(), 64);   // 24576 sets
+  EXPECT_EQ(L2Cache(SmallL2(8, 2)).region_lines(), 4);  // 4 sets
+  EXPECT_EQ(L2Cache(SmallL2(16)).region_lines(), 1);    // fully associative: one set
+  EXPECT_EQ(L2Cache(GmParams(), 1).region_lines(), 1);
+}
+
+// The approximation: a group pools the ways of its sets. Lines 0, 4 and 8
+// map to set 0 of 2 ways; per line the third evicts the first, pooled over
+// the 4 sets of regions of 4 lines all three stay (8 lines of room).
+TEST(L2RegionTrackingTest, AGroupPoolsTheWaysOfItsSets) {
+  for (const int64_t region : {1, 4}) {
+    SCOPED_TRACE(region);
+    L2Cache l2(SmallL2(8, 2), region);
+    for (const uint64_t line : {0, 4, 8}) l2.Access(line * 512, 512);
+    EXPECT_EQ(l2.Contains(0), region == 4);
+    EXPECT_EQ(l2.evictions(), region == 4 ? 0 : 1);
+    // A line's recency is its last touch either way: touching line 4 again
+    // and then seven more lines evicts 0 and 8, the two least recently used
+    // of the pool, or all but the last two of set 0.
+    l2.Access(4 * 512, 512);
+    for (const uint64_t line : {12, 16, 20, 24, 28, 32, 36}) l2.Access(line * 512, 512);
+    EXPECT_EQ(l2.Contains(4 * 512), region == 4);
+    EXPECT_FALSE(l2.Contains(8 * 512));
+    EXPECT_TRUE(l2.Contains(36 * 512));
+  }
+}
+
+// Lines of a region touched at different times keep their own recency: the
+// older half of a region is evicted before the newer half.
+TEST(L2RegionTrackingTest, LinesOfOneRegionKeepTheirOwnRecency) {
+  L2Cache l2(SmallL2(8));  // fully associative: one set, so regions of 1
+  L2Cache pooled(SmallL2(64, 8));  // 8 sets: regions of 8 lines, one group
+  ASSERT_EQ(pooled.region_lines(), 8);
+  pooled.Access(0, 4 * 512);            // lines 0..3 of region 0
+  pooled.Access(8 * 512, 56 * 512);     // lines 8..63: 60 lines resident
+  pooled.Access(4 * 512, 4 * 512);      // lines 4..7 of region 0: full
+  pooled.Access(64 * 512, 4 * 512);     // 4 more: the 4 oldest go, lines 0..3
+  EXPECT_FALSE(pooled.Contains(0));
+  EXPECT_FALSE(pooled.Contains(3 * 512));
+  EXPECT_TRUE(pooled.Contains(4 * 512));
+  EXPECT_TRUE(pooled.Contains(8 * 512));
+  EXPECT_EQ(pooled.resident_lines(), 64);
+  EXPECT_EQ(l2.region_lines(), 1);
+}
+
+// Contiguous working sets, the case coarse recency exists for, fare exactly
+// as under per-line LRU: one that fits hits on every later pass, one 25 %
+// larger than the cache thrashes.
+TEST(L2RegionTrackingTest, ContiguousWorkingSetsMatchPerLineLru) {
+  for (const double fraction : {0.5, 0.9, 1.25}) {
+    SCOPED_TRACE(fraction);
+    const int64_t lines = 8192;  // 4 MiB in 16 ways: 512 sets, regions of 64 lines
+    L2Cache exact(SmallL2(lines, 16), 1);
+    L2Cache coarse(SmallL2(lines, 16));
+    ASSERT_EQ(coarse.region_lines(), 64);
+    const uint64_t bytes = static_cast<uint64_t>(fraction * lines) * 512;
+    for (int pass = 0; pass < 4; ++pass) {
+      exact.Access(1 << 24, bytes);
+      coarse.Access(1 << 24, bytes);
+    }
+    EXPECT_EQ(coarse.hits(), exact.hits());
+    EXPECT_EQ(coarse.misses(), exact.misses());
+  }
+}
+
+// A decode-like reuse pattern: a hot activation buffer, a weight stream of
+// strided tile rows that never repeats, output stores, and re-reads of
+// random KV blocks 1.25 times the cache. Regions of 64 lines (pooled ways)
+// and per-line LRU agree on the hit bytes within 1 % and on dirty
+// evictions within 0.5 % (measured: 0.51 % fewer hits, 0.03 % more
+// evictions).
+TEST(L2RegionTrackingTest, AReusePatternHitsWithin1PercentOfPerLineLru) {
+  const int64_t lines = 8192;
+  L2Cache exact(SmallL2(lines, 16), 1);
+  L2Cache coarse(SmallL2(lines, 16));
+  std::mt19937 random(7);
+  int64_t exact_evicted = 0;
+  int64_t coarse_evicted = 0;
+  L2Split exact_reads;
+  L2Split coarse_reads;
+  const auto both = [&](const GmRuns& runs, bool is_write) {
+    const L2Split a = exact.AccessRuns(runs, is_write, &exact_evicted);
+    const L2Split b = coarse.AccessRuns(runs, is_write, &coarse_evicted);
+    if (is_write) return;
+    exact_reads.hit_bytes += a.hit_bytes;
+    exact_reads.miss_bytes += a.miss_bytes;
+    coarse_reads.hit_bytes += b.hit_bytes;
+    coarse_reads.miss_bytes += b.miss_bytes;
+  };
+  constexpr uint64_t kActivations = 1ull << 30;
+  constexpr uint64_t kOutputs = 2ull << 30;
+  constexpr uint64_t kKv = 3ull << 30;
+  constexpr uint64_t kWeights = 4ull << 30;
+  constexpr uint64_t kWeightRow = 34816;  // a 17408-column BF16 matrix
+  for (int step = 0; step < 400; ++step) {
+    both(GmRuns{kActivations, 64 << 10, 1, 0}, false);
+    const uint64_t tile = static_cast<uint64_t>(step);
+    both(GmRuns{kWeights + tile / 17 * 64 * kWeightRow + tile % 17 * 2048, 2048, 64, kWeightRow},
+         false);
+    both(GmRuns{kOutputs + (tile % 64) * (16 << 10), 16 << 10, 1, 0}, true);
+    const uint64_t block = random() % 40;  // 40 × 128 KiB: 1.25 × the cache
+    both(GmRuns{kKv + block * (128 << 10), 512, 256, 512}, false);
+  }
+  ASSERT_GT(exact_reads.hit_bytes, 0);
+  EXPECT_EQ(coarse_reads.bytes(), exact_reads.bytes());
+  EXPECT_NEAR(static_cast<double>(coarse_reads.hit_bytes) / exact_reads.hit_bytes, 1.0, 0.01);
+  EXPECT_NEAR(static_cast<double>(coarse_evicted) / exact_evicted, 1.0, 0.005);
 }
 
 }  // namespace
