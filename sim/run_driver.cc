@@ -87,6 +87,12 @@ class ForwardingObserver : public RunObserver {
                   uint64_t size) override {
     for (RunObserver* t : targets_) t->OnGmAccess(task, block, core, kind, addr, size);
   }
+  void OnGmRows(TaskSeq task, int64_t block, int core, GmAccess kind, uint64_t addr, int64_t rows,
+                uint64_t row_bytes, uint64_t stride) override {
+    for (RunObserver* t : targets_) {
+      t->OnGmRows(task, block, core, kind, addr, rows, row_bytes, stride);
+    }
+  }
   void OnBlockSync(TaskSeq task, int64_t block, int core, BlockSync kind, uint64_t addr) override {
     for (RunObserver* t : targets_) t->OnBlockSync(task, block, core, kind, addr);
   }

@@ -34,6 +34,20 @@ class AccessRecorder : public GmPort {
     observer_->OnGmAccess(task_, block_, core_, CoreObserver::GmAccess::kWrite, addr, size);
     if (Forwards()) next_->Write(addr, src, size);
   }
+  // A tile's rows are reported as one observation (the hazard detector keeps
+  // them as one strided range), then pass on row by row.
+  void ReadRows(uint64_t addr, int64_t rows, size_t row_bytes, uint64_t stride,
+                void* dst) override {
+    observer_->OnGmRows(task_, block_, core_, CoreObserver::GmAccess::kRead, addr, rows, row_bytes,
+                        stride);
+    if (Forwards()) next_->ReadRows(addr, rows, row_bytes, stride, dst);
+  }
+  void WriteRows(uint64_t addr, int64_t rows, size_t row_bytes, uint64_t stride,
+                 const void* src) override {
+    observer_->OnGmRows(task_, block_, core_, CoreObserver::GmAccess::kWrite, addr, rows, row_bytes,
+                        stride);
+    if (Forwards()) next_->WriteRows(addr, rows, row_bytes, stride, src);
+  }
   void AtomicAdd(uint64_t addr, DType dtype, const void* src, size_t count) override {
     observer_->OnGmAccess(task_, block_, core_, CoreObserver::GmAccess::kAtomicAdd, addr,
                           count * DTypeSize(dtype));

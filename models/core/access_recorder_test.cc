@@ -60,5 +60,31 @@ TEST(AccessRecorderTest, ATransfersAccessesAreReportedButNeedNotPassOn) {
   EXPECT_THAT(next.log, ElementsAre("begin", "write 4096+8", "end"));
 }
 
+// Logs OnGmRows as "rows addr n×bytes/stride"; OnGmAccess as "row addr+n".
+class RowsObserver : public CoreObserver {
+ public:
+  void OnGmAccess(TaskSeq, int64_t, int, GmAccess, uint64_t addr, uint64_t size) override {
+    log.push_back(absl::StrCat("row ", addr, "+", size));
+  }
+  void OnGmRows(TaskSeq, int64_t, int, GmAccess kind, uint64_t addr, int64_t rows,
+                uint64_t row_bytes, uint64_t stride) override {
+    log.push_back(absl::StrCat(kind == GmAccess::kWrite ? "write" : "read", " rows ", addr, " ",
+                               rows, "x", row_bytes, "/", stride));
+  }
+  std::vector<std::string> log;
+};
+
+TEST(AccessRecorderTest, ATilesRowsAreOneObservationAndPassOnRowByRow) {
+  LoggingPort next;
+  RowsObserver observer;
+  AccessRecorder recorder(&next, &observer);
+  char buffer[64] = {};
+  recorder.ReadRows(0x1000, 3, 8, 32, buffer);
+  recorder.WriteRows(0x2000, 2, 16, 16, buffer);
+  EXPECT_THAT(observer.log, ElementsAre("read rows 4096 3x8/32", "write rows 8192 2x16/16"));
+  EXPECT_THAT(next.log, ElementsAre("read 4096+8", "read 4128+8", "read 4160+8", "write 8192+16",
+                                    "write 8208+16"));
+}
+
 }  // namespace
 }  // namespace pto

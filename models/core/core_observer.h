@@ -49,6 +49,14 @@ class CoreObserver {
   enum class GmAccess : uint8_t { kRead, kWrite, kAtomicAdd };
   virtual void OnGmAccess(TaskSeq task, int64_t block, int core, GmAccess kind, uint64_t addr,
                           uint64_t size) {}
+  // A tile transfer's rows at once: `rows` runs of `row_bytes`, `stride`
+  // bytes apart from `addr`. By default one OnGmAccess per row, in order.
+  virtual void OnGmRows(TaskSeq task, int64_t block, int core, GmAccess kind, uint64_t addr,
+                        int64_t rows, uint64_t row_bytes, uint64_t stride) {
+    for (int64_t r = 0; r < rows; ++r) {
+      OnGmAccess(task, block, core, kind, addr + static_cast<uint64_t>(r) * stride, row_bytes);
+    }
+  }
   // A core's kernel ordered or published GM data between the blocks of
   // `task`: a dcci over the whole cache or over the line holding `addr`, a
   // fence, or arriving at a syncall; in the block's program order with its

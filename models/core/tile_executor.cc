@@ -635,6 +635,18 @@ void TileExecutor::Touch(const CompiledTile& tile, const Window& w, bool write, 
                          GmPort* gm) {
   const int64_t esize = static_cast<int64_t>(DTypeSize(tile.dtype));
   const bool rows = w.col_stride == 1;
+  if (rows && !atomic) {
+    // Whole rows: one call for the tile (staging_ holds a tile's bytes), so
+    // the port and the hazard detector see one transfer, not its rows.
+    const size_t row_bytes = static_cast<size_t>(tile.cols * esize);
+    const uint64_t stride = static_cast<uint64_t>(w.row_stride * esize);
+    if (write) {
+      gm->WriteRows(w.addr, tile.rows, row_bytes, stride, staging_.data());
+    } else {
+      gm->ReadRows(w.addr, tile.rows, row_bytes, stride, staging_.data());
+    }
+    return;
+  }
   for (int64_t r = 0; r < tile.rows; ++r) {
     const uint64_t row_addr = w.addr + static_cast<uint64_t>(r * w.row_stride * esize);
     const int64_t pieces = rows ? 1 : tile.cols;
