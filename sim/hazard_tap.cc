@@ -30,11 +30,30 @@ void HazardTap::OnTaskSubmitted(const Task& task, absl::Span<const DepEdge> edge
   }
 }
 
+namespace {
+
+GmAccessKind KindOf(CoreObserver::GmAccess kind) {
+  return kind == CoreObserver::GmAccess::kRead    ? GmAccessKind::kRead
+         : kind == CoreObserver::GmAccess::kWrite ? GmAccessKind::kWrite
+                                                  : GmAccessKind::kAtomicAdd;
+}
+
+}  // namespace
+
+void HazardTap::OnGmRows(TaskSeq task, int64_t block, int core, GmAccess kind, uint64_t addr,
+                         int64_t rows, uint64_t row_bytes, uint64_t stride) {
+  const GmAccessKind access = KindOf(kind);
+  detector_->AddRowsAccess(task, access, addr, rows, row_bytes, stride);
+  if (!multi_block_.contains(task)) return;
+  for (int64_t r = 0; r < rows; ++r) {
+    detector_->AddBlockAccess(task, static_cast<int>(block), core, access,
+                              addr + static_cast<uint64_t>(r) * stride, row_bytes);
+  }
+}
+
 void HazardTap::OnGmAccess(TaskSeq task, int64_t block, int core, GmAccess kind, uint64_t addr,
                            uint64_t size) {
-  const GmAccessKind access = kind == GmAccess::kRead    ? GmAccessKind::kRead
-                              : kind == GmAccess::kWrite ? GmAccessKind::kWrite
-                                                         : GmAccessKind::kAtomicAdd;
+  const GmAccessKind access = KindOf(kind);
   detector_->AddAccess(task, access, addr, size);
   if (multi_block_.contains(task)) {
     detector_->AddBlockAccess(task, static_cast<int>(block), core, access, addr, size);

@@ -26,6 +26,8 @@ class HazardTap : public RunObserver {
                        TimePs end) override;
   void OnGmAccess(TaskSeq task, int64_t block, int core, GmAccess kind, uint64_t addr,
                   uint64_t size) override;
+  void OnGmRows(TaskSeq task, int64_t block, int core, GmAccess kind, uint64_t addr, int64_t rows,
+                uint64_t row_bytes, uint64_t stride) override;
   void OnBlockSync(TaskSeq task, int64_t block, int core, BlockSync kind, uint64_t addr) override;
   void OnTaskRetired(const Task& task) override;
 

@@ -61,7 +61,22 @@ void Describe(HazardReport* report) {
 }  // namespace
 
 HazardDetector::HazardDetector(Options options, TensorResolver resolver)
-    : options_(options), resolver_(std::move(resolver)) {}
+    : options_(options), resolver_(std::move(resolver)) {
+  uint64_t chunk = static_cast<uint64_t>(std::max<int64_t>(1, options_.index_granule_bytes));
+  for (uint64_t& bytes : chunk_bytes_) {
+    bytes = chunk;
+    chunk = chunk > (uint64_t{1} << 60) ? chunk : chunk * 8;
+  }
+}
+
+int HazardDetector::LevelOf(const StridedRange& range) const {
+  int level = 0;
+  while (level + 1 < kLevels &&
+         (range.end - 1) / chunk_bytes_[level] - range.begin / chunk_bytes_[level] > 1) {
+    ++level;
+  }
+  return level;
+}
 
 HazardDetector::Node* HazardDetector::Find(TaskSeq seq) {
   if (seq == last_seq_) return &nodes_[last_index_];
@@ -195,18 +210,31 @@ void HazardDetector::Record(Node& later, const Node& earlier, HazardKind kind, u
 }
 
 void HazardDetector::AddAccess(TaskSeq task, GmAccessKind kind, uint64_t addr, uint64_t size) {
-  if (size == 0 || kind == GmAccessKind::kAtomicAdd) return;  // atomics never race
-  uint64_t begin = addr;
-  uint64_t end = addr + size;
-  Use use = Use::kRead;
-  if (kind == GmAccessKind::kWrite) {
-    // A write-back writes whole lines, so a write claims its lines.
-    const uint64_t line = static_cast<uint64_t>(options_.line_bytes);
-    begin = begin / line * line;
-    end = (end + line - 1) / line * line;
-    use = Use::kWrite;
+  if (size == 0) return;
+  AddRowsAccess(task, kind, addr, 1, size, size);
+}
+
+void HazardDetector::AddRowsAccess(TaskSeq task, GmAccessKind kind, uint64_t addr, int64_t rows,
+                                   uint64_t row_bytes, uint64_t stride) {
+  if (rows <= 0 || row_bytes == 0 || kind == GmAccessKind::kAtomicAdd)
+    return;  // atomics never race
+  const StridedRange range = StridedRange::Rows(addr, rows, row_bytes, stride);
+  if (kind != GmAccessKind::kWrite) {
+    AddUse(task, Use::kRead, range);
+    return;
   }
-  AddUse(task, use, begin, end);
+  // A write-back writes whole lines, so a write claims its lines.
+  const uint64_t line = static_cast<uint64_t>(options_.line_bytes);
+  StridedRange rounded;
+  if (RoundOutToLines(range, line, &rounded)) {
+    AddUse(task, Use::kWrite, rounded);
+    return;
+  }
+  for (int64_t r = 0; r < rows; ++r) {
+    const uint64_t begin = addr + static_cast<uint64_t>(r) * stride;
+    RoundOutToLines(StridedRange::Contiguous(begin, begin + row_bytes), line, &rounded);
+    AddUse(task, Use::kWrite, rounded);
+  }
 }
 
 void HazardDetector::AddViewAccess(TaskSeq task, GmAccessKind kind, uint64_t first_byte,
@@ -216,85 +244,103 @@ void HazardDetector::AddViewAccess(TaskSeq task, GmAccessKind kind, uint64_t fir
   for (int64_t extent : shape) {
     if (extent <= 0) return;  // an empty view touches nothing
   }
-  // Fold the innermost dimensions that are contiguous into one run.
+  // Fold the innermost dimensions that are contiguous into one run; the
+  // dimension outside them gives the rows of one strided range.
   int outer = dims - 1;
   int64_t run = 1;  // elements
   while (outer >= 0 && (shape[outer] == 1 || strides[outer] == run)) run *= shape[outer--];
-  int64_t runs = 1;
-  for (int d = 0; d <= outer && runs <= kMaxViewRuns; ++d) runs *= shape[d];
-  if (runs > kMaxViewRuns) {
+  const uint64_t run_bytes = static_cast<uint64_t>(run * elem_bytes);
+  if (outer < 0) {
+    AddAccess(task, kind, first_byte, run_bytes);
+    return;
+  }
+  const int64_t rows = shape[outer];
+  const uint64_t row_stride = static_cast<uint64_t>(strides[outer] * elem_bytes);
+  int64_t ranges = 1;
+  for (int d = 0; d < outer && ranges <= kMaxViewRuns; ++d) ranges *= shape[d];
+  if (ranges > kMaxViewRuns || strides[outer] < 0) {
     int64_t extent = 1;
     for (int d = 0; d < dims; ++d) extent += (shape[d] - 1) * strides[d];
     AddAccess(task, kind, first_byte, static_cast<uint64_t>(extent * elem_bytes));
     return;
   }
-  absl::InlinedVector<int64_t, 8> index(static_cast<size_t>(outer + 1), 0);
-  for (int64_t r = 0; r < runs; ++r) {
+  absl::InlinedVector<int64_t, 8> index(static_cast<size_t>(outer), 0);
+  for (int64_t r = 0; r < ranges; ++r) {
     int64_t offset = 0;
-    for (int d = 0; d <= outer; ++d) offset += index[d] * strides[d];
-    AddAccess(task, kind, first_byte + static_cast<uint64_t>(offset * elem_bytes),
-              static_cast<uint64_t>(run * elem_bytes));
-    for (int d = outer; d >= 0 && ++index[d] == shape[d]; --d) index[d] = 0;
+    for (int d = 0; d < outer; ++d) offset += index[d] * strides[d];
+    AddRowsAccess(task, kind, first_byte + static_cast<uint64_t>(offset * elem_bytes), rows,
+                  run_bytes, row_stride);
+    for (int d = outer - 1; d >= 0 && ++index[d] == shape[d]; --d) index[d] = 0;
   }
 }
 
 void HazardDetector::AddPredicateRead(TaskSeq task, uint64_t addr, uint64_t size) {
   if (size == 0) return;
-  AddUse(task, Use::kPredicate, addr, addr + size);
+  AddUse(task, Use::kPredicate, StridedRange::Contiguous(addr, addr + size));
 }
 
-void HazardDetector::AddUse(TaskSeq task, Use use, uint64_t begin, uint64_t end) {
+void HazardDetector::AddUse(TaskSeq task, Use use, const StridedRange& range) {
   // No node is created below, so these references stay valid.
   Node& node = Ensure(task);
-  const uint64_t granule = static_cast<uint64_t>(options_.index_granule_bytes);
-  const uint64_t first = begin / granule;
-  const uint64_t last = (end - 1) / granule;
   // Reads conflict with writes only; writes with both.
-  for (auto* index : {&write_index_, use == Use::kWrite ? &read_index_ : nullptr}) {
+  for (Index* index : {&write_index_, use == Use::kWrite ? &read_index_ : nullptr}) {
     if (index == nullptr) continue;
-    for (uint64_t g = first; g <= last; ++g) {
-      auto bucket = index->find(g);
-      if (bucket == index->end()) continue;
-      Bucket& refs = bucket->second;
-      for (AccessRef& theirs : refs.refs) {
-        if (theirs.dead) continue;
-        const uint64_t lo = std::max(begin, theirs.begin);
-        const uint64_t hi = std::min(end, theirs.end);
-        // Overlapping ranges meet in several buckets; judge them in one.
-        if (lo >= hi || lo / granule != g || theirs.seq == task) continue;
-        Node& other = *Find(theirs.seq);
-        const bool mine_later = task > other.seq;
-        Node& later = mine_later ? node : other;
-        Node& earlier = mine_later ? other : node;
-        const Use late_use = mine_later ? use : theirs.use;
-        const Use early_use = mine_later ? theirs.use : use;
-        HazardKind kind;
-        if (early_use == Use::kWrite) {
-          kind = late_use == Use::kWrite       ? HazardKind::kWaw
-                 : late_use == Use::kPredicate ? HazardKind::kPredicate
-                                               : HazardKind::kRaw;
-        } else {
-          kind = HazardKind::kWar;  // an earlier read, a later write
-        }
-        if (!Reaches(earlier.seq, later.seq)) {
-          Record(later, earlier, kind, lo, hi);
-        } else if (use == Use::kWrite && mine_later && theirs.begin >= begin && theirs.end <= end) {
-          if (theirs.begin / granule == (theirs.end - 1) / granule) {
-            theirs.dead = true;  // in this bucket only: drop it in place
-            ++refs.dead;
+    const int levels = index == &write_index_ ? write_levels_ : read_levels_;
+    for (int level = 0; level < levels && !index->empty(); ++level) {
+      const uint64_t chunk = chunk_bytes_[level];
+      const uint64_t last = BucketKey(level, (range.end - 1) / chunk);
+      for (auto bucket = index->lower_bound(BucketKey(level, range.begin / chunk));
+           bucket != index->end() && bucket->first <= last;) {
+        const uint64_t g = bucket->first - BucketKey(level, 0);
+        Bucket& refs = bucket->second;
+        for (AccessRef& theirs : refs.refs) {
+          if (theirs.dead) continue;
+          // Both are in every bucket of this level their bounds share;
+          // judge them in the first.
+          if (std::max(range.begin, theirs.range.begin) / chunk != g || theirs.seq == task) {
+            continue;
+          }
+          uint64_t lo;
+          uint64_t hi;
+          if (!Intersect(range, theirs.range, &lo, &hi)) continue;
+          Node& other = *Find(theirs.seq);
+          const bool mine_later = task > other.seq;
+          Node& later = mine_later ? node : other;
+          Node& earlier = mine_later ? other : node;
+          const Use late_use = mine_later ? use : theirs.use;
+          const Use early_use = mine_later ? theirs.use : use;
+          HazardKind kind;
+          if (early_use == Use::kWrite) {
+            kind = late_use == Use::kWrite       ? HazardKind::kWaw
+                   : late_use == Use::kPredicate ? HazardKind::kPredicate
+                                                 : HazardKind::kRaw;
           } else {
-            superseded_.push_back(theirs);
+            kind = HazardKind::kWar;  // an earlier read, a later write
+          }
+          if (!Reaches(earlier.seq, later.seq)) {
+            Record(later, earlier, kind, lo, hi);
+          } else if (use == Use::kWrite && mine_later && Covers(range, theirs.range)) {
+            if (theirs.range.begin / chunk == (theirs.range.end - 1) / chunk) {
+              theirs.dead = true;  // in this bucket only: drop it in place
+              ++refs.dead;
+            } else {
+              superseded_.push_back(theirs);
+            }
           }
         }
-      }
-      // Compact once the dead are half the bucket: a row-by-row update of
-      // a tensor then costs amortised O(1) per superseded row.
-      if (refs.dead > 0 && refs.dead * 2 >= refs.refs.size()) {
-        refs.refs.erase(std::remove_if(refs.refs.begin(), refs.refs.end(),
-                                       [](const AccessRef& ref) { return ref.dead; }),
-                        refs.refs.end());
-        refs.dead = 0;
-        if (refs.refs.empty()) index->erase(bucket);
+        // Compact once the dead are half the bucket: a row-by-row update of
+        // a tensor then costs amortised O(1) per superseded row.
+        if (refs.dead > 0 && refs.dead * 2 >= refs.refs.size()) {
+          refs.refs.erase(std::remove_if(refs.refs.begin(), refs.refs.end(),
+                                         [](const AccessRef& ref) { return ref.dead; }),
+                          refs.refs.end());
+          refs.dead = 0;
+          if (refs.refs.empty()) {
+            bucket = index->erase(bucket);
+            continue;
+          }
+        }
+        ++bucket;
       }
     }
   }
@@ -304,20 +350,27 @@ void HazardDetector::AddUse(TaskSeq task, Use use, uint64_t begin, uint64_t end)
   // keeps a chain updating one tensor at O(1) index entries, not O(window).
   // One sweep per touched bucket, whatever the number of superseded entries.
   if (!superseded_.empty()) {
-    const auto before = [](const AccessRef& a, const AccessRef& b) {
-      return std::tie(a.seq, a.begin, a.end, a.use) < std::tie(b.seq, b.begin, b.end, b.use);
+    const auto key = [](const AccessRef& a) {
+      return std::tie(a.seq, a.range.begin, a.range.end, a.range.row, a.range.stride, a.use);
     };
+    const auto before = [&key](const AccessRef& a, const AccessRef& b) { return key(a) < key(b); };
     std::sort(superseded_.begin(), superseded_.end(), before);
     swept_granules_.clear();
-    for (const AccessRef& gone : superseded_) AddSweptGranules(gone.begin, gone.end, gone.use);
+    for (const AccessRef& gone : superseded_) AddSweptGranules(gone.range, gone.use);
     SweepGranules([&](const AccessRef& ref) {
       return std::binary_search(superseded_.begin(), superseded_.end(), ref, before);
     });
   }
   superseded_.clear();
-  node.accesses.push_back({begin, end, use});
-  auto& own = use == Use::kWrite ? write_index_ : read_index_;
-  for (uint64_t g = first; g <= last; ++g) own[g].refs.push_back({task, begin, end, use});
+  node.accesses.push_back({range, use});
+  Index& own = use == Use::kWrite ? write_index_ : read_index_;
+  const int level = LevelOf(range);
+  int& levels = use == Use::kWrite ? write_levels_ : read_levels_;
+  levels = std::max(levels, level + 1);
+  const uint64_t chunk = chunk_bytes_[level];
+  for (uint64_t g = range.begin / chunk; g <= (range.end - 1) / chunk; ++g) {
+    own[BucketKey(level, g)].refs.push_back({task, range, use});
+  }
 }
 
 void HazardDetector::AddBlockAccess(TaskSeq task, int block, int core, GmAccessKind kind,
@@ -372,14 +425,14 @@ void HazardDetector::Emit(Node& node) {
   node.pending.clear();
 }
 
-void HazardDetector::AddSweptGranules(uint64_t begin, uint64_t end, Use use) {
-  const uint64_t granule = static_cast<uint64_t>(options_.index_granule_bytes);
+void HazardDetector::AddSweptGranules(const StridedRange& range, Use use) {
   const bool write = use == Use::kWrite;
-  for (uint64_t g = begin / granule; g <= (end - 1) / granule; ++g) {
-    // Consecutive rows mostly share a granule: skip the obvious repeats.
-    if (swept_granules_.empty() || swept_granules_.back() != std::make_pair(g, write)) {
-      swept_granules_.push_back({g, write});
-    }
+  const int level = LevelOf(range);
+  const uint64_t chunk = chunk_bytes_[level];
+  for (uint64_t g = range.begin / chunk; g <= (range.end - 1) / chunk; ++g) {
+    // Consecutive accesses mostly share a bucket: skip the obvious repeats.
+    const std::pair<uint64_t, bool> key{BucketKey(level, g), write};
+    if (swept_granules_.empty() || swept_granules_.back() != key) swept_granules_.push_back(key);
   }
 }
 
@@ -429,7 +482,7 @@ void HazardDetector::RetireTask(TaskSeq task) {
   // One sweep per touched bucket: a task with many row accesses in one
   // granule would otherwise rescan that bucket once per row.
   swept_granules_.clear();
-  for (const Access& access : node.accesses) AddSweptGranules(access.begin, access.end, access.use);
+  for (const Access& access : node.accesses) AddSweptGranules(access.range, access.use);
   SweepGranules([task](const AccessRef& ref) { return ref.seq == task; });
   if (task == bfs_root_) bfs_valid_ = false;
   node.live = false;

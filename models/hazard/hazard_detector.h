@@ -6,12 +6,14 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/btree_map.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/inlined_vector.h"
 #include "absl/types/span.h"
 #include "common/seq_index.h"
 #include "models/hazard/block_handoff.h"
 #include "models/hazard/hazard_report.h"
+#include "models/hazard/strided_range.h"
 
 namespace pto {
 
@@ -52,8 +54,10 @@ namespace pto {
 // side of a future hazard), so a long chain updating one tensor costs O(1)
 // per task; a report then names the latest unordered writer of a region
 // rather than every one. Overlaps are found through bucket
-// indexes over `index_granule_bytes` chunks of GM, one for reads and one for
-// writes.
+// indexes, one for reads and one for writes, over chunks of GM at several
+// sizes: `index_granule_bytes`, 8 times that, 64 times, ...; an access sits
+// in the one or two chunks of the smallest size that holds it in two, so a
+// strided megabyte costs what a row does.
 class HazardDetector {
  public:
   struct Options {
@@ -72,6 +76,11 @@ class HazardDetector {
   void AddViewAccess(TaskSeq task, GmAccessKind kind, uint64_t first_byte, int64_t elem_bytes,
                      absl::Span<const int64_t> shape, absl::Span<const int64_t> strides);
   static constexpr int64_t kMaxViewRuns = 4096;
+  // A tile transfer's rows: `rows` runs of `row_bytes`, `stride` apart from
+  // `addr`, kept as one strided range (writes rounded out to lines row by
+  // row), so a transfer costs the same whatever its row count.
+  void AddRowsAccess(TaskSeq task, GmAccessKind kind, uint64_t addr, int64_t rows,
+                     uint64_t row_bytes, uint64_t stride);
   void AddPredicateRead(TaskSeq task, uint64_t addr, uint64_t size);
 
   void AddBlockAccess(TaskSeq task, int block, int core, GmAccessKind kind, uint64_t addr,
@@ -95,16 +104,14 @@ class HazardDetector {
  private:
   enum class Use : uint8_t { kRead, kWrite, kPredicate };
   struct Access {
-    uint64_t begin;
-    uint64_t end;
+    StridedRange range;
     Use use;
   };
   // An index entry carries the range, so scanning a bucket needs no node
   // lookup until two ranges actually overlap.
   struct AccessRef {
     TaskSeq seq;
-    uint64_t begin;
-    uint64_t end;
+    StridedRange range;
     Use use;
     bool dead = false;  // superseded, not yet compacted away
   };
@@ -142,9 +149,9 @@ class HazardDetector {
 
   Node* Find(TaskSeq seq);
   Node& Ensure(TaskSeq seq);
-  void AddUse(TaskSeq task, Use use, uint64_t begin, uint64_t end);
+  void AddUse(TaskSeq task, Use use, const StridedRange& range);
   void AppendBlockLog(Node& node, const BlockLogEntry& entry);
-  void AddSweptGranules(uint64_t begin, uint64_t end, Use use);
+  void AddSweptGranules(const StridedRange& range, Use use);
   // Drops the index entries `drop` selects from every bucket listed in
   // swept_granules_.
   template <typename Drop>
@@ -162,13 +169,24 @@ class HazardDetector {
   uint32_t last_index_ = 0;
   std::vector<Node> nodes_;
   std::vector<uint32_t> free_nodes_;
-  // Bucketed by granule; reads (and predicate reads) apart from writes, so a
-  // read scans only the writes: many tasks reading one input cost nothing.
-  absl::flat_hash_map<uint64_t, Bucket> read_index_;
-  absl::flat_hash_map<uint64_t, Bucket> write_index_;
+  // Bucketed by (level, chunk) as BucketKey packs them, in key order so a
+  // query walks only the buckets there are; reads (and predicate reads)
+  // apart from writes, so a read scans only the writes: many tasks reading
+  // one input cost nothing.
+  static constexpr int kLevels = 20;
+  using Index = absl::btree_map<uint64_t, Bucket>;
+  static uint64_t BucketKey(int level, uint64_t chunk) {
+    return static_cast<uint64_t>(level) << 58 | chunk;
+  }
+  int LevelOf(const StridedRange& range) const;
+  Index read_index_;
+  Index write_index_;
+  int read_levels_ = 0;  // levels in use so far, from level 0
+  int write_levels_ = 0;
+  uint64_t chunk_bytes_[kLevels];      // per level
   std::vector<AccessRef> superseded_;  // scratch for AddUse
-  // Buckets to sweep: (granule, whether in the write index), deduplicated
-  // by SweepGranules so that each is swept once.
+  // Buckets to sweep: (bucket key, whether in the write index),
+  // deduplicated by SweepGranules so that each is swept once.
   std::vector<std::pair<uint64_t, bool>> swept_granules_;
   TaskSeq last_added_ = 0;
   bool any_added_ = false;

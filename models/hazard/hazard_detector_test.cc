@@ -311,18 +311,87 @@ TEST(HazardDetectorTest, StridedViewsAreReportedAsTheirContiguousRuns) {
   EXPECT_EQ(reports[0].region_end, kOut + 255 * 512 + 8);
 }
 
+TEST(HazardDetectorTest, AViewOfManyRowsIsOneExactStridedRange) {
+  // Even and odd 64-byte lines of `a`, 8192 rows each: they interleave, so
+  // only their bounds overlap, and nothing is reported.
+  HazardDetector detector = MakeDetector();
+  const int64_t shape[] = {8192, 16};
+  const int64_t strides[] = {32, 1};  // FP32: 64 B rows, 128 B apart
+  detector.AddTask(0, "even_lines");
+  detector.AddViewAccess(0, GmAccessKind::kWrite, kA, 4, shape, strides);
+  detector.AddTask(1, "odd_lines");
+  detector.AddViewAccess(1, GmAccessKind::kRead, kA + 64, 4, shape, strides);
+  detector.AddTask(2, "last_even_line");
+  detector.AddAccess(2, GmAccessKind::kRead, kA + 8191 * 128, 4);
+  detector.Flush();
+  const std::vector<HazardReport> reports = detector.TakeReports();
+  ASSERT_THAT(reports, SizeIs(1));
+  EXPECT_EQ(reports[0].task.seq, 2u);
+  EXPECT_EQ(reports[0].kind, HazardKind::kRaw);
+  EXPECT_EQ(reports[0].region_begin, kA + 8191 * 128);
+  EXPECT_EQ(reports[0].region_end, kA + 8191 * 128 + 4);
+}
+
 TEST(HazardDetectorTest, ViewsWithTooManyRunsFallBackToTheirBoundingRange) {
   HazardDetector detector = MakeDetector();
-  const int64_t shape[] = {8192, 1};
-  const int64_t strides[] = {2, 1};  // every other FP32 element: 8192 runs
+  // 8192 × 2 single FP32 elements, every other one: 8192 strided ranges of
+  // 2 rows, more than kMaxViewRuns, so the view counts as its bounds.
+  const int64_t shape[] = {8192, 2, 1};
+  const int64_t strides[] = {4, 2, 1};
   detector.AddTask(0, "even");
   detector.AddViewAccess(0, GmAccessKind::kRead, kA, 4, shape, strides);
   detector.AddTask(1, "odd_writer");
-  detector.AddAccess(1, GmAccessKind::kWrite, kA + 2 * 8192 * 4 - 64, 64);
+  detector.AddAccess(1, GmAccessKind::kWrite, kA + 4 * 8192 * 4 - 64, 64);
   detector.Flush();
   const std::vector<HazardReport> reports = detector.TakeReports();
   ASSERT_THAT(reports, SizeIs(1));  // the bounding range reaches the last line
   EXPECT_EQ(reports[0].kind, HazardKind::kWar);
+}
+
+// A tile transfer's rows as one strided range find what the same rows one
+// by one find: the same reports, regions and superseding.
+TEST(HazardDetectorTest, RowsAtOnceReportWhatRowByRowReports) {
+  const auto run = [](bool at_once) {
+    HazardDetector detector = MakeDetector();
+    const auto rows = [&](TaskSeq task, GmAccessKind kind, uint64_t addr, int64_t n, uint64_t row,
+                          uint64_t stride) {
+      if (at_once) {
+        detector.AddRowsAccess(task, kind, addr, n, row, stride);
+      } else {
+        for (int64_t r = 0; r < n; ++r) detector.AddAccess(task, kind, addr + r * stride, row);
+      }
+    };
+    // Column tiles of `scratch` ([256, 128] FP32 rows of 512 B): writers of
+    // 128 B column pieces, a reader across two of them, one ordered rewrite.
+    for (TaskSeq w = 0; w < 4; ++w) {
+      detector.AddTask(w, "column_writer");
+      rows(w, GmAccessKind::kWrite, kScratch + w * 128, 256, 128, 512);
+    }
+    detector.AddTask(4, "rewrite");
+    detector.AddDependency(0, 4);
+    rows(4, GmAccessKind::kWrite, kScratch, 256, 128, 512);
+    detector.AddTask(5, "reader");
+    rows(5, GmAccessKind::kRead, kScratch + 64 + 512 * 10, 100, 128, 512);
+    detector.Flush();
+    return detector.TakeReports();
+  };
+  const std::vector<HazardReport> at_once = run(true);
+  const std::vector<HazardReport> by_row = run(false);
+  ASSERT_THAT(at_once, SizeIs(by_row.size()));
+  // The reader's rows straddle columns 0 and 1: one RAW naming column 1's
+  // writer and the rewrite, which superseded column 0's writer.
+  ASSERT_THAT(at_once, SizeIs(1));
+  EXPECT_EQ(at_once[0].kind, HazardKind::kRaw);
+  EXPECT_THAT(Seqs(at_once[0].others), ElementsAre(1, 4));
+  EXPECT_EQ(at_once[0].region_begin, kScratch + 512 * 10 + 64);
+  EXPECT_EQ(at_once[0].region_end, kScratch + 512 * 109 + 192);
+  for (size_t i = 0; i < at_once.size(); ++i) {
+    EXPECT_EQ(at_once[i].kind, by_row[i].kind);
+    EXPECT_EQ(at_once[i].task.seq, by_row[i].task.seq);
+    EXPECT_EQ(Seqs(at_once[i].others), Seqs(by_row[i].others));
+    EXPECT_EQ(at_once[i].region_begin, by_row[i].region_begin);
+    EXPECT_EQ(at_once[i].region_end, by_row[i].region_end);
+  }
 }
 
 TEST(HazardDetectorTest, AnOrderedCoveringWriteSupersedesOlderAccesses) {
