@@ -169,7 +169,7 @@ TEST(L2CacheTest, AStreamLargerThanTheCacheNeverHits) {
 }
 
 TEST(L2RegionTrackingTest, RegionsDivideTheSetsAndOneLineIsExact) {
-  EXPECT_EQ(L2Cache{GmParams()}.region_lines(), 64);   // 24576 sets
+  EXPECT_EQ(L2Cache{GmParams()}.region_lines(), 64);    // 24576 sets
   EXPECT_EQ(L2Cache(SmallL2(8, 2)).region_lines(), 4);  // 4 sets
   EXPECT_EQ(L2Cache(SmallL2(16)).region_lines(), 1);    // fully associative: one set
   EXPECT_EQ(L2Cache(GmParams(), 1).region_lines(), 1);
@@ -199,13 +199,13 @@ TEST(L2RegionTrackingTest, AGroupPoolsTheWaysOfItsSets) {
 // Lines of a region touched at different times keep their own recency: the
 // older half of a region is evicted before the newer half.
 TEST(L2RegionTrackingTest, LinesOfOneRegionKeepTheirOwnRecency) {
-  L2Cache l2(SmallL2(8));  // fully associative: one set, so regions of 1
+  L2Cache l2(SmallL2(8));          // fully associative: one set, so regions of 1
   L2Cache pooled(SmallL2(64, 8));  // 8 sets: regions of 8 lines, one group
   ASSERT_EQ(pooled.region_lines(), 8);
-  pooled.Access(0, 4 * 512);            // lines 0..3 of region 0
-  pooled.Access(8 * 512, 56 * 512);     // lines 8..63: 60 lines resident
-  pooled.Access(4 * 512, 4 * 512);      // lines 4..7 of region 0: full
-  pooled.Access(64 * 512, 4 * 512);     // 4 more: the 4 oldest go, lines 0..3
+  pooled.Access(0, 4 * 512);         // lines 0..3 of region 0
+  pooled.Access(8 * 512, 56 * 512);  // lines 8..63: 60 lines resident
+  pooled.Access(4 * 512, 4 * 512);   // lines 4..7 of region 0: full
+  pooled.Access(64 * 512, 4 * 512);  // 4 more: the 4 oldest go, lines 0..3
   EXPECT_FALSE(pooled.Contains(0));
   EXPECT_FALSE(pooled.Contains(3 * 512));
   EXPECT_TRUE(pooled.Contains(4 * 512));
