@@ -45,10 +45,8 @@ void HazardTap::OnGmRows(TaskSeq task, int64_t block, int core, GmAccess kind, u
   const GmAccessKind access = KindOf(kind);
   detector_->AddRowsAccess(task, access, addr, rows, row_bytes, stride);
   if (!multi_block_.contains(task)) return;
-  for (int64_t r = 0; r < rows; ++r) {
-    detector_->AddBlockAccess(task, static_cast<int>(block), core, access,
-                              addr + static_cast<uint64_t>(r) * stride, row_bytes);
-  }
+  detector_->AddBlockRowsAccess(task, static_cast<int>(block), core, access, addr, rows, row_bytes,
+                                stride);
 }
 
 void HazardTap::OnGmAccess(TaskSeq task, int64_t block, int core, GmAccess kind, uint64_t addr,

@@ -225,17 +225,19 @@ void CheckBlockHandoffs(absl::Span<const BlockLogEntry> log, int64_t line_bytes,
         continue;
       }
       if (entry.access != GmAccessKind::kWrite || entry.end <= entry.begin) continue;
-      for (uint64_t line = entry.begin & ~line_mask; line < entry.end; line += line_size) {
-        const uint64_t mask = MaskOf(std::max(entry.begin, line),
-                                     std::min(entry.end, line + line_size), line, granule);
-        auto [it, inserted] = write_of.try_emplace({slot, phase, line}, writes.size());
-        if (inserted) {
-          writes.push_back({line, slot, phase, pos, mask});
-        } else {
-          writes[it->second].last_pos = pos;
-          writes[it->second].mask |= mask;
+      entry.ForEachRow([&](uint64_t begin, uint64_t end) {
+        for (uint64_t line = begin & ~line_mask; line < end; line += line_size) {
+          const uint64_t mask =
+              MaskOf(std::max(begin, line), std::min(end, line + line_size), line, granule);
+          auto [it, inserted] = write_of.try_emplace({slot, phase, line}, writes.size());
+          if (inserted) {
+            writes.push_back({line, slot, phase, pos, mask});
+          } else {
+            writes[it->second].last_pos = pos;
+            writes[it->second].mask |= mask;
+          }
         }
-      }
+      });
     }
   }
   std::sort(writes.begin(), writes.end(), [](const LineWrite& a, const LineWrite& b) {
@@ -263,57 +265,63 @@ void CheckBlockHandoffs(absl::Span<const BlockLogEntry> log, int64_t line_bytes,
       const int phase = reader.phase[pos];
       bool resolved = false;
       HazardTensor tensor;
-      for (uint64_t line = written->line; line < entry.end; line += line_size) {
-        const uint64_t from = is_write ? line : std::max(entry.begin, line);
-        const uint64_t to = is_write ? line + line_size : std::min(entry.end, line + line_size);
-        const uint64_t mask = is_write ? ~uint64_t{0} : MaskOf(from, to, line, granule);
-        auto first =
-            std::lower_bound(writes.begin(), writes.end(), line,
+      entry.ForEachRow([&](uint64_t row_begin, uint64_t row_end) {
+        const auto row_written =
+            std::lower_bound(writes.begin(), writes.end(), row_begin & ~line_mask,
                              [](const LineWrite& write, uint64_t key) { return write.line < key; });
-        for (auto it = first; it != writes.end() && it->line == line; ++it) {
-          const LineWrite& write = *it;
-          if (write.slot == slot || (write.mask & mask) == 0 || phase < write.phase) continue;
-          uint32_t flags;
-          if (phase == write.phase) {
-            // Unordered. Two writers meet twice; report the pair once.
-            if (is_write && write.slot > slot) continue;
-            flags = kNoSyncall;
-          } else {
-            flags = WriterFlags(blocks[write.slot], write.phase, line, write.last_pos) |
-                    ReaderFlags(reader, line, pos, write.phase);
+        if (row_written == writes.end() || row_written->line >= row_end) return;
+        for (uint64_t line = row_written->line; line < row_end; line += line_size) {
+          const uint64_t from = is_write ? line : std::max(row_begin, line);
+          const uint64_t to = is_write ? line + line_size : std::min(row_end, line + line_size);
+          const uint64_t mask = is_write ? ~uint64_t{0} : MaskOf(from, to, line, granule);
+          auto first = std::lower_bound(
+              writes.begin(), writes.end(), line,
+              [](const LineWrite& write, uint64_t key) { return write.line < key; });
+          for (auto it = first; it != writes.end() && it->line == line; ++it) {
+            const LineWrite& write = *it;
+            if (write.slot == slot || (write.mask & mask) == 0 || phase < write.phase) continue;
+            uint32_t flags;
+            if (phase == write.phase) {
+              // Unordered. Two writers meet twice; report the pair once.
+              if (is_write && write.slot > slot) continue;
+              flags = kNoSyncall;
+            } else {
+              flags = WriterFlags(blocks[write.slot], write.phase, line, write.last_pos) |
+                      ReaderFlags(reader, line, pos, write.phase);
+            }
+            if (!resolved) {
+              if (!resolver || !resolver(entry.begin, &tensor)) tensor = HazardTensor();
+              resolved = true;
+            }
+            auto [found, inserted] = finding_of.try_emplace(
+                {static_cast<int>(kind), write.slot, slot, tensor.id}, findings.size());
+            if (inserted) {
+              findings.emplace_back();
+              Finding& finding = findings.back();
+              finding.writer_slot = write.slot;
+              finding.reader_slot = slot;
+              finding.report.kind = kind;
+              finding.report.task = task;
+              finding.report.tensor = tensor;
+            }
+            Finding& finding = findings[found->second];
+            if (flags == 0) {
+              ++finding.lines_ok;
+              continue;
+            }
+            HazardReport& report = finding.report;
+            if (finding.flags == 0) {
+              report.region_begin = from;
+              report.region_end = to;
+            } else {
+              report.region_begin = std::min(report.region_begin, from);
+              report.region_end = std::max(report.region_end, to);
+            }
+            finding.flags |= flags;
+            ++finding.lines_flagged;
           }
-          if (!resolved) {
-            if (!resolver || !resolver(entry.begin, &tensor)) tensor = HazardTensor();
-            resolved = true;
-          }
-          auto [found, inserted] = finding_of.try_emplace(
-              {static_cast<int>(kind), write.slot, slot, tensor.id}, findings.size());
-          if (inserted) {
-            findings.emplace_back();
-            Finding& finding = findings.back();
-            finding.writer_slot = write.slot;
-            finding.reader_slot = slot;
-            finding.report.kind = kind;
-            finding.report.task = task;
-            finding.report.tensor = tensor;
-          }
-          Finding& finding = findings[found->second];
-          if (flags == 0) {
-            ++finding.lines_ok;
-            continue;
-          }
-          HazardReport& report = finding.report;
-          if (finding.flags == 0) {
-            report.region_begin = from;
-            report.region_end = to;
-          } else {
-            report.region_begin = std::min(report.region_begin, from);
-            report.region_end = std::max(report.region_end, to);
-          }
-          finding.flags |= flags;
-          ++finding.lines_flagged;
         }
-      }
+      });
     }
   }
   for (Finding& finding : findings) {

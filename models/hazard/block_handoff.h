@@ -18,6 +18,20 @@ struct BlockLogEntry {
   BlockEventKind event = BlockEventKind::kFence;
   uint64_t begin = 0;  // access bytes [begin, end); kCacheInvalidLine: the address
   uint64_t end = 0;
+  // A tile transfer's rows: `row` bytes every `stride` from `begin` up to
+  // `end`; stride 0: one contiguous range.
+  uint64_t row = 0;
+  uint64_t stride = 0;
+
+  // Calls f(row_begin, row_end) for each contiguous run of the access.
+  template <typename F>
+  void ForEachRow(F f) const {
+    if (stride == 0) {
+      f(begin, end);
+      return;
+    }
+    for (uint64_t start = begin; start < end; start += stride) f(start, start + row);
+  }
 };
 
 // Checks the GM hand-offs between the blocks of one task. `log` holds every

@@ -65,6 +65,52 @@ std::vector<HazardReport> RunPhasedKernel(const Protocol& protocol) {
   return detector.TakeReports();
 }
 
+// Column strips of `out` ([4, 64] FP32 rows of 256 B): block b writes
+// `width` bytes of each row at column offset b * width, syncs (without the
+// protocol), then reads its neighbour's strip; logged as one rows entry per
+// transfer or row by row.
+std::vector<HazardReport> RunColumnStrips(uint64_t width, bool as_rows) {
+  HazardDetector detector(HazardDetector::Options(), Resolve);
+  const TaskSeq task = 5;
+  detector.AddTask(task, "strips");
+  const auto access = [&](int block, GmAccessKind kind, uint64_t base) {
+    if (as_rows) {
+      detector.AddBlockRowsAccess(task, block, kFirstCore + block, kind, base, 4, width, kBand);
+    } else {
+      for (uint64_t r = 0; r < 4; ++r) {
+        detector.AddBlockAccess(task, block, kFirstCore + block, kind, base + r * kBand, width);
+      }
+    }
+  };
+  for (int block = 0; block < kBlocks; ++block) {
+    access(block, GmAccessKind::kWrite, kOut + block * width);
+    detector.AddBlockEvent(task, block, kFirstCore + block, BlockEventKind::kSyncall);
+    access(block, GmAccessKind::kRead, kOut + ((block + 1) % kBlocks) * width);
+  }
+  detector.EndTask(task);
+  return detector.TakeReports();
+}
+
+TEST(BlockHandoffTest, ATransfersRowsInOneEntryReportWhatTheRowsDo) {
+  // 64 B strips: whole lines, so only the unpublished hand-offs; 16 B
+  // strips: every block writes into one line of each row, false sharing too.
+  for (const uint64_t width : {64, 16}) {
+    SCOPED_TRACE(width);
+    const std::vector<HazardReport> rows = RunColumnStrips(width, true);
+    const std::vector<HazardReport> by_row = RunColumnStrips(width, false);
+    ASSERT_THAT(rows, SizeIs(by_row.size()));
+    EXPECT_THAT(rows, SizeIs(width == 64 ? kBlocks : kBlocks + 6));
+    for (size_t i = 0; i < rows.size(); ++i) {
+      EXPECT_EQ(rows[i].kind, by_row[i].kind);
+      EXPECT_EQ(rows[i].blocks[0].block, by_row[i].blocks[0].block);
+      EXPECT_EQ(rows[i].blocks[1].block, by_row[i].blocks[1].block);
+      EXPECT_EQ(rows[i].region_begin, by_row[i].region_begin);
+      EXPECT_EQ(rows[i].region_end, by_row[i].region_end);
+      EXPECT_EQ(rows[i].detail, by_row[i].detail);
+    }
+  }
+}
+
 TEST(BlockHandoffTest, ThePrescribedPublishProtocolIsClean) {
   EXPECT_THAT(RunPhasedKernel(Protocol()), IsEmpty());
 }

@@ -375,12 +375,22 @@ void HazardDetector::AddUse(TaskSeq task, Use use, const StridedRange& range) {
 
 void HazardDetector::AddBlockAccess(TaskSeq task, int block, int core, GmAccessKind kind,
                                     uint64_t addr, uint64_t size) {
+  AddBlockRowsAccess(task, block, core, kind, addr, 1, size, size);
+}
+
+void HazardDetector::AddBlockRowsAccess(TaskSeq task, int block, int core, GmAccessKind kind,
+                                        uint64_t addr, int64_t rows, uint64_t row_bytes,
+                                        uint64_t stride) {
+  if (rows <= 0) return;
+  const StridedRange range = StridedRange::Rows(addr, rows, row_bytes, stride);
   BlockLogEntry entry;
   entry.block = block;
   entry.core = core;
   entry.access = kind;
-  entry.begin = addr;
-  entry.end = addr + size;
+  entry.begin = range.begin;
+  entry.end = range.end;
+  entry.row = range.row;
+  entry.stride = range.stride;
   AppendBlockLog(Ensure(task), entry);
 }
 

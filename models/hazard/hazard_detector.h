@@ -85,6 +85,9 @@ class HazardDetector {
 
   void AddBlockAccess(TaskSeq task, int block, int core, GmAccessKind kind, uint64_t addr,
                       uint64_t size);
+  // A tile transfer's rows in one log entry.
+  void AddBlockRowsAccess(TaskSeq task, int block, int core, GmAccessKind kind, uint64_t addr,
+                          int64_t rows, uint64_t row_bytes, uint64_t stride);
   // `addr` is the view's base address for kCacheInvalidLine, else ignored.
   void AddBlockEvent(TaskSeq task, int block, int core, BlockEventKind event, uint64_t addr = 0);
   // All blocks of `task` are done: analyses and drops its block logs.
