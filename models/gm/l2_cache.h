@@ -35,7 +35,7 @@ struct L2Access {
 // group pools the ways of its sets, so it holds its `ways × region lines`
 // most recently used lines wherever they fall, where per-line LRU would
 // evict inside the one set a line maps to; and a region keeps at most
-// kMaxSegmentsPerRegion recencies, its oldest two merging into the younger
+// kMaxSegmentsPerRegion recencies, its oldest two merging into the older
 // (L2RegionTrackingTest bounds the difference on a reuse pattern).
 // region_lines = 1 is exact per-line LRU.
 class L2Cache {

@@ -71,8 +71,9 @@ class HazardDetector {
   void AddAccess(TaskSeq task, GmAccessKind kind, uint64_t addr, uint64_t size);
   // A strided view (shape and strides in elements, outermost first, as the
   // runtime's TensorView holds them) starting at `first_byte`: reported as
-  // its contiguous runs, or as its bounding range when it has more than
-  // kMaxViewRuns of them (conservative: may flag gaps between the runs).
+  // one strided range per index of the dimensions outside its rows, or as
+  // its bounding range when there are more than kMaxViewRuns of those
+  // (conservative: may flag gaps between the rows).
   void AddViewAccess(TaskSeq task, GmAccessKind kind, uint64_t first_byte, int64_t elem_bytes,
                      absl::Span<const int64_t> shape, absl::Span<const int64_t> strides);
   static constexpr int64_t kMaxViewRuns = 4096;
