@@ -11,6 +11,7 @@ FlowModel::ResourceId FlowModel::AddResource(double bytes_per_ns) {
   capacity_.push_back(bytes_per_ns);
   residual_.push_back(0);
   unfrozen_users_.push_back(0);
+  users_.push_back(0);
   return static_cast<ResourceId>(capacity_.size() - 1);
 }
 
@@ -23,21 +24,90 @@ FlowModel::FlowId FlowModel::Start(TimePs now, int64_t bytes, absl::Span<const R
   flow.id = next_id_++;
   flow.path.assign(path.begin(), path.end());
   flow.remaining = static_cast<double>(bytes);
-  Recompute();
+  for (ResourceId r : path) ++users_[r];
+  if (!StartAlone(flow)) Recompute();
   return flow.id;
+}
+
+double FlowModel::Load(ResourceId resource, size_t skip) const {
+  double sum = 0;
+  for (size_t i = 0; i < flows_.size(); ++i) {
+    const Flow& flow = flows_[i];
+    if (i != skip && std::find(flow.path.begin(), flow.path.end(), resource) != flow.path.end()) {
+      sum += flow.rate;
+    }
+  }
+  return sum;
+}
+
+bool FlowModel::Unsaturated(ResourceId resource, double load, double extra) const {
+  // A margin far above rounding error: a resource this close to full takes
+  // the exact path.
+  return load + extra < capacity_[resource] * (1 - 1e-9);
+}
+
+bool FlowModel::StartAlone(Flow& flow) {
+  // Its own resources' tightest capacity: the rate it gets if the shared
+  // ones still have that much to spare, in which case no one else's
+  // bottleneck changes and a full recompute would give the same rates.
+  double own = -1;
+  for (ResourceId r : flow.path) {
+    if (users_[r] == 1 && (own < 0 || capacity_[r] < own)) own = capacity_[r];
+  }
+  if (own < 0) return false;
+  const size_t self = flows_.size() - 1;
+  for (ResourceId r : flow.path) {
+    if (users_[r] > 1 && !Unsaturated(r, Load(r, self), own)) return false;
+  }
+  flow.rate = own;
+  flow.end = EndOf(flow);
+  if (earliest_end_ == kNever || flow.end < earliest_end_) earliest_end_ = flow.end;
+  return true;
+}
+
+bool FlowModel::EndsAlone(const Flow& flow) const {
+  // A flow that crossed no full shared resource was no one's bottleneck:
+  // its end leaves every other rate as it was.
+  for (ResourceId r : flow.path) {
+    if (users_[r] > 1 && !Unsaturated(r, Load(r, flows_.size()), 0)) return false;
+  }
+  return true;
+}
+
+TimePs FlowModel::EndOf(const Flow& flow) const {
+  // Rounded up: the picosecond in which the last byte has moved.
+  return flow.rate > 0 ? now_ + static_cast<TimePs>(std::ceil(flow.remaining / flow.rate * 1000.0))
+                       : kNever;
 }
 
 void FlowModel::AdvanceTo(TimePs now, std::vector<FlowId>* completed) {
   assert(now >= now_);
   for (TimePs end = next_completion(); end != kNever && end <= now; end = next_completion()) {
     Progress(end);
-    // Every flow due now ends together (ids ascending), then the others share.
+    // Every flow due now ends together (ids ascending), then the others
+    // share, at new rates only if one of them was someone's bottleneck.
     auto done = [end](const Flow& flow) { return flow.end == end; };
+    bool alone = true;
     for (const Flow& flow : flows_) {
-      if (done(flow)) completed->push_back(flow.id);
+      if (!done(flow)) continue;
+      completed->push_back(flow.id);
+      alone = alone && EndsAlone(flow);
+    }
+    for (const Flow& flow : flows_) {
+      if (!done(flow)) continue;
+      for (ResourceId r : flow.path) --users_[r];
     }
     flows_.erase(std::remove_if(flows_.begin(), flows_.end(), done), flows_.end());
-    Recompute();
+    if (alone) {
+      earliest_end_ = kNever;
+      for (const Flow& flow : flows_) {
+        if (flow.end != kNever && (earliest_end_ == kNever || flow.end < earliest_end_)) {
+          earliest_end_ = flow.end;
+        }
+      }
+    } else {
+      Recompute();
+    }
   }
   Progress(now);
 }
@@ -58,15 +128,7 @@ int64_t FlowModel::remaining(FlowId flow) const {
   return found == nullptr ? 0 : static_cast<int64_t>(std::ceil(found->remaining));
 }
 
-double FlowModel::resource_rate(ResourceId resource) const {
-  double sum = 0;
-  for (const Flow& flow : flows_) {
-    if (std::find(flow.path.begin(), flow.path.end(), resource) != flow.path.end()) {
-      sum += flow.rate;
-    }
-  }
-  return sum;
-}
+double FlowModel::resource_rate(ResourceId resource) const { return Load(resource, flows_.size()); }
 
 void FlowModel::Progress(TimePs to) {
   const double ns = static_cast<double>(to - now_) / 1000.0;
@@ -121,10 +183,7 @@ void FlowModel::Recompute() {
   }
   earliest_end_ = kNever;
   for (Flow& flow : flows_) {
-    // Rounded up: the picosecond in which the last byte has moved.
-    flow.end = flow.rate > 0
-                   ? now_ + static_cast<TimePs>(std::ceil(flow.remaining / flow.rate * 1000.0))
-                   : kNever;
+    flow.end = EndOf(flow);
     if (flow.end != kNever && (earliest_end_ == kNever || flow.end < earliest_end_)) {
       earliest_end_ = flow.end;
     }

@@ -19,7 +19,10 @@
 //
 // Arithmetic: rates are doubles computed in a fixed order (resources and
 // flows by id), bytes and times integers; a flow ends at the picosecond its
-// last byte moves (rounded up), so runs are bit-for-bit repeatable.
+// last byte moves (rounded up), so runs are bit-for-bit repeatable. Rates
+// are recomputed only when a starting or ending flow crosses a shared
+// resource that is (or becomes) full: otherwise no other flow's bottleneck
+// changes, and the others keep their rates and end times.
 
 #include <cstdint>
 #include <vector>
@@ -74,6 +77,19 @@ class FlowModel {
   void Progress(TimePs to);
   // Max-min fair rates by progressive filling, then each flow's end time.
   void Recompute();
+  // The shortcuts that spare most recomputes: a flow that starts (the last
+  // in flows_) or ends while every shared resource on its path has room to
+  // spare changes no other flow's rate, so those keep their rates and end
+  // times. StartAlone sets the new flow's rate and end and says whether it
+  // applied; EndsAlone says whether an ending flow qualifies.
+  bool StartAlone(Flow& flow);
+  bool EndsAlone(const Flow& flow) const;
+  // The summed rate of the flows crossing `resource`, but flows_[skip].
+  double Load(ResourceId resource, size_t skip) const;
+  // Whether `resource` carrying `load` has more than `extra` to spare.
+  bool Unsaturated(ResourceId resource, double load, double extra) const;
+  // The picosecond the flow's last byte moves at its rate (kNever at 0).
+  TimePs EndOf(const Flow& flow) const;
 
   std::vector<double> capacity_;  // by resource
   std::vector<Flow> flows_;       // active, by id
@@ -85,6 +101,7 @@ class FlowModel {
   std::vector<int> unfrozen_users_;
   std::vector<ResourceId> used_;
   std::vector<char> frozen_;
+  std::vector<int> users_;  // per resource, the active flows crossing it
   FlowId next_id_ = 0;
   TimePs now_ = 0;
 };
