@@ -79,6 +79,20 @@ void L2Cache::Drop(RegionEntry& region, uint32_t index, uint64_t lines) {
   --region.segments;
 }
 
+void L2Cache::Prefetch(uint64_t number) const {
+  // A tile's rows are far apart in GM, so each row's region, its newest
+  // segment and the segment its group would evict next are cache misses
+  // on the host; asking for them a few rows ahead overlaps those misses.
+  auto it = entry_of_region_.find(number);
+  if (it != entry_of_region_.end()) {
+    const RegionEntry& region = entries_[it->second];
+    __builtin_prefetch(&region);
+    if (region.newest != kNil) __builtin_prefetch(&segments_[region.newest]);
+  }
+  const Group& group = groups_[number % groups_count_];
+  if (group.oldest != kNil) __builtin_prefetch(&segments_[group.oldest]);
+}
+
 void L2Cache::Touch(uint64_t number, uint64_t mask, bool is_write, L2Access* out) {
   Group& group = groups_[number % groups_count_];
   auto [found, inserted] = entry_of_region_.try_emplace(number, kNil);
@@ -97,11 +111,13 @@ void L2Cache::Touch(uint64_t number, uint64_t mask, bool is_write, L2Access* out
   // The lines already resident leave their older segments.
   const uint64_t resident = region.lines & mask;
   uint64_t dirty = is_write ? mask : 0;
-  for (uint32_t s = region.newest; resident != 0 && s != kNil;) {
+  uint64_t unfound = resident;  // stop once every resident line is found
+  for (uint32_t s = region.newest; unfound != 0 && s != kNil;) {
     const uint32_t older = segments_[s].older_in_region;
     const uint64_t again = segments_[s].lines & mask;
     if (again != 0) {
       dirty |= segments_[s].dirty & again;
+      unfound &= ~again;
       Drop(region, s, again);
     }
     s = older;
@@ -237,7 +253,14 @@ L2Split L2Cache::AccessRuns(const GmRuns& runs, bool is_write, int64_t* dirty_ev
     L2Access gathered;
     bool any = false;
     uint64_t last_line = 0;  // the last line the rows so far touched
+    const auto region_of_row = [&](int64_t r) {
+      return ((runs.base + static_cast<uint64_t>(r) * runs.stride) >> line_shift_) >> region_shift_;
+    };
     for (int64_t r = 0; r < runs.rows; ++r) {
+      if (r + 2 * kPrefetchRows < runs.rows) {
+        entry_of_region_.prefetch(region_of_row(r + 2 * kPrefetchRows));
+      }
+      if (r + kPrefetchRows < runs.rows) Prefetch(region_of_row(r + kPrefetchRows));
       uint64_t addr = runs.base + static_cast<uint64_t>(r) * runs.stride;
       const uint64_t end = addr + runs.row_bytes;
       const uint64_t first = addr >> line_shift_;

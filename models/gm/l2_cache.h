@@ -118,6 +118,12 @@ class L2Cache {
   // region across calls in pending_* so consecutive rows touch it once.
   void Gather(uint64_t addr, uint64_t size, bool is_write, L2Access* out);
   void FlushPending(bool is_write, L2Access* out);
+  // Brings region `number`'s state toward the host's cache (no effect on
+  // the model), kPrefetchRows rows before a strided transfer touches it;
+  // its hash slot is asked for twice as far ahead, so that the lookup here
+  // finds it.
+  static constexpr int64_t kPrefetchRows = 4;
+  void Prefetch(uint64_t number) const;
   void Unlink(Group& group, uint32_t index);
   void PushNewest(Group& group, uint32_t index);
 
