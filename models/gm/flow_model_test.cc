@@ -1,6 +1,8 @@
 #include "models/gm/flow_model.h"
 
 #include <algorithm>
+#include <map>
+#include <random>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -127,6 +129,98 @@ TEST(FlowModelTest, DisjointPathsDoNotInteract) {
   // The miss is held to 1 B/ns by the HBM; the hit takes the L2's other 3.
   EXPECT_DOUBLE_EQ(model.rate(miss), 1);
   EXPECT_DOUBLE_EQ(model.rate(hit), 3);
+}
+
+TEST(FlowModelTest, AFlowWithRoomToSpareLeavesOthersAsTheyWere) {
+  // A (cap 2) and then B (cap 3) on a 10 B/ns HBM: 5 B/ns in all, so the
+  // HBM is no one's bottleneck and A ends at 1000 B / 2 B/ns as if alone.
+  FlowModel model;
+  const auto hbm = model.AddResource(10);
+  const FlowId a = model.Start(0, 1000, {model.AddResource(2), hbm});
+  std::vector<FlowId> done;
+  model.AdvanceTo(100'000, &done);
+  const FlowId b = model.Start(100'000, 1000, {model.AddResource(3), hbm});
+  EXPECT_DOUBLE_EQ(model.rate(a), 2);
+  EXPECT_DOUBLE_EQ(model.rate(b), 3);
+  EXPECT_THAT(RunToEnd(model, 2), ElementsAre(500'000, 100'000 + 333'334));
+}
+
+// Max-min fair rates computed from scratch by progressive filling.
+std::vector<double> ReferenceRates(const std::vector<double>& capacity,
+                                   const std::vector<std::vector<FlowModel::ResourceId>>& paths) {
+  std::vector<double> rate(paths.size(), -1);
+  std::vector<double> residual = capacity;
+  size_t left = paths.size();
+  while (left > 0) {
+    int bottleneck = -1;
+    double share = 0;
+    for (size_t r = 0; r < capacity.size(); ++r) {
+      int users = 0;
+      for (size_t f = 0; f < paths.size(); ++f) {
+        users += rate[f] < 0 && std::count(paths[f].begin(), paths[f].end(), r) > 0;
+      }
+      if (users == 0) continue;
+      const double fair = std::max(0.0, residual[r]) / users;
+      if (bottleneck < 0 || fair < share) bottleneck = static_cast<int>(r), share = fair;
+    }
+    for (size_t f = 0; f < paths.size(); ++f) {
+      if (rate[f] >= 0 || std::count(paths[f].begin(), paths[f].end(), bottleneck) == 0) continue;
+      rate[f] = share;
+      --left;
+      for (FlowModel::ResourceId r : paths[f]) residual[r] -= share;
+    }
+  }
+  return rate;
+}
+
+TEST(FlowModelTest, RatesStayMaxMinFairAsFlowsComeAndGo) {
+  // Requester ports of 5..40 B/ns in front of an L2 and an HBM, flows
+  // starting at random times over random paths: after every start and
+  // every completion the rates are those a recompute from scratch gives,
+  // whether or not the model took its shortcut.
+  std::mt19937 random(19);
+  FlowModel model;
+  std::vector<double> capacity = {150, 100};  // L2, HBM
+  for (double c : capacity) model.AddResource(c);
+  for (int p = 0; p < 8; ++p) {
+    capacity.push_back(5 + 5 * p);
+    model.AddResource(capacity.back());
+  }
+  std::map<FlowId, std::vector<FlowModel::ResourceId>> active;
+  const auto expect_fair = [&] {
+    std::vector<std::vector<FlowModel::ResourceId>> paths;
+    for (const auto& [id, path] : active) paths.push_back(path);
+    const std::vector<double> want = ReferenceRates(capacity, paths);
+    size_t i = 0;
+    for (const auto& [id, path] : active) {
+      ASSERT_NEAR(model.rate(id), want[i], want[i] * 1e-9) << "flow " << id;
+      ++i;
+    }
+  };
+  std::vector<FlowId> done;
+  const auto advance = [&](TimePs to) {
+    while (model.next_completion() != kNever && model.next_completion() <= to) {
+      done.clear();
+      model.AdvanceTo(model.next_completion(), &done);
+      for (FlowId id : done) active.erase(id);
+      expect_fair();
+    }
+    model.AdvanceTo(to, &done);
+  };
+  TimePs now = 0;
+  for (int n = 0; n < 300; ++n) {
+    now += std::uniform_int_distribution<TimePs>(0, 40'000)(random);
+    advance(now);
+    std::vector<FlowModel::ResourceId> path = {
+        static_cast<FlowModel::ResourceId>(2 + random() % 8)};
+    if (random() % 4 != 0) path.push_back(0);
+    if (random() % 2 != 0) path.push_back(1);
+    const int64_t bytes = std::uniform_int_distribution<int64_t>(100, 5000)(random);
+    active[model.Start(now, bytes, path)] = path;
+    expect_fair();
+  }
+  while (model.next_completion() != kNever) advance(model.next_completion());
+  EXPECT_TRUE(active.empty());
 }
 
 }  // namespace
