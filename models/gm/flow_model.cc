@@ -87,24 +87,18 @@ void FlowModel::AdvanceTo(TimePs now, std::vector<FlowId>* completed) {
     // Every flow due now ends together (ids ascending), then the others
     // share, at new rates only if one of them was someone's bottleneck.
     auto done = [end](const Flow& flow) { return flow.end == end; };
+    // (A resource only ending flows share is left to the last of them,
+    // which then sees it as its own.)
     bool alone = true;
     for (const Flow& flow : flows_) {
       if (!done(flow)) continue;
       completed->push_back(flow.id);
       alone = alone && EndsAlone(flow);
-    }
-    for (const Flow& flow : flows_) {
-      if (!done(flow)) continue;
       for (ResourceId r : flow.path) --users_[r];
     }
     flows_.erase(std::remove_if(flows_.begin(), flows_.end(), done), flows_.end());
     if (alone) {
-      earliest_end_ = kNever;
-      for (const Flow& flow : flows_) {
-        if (flow.end != kNever && (earliest_end_ == kNever || flow.end < earliest_end_)) {
-          earliest_end_ = flow.end;
-        }
-      }
+      earliest_end_ = EarliestEnd();
     } else {
       Recompute();
     }
@@ -181,13 +175,16 @@ void FlowModel::Recompute() {
       }
     }
   }
-  earliest_end_ = kNever;
-  for (Flow& flow : flows_) {
-    flow.end = EndOf(flow);
-    if (flow.end != kNever && (earliest_end_ == kNever || flow.end < earliest_end_)) {
-      earliest_end_ = flow.end;
-    }
+  for (Flow& flow : flows_) flow.end = EndOf(flow);
+  earliest_end_ = EarliestEnd();
+}
+
+TimePs FlowModel::EarliestEnd() const {
+  TimePs earliest = kNever;
+  for (const Flow& flow : flows_) {
+    if (flow.end != kNever && (earliest == kNever || flow.end < earliest)) earliest = flow.end;
   }
+  return earliest;
 }
 
 }  // namespace pto

@@ -90,6 +90,8 @@ class FlowModel {
   bool Unsaturated(ResourceId resource, double load, double extra) const;
   // The picosecond the flow's last byte moves at its rate (kNever at 0).
   TimePs EndOf(const Flow& flow) const;
+  // The earliest end among the active flows, or kNever.
+  TimePs EarliestEnd() const;
 
   std::vector<double> capacity_;  // by resource
   std::vector<Flow> flows_;       // active, by id
