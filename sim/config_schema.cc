@@ -259,9 +259,12 @@ constexpr ConfigKeySpec kSchema[] = {
     {PTO_CONFIG_KEY(gm, l2_capacity_bytes), "bytes", 1024, 1ll << 32, false,
      "assumption (910B; no public source gives the L2 capacity)",
      "Shared L2 cache capacity (LRU over L2 lines)"},
-    {PTO_CONFIG_KEY(gm, l2_associativity), "count", 1, 1024, false,
-     "assumption",
-     "L2 associativity: lines per set, replaced least recently used first"},
+    {PTO_CONFIG_KEY(gm, l2_associativity), "count", 0, 1024, false,
+     "assumption (no public source gives the L2's ways; 0 models none; a5: the a2a3 value, "
+     "unsourced for a5)",
+     "L2 lines per set, replaced least recently used first; 0: fully associative, tracked per "
+     "transfer (the fast model: no conflict misses); N > 0: N-way sets, tracked per 32 KiB "
+     "region (slower)"},
     {PTO_CONFIG_KEY(gm, l2_hit_latency_ns), "ns", 0, kMaxNs, false,
      "assumption",
      "Latency to the first byte of a GM transfer whose lines all hit L2"},

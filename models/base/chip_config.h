@@ -82,7 +82,7 @@ struct GmParams {
   int64_t l2_line_bytes = 512;
   int64_t dcache_line_bytes = 64;
   int64_t l2_capacity_bytes = 192ll << 20;  // assumption for 910B (bytes)
-  int64_t l2_associativity = 16;            // assumption: L2 ways per set
+  int64_t l2_associativity = 0;             // assumption: 0 = fully associative
   double l2_hit_latency_ns = 150;           // assumption
   double l2_miss_latency_ns = 500;          // assumption (HBM round trip)
   // L2 bandwidth per AI core (CANN platform file); the L2's aggregate is

@@ -15,7 +15,7 @@
 #include "models/core/kernel_program.h"
 #include "models/core/task_port.h"
 #include "models/core/tile_executor.h"
-#include "models/gm/l2_cache.h"
+#include "models/gm/l2_model.h"
 #include "models/gm/memory_image.h"
 #include "models/gm/memory_service.h"
 #include "systemc"
@@ -40,7 +40,7 @@ struct AiCoreEnv {
   // transfers are timed there. Null: through the socket, as every other
   // transaction is.
   MemoryService* memory_service = nullptr;
-  L2Cache* l2 = nullptr;
+  L2Model* l2 = nullptr;
   MixTransferBoard* mix_board = nullptr;  // the core's cluster's
 };
 
@@ -131,7 +131,7 @@ class AiCore : public sc_core::sc_module,
   const MemoryImage* memory_;
   SyncFabric* fabric_ = nullptr;
   MemoryService* memory_service_;
-  L2Cache* l2_;
+  L2Model* l2_;
   const GmParams& gm_params_;
   MemorySystem::RequesterId requester_ = -1;
   Calendar& calendar_;

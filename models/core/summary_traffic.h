@@ -58,7 +58,7 @@ ByteSlice SummarySlice(uint64_t total, const SummaryShare& share);
 // `slice` of the stream that lays `spans` end to end and repeats, as
 // transfers appended to `out`: a run per span it crosses, and the passes
 // over the whole stream it makes as one run per span whose rows repeat it
-// (stride 0, which L2Cache::AccessRuns prices in two passes). Nothing when
+// (stride 0, which L2Model::AccessRuns prices in two passes). Nothing when
 // `spans` is empty.
 void AppendStreamRuns(absl::Span<const GmSpan> spans, const ByteSlice& slice,
                       std::vector<GmRuns>* out);

@@ -3,13 +3,14 @@
 
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "benchmark/benchmark.h"
 #include "models/base/chip_config.h"
 #include "models/gm/data_cache.h"
 #include "models/gm/hbm_model.h"
-#include "models/gm/l2_cache.h"
+#include "models/gm/l2_model.h"
 #include "models/gm/line_backend.h"
 
 namespace pto {
@@ -51,33 +52,56 @@ void BM_DataCacheTask(benchmark::State& state) {
 }
 BENCHMARK(BM_DataCacheTask);
 
-void BM_L2AndHbmPerTransfer(benchmark::State& state) {
+// Arg: gm.l2_associativity (0: L2TransferCache, 16: L2Cache in 16 ways).
+GmParams L2Params(const benchmark::State& state) {
   GmParams params;
-  L2Cache l2(params);
+  params.l2_associativity = state.range(0);
+  return params;
+}
+
+void BM_L2AndHbmPerTransfer(benchmark::State& state) {
+  const GmParams params = L2Params(state);
+  const std::unique_ptr<L2Model> l2 = MakeL2Model(params);
   HbmModel hbm(params);
   int64_t now = 0;
   uint64_t addr = 0;
   for (auto _ : state) {
-    const L2Access access = l2.Access(addr, 32 << 10);
-    now = hbm.Transfer(now + l2.LatencyPs(access), access.miss_lines * 512, 512);
+    const L2Access access = l2->Access(addr, 32 << 10);
+    now = hbm.Transfer(now + l2->LatencyPs(access), access.miss_lines * 512, 512);
     addr = (addr + (32 << 10)) % (256 << 20);  // cycles through more than L2 holds
   }
   benchmark::DoNotOptimize(now);
 }
-BENCHMARK(BM_L2AndHbmPerTransfer);
+BENCHMARK(BM_L2AndHbmPerTransfer)->Arg(0)->Arg(16);
 
 // The same transfers over a working set that fits in L2: all hits.
 void BM_L2HitPerTransfer(benchmark::State& state) {
-  L2Cache l2{GmParams()};
+  const std::unique_ptr<L2Model> l2 = MakeL2Model(L2Params(state));
   uint64_t addr = 0;
   int64_t hits = 0;
   for (auto _ : state) {
-    hits += l2.Access(addr, 32 << 10).hit_lines;
+    hits += l2->Access(addr, 32 << 10).hit_lines;
     addr = (addr + (32 << 10)) % (64 << 20);
   }
   benchmark::DoNotOptimize(hits);
 }
-BENCHMARK(BM_L2HitPerTransfer);
+BENCHMARK(BM_L2HitPerTransfer)->Arg(0)->Arg(16);
+
+// Decode weight tiles: 64 rows of 2 KiB, 34 KiB apart, sixteen cores'
+// column bands in turn, streaming through more than L2 holds.
+void BM_L2StridedWeightTile(benchmark::State& state) {
+  const std::unique_ptr<L2Model> l2 = MakeL2Model(L2Params(state));
+  constexpr uint64_t kRow = 34816;
+  uint64_t tile = 0;
+  int64_t evicted = 0;
+  for (auto _ : state) {
+    const uint64_t base = (tile / 17) % 4096 * 64 * kRow + tile % 17 * 2048;
+    benchmark::DoNotOptimize(l2->AccessRuns(GmRuns{base, 2048, 64, kRow}, false, &evicted));
+    ++tile;
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_L2StridedWeightTile)->Arg(0)->Arg(16);
 
 }  // namespace
 }  // namespace pto

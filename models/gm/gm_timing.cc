@@ -8,13 +8,13 @@ GmTiming::GmTiming(const GmParams& params)
     : line_bytes_(params.l2_line_bytes),
       hit_latency_ps_(std::llround(params.l2_hit_latency_ns * 1e3)),
       miss_latency_ps_(std::llround(params.l2_miss_latency_ns * 1e3)),
-      l2_(params),
+      l2_(MakeL2Model(params)),
       hbm_(params) {}
 
 GmTransfer GmTiming::Transfer(int64_t start_ps, uint64_t addr, uint64_t size, bool is_write,
                               int64_t innermost_run_bytes) {
   GmTransfer transfer;
-  transfer.l2 = l2_.Access(addr, size, is_write);
+  transfer.l2 = l2_->Access(addr, size, is_write);
   if (transfer.l2.dirty_evictions > 0) {
     hbm_.Transfer(start_ps, transfer.l2.dirty_evictions * line_bytes_, line_bytes_);
   }

@@ -2,10 +2,11 @@
 #define PTO_MODELS_GM_GM_TIMING_H_
 
 #include <cstdint>
+#include <memory>
 
 #include "models/base/chip_config.h"
 #include "models/gm/hbm_model.h"
-#include "models/gm/l2_cache.h"
+#include "models/gm/l2_model.h"
 
 namespace pto {
 
@@ -34,14 +35,14 @@ class GmTiming {
   GmTransfer Transfer(int64_t start_ps, uint64_t addr, uint64_t size, bool is_write,
                       int64_t innermost_run_bytes);
 
-  L2Cache& l2() { return l2_; }
+  L2Model& l2() { return *l2_; }
   HbmModel& hbm() { return hbm_; }
 
  private:
   int64_t line_bytes_;
   int64_t hit_latency_ps_;
   int64_t miss_latency_ps_;
-  L2Cache l2_;
+  std::unique_ptr<L2Model> l2_;
   HbmModel hbm_;
 };
 

@@ -1,20 +1,17 @@
 #include "models/gm/l2_cache.h"
 
 #include <algorithm>
-#include <cmath>
 
 #include "absl/numeric/bits.h"
 
 namespace pto {
 
-L2Cache::L2Cache(const GmParams& params, int64_t region_lines)
-    : line_bytes_(params.l2_line_bytes),
-      line_shift_(absl::countr_zero(static_cast<uint64_t>(params.l2_line_bytes))),
-      hit_latency_ps_(std::llround(params.l2_hit_latency_ns * 1e3)),
-      miss_latency_ps_(std::llround(params.l2_miss_latency_ns * 1e3)) {
-  const int64_t lines = std::max<int64_t>(1, params.l2_capacity_bytes / params.l2_line_bytes);
-  ways_ = std::clamp<int64_t>(params.l2_associativity, 1, lines);
+L2Cache::L2Cache(const GmParams& params, int64_t region_lines) : L2Model(params) {
+  const int64_t lines = capacity_lines_;
+  ways_ =
+      params.l2_associativity == 0 ? lines : std::clamp<int64_t>(params.l2_associativity, 1, lines);
   sets_ = lines / ways_;
+  capacity_lines_ = sets_ * ways_;
   // A region's lines must fall in distinct sets, the same sets for every
   // region of a group: a power of two dividing the set count.
   region_lines_ = 1;
@@ -209,91 +206,42 @@ void L2Cache::Gather(uint64_t addr, uint64_t size, bool is_write, L2Access* out)
   }
 }
 
-L2Access L2Cache::Access(uint64_t addr, uint64_t size, bool is_write) {
+L2Access L2Cache::TouchRange(uint64_t addr, uint64_t size, bool is_write) {
   L2Access access;
   Gather(addr, size, is_write, &access);
   FlushPending(is_write, &access);
-  hits_ += access.hit_lines;
-  misses_ += access.miss_lines;
-  dirty_evictions_ += access.dirty_evictions;
   return access;
 }
 
-L2Split L2Cache::AccessRuns(const GmRuns& runs, bool is_write, int64_t* dirty_evicted_bytes) {
-  L2Access total;
-  const auto add = [&](uint64_t addr, uint64_t size) {
-    const L2Access a = Access(addr, size, is_write);
-    total.hit_lines += a.hit_lines;
-    total.miss_lines += a.miss_lines;
-    total.dirty_evictions += a.dirty_evictions;
+L2Access L2Cache::TouchRows(const GmRuns& runs, bool is_write) {
+  // The lines a row shares with the rows before it were touched by them: as
+  // when touched row by row, they hit.
+  L2Access gathered;
+  bool any = false;
+  uint64_t last_line = 0;  // the last line the rows so far touched
+  const auto region_of_row = [&](int64_t r) {
+    return ((runs.base + static_cast<uint64_t>(r) * runs.stride) >> line_shift_) >> region_shift_;
   };
-  if (runs.rows == 1 || runs.stride == runs.row_bytes) {
-    add(runs.base, runs.bytes());
-  } else if (runs.stride == 0 && runs.rows > 2) {
-    add(runs.base, runs.row_bytes);
-    const L2Access first = total;
-    add(runs.base, runs.row_bytes);
-    const int64_t more = runs.rows - 2;  // as the second pass did
-    const L2Access again{(total.hit_lines - first.hit_lines) * more,
-                         (total.miss_lines - first.miss_lines) * more,
-                         (total.dirty_evictions - first.dirty_evictions) * more};
-    total.hit_lines += again.hit_lines;
-    total.miss_lines += again.miss_lines;
-    total.dirty_evictions += again.dirty_evictions;
-    hits_ += again.hit_lines;
-    misses_ += again.miss_lines;
-    dirty_evictions_ += again.dirty_evictions;
-  } else if (runs.stride == 0) {
-    add(runs.base, runs.row_bytes);
-    if (runs.rows == 2) add(runs.base, runs.row_bytes);
-  } else {
-    // Rows in ascending order gather their lines region by region. The
-    // lines a row shares with the rows before it were touched by them: as
-    // when touched row by row, they hit.
-    L2Access gathered;
-    bool any = false;
-    uint64_t last_line = 0;  // the last line the rows so far touched
-    const auto region_of_row = [&](int64_t r) {
-      return ((runs.base + static_cast<uint64_t>(r) * runs.stride) >> line_shift_) >> region_shift_;
-    };
-    for (int64_t r = 0; r < runs.rows; ++r) {
-      if (r + 2 * kPrefetchRows < runs.rows) {
-        entry_of_region_.prefetch(region_of_row(r + 2 * kPrefetchRows));
-      }
-      if (r + kPrefetchRows < runs.rows) Prefetch(region_of_row(r + kPrefetchRows));
-      uint64_t addr = runs.base + static_cast<uint64_t>(r) * runs.stride;
-      const uint64_t end = addr + runs.row_bytes;
-      const uint64_t first = addr >> line_shift_;
-      const uint64_t row_last = (end - 1) >> line_shift_;
-      if (any && first <= last_line) {
-        gathered.hit_lines += static_cast<int64_t>(std::min(row_last, last_line) - first + 1);
-        if (row_last <= last_line) continue;
-        addr = (last_line + 1) << line_shift_;
-      }
-      Gather(addr, end - addr, is_write, &gathered);
-      last_line = row_last;
-      any = true;
+  for (int64_t r = 0; r < runs.rows; ++r) {
+    if (r + 2 * kPrefetchRows < runs.rows) {
+      entry_of_region_.prefetch(region_of_row(r + 2 * kPrefetchRows));
     }
-    FlushPending(is_write, &gathered);
-    hits_ += gathered.hit_lines;
-    misses_ += gathered.miss_lines;
-    dirty_evictions_ += gathered.dirty_evictions;
-    total.hit_lines += gathered.hit_lines;
-    total.miss_lines += gathered.miss_lines;
-    total.dirty_evictions += gathered.dirty_evictions;
+    if (r + kPrefetchRows < runs.rows) Prefetch(region_of_row(r + kPrefetchRows));
+    uint64_t addr = runs.base + static_cast<uint64_t>(r) * runs.stride;
+    const uint64_t end = addr + runs.row_bytes;
+    const uint64_t first = addr >> line_shift_;
+    const uint64_t row_last = (end - 1) >> line_shift_;
+    if (any && first <= last_line) {
+      gathered.hit_lines += static_cast<int64_t>(std::min(row_last, last_line) - first + 1);
+      if (row_last <= last_line) continue;
+      addr = (last_line + 1) << line_shift_;
+    }
+    Gather(addr, end - addr, is_write, &gathered);
+    last_line = row_last;
+    any = true;
   }
-  *dirty_evicted_bytes += total.dirty_evictions * line_bytes_;
-  const int64_t bytes = static_cast<int64_t>(runs.bytes());
-  if (is_write) return L2Split{bytes, 0};
-  const int64_t lines = total.hit_lines + total.miss_lines;
-  const int64_t miss =
-      lines == 0 ? 0
-                 : static_cast<int64_t>(static_cast<__int128>(bytes) * total.miss_lines / lines);
-  return L2Split{bytes - miss, miss};
-}
-
-int64_t L2Cache::LatencyPs(const L2Access& access) const {
-  return access.miss_lines > 0 ? miss_latency_ps_ : hit_latency_ps_;
+  FlushPending(is_write, &gathered);
+  return gathered;
 }
 
 }  // namespace pto

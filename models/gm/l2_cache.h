@@ -7,23 +7,13 @@
 #include "absl/container/flat_hash_map.h"
 #include "models/base/chip_config.h"
 #include "models/gm/gm_request.h"
+#include "models/gm/l2_model.h"
 
 namespace pto {
 
-// How one transfer fared in L2, line by line.
-struct L2Access {
-  int64_t hit_lines = 0;
-  int64_t miss_lines = 0;
-  int64_t dirty_evictions = 0;  // written lines pushed out: HBM writes owed
-};
-
-// The chip's shared L2 as a tag store (no data: GM's image holds the bytes):
-// lines of gm.l2_line_bytes, gm.l2_capacity_bytes in total, in sets of
-// gm.l2_associativity ways, least recently used line replaced first (ways =
-// capacity in lines makes it fully associative). Consecutive lines fall in
-// consecutive sets. Reads and writes both allocate; written lines are dirty,
-// and evicting one is reported (L2Access::dirty_evictions) so the caller can
-// charge the HBM write.
+// The L2 as sets of gm.l2_associativity ways, least recently used line
+// replaced first (ways = capacity in lines makes it fully associative).
+// Consecutive lines fall in consecutive sets.
 //
 // Tracked by regions, so that a streamed megabyte costs a few dozen
 // operations, not one per line: a region is up to kRegionLines consecutive
@@ -38,43 +28,23 @@ struct L2Access {
 // kMaxSegmentsPerRegion recencies, its oldest two merging into the older
 // (L2RegionTrackingTest bounds the difference on a reuse pattern).
 // region_lines = 1 is exact per-line LRU.
-class L2Cache {
+class L2Cache : public L2Model {
  public:
   static constexpr int64_t kRegionLines = 64;
   // `region_lines` is rounded down to a power of two that divides the set
   // count.
   explicit L2Cache(const GmParams& params, int64_t region_lines = kRegionLines);
 
-  // Touches every line of [addr, addr + size): hits become most recently
-  // used, misses are allocated; a write marks its lines dirty. Counters
-  // accumulate.
-  L2Access Access(uint64_t addr, uint64_t size, bool is_write = false);
-
-  // Access for each row of a transfer (rows sharing a region touch it
-  // once). A read's bytes split into hit and miss bytes in proportion to its
-  // lines (a row sharing a line with the next is not charged twice); a
-  // write's bytes all land in L2 (write-back). Adds the bytes of the dirty
-  // lines evicted to `*dirty_evicted_bytes`. Rows that repeat one range
-  // (stride 0, a stream read or written over and over) touch it twice; the
-  // passes after the second fare as the second did, so the cost is bounded.
-  L2Split AccessRuns(const GmRuns& runs, bool is_write, int64_t* dirty_evicted_bytes);
-
-  // Latency to the first byte of a transfer: the miss latency when any line
-  // missed, else the hit latency (ps). Bandwidth time is the HBM model's.
-  int64_t LatencyPs(const L2Access& access) const;
-
-  int64_t hits() const { return hits_; }
-  int64_t misses() const { return misses_; }
-  int64_t evictions() const { return evictions_; }
-  int64_t dirty_evictions() const { return dirty_evictions_; }
-  void ResetCounters() { hits_ = misses_ = evictions_ = dirty_evictions_ = 0; }
-
-  int64_t line_bytes() const { return line_bytes_; }
-  int64_t capacity_lines() const { return sets_ * ways_; }
+  bool Contains(uint64_t addr) const override;
+  int64_t resident_lines() const override { return resident_; }
   int64_t ways() const { return ways_; }
   int64_t region_lines() const { return region_lines_; }
-  int64_t resident_lines() const { return resident_; }
-  bool Contains(uint64_t addr) const;
+
+ protected:
+  L2Access TouchRange(uint64_t addr, uint64_t size, bool is_write) override;
+  // Rows in ascending order gather their lines region by region (rows
+  // sharing a region touch it once).
+  L2Access TouchRows(const GmRuns& runs, bool is_write) override;
 
  private:
   static constexpr uint32_t kNil = ~uint32_t{0};
@@ -127,15 +97,11 @@ class L2Cache {
   void Unlink(Group& group, uint32_t index);
   void PushNewest(Group& group, uint32_t index);
 
-  int64_t line_bytes_;
-  int line_shift_;
   int64_t ways_;
   int64_t sets_;
   int64_t region_lines_;
   int region_shift_;
   uint64_t groups_count_;
-  int64_t hit_latency_ps_;
-  int64_t miss_latency_ps_;
   int64_t group_capacity_lines_;
   std::vector<Segment> segments_;
   std::vector<uint32_t> free_segments_;
@@ -146,10 +112,6 @@ class L2Cache {
   uint64_t pending_number_ = 0;
   uint64_t pending_mask_ = 0;
   int64_t resident_ = 0;
-  int64_t hits_ = 0;
-  int64_t misses_ = 0;
-  int64_t evictions_ = 0;
-  int64_t dirty_evictions_ = 0;
 };
 
 }  // namespace pto

@@ -4,26 +4,24 @@
 
 #include "gtest/gtest.h"
 #include "models/base/chip_config.h"
+#include "models/gm/l2_test_support.h"
 
 namespace pto {
 namespace {
 
-// Fully associative unless `ways` says otherwise.
-GmParams SmallL2(int64_t lines, int64_t ways = 0) {
+// The chip's L2 (192 MiB of 512 B lines) as 16-way sets.
+GmParams SixteenWays() {
   GmParams params;
-  params.l2_line_bytes = 512;
-  params.l2_capacity_bytes = lines * 512;
-  params.l2_associativity = ways == 0 ? lines : ways;
-  params.l2_hit_latency_ns = 100;
-  params.l2_miss_latency_ns = 400;
+  params.l2_associativity = 16;
   return params;
 }
 
-TEST(L2CacheTest, DefaultsAre512ByteLinesAnd192MiBIn16Ways) {
-  L2Cache l2{GmParams()};
+TEST(L2CacheTest, TheChipsL2In16WaysHas24576Sets) {
+  L2Cache l2(SixteenWays());
   EXPECT_EQ(l2.line_bytes(), 512);
   EXPECT_EQ(l2.capacity_lines(), (192 << 20) / 512);
   EXPECT_EQ(l2.ways(), 16);
+  EXPECT_EQ(L2Cache{GmParams()}.ways(), l2.capacity_lines());  // default 0: one set
 }
 
 TEST(L2CacheTest, ATransfersRowsSplitIntoHitAndMissBytes) {
@@ -117,7 +115,7 @@ TEST(L2CacheTest, RepeatedPassesFareAsPassByPass) {
 }
 
 TEST(L2CacheTest, AStreamThatFitsHitsOnEveryLaterPass) {
-  L2Cache l2{GmParams()};
+  L2Cache l2(SixteenWays());
   for (int pass = 0; pass < 3; ++pass) l2.Access(0x4000000, 64 << 20);  // 64 MiB
   EXPECT_EQ(l2.misses(), (64 << 20) / 512);
   EXPECT_EQ(l2.hits(), 2 * (64 << 20) / 512);
@@ -169,10 +167,10 @@ TEST(L2CacheTest, AStreamLargerThanTheCacheNeverHits) {
 }
 
 TEST(L2RegionTrackingTest, RegionsDivideTheSetsAndOneLineIsExact) {
-  EXPECT_EQ(L2Cache{GmParams()}.region_lines(), 64);    // 24576 sets
-  EXPECT_EQ(L2Cache(SmallL2(8, 2)).region_lines(), 4);  // 4 sets
-  EXPECT_EQ(L2Cache(SmallL2(16)).region_lines(), 1);    // fully associative: one set
-  EXPECT_EQ(L2Cache(GmParams(), 1).region_lines(), 1);
+  EXPECT_EQ(L2Cache(SixteenWays()).region_lines(), 64);  // 24576 sets
+  EXPECT_EQ(L2Cache(SmallL2(8, 2)).region_lines(), 4);   // 4 sets
+  EXPECT_EQ(L2Cache(SmallL2(16)).region_lines(), 1);     // fully associative: one set
+  EXPECT_EQ(L2Cache(SixteenWays(), 1).region_lines(), 1);
 }
 
 // The approximation: a group pools the ways of its sets. Lines 0, 4 and 8
@@ -234,48 +232,22 @@ TEST(L2RegionTrackingTest, ContiguousWorkingSetsMatchPerLineLru) {
   }
 }
 
-// A decode-like reuse pattern: a hot activation buffer, a weight stream of
-// strided tile rows that never repeats, output stores, and re-reads of
-// random KV blocks 1.25 times the cache. Regions of 64 lines (pooled ways)
-// and per-line LRU agree on the hit bytes within 1 % and on dirty
-// evictions within 0.5 % (measured: 0.51 % fewer hits, 0.03 % more
+// The decode-like reuse pattern (l2_test_support.h): regions of 64 lines
+// (pooled ways) and per-line LRU agree on the hit bytes within 1 % and on
+// dirty evictions within 0.5 % (measured: 0.51 % fewer hits, 0.03 % more
 // evictions).
 TEST(L2RegionTrackingTest, AReusePatternHitsWithin1PercentOfPerLineLru) {
-  const int64_t lines = 8192;
-  L2Cache exact(SmallL2(lines, 16), 1);
-  L2Cache coarse(SmallL2(lines, 16));
-  std::mt19937 random(7);
-  int64_t exact_evicted = 0;
-  int64_t coarse_evicted = 0;
-  L2Split exact_reads;
-  L2Split coarse_reads;
-  const auto both = [&](const GmRuns& runs, bool is_write) {
-    const L2Split a = exact.AccessRuns(runs, is_write, &exact_evicted);
-    const L2Split b = coarse.AccessRuns(runs, is_write, &coarse_evicted);
-    if (is_write) return;
-    exact_reads.hit_bytes += a.hit_bytes;
-    exact_reads.miss_bytes += a.miss_bytes;
-    coarse_reads.hit_bytes += b.hit_bytes;
-    coarse_reads.miss_bytes += b.miss_bytes;
-  };
-  constexpr uint64_t kActivations = 1ull << 30;
-  constexpr uint64_t kOutputs = 2ull << 30;
-  constexpr uint64_t kKv = 3ull << 30;
-  constexpr uint64_t kWeights = 4ull << 30;
-  constexpr uint64_t kWeightRow = 34816;  // a 17408-column BF16 matrix
-  for (int step = 0; step < 400; ++step) {
-    both(GmRuns{kActivations, 64 << 10, 1, 0}, false);
-    const uint64_t tile = static_cast<uint64_t>(step);
-    both(GmRuns{kWeights + tile / 17 * 64 * kWeightRow + tile % 17 * 2048, 2048, 64, kWeightRow},
-         false);
-    both(GmRuns{kOutputs + (tile % 64) * (16 << 10), 16 << 10, 1, 0}, true);
-    const uint64_t block = random() % 40;  // 40 × 128 KiB: 1.25 × the cache
-    both(GmRuns{kKv + block * (128 << 10), 512, 256, 512}, false);
-  }
-  ASSERT_GT(exact_reads.hit_bytes, 0);
-  EXPECT_EQ(coarse_reads.bytes(), exact_reads.bytes());
-  EXPECT_NEAR(static_cast<double>(coarse_reads.hit_bytes) / exact_reads.hit_bytes, 1.0, 0.01);
-  EXPECT_NEAR(static_cast<double>(coarse_evicted) / exact_evicted, 1.0, 0.005);
+  L2Cache exact(SmallL2(8192, 16), 1);
+  L2Cache coarse(SmallL2(8192, 16));
+  L2Model* const models[] = {&exact, &coarse};
+  L2Outcome outcomes[2];
+  RunDecodeLikePattern(models, outcomes);
+  const L2Outcome& e = outcomes[0];
+  const L2Outcome& c = outcomes[1];
+  ASSERT_GT(e.reads.hit_bytes, 0);
+  EXPECT_EQ(c.reads.bytes(), e.reads.bytes());
+  EXPECT_NEAR(static_cast<double>(c.reads.hit_bytes) / e.reads.hit_bytes, 1.0, 0.01);
+  EXPECT_NEAR(static_cast<double>(c.evicted_bytes) / e.evicted_bytes, 1.0, 0.005);
 }
 
 }  // namespace
