@@ -11,6 +11,7 @@ FlowModel::ResourceId FlowModel::AddResource(double bytes_per_ns) {
   capacity_.push_back(bytes_per_ns);
   residual_.push_back(0);
   unfrozen_users_.push_back(0);
+  saturating_.push_back(0);
   users_.push_back(0);
   return static_cast<ResourceId>(capacity_.size() - 1);
 }
@@ -133,11 +134,11 @@ void FlowModel::Progress(TimePs to) {
 }
 
 void FlowModel::Recompute() {
-  // Progressive filling: raise every unfrozen flow's rate together until a
-  // resource saturates; its flows freeze at that rate; repeat. The resource
-  // that saturates first is the one with the smallest fair share of what is
-  // left of it (ties: the lowest id). Only the resources some flow crosses
-  // are looked at.
+  // Progressive filling: raise every unfrozen flow's rate together until
+  // resources saturate; their flows freeze at that rate; repeat. The
+  // resources that saturate first are those with the smallest fair share of
+  // what is left of them: all of them at once (N cores at their caps are
+  // one round, not N). Only the resources some flow crosses are looked at.
   used_.clear();
   for (const Flow& flow : flows_) {
     for (ResourceId r : flow.path) {
@@ -150,20 +151,20 @@ void FlowModel::Recompute() {
   frozen_.assign(flows_.size(), 0);
   size_t left = flows_.size();
   while (left > 0) {
-    ResourceId bottleneck = -1;
-    double share = 0;
+    double share = -1;
     for (ResourceId r : used_) {
       if (unfrozen_users_[r] == 0) continue;
       const double fair = std::max(0.0, residual_[r]) / unfrozen_users_[r];
-      if (bottleneck < 0 || fair < share || (fair == share && r < bottleneck)) {
-        bottleneck = r;
-        share = fair;
-      }
+      if (share < 0 || fair < share) share = fair;
+    }
+    for (ResourceId r : used_) {
+      saturating_[r] =
+          unfrozen_users_[r] > 0 && std::max(0.0, residual_[r]) / unfrozen_users_[r] == share;
     }
     for (size_t i = 0; i < flows_.size(); ++i) {
       Flow& flow = flows_[i];
-      if (frozen_[i] ||
-          std::find(flow.path.begin(), flow.path.end(), bottleneck) == flow.path.end()) {
+      if (frozen_[i] || std::none_of(flow.path.begin(), flow.path.end(),
+                                     [&](ResourceId r) { return saturating_[r] != 0; })) {
         continue;
       }
       flow.rate = share;
@@ -175,6 +176,7 @@ void FlowModel::Recompute() {
       }
     }
   }
+  for (ResourceId r : used_) saturating_[r] = 0;
   for (Flow& flow : flows_) flow.end = EndOf(flow);
   earliest_end_ = EarliestEnd();
 }

@@ -98,9 +98,11 @@ class FlowModel {
   TimePs earliest_end_ = kNever;  // the earliest flow end (Recompute keeps it)
   // Recompute's scratch, kept so that it allocates nothing: per resource,
   // what is left of it and how many unfrozen flows cross it (all 0 between
-  // calls); the resources some active flow crosses; per flow, frozen.
+  // calls); the resources some active flow crosses; per flow, frozen; per
+  // resource, whether it saturates at the current level (0 between rounds).
   std::vector<double> residual_;
   std::vector<int> unfrozen_users_;
+  std::vector<char> saturating_;
   std::vector<ResourceId> used_;
   std::vector<char> frozen_;
   std::vector<int> users_;  // per resource, the active flows crossing it
