@@ -181,7 +181,11 @@ def main():
                 f"each build replays traces made by its own tools")
             inputs_of[rev] = make_inputs(base_build, base_src, workloads,
                                          os.path.join(work, "inputs_base"))
-        config = os.path.join(ROOT, "configs", "ascend.yaml")
+        # Each build runs with the configuration it shipped with: a change of
+        # defaults is part of what is measured, and an older build may reject
+        # a newer key's value.
+        configs = {rev: os.path.join(base_src, "configs", "ascend.yaml"),
+                   "this tree": os.path.join(ROOT, "configs", "ascend.yaml")}
         engine_flag = {label: has_engine_stats(sim) for label, sim in sims.items()}
         results = {}
         for name in workloads:
@@ -189,7 +193,7 @@ def main():
                 for label, sim in sims.items():
                     trace, extra = inputs_of[label][name]
                     out = os.path.join(work, f"out_{rnd}")
-                    cmd = [sim, "--config", config, "--trace", trace]
+                    cmd = [sim, "--config", configs[label], "--trace", trace]
                     cmd += [a.replace("{out}", out) for a in extra]
                     if engine_flag[label]:
                         cmd.append("--engine-stats")
