@@ -21,15 +21,15 @@ namespace pto {
 // overlaps (closed form for a shared stride), taken out of them (the rest
 // keeps its recency, split into as few strided entries as it takes), and
 // become one new most recent entry. Over capacity, the oldest entry loses
-// its lines from the front: its first rows were moved first. That is
-// per-line LRU over a fully associative cache, with these differences:
-//   * a transfer's lines are touched at once, which is exact unless its
-//     misses would push out lines it hits later; when the oldest lines it
-//     displaces may hold some, its halves are touched in turn instead (down
-//     to single lines, if need be), so this holds too.
-//   * an entry that mixes dirty and clean lines (a read of lines partly
-//     written) keeps a count, not which ones: it gives up dirty lines in
-//     proportion. The total written back is exact; only when is shared out.
+// its lines from the front: its first rows were moved first. Touching a
+// transfer's lines at once is exact unless its misses would push out lines
+// it hits later; when the oldest lines it displaces may hold some, its
+// halves are touched in turn (down to single lines, if need be). So this is
+// per-line LRU over a fully associative cache but for one thing: an entry
+// that mixes dirty and clean lines (a read of lines partly written) keeps a
+// count, not which ones, and gives dirty lines up in proportion, also to a
+// write over some of them. On random transfers of every shape that writes
+// back 0.3 % more dirty lines than per-line LRU (L2TransferCacheTest).
 // Conflict misses (lines of one set pushing each other out while other
 // sets have room) are not modelled: gm.l2_associativity > 0 selects the
 // set-associative L2Cache for that, at a higher host cost.
