@@ -5,6 +5,16 @@
 #include <cmath>
 
 namespace pto {
+namespace {
+
+// ceil(x) for 0 <= x < 2^63, without std::ceil's call into libm on a
+// baseline x86-64 build: this runs once per rate change.
+TimePs CeilToPs(double x) {
+  const auto whole = static_cast<TimePs>(x);
+  return static_cast<double>(whole) < x ? whole + 1 : whole;
+}
+
+}  // namespace
 
 FlowModel::ResourceId FlowModel::AddResource(double bytes_per_ns) {
   assert(bytes_per_ns > 0);
@@ -13,6 +23,9 @@ FlowModel::ResourceId FlowModel::AddResource(double bytes_per_ns) {
   unfrozen_users_.push_back(0);
   saturating_.push_back(0);
   users_.push_back(0);
+  load_.push_back(0);
+  fair_.push_back(0);
+  used_position_.push_back(-1);
   return static_cast<ResourceId>(capacity_.size() - 1);
 }
 
@@ -20,25 +33,20 @@ FlowModel::FlowId FlowModel::Start(TimePs now, int64_t bytes, absl::Span<const R
   assert(bytes > 0 && !path.empty());
   assert(now >= now_);
   assert(next_completion() == kNever || next_completion() >= now);
-  Progress(now);
+  now_ = now;
   Flow& flow = flows_.emplace_back();
   flow.id = next_id_++;
   flow.path.assign(path.begin(), path.end());
   flow.remaining = static_cast<double>(bytes);
-  for (ResourceId r : path) ++users_[r];
-  if (!StartAlone(flow)) Recompute();
-  return flow.id;
-}
-
-double FlowModel::Load(ResourceId resource, size_t skip) const {
-  double sum = 0;
-  for (size_t i = 0; i < flows_.size(); ++i) {
-    const Flow& flow = flows_[i];
-    if (i != skip && std::find(flow.path.begin(), flow.path.end(), resource) != flow.path.end()) {
-      sum += flow.rate;
+  flow.since = now;
+  for (ResourceId r : path) {
+    if (users_[r]++ == 0) {
+      used_position_[r] = static_cast<int>(used_.size());
+      used_.push_back(r);
     }
   }
-  return sum;
+  if (!StartAlone(flow)) Recompute();
+  return flow.id;
 }
 
 bool FlowModel::Unsaturated(ResourceId resource, double load, double extra) const {
@@ -56,12 +64,11 @@ bool FlowModel::StartAlone(Flow& flow) {
     if (users_[r] == 1 && (own < 0 || capacity_[r] < own)) own = capacity_[r];
   }
   if (own < 0) return false;
-  const size_t self = flows_.size() - 1;
   for (ResourceId r : flow.path) {
-    if (users_[r] > 1 && !Unsaturated(r, Load(r, self), own)) return false;
+    if (users_[r] > 1 && !Unsaturated(r, load_[r], own)) return false;
   }
-  flow.rate = own;
-  flow.end = EndOf(flow);
+  SetRate(flow, own);
+  for (ResourceId r : flow.path) load_[r] += own;
   if (earliest_end_ == kNever || flow.end < earliest_end_) earliest_end_ = flow.end;
   return true;
 }
@@ -70,21 +77,33 @@ bool FlowModel::EndsAlone(const Flow& flow) const {
   // A flow that crossed no full shared resource was no one's bottleneck:
   // its end leaves every other rate as it was.
   for (ResourceId r : flow.path) {
-    if (users_[r] > 1 && !Unsaturated(r, Load(r, flows_.size()), 0)) return false;
+    if (users_[r] > 1 && !Unsaturated(r, load_[r], 0)) return false;
   }
   return true;
 }
 
 TimePs FlowModel::EndOf(const Flow& flow) const {
   // Rounded up: the picosecond in which the last byte has moved.
-  return flow.rate > 0 ? now_ + static_cast<TimePs>(std::ceil(flow.remaining / flow.rate * 1000.0))
-                       : kNever;
+  return flow.rate > 0 ? flow.since + CeilToPs(flow.remaining / flow.rate * 1000.0) : kNever;
+}
+
+double FlowModel::RemainingNow(const Flow& flow) const {
+  const double ns = static_cast<double>(now_ - flow.since) / 1000.0;
+  return std::max(0.0, flow.remaining - flow.rate * ns);
+}
+
+void FlowModel::SetRate(Flow& flow, double rate) {
+  if (rate == flow.rate) return;  // its end stands
+  flow.remaining = RemainingNow(flow);
+  flow.since = now_;
+  flow.rate = rate;
+  flow.end = EndOf(flow);
 }
 
 void FlowModel::AdvanceTo(TimePs now, std::vector<FlowId>* completed) {
   assert(now >= now_);
   for (TimePs end = next_completion(); end != kNever && end <= now; end = next_completion()) {
-    Progress(end);
+    now_ = end;
     // Every flow due now ends together (ids ascending), then the others
     // share, at new rates only if one of them was someone's bottleneck.
     auto done = [end](const Flow& flow) { return flow.end == end; };
@@ -95,7 +114,22 @@ void FlowModel::AdvanceTo(TimePs now, std::vector<FlowId>* completed) {
       if (!done(flow)) continue;
       completed->push_back(flow.id);
       alone = alone && EndsAlone(flow);
-      for (ResourceId r : flow.path) --users_[r];
+    }
+    for (const Flow& flow : flows_) {
+      if (!done(flow)) continue;
+      for (ResourceId r : flow.path) {
+        if (--users_[r] > 0) {
+          load_[r] -= flow.rate;
+          continue;
+        }
+        // The last flow off a resource leaves it exactly idle, and unused.
+        load_[r] = 0;
+        const ResourceId moved = used_.back();
+        used_[static_cast<size_t>(used_position_[r])] = moved;
+        used_position_[moved] = used_position_[r];
+        used_.pop_back();
+        used_position_[r] = -1;
+      }
     }
     flows_.erase(std::remove_if(flows_.begin(), flows_.end(), done), flows_.end());
     if (alone) {
@@ -104,7 +138,7 @@ void FlowModel::AdvanceTo(TimePs now, std::vector<FlowId>* completed) {
       Recompute();
     }
   }
-  Progress(now);
+  now_ = now;
 }
 
 const FlowModel::Flow* FlowModel::Find(FlowId flow) const {
@@ -120,64 +154,56 @@ double FlowModel::rate(FlowId flow) const {
 
 int64_t FlowModel::remaining(FlowId flow) const {
   const Flow* found = Find(flow);
-  return found == nullptr ? 0 : static_cast<int64_t>(std::ceil(found->remaining));
+  return found == nullptr ? 0 : static_cast<int64_t>(std::ceil(RemainingNow(*found)));
 }
 
-double FlowModel::resource_rate(ResourceId resource) const { return Load(resource, flows_.size()); }
-
-void FlowModel::Progress(TimePs to) {
-  const double ns = static_cast<double>(to - now_) / 1000.0;
-  if (ns > 0) {
-    for (Flow& flow : flows_) flow.remaining = std::max(0.0, flow.remaining - flow.rate * ns);
-  }
-  now_ = to;
-}
+double FlowModel::resource_rate(ResourceId resource) const { return load_[resource]; }
 
 void FlowModel::Recompute() {
   // Progressive filling: raise every unfrozen flow's rate together until
   // resources saturate; their flows freeze at that rate; repeat. The
   // resources that saturate first are those with the smallest fair share of
   // what is left of them: all of them at once (N cores at their caps are
-  // one round, not N). Only the resources some flow crosses are looked at.
-  used_.clear();
-  for (const Flow& flow : flows_) {
-    for (ResourceId r : flow.path) {
-      if (unfrozen_users_[r]++ == 0) {
-        used_.push_back(r);
-        residual_[r] = capacity_[r];
-      }
-    }
+  // one round, not N). Only the resources some flow crosses are looked at,
+  // and each round only the flows not yet frozen; they freeze in id order,
+  // so the sums are taken in one order whatever the history.
+  for (ResourceId r : used_) {
+    residual_[r] = capacity_[r];
+    unfrozen_users_[r] = users_[r];
   }
-  frozen_.assign(flows_.size(), 0);
-  size_t left = flows_.size();
-  while (left > 0) {
+  unfrozen_.resize(flows_.size());
+  for (size_t i = 0; i < flows_.size(); ++i) unfrozen_[i] = static_cast<uint32_t>(i);
+  while (!unfrozen_.empty()) {
     double share = -1;
     for (ResourceId r : used_) {
       if (unfrozen_users_[r] == 0) continue;
-      const double fair = std::max(0.0, residual_[r]) / unfrozen_users_[r];
-      if (share < 0 || fair < share) share = fair;
+      fair_[r] = std::max(0.0, residual_[r]) / unfrozen_users_[r];
+      if (share < 0 || fair_[r] < share) share = fair_[r];
     }
-    for (ResourceId r : used_) {
-      saturating_[r] =
-          unfrozen_users_[r] > 0 && std::max(0.0, residual_[r]) / unfrozen_users_[r] == share;
-    }
-    for (size_t i = 0; i < flows_.size(); ++i) {
+    for (ResourceId r : used_) saturating_[r] = unfrozen_users_[r] > 0 && fair_[r] == share;
+    size_t kept = 0;
+    for (const uint32_t i : unfrozen_) {
       Flow& flow = flows_[i];
-      if (frozen_[i] || std::none_of(flow.path.begin(), flow.path.end(),
-                                     [&](ResourceId r) { return saturating_[r] != 0; })) {
+      if (std::none_of(flow.path.begin(), flow.path.end(),
+                       [&](ResourceId r) { return saturating_[r] != 0; })) {
+        unfrozen_[kept++] = i;
         continue;
       }
-      flow.rate = share;
-      frozen_[i] = 1;
-      --left;
+      SetRate(flow, share);
       for (ResourceId r : flow.path) {
         residual_[r] -= share;
         --unfrozen_users_[r];  // back to 0 once every flow froze
       }
     }
+    unfrozen_.resize(kept);
   }
-  for (ResourceId r : used_) saturating_[r] = 0;
-  for (Flow& flow : flows_) flow.end = EndOf(flow);
+  for (ResourceId r : used_) {
+    saturating_[r] = 0;
+    load_[r] = 0;
+  }
+  for (const Flow& flow : flows_) {
+    for (ResourceId r : flow.path) load_[r] += flow.rate;
+  }
   earliest_end_ = EarliestEnd();
 }
 

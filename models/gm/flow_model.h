@@ -22,7 +22,9 @@
 // last byte moves (rounded up), so runs are bit-for-bit repeatable. Rates
 // are recomputed only when a starting or ending flow crosses a shared
 // resource that is (or becomes) full: otherwise no other flow's bottleneck
-// changes, and the others keep their rates and end times.
+// changes, and the others keep their rates and end times. A flow's bytes
+// are brought up to date only when its rate changes, so an event costs the
+// flows it changes, not every active one.
 
 #include <cstdint>
 #include <vector>
@@ -67,14 +69,17 @@ class FlowModel {
   struct Flow {
     FlowId id;
     absl::InlinedVector<ResourceId, 4> path;
-    double remaining;  // bytes
+    double remaining;  // bytes left at `since`
+    TimePs since = 0;  // when `rate` was set
     double rate = 0;   // bytes per ns
     TimePs end = kNever;
   };
 
   const Flow* Find(FlowId flow) const;
-  // Moves bytes at the current rates from now_ to `to`.
-  void Progress(TimePs to);
+  // The bytes `flow` has left at now_.
+  double RemainingNow(const Flow& flow) const;
+  // Gives `flow` a new rate from now_ on, and the end that follows.
+  void SetRate(Flow& flow, double rate);
   // Max-min fair rates by progressive filling, then each flow's end time.
   void Recompute();
   // The shortcuts that spare most recomputes: a flow that starts (the last
@@ -84,8 +89,6 @@ class FlowModel {
   // applied; EndsAlone says whether an ending flow qualifies.
   bool StartAlone(Flow& flow);
   bool EndsAlone(const Flow& flow) const;
-  // The summed rate of the flows crossing `resource`, but flows_[skip].
-  double Load(ResourceId resource, size_t skip) const;
   // Whether `resource` carrying `load` has more than `extra` to spare.
   bool Unsaturated(ResourceId resource, double load, double extra) const;
   // The picosecond the flow's last byte moves at its rate (kNever at 0).
@@ -98,14 +101,21 @@ class FlowModel {
   TimePs earliest_end_ = kNever;  // the earliest flow end (Recompute keeps it)
   // Recompute's scratch, kept so that it allocates nothing: per resource,
   // what is left of it and how many unfrozen flows cross it (all 0 between
-  // calls); the resources some active flow crosses; per flow, frozen; per
-  // resource, whether it saturates at the current level (0 between rounds).
+  // calls); the flows not yet frozen, by index; per resource, whether it
+  // saturates at the current level (0 between rounds).
   std::vector<double> residual_;
   std::vector<int> unfrozen_users_;
   std::vector<char> saturating_;
-  std::vector<ResourceId> used_;
-  std::vector<char> frozen_;
+  std::vector<uint32_t> unfrozen_;
   std::vector<int> users_;  // per resource, the active flows crossing it
+  // The resources some active flow crosses, in no order, and each one's
+  // place in it (-1: none crosses it).
+  std::vector<ResourceId> used_;
+  std::vector<int> used_position_;
+  // Per resource, the summed rate of the active flows crossing it: summed
+  // afresh by Recompute, kept up by the shortcuts in between.
+  std::vector<double> load_;
+  std::vector<double> fair_;  // Recompute's scratch: per resource, its share
   FlowId next_id_ = 0;
   TimePs now_ = 0;
 };

@@ -196,6 +196,16 @@ TEST(FlowModelTest, RatesStayMaxMinFairAsFlowsComeAndGo) {
       ASSERT_NEAR(model.rate(id), want[i], want[i] * 1e-9) << "flow " << id;
       ++i;
     }
+    // Each resource's load, kept up between recomputes, is its flows' sum.
+    for (size_t r = 0; r < capacity.size(); ++r) {
+      double sum = 0;
+      for (size_t f = 0; f < paths.size(); ++f) {
+        if (std::count(paths[f].begin(), paths[f].end(), r) > 0) sum += want[f];
+      }
+      ASSERT_NEAR(model.resource_rate(static_cast<FlowModel::ResourceId>(r)), sum,
+                  capacity[r] * 1e-9)
+          << "resource " << r;
+    }
   };
   std::vector<FlowId> done;
   const auto advance = [&](TimePs to) {
