@@ -17,9 +17,10 @@ int64_t DirtyShare(int64_t dirty, uint64_t part, uint64_t lines) {
 L2TransferCache::L2TransferCache(const GmParams& params) : L2Model(params) {}
 
 int L2TransferCache::LevelOf(uint64_t span_lines) {
-  int level = 0;
-  while (level + 1 < kLevels && span_lines > LevelSpan(level)) ++level;
-  return level;
+  if (span_lines <= LevelSpan(0)) return 0;
+  // The smallest k with 128 << k >= span_lines.
+  const int level = 64 - __builtin_clzll(span_lines - 1) - 7;
+  return std::min(level, kLevels - 1);
 }
 
 uint32_t L2TransferCache::Allocate(const StridedLines& lines, int64_t dirty) {
@@ -53,16 +54,25 @@ void L2TransferCache::Unlink(uint32_t index) {
 
 void L2TransferCache::Index(uint32_t index) {
   Entry& entry = entries_[index];
-  entry.level = LevelOf(entry.lines.end() - entry.lines.first);
-  index_[entry.level].insert({entry.lines.first, index});
-  used_levels_ |= 1u << entry.level;
+  const StridedLines& lines = entry.lines;
+  const uint64_t span = lines.end() - lines.first;
+  entry.level = LevelOf(span);
+  widest_[entry.level] = std::max(widest_[entry.level], span);
+  const uint64_t stride = lines.rows > 1 ? lines.stride : 0;
+  index_[entry.level].insert(
+      {{lines.first, index},
+       IndexedSpan{lines.end(), stride, lines.length, stride > 0 ? lines.first % stride : 0}});
+  used_levels_ |= uint64_t{1} << entry.level;
 }
 
 void L2TransferCache::Unindex(uint32_t index) {
   Entry& entry = entries_[index];
   auto& level = index_[entry.level];
   level.erase({entry.lines.first, index});
-  if (level.empty()) used_levels_ &= ~(1u << entry.level);
+  if (level.empty()) {
+    used_levels_ &= ~(uint64_t{1} << entry.level);
+    widest_[entry.level] = 0;
+  }
   entry.level = -1;
 }
 
@@ -77,28 +87,39 @@ void L2TransferCache::FindOverlapping(const StridedLines& set) {
   overlapping_.clear();
   const uint64_t lo = set.first;
   const uint64_t hi = set.end();
-  for (uint32_t levels = used_levels_; levels != 0; levels &= levels - 1) {
-    const int level = __builtin_ctz(levels);
-    const uint64_t span = LevelSpan(level);
+  const uint64_t stride = set.rows > 1 ? set.stride : 0;
+  const uint64_t phase = stride > 0 ? set.first % stride : 0;
+  // Rows at one stride meet only if their offsets in it do, mod stride.
+  const auto offsets_meet = [&](const IndexedSpan& span) {
+    const uint64_t d = phase >= span.phase ? phase - span.phase : phase + stride - span.phase;
+    return d < span.length || stride - d < set.length;
+  };
+  for (uint64_t levels = used_levels_; levels != 0; levels &= levels - 1) {
+    const int level = __builtin_ctzll(levels);
+    const uint64_t span = widest_[level];
     // An entry at this level spans at most `span` lines: one that starts
     // further back than that ends before lo.
     const uint64_t from = lo >= span ? lo - span + 1 : 0;
     const auto& entries = index_[level];
-    for (auto it = entries.lower_bound({from, 0}); it != entries.end() && it->first < hi; ++it) {
-      if (entries_[it->second].lines.end() > lo) overlapping_.push_back(it->second);
+    for (auto it = entries.lower_bound({from, 0}); it != entries.end() && it->first.first < hi;
+         ++it) {
+      const IndexedSpan& span = it->second;
+      if (span.end <= lo || (stride > 0 && span.stride == stride && !offsets_meet(span))) continue;
+      overlapping_.push_back(it->first.second);
     }
   }
 }
 
 bool L2TransferCache::Contains(uint64_t addr) const {
   const uint64_t line = addr >> line_shift_;
-  for (uint32_t levels = used_levels_; levels != 0; levels &= levels - 1) {
-    const int level = __builtin_ctz(levels);
-    const uint64_t span = LevelSpan(level);
+  for (uint64_t levels = used_levels_; levels != 0; levels &= levels - 1) {
+    const int level = __builtin_ctzll(levels);
+    const uint64_t span = widest_[level];
     const uint64_t from = line >= span ? line - span + 1 : 0;
     const auto& entries = index_[level];
-    for (auto it = entries.lower_bound({from, 0}); it != entries.end() && it->first <= line; ++it) {
-      if (entries_[it->second].lines.Contains(line)) return true;
+    for (auto it = entries.lower_bound({from, 0}); it != entries.end() && it->first.first <= line;
+         ++it) {
+      if (entries_[it->first.second].lines.Contains(line)) return true;
     }
   }
   return false;

@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-#include "absl/container/btree_set.h"
+#include "absl/container/btree_map.h"
 #include "models/base/chip_config.h"
 #include "models/gm/l2_model.h"
 #include "models/gm/strided_lines.h"
@@ -48,10 +48,11 @@ class L2TransferCache : public L2Model {
 
  private:
   static constexpr uint32_t kNil = ~uint32_t{0};
-  // Entries are indexed by first line, at the level whose span (128 × 8^k
-  // lines) is the smallest that covers theirs; 8^16 × 128 lines span any
-  // 64-bit address.
-  static constexpr int kLevels = 17;
+  // Entries are indexed by first line, at the level whose span (128 × 2^k
+  // lines) is the smallest that covers theirs (the last takes any span). A
+  // lookup looks back from a range by the widest span its level holds, so
+  // that entries of one shape cost no scan over entries that end before it.
+  static constexpr int kLevels = 56;
   struct Entry {
     StridedLines lines;
     int64_t dirty = 0;
@@ -59,6 +60,16 @@ class L2TransferCache : public L2Model {
     uint32_t older = kNil;
     int level = -1;
     uint64_t mark = 0;  // mark_ when the transfer being touched hits it
+  };
+  // What the index keeps of an entry, so that most entries a transfer's
+  // span meets are ruled out without a look at the entry: one whose rows
+  // share the transfer's stride but start at other offsets in it (another
+  // core's columns of the same tensor) holds none of its lines.
+  struct IndexedSpan {
+    uint64_t end;     // the line past its last row
+    uint64_t stride;  // 0: one row
+    uint64_t length;
+    uint64_t phase;  // first % stride
   };
   // How many of the oldest entries TailHoldsMarked looks at.
   static constexpr int kTailWalk = 32;
@@ -84,14 +95,16 @@ class L2TransferCache : public L2Model {
   void Unindex(uint32_t index);
   void Release(uint32_t index);
   static int LevelOf(uint64_t span_lines);
-  static uint64_t LevelSpan(int level) { return uint64_t{128} << (3 * level); }
+  static uint64_t LevelSpan(int level) { return uint64_t{128} << level; }
 
   std::vector<Entry> entries_;
   std::vector<uint32_t> free_;
   uint32_t newest_ = kNil;
   uint32_t oldest_ = kNil;
-  std::array<absl::btree_set<std::pair<uint64_t, uint32_t>>, kLevels> index_;
-  uint32_t used_levels_ = 0;  // bit k: index_[k] is not empty
+  std::array<absl::btree_map<std::pair<uint64_t, uint32_t>, IndexedSpan>, kLevels> index_;
+  uint64_t used_levels_ = 0;  // bit k: index_[k] is not empty
+  // Per level, the widest span (lines) indexed there since it was empty.
+  std::array<uint64_t, kLevels> widest_{};
   std::vector<uint32_t> overlapping_;
   std::vector<uint64_t> commons_;  // lines in common, per overlapping_ entry
   uint64_t mark_ = 0;
