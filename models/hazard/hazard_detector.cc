@@ -295,11 +295,13 @@ void HazardDetector::AddUse(TaskSeq task, Use use, const StridedRange& range) {
         Bucket& refs = bucket->second;
         for (AccessRef& theirs : refs.refs) {
           if (theirs.dead) continue;
+          // Most that share a bucket share no bytes' span: rule those out
+          // before anything that divides.
+          const uint64_t from = std::max(range.begin, theirs.range.begin);
+          if (from >= std::min(range.end, theirs.range.end)) continue;
           // Both are in every bucket of this level their bounds share;
           // judge them in the first.
-          if (std::max(range.begin, theirs.range.begin) / chunk != g || theirs.seq == task) {
-            continue;
-          }
+          if (from / chunk != g || theirs.seq == task) continue;
           uint64_t lo;
           uint64_t hi;
           if (!Intersect(range, theirs.range, &lo, &hi)) continue;
