@@ -104,6 +104,35 @@ TEST(L2TransferCacheTest, ColumnBandsOfAWrittenTensorHitAndStayFewEntries) {
   EXPECT_EQ(l2.resident_lines(), 16 * 256 * 4);
 }
 
+// Transfers at one stride meet where their offsets in it do, also when a
+// row runs past the stride into the next period: the index rules entries
+// out by offset, so each case is counted exactly.
+TEST(L2TransferCacheTest, RowsAtOneStrideMeetWhereTheirOffsetsDo) {
+  constexpr uint64_t kLine = 512;
+  constexpr uint64_t kStride = 16 * kLine;
+  const auto hit_lines = [&](uint64_t held_offset, uint64_t held_lines, uint64_t offset,
+                             uint64_t lines) {
+    L2TransferCache l2(SmallL2(1 << 12));
+    int64_t evicted = 0;
+    l2.AccessRuns(GmRuns{kStride + held_offset * kLine, held_lines * kLine, 8, kStride}, false,
+                  &evicted);
+    const L2Split split =
+        l2.AccessRuns(GmRuns{kStride + offset * kLine, lines * kLine, 8, kStride}, false, &evicted);
+    return split.hit_bytes / static_cast<int64_t>(kLine);
+  };
+  // Held lines 14..17 of each period wrap into the next one's 0 and 1: a
+  // row at offset 0 hits in 7 of its 8 rows (the first comes before them).
+  EXPECT_EQ(hit_lines(14, 4, 0, 1), 7);
+  // A row from offset 3 to 5 reaches the held offset 5: one line a row.
+  EXPECT_EQ(hit_lines(5, 2, 3, 3), 8);
+  // Held offset 5 over two lines reaches a row at offset 6.
+  EXPECT_EQ(hit_lines(5, 2, 6, 1), 8);
+  // Offsets 5..6 and 8..9 never meet.
+  EXPECT_EQ(hit_lines(5, 2, 8, 2), 0);
+  // One offset, other periods of it: the same lines.
+  EXPECT_EQ(hit_lines(9, 3, 9, 3), 24);
+}
+
 // Random transfers of every shape (contiguous, strided on line boundaries,
 // strided off them, overlapping rows, stride 0), reads and writes, over a
 // cache they overflow: hits within 0.1 % of per-line LRU (measured:
