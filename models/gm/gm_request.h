@@ -31,6 +31,11 @@ struct GmRuns {
   }
 };
 
+// Whether the two share a byte. Closed form when both have several rows at
+// one stride (tiles of one tensor); otherwise one closed-form check per row
+// of the one with fewer rows.
+bool RunsOverlap(const GmRuns& a, const GmRuns& b);
+
 // How a transfer's bytes fared in L2.
 struct L2Split {
   int64_t hit_bytes = 0;
