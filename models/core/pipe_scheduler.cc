@@ -1,0 +1,227 @@
+#include "models/core/pipe_scheduler.h"
+
+#include <algorithm>
+#include <cassert>
+#include <functional>
+
+namespace pto {
+
+absl::string_view PipeName(Pipe pipe) {
+  switch (pipe) {
+    case Pipe::kScalar:
+      return "scalar";
+    case Pipe::kMte2:
+      return "mte2";
+    case Pipe::kMte1:
+      return "mte1";
+    case Pipe::kCube:
+      return "cube";
+    case Pipe::kFixpipe:
+      return "fixpipe";
+    case Pipe::kVector:
+      return "vector";
+    case Pipe::kMte3:
+      return "mte3";
+  }
+  return "?";
+}
+
+PipeScheduler::PipeScheduler(const PipeLimits& limits) : limits_(limits) {
+  for (int& n : limits_.in_flight) n = std::max(n, 1);
+}
+
+void PipeScheduler::Clear() {
+  now_ = 0;
+  end_time_ = kNever;
+  started_ = false;
+  completed_ = 0;
+  ops_.clear();
+  preds_.clear();
+  gm_ops_.clear();
+  gm_pending_.clear();
+  barriers_pending_.clear();
+  for (PipeState& pipe : pipes_) {
+    pipe.queue.clear();
+    pipe.head = 0;
+    pipe.running = 0;
+    pipe.busy_since = 0;
+    pipe.busy = 0;
+  }
+  for (uint32_t b : touched_buffers_) {
+    buffers_[b].writer = -1;
+    buffers_[b].readers.clear();
+    buffers_[b].touched = false;
+  }
+  touched_buffers_.clear();
+  running_compute_.clear();
+  started_external_.clear();
+}
+
+PipeScheduler::BufferState& PipeScheduler::Buffer(uint32_t buffer) {
+  if (buffer >= buffers_.size()) buffers_.resize(buffer + 1);
+  BufferState& state = buffers_[buffer];
+  if (!state.touched) {
+    state.touched = true;
+    touched_buffers_.push_back(buffer);
+  }
+  return state;
+}
+
+uint32_t PipeScheduler::Add(const PipeOpSpec& spec) {
+  assert(!started_);
+  const auto id = static_cast<uint32_t>(ops_.size());
+  Op op{};
+  op.pipe = spec.pipe;
+  op.external = spec.external;
+  op.barrier = spec.barrier;
+  op.state = State::kWaiting;
+  op.duration = std::max<TimePs>(0, spec.duration);
+  op.preds_begin = op.preds_done = static_cast<uint32_t>(preds_.size());
+  auto writes = [&](uint32_t buffer) {
+    return std::find(spec.writes.begin(), spec.writes.end(), buffer) != spec.writes.end();
+  };
+  // RAW: the value's producer.
+  for (uint32_t b : spec.reads) {
+    const BufferState& state = Buffer(b);
+    if (state.writer >= 0) preds_.push_back(static_cast<uint32_t>(state.writer));
+  }
+  // WAR and WAW: the previous value's readers and its producer (an op that
+  // reads and writes one buffer, in place, does not wait for itself).
+  for (uint32_t b : spec.writes) {
+    BufferState& state = Buffer(b);
+    if (state.writer >= 0) preds_.push_back(static_cast<uint32_t>(state.writer));
+    preds_.insert(preds_.end(), state.readers.begin(), state.readers.end());
+  }
+  for (uint32_t b : spec.reads) {
+    if (!writes(b)) Buffer(b).readers.push_back(id);
+  }
+  for (uint32_t b : spec.writes) {
+    BufferState& state = Buffer(b);
+    state.writer = id;
+    state.readers.clear();
+  }
+  op.preds_end = static_cast<uint32_t>(preds_.size());
+  if (spec.touches_gm) {
+    op.gm = static_cast<int32_t>(gm_ops_.size());
+    gm_ops_.push_back({id, spec.gm, spec.gm_write});
+    gm_pending_.push_back(id);
+  }
+  if (spec.barrier) barriers_pending_.push_back(id);
+  ops_.push_back(op);
+  pipes_[static_cast<int>(spec.pipe)].queue.push_back(id);
+  return id;
+}
+
+void PipeScheduler::Start(TimePs now) {
+  assert(!started_);
+  started_ = true;
+  now_ = now;
+  if (ops_.empty()) end_time_ = now;
+  StartReady();
+}
+
+bool PipeScheduler::CanStart(uint32_t id) {
+  Op& op = ops_[id];
+  if (!barriers_pending_.empty() && barriers_pending_.front() < id) return false;
+  if (op.barrier && completed_ < id) {
+    // Every earlier op must have ended: they are exactly the first `id`
+    // when none later has ended (later ones wait for the barrier).
+    return false;
+  }
+  while (op.preds_done < op.preds_end && ops_[preds_[op.preds_done]].state == State::kDone) {
+    ++op.preds_done;
+  }
+  if (op.preds_done < op.preds_end) return false;
+  if (op.gm >= 0) {
+    const GmOp& mine = gm_ops_[static_cast<size_t>(op.gm)];
+    for (uint32_t other : gm_pending_) {
+      if (other >= id) break;
+      const GmOp& earlier = gm_ops_[static_cast<size_t>(ops_[other].gm)];
+      if ((mine.write || earlier.write) && RunsOverlap(mine.runs, earlier.runs)) return false;
+    }
+  }
+  return true;
+}
+
+void PipeScheduler::StartOp(uint32_t id) {
+  Op& op = ops_[id];
+  PipeState& pipe = pipes_[static_cast<int>(op.pipe)];
+  op.state = State::kRunning;
+  op.timing.start = now_;
+  ++pipe.head;
+  if (pipe.running++ == 0) pipe.busy_since = now_;
+  if (op.external) {
+    started_external_.push_back(id);
+    return;
+  }
+  running_compute_.emplace_back(now_ + op.duration, id);
+  std::push_heap(running_compute_.begin(), running_compute_.end(), std::greater<>());
+}
+
+void PipeScheduler::StartReady() {
+  // Zero-time ops end at once and may free others: repeat until stable.
+  for (bool progress = true; progress;) {
+    progress = false;
+    for (int p = 0; p < kPipeCount; ++p) {
+      PipeState& pipe = pipes_[p];
+      while (pipe.head < pipe.queue.size() && pipe.running < limits_.in_flight[p] &&
+             CanStart(pipe.queue[pipe.head])) {
+        StartOp(pipe.queue[pipe.head]);
+        progress = true;
+      }
+    }
+    while (!running_compute_.empty() && running_compute_.front().first <= now_) {
+      const uint32_t id = running_compute_.front().second;
+      std::pop_heap(running_compute_.begin(), running_compute_.end(), std::greater<>());
+      running_compute_.pop_back();
+      Finish(id, now_);
+      progress = true;
+    }
+  }
+}
+
+void PipeScheduler::Finish(uint32_t id, TimePs at) {
+  Op& op = ops_[id];
+  op.state = State::kDone;
+  op.timing.end = at;
+  PipeState& pipe = pipes_[static_cast<int>(op.pipe)];
+  if (--pipe.running == 0) pipe.busy += at - pipe.busy_since;
+  ++completed_;
+  if (op.gm >= 0) gm_pending_.erase(std::find(gm_pending_.begin(), gm_pending_.end(), id));
+  if (op.barrier) barriers_pending_.erase(barriers_pending_.begin());
+  if (completed_ == ops_.size()) end_time_ = at;
+}
+
+void PipeScheduler::RunUntil(TimePs now) {
+  assert(started_ && now >= now_);
+  while (!running_compute_.empty() && running_compute_.front().first <= now) {
+    now_ = running_compute_.front().first;
+    // Everything due at this instant ends before anything new starts.
+    while (!running_compute_.empty() && running_compute_.front().first == now_) {
+      const uint32_t id = running_compute_.front().second;
+      std::pop_heap(running_compute_.begin(), running_compute_.end(), std::greater<>());
+      running_compute_.pop_back();
+      Finish(id, now_);
+    }
+    StartReady();
+  }
+  now_ = now;
+}
+
+void PipeScheduler::Complete(uint32_t id, TimePs at) {
+  assert(ops_[id].external && ops_[id].state == State::kRunning);
+  RunUntil(at);
+  Finish(id, at);
+  StartReady();
+}
+
+void PipeScheduler::TakeStarted(std::vector<uint32_t>* out) {
+  out->clear();
+  out->swap(started_external_);
+}
+
+TimePs PipeScheduler::next_internal_at() const {
+  return running_compute_.empty() ? kNever : running_compute_.front().first;
+}
+
+}  // namespace pto
