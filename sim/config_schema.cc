@@ -201,6 +201,17 @@ constexpr ConfigKeySpec kSchema[] = {
     {PTO_CONFIG_KEY(core, mte_bytes_per_cycle), "bytes/cycle", 1, 65536, false,
      "assumption",
      "One core's GM <-> local memory transfer rate"},
+    {PTO_CONFIG_KEY(core, mte2_outstanding), "transfers", 1, 64, false,
+     "assumption (no public source gives the MTE queues' outstanding DMA instructions; a5: the "
+     "a2a3 value, unsourced for a5)",
+     "Tile loads (GM -> UB/L1) one core's MTE2 pipe keeps in flight; each waits for its "
+     "destination buffer, so a multi-buffered loop pays the GM latency once per pipeline fill"},
+    {PTO_CONFIG_KEY(core, mte3_outstanding), "transfers", 1, 64, false,
+     "assumption (as core.mte2_outstanding; a5: the a2a3 value, unsourced for a5)",
+     "Tile stores (UB -> GM) one core's MTE3 pipe keeps in flight"},
+    {PTO_CONFIG_KEY(core, fixpipe_outstanding), "transfers", 1, 64, false,
+     "assumption (as core.mte2_outstanding; a5: the a2a3 value, unsourced for a5)",
+     "Accumulator stores (L0C -> GM) one core's FIXPIPE keeps in flight"},
     {PTO_CONFIG_KEY(core, vector_fp32_per_cycle), "elements/cycle", 1, 65536, false,
      "assumption",
      "Vector unit throughput on FP32 elements"},

@@ -62,7 +62,7 @@ TEST(ConfigSchema, EveryChipConfigFieldHasExactlyOneRow) {
   EXPECT_EQ(SchemaRowsInSection("core"), AggregateFieldCount<CoreParams>()) << kHint;
   EXPECT_EQ(SchemaRowsInSection("gm"), AggregateFieldCount<GmParams>()) << kHint;
   EXPECT_EQ(SchemaRowsInSection("profiling"), AggregateFieldCount<ProfilingParams>()) << kHint;
-  EXPECT_EQ(ConfigSchema().size(), 61u);
+  EXPECT_EQ(ConfigSchema().size(), 64u);
 }
 
 TEST(ConfigSchema, KeysAreUniqueDottedSectionFieldNames) {

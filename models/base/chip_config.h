@@ -60,6 +60,10 @@ struct CoreParams {
   double kernel_finish_ns = 200;          // assumption: epilogue before FIN
   double gm_latency_ns = 500;             // assumption: first byte of a GM access
   double mte_bytes_per_cycle = 64;        // assumption: one core's GM<->local rate
+  // Transfers each GM-facing pipe keeps in flight (assumptions).
+  int64_t mte2_outstanding = 4;
+  int64_t mte3_outstanding = 4;
+  int64_t fixpipe_outstanding = 4;
   // Vector throughput in elements per cycle by dtype (assumptions).
   double vector_fp32_per_cycle = 64;
   double vector_fp16_per_cycle = 128;

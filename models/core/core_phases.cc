@@ -1,9 +1,11 @@
 #include "models/core/core_phases.h"
 
 #include <algorithm>
+#include <cassert>
 
 #include "absl/base/optimization.h"
 #include "absl/strings/str_cat.h"
+#include "models/core/block_pipes.h"
 #include "models/core/mix_pipeline.h"
 #include "models/core/op_cost.h"
 
@@ -51,6 +53,7 @@ CorePhases::CorePhases(int id, CoreKind kind, int cluster, const CoreDeps& deps)
       cache_(&backend_, deps.config->gm.dcache_line_bytes),
       recorder_(&cache_, deps.observer),
       hooks_(this),
+      pipes_(PipeLimitsOf(deps.config->core)),
       executor_(*deps.config) {
   events_.reserve(8);
   cache_.set_keeps_data(deps.functional);
@@ -210,8 +213,17 @@ void CorePhases::Advance(TimePs now) {
         BeginSegment();
         Continue(executor_.Resume());
         break;
-      case EventKind::kIssue:
-        IssueTransfer();
+      case EventKind::kPipeStart:
+        StartPipes();
+        break;
+      case EventKind::kPipeTick:
+        if (!pipes_active_) break;  // the segment ended before this compute end
+        pipes_.RunUntil(now);
+        AfterPipes();
+        break;
+      case EventKind::kPipeDone:
+        pipes_.Complete(event.token, now);
+        AfterPipes();
         break;
       case EventKind::kSummaryPhase:
         StartSummaryPhase(event.token);
@@ -229,21 +241,6 @@ void CorePhases::Advance(TimePs now) {
                                                         -1 - static_cast<int32_t>(summary_phase_)},
                               this, {});
         break;
-      case EventKind::kReadDone:
-        read_pending_ = false;
-        backend_.StallForRead(read_issued_, read_done_, read_bytes_);
-        Proceed();
-        break;
-      case EventKind::kWritesDone: {
-        const WriteWaiter waiter = write_waiter_;
-        write_waiter_ = WriteWaiter::kNone;
-        if (waiter == WriteWaiter::kFin) {
-          Schedule(std::max(now, last_write_done_), EventKind::kEnd);
-        } else if (waiter == WriteWaiter::kFence) {
-          Proceed();
-        }
-        break;
-      }
       case EventKind::kEnd:
         if (WriteBackBeforeFin()) End();
         break;
@@ -331,8 +328,6 @@ void CorePhases::Start() {
     summary_stretch_ = 0;
     summary_at_barrier_ = false;
   }
-  read_pending_ = false;
-  write_waiter_ = WriteWaiter::kNone;
   profile_.Clear();
   BeginSegment();
   stall_ps_ = Ns(config_.core.kernel_start_ns);
@@ -368,37 +363,73 @@ void CorePhases::Continue(const absl::Status& status) {
     FinishSegment(status);
     return;
   }
-  Proceed();
+  RunOnPipes(status);
 }
 
-void CorePhases::Proceed() {
-  if (read_pending_) return;  // kReadDone proceeds
-  if (!executor_.at_transfer()) {
+void CorePhases::RunOnPipes(const absl::Status& executed) {
+  // The segment executes at once (its values and accesses in program
+  // order); the stops before its transfers note what each moves.
+  absl::Status status = executed;
+  pipe_stop_runs_.clear();
+  while (status.ok() && executor_.at_transfer()) {
+    pipe_stop_runs_.push_back(executor_.transfer_runs());  // none at a FENCE
+    status = executor_.Resume();
+  }
+  if (!status.ok()) {
+    FinishSegment(status);
+    return;
+  }
+  // One pipe op per record: the k-th LOAD, STORE or FENCE record is the op
+  // the k-th stop was before.
+  pipes_.Clear();
+  pipe_transfers_.clear();
+  pipe_runs_.clear();
+  size_t stop = 0;
+  for (size_t i = segment_record_base_; i < profile_.records.size(); ++i) {
+    const OpRecord& record = profile_.records[i];
+    const trace::Op::Kind kind = kernel_->ops[record.op_index].kind;
+    const bool stopped =
+        kind == trace::Op::LOAD || kind == trace::Op::STORE || kind == trace::Op::FENCE;
+    pipe_runs_.push_back(stopped ? pipe_stop_runs_[stop++] : GmRuns{});
+    DescribePipeOp(*kernel_, record, pipe_runs_.back(), config_, &pipe_spec_);
+    pipes_.Add(pipe_spec_);
+  }
+  // The ops start after what the segment stalled before them (the kernel
+  // prologue).
+  const TimePs start = segment_start_ + stall_ps_;
+  if (start > now_) {
+    Schedule(start, EventKind::kPipeStart);
+  } else {
+    StartPipes();
+  }
+}
+
+void CorePhases::StartPipes() {
+  pipes_active_ = true;
+  pipe_wake_at_ = kNever;
+  pipes_.Start(now_);
+  AfterPipes();
+}
+
+void CorePhases::AfterPipes() {
+  pipes_.TakeStarted(&pipe_started_);
+  for (uint32_t op : pipe_started_) {
+    const bool load =
+        kernel_->ops[profile_.records[segment_record_base_ + op].op_index].kind == trace::Op::LOAD;
+    const uint64_t id =
+        deps_.host->StartTransfer(pipe_runs_[op], load ? GmDirection::kRead : GmDirection::kWrite);
+    pipe_transfers_.emplace_back(id, op);
+  }
+  if (pipes_.finished()) {
+    pipes_active_ = false;
     FinishSegment(absl::OkStatus());
     return;
   }
-  if (kernel_->ops[executor_.transfer_op()].kind == trace::Op::FENCE && outstanding_writes_ > 0) {
-    write_waiter_ = WriteWaiter::kFence;  // kWritesDone proceeds
-    return;
+  const TimePs next = pipes_.next_internal_at();
+  if (next != kNever && next != pipe_wake_at_) {
+    pipe_wake_at_ = next;
+    Schedule(next, EventKind::kPipeTick);
   }
-  Schedule(std::max(now_, LocalPs()), EventKind::kIssue);
-}
-
-void CorePhases::IssueTransfer() {
-  if (kernel_->ops[executor_.transfer_op()].kind != trace::Op::FENCE) {
-    const GmRuns& runs = executor_.transfer_runs();
-    const GmDirection direction = executor_.transfer_direction();
-    const uint64_t id = deps_.host->StartTransfer(runs, direction);
-    if (direction == GmDirection::kRead) {
-      read_pending_ = true;
-      pending_read_ = id;
-      read_issued_ = now_;
-      read_bytes_ = runs.bytes();
-    } else {
-      ++outstanding_writes_;
-    }
-  }
-  Continue(executor_.Resume());
 }
 
 void CorePhases::StartSummaryPhase(int64_t phase) {
@@ -487,14 +518,20 @@ void CorePhases::OnTransferDone(uint64_t transfer, TimePs done) {
     if (--summary_outstanding_ == 0) EndSummaryPhase();
     return;
   }
-  if (read_pending_ && transfer == pending_read_) {
-    read_done_ = done;
-    Schedule(done, EventKind::kReadDone);
-    return;
-  }
-  last_write_done_ = std::max(last_write_done_, done);
-  if (--outstanding_writes_ == 0 && write_waiter_ != WriteWaiter::kNone) {
-    Schedule(last_write_done_, EventKind::kWritesDone);
+  if (flow_timing_) {
+    auto it = std::find_if(pipe_transfers_.begin(), pipe_transfers_.end(),
+                           [transfer](const auto& t) { return t.first == transfer; });
+    assert(it != pipe_transfers_.end());
+    const uint32_t op = it->second;
+    pipe_transfers_.erase(it);
+    // A transfer takes at least its core-side time (latency + MTE rate, the
+    // record's cost); a load's time beyond it is the block's GM stall.
+    const OpRecord& record = profile_.records[segment_record_base_ + op];
+    const TimePs core_side_end = pipes_.timing(op).start + Ns(record.cost_ns);
+    if (record.kind == trace::Op::LOAD && done > core_side_end) {
+      counters_.gm_stall += done - core_side_end;
+    }
+    Schedule(std::max(done, core_side_end), EventKind::kPipeDone, op);
   }
 }
 
@@ -661,6 +698,7 @@ absl::StatusOr<TimePs> CorePhases::MixSegmentEnd() {
 }
 
 TimePs CorePhases::SegmentEnd(absl::Status* status) {
+  if (flow_timing_) return pipes_.end_time();
   if (!RunsMixPipeline()) return LocalPs();
   absl::StatusOr<TimePs> end = MixSegmentEnd();
   if (!end.ok()) {
@@ -707,10 +745,6 @@ bool CorePhases::WriteBackBeforeFin() {
   BeginSegment();
   cache_.OnTaskEnd();
   cache_.ClearWriteBacks();
-  if (flow_timing_ && outstanding_writes_ > 0) {
-    write_waiter_ = WriteWaiter::kFin;  // kWritesDone schedules kEnd
-    return false;
-  }
   if (charge_gm_ && last_write_done_ > now_) {
     Schedule(last_write_done_, EventKind::kEnd);
     return false;
@@ -727,17 +761,19 @@ void CorePhases::ReportSync(CoreObserver::BlockSync kind, uint64_t addr) {
 void CorePhases::Hooks::CleanInvalidateAll() {
   core_->ReportSync(CoreObserver::BlockSync::kCacheInvalidAll, 0);
   if (core_->UsesCache()) core_->cache_.CleanInvalidateAll();
-  core_->stall_ps_ += Ns(core_->config_.core.dcci_ns);
+  // On the pipes a dcci is a barrier op of its own (DescribePipeOp).
+  if (!core_->flow_timing_) core_->stall_ps_ += Ns(core_->config_.core.dcci_ns);
 }
 
 void CorePhases::Hooks::CleanInvalidateLine(uint64_t addr) {
   core_->ReportSync(CoreObserver::BlockSync::kCacheInvalidLine, addr);
   if (core_->UsesCache()) core_->cache_.CleanInvalidateLine(addr);
-  core_->stall_ps_ += Ns(core_->config_.core.dcci_ns);
+  if (!core_->flow_timing_) core_->stall_ps_ += Ns(core_->config_.core.dcci_ns);
 }
 
 void CorePhases::Hooks::Fence() {
   core_->ReportSync(CoreObserver::BlockSync::kFence, 0);
+  if (core_->flow_timing_) return;  // a barrier op on the pipes
   const TimePs local = core_->LocalPs();
   if (core_->last_write_done_ > local) core_->stall_ps_ += core_->last_write_done_ - local;
 }

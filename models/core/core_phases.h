@@ -21,6 +21,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "absl/base/attributes.h"
@@ -37,6 +38,7 @@
 #include "models/core/mix_lane_transfers.h"
 #include "models/core/mix_pipeline.h"
 #include "models/core/mix_transfer_board.h"
+#include "models/core/pipe_scheduler.h"
 #include "models/core/summary_traffic.h"
 #include "models/core/task_port.h"
 #include "models/core/tile_executor.h"
@@ -270,9 +272,9 @@ class CorePhases : private MixTransferBoard::Lane {
     kSyncResume,
     kEnd,
     kRecordDone,      // profiled: the swimlane record is written back
-    kIssue,           // flow timing: the stopped-at transfer or fence is due
-    kReadDone,        // flow timing: the outstanding tile load landed
-    kWritesDone,      // flow timing: the last outstanding store landed
+    kPipeStart,       // pipe timing: the segment's ops start (after the prologue)
+    kPipeTick,        // pipe timing: a compute op ends
+    kPipeDone,        // pipe timing: transfer (the token: its op) landed
     kSummaryPhase,    // a cost summary's phase (the token) starts; past the last, it ends
     kMixIssue,        // MIX flow timing: this lane's next transfer is due
     kMixStep,         // MIX flow timing: a transfer of this lane's landed
@@ -341,8 +343,13 @@ class CorePhases : private MixTransferBoard::Lane {
   // After the executor returned: with flow timing, issue the transfer it
   // stopped at (once the load before it landed) or end the segment.
   void Continue(const absl::Status& status);
-  void Proceed();
-  void IssueTransfer();
+  // Pipe timing: the segment has run at once; its ops go onto the core's
+  // pipes (PipeScheduler), their transfers to the host as they start.
+  void RunOnPipes(const absl::Status& executed);
+  void StartPipes();
+  // After the scheduler moved: issue what started, wake for the next
+  // compute op's end, or end the segment.
+  void AfterPipes();
   // A cost summary's phase `phase` starts now: its share of the bytes goes
   // out as transfers; it ends at the later of its compute and their landing.
   void StartSummaryPhase(int64_t phase);
@@ -428,19 +435,18 @@ class CorePhases : private MixTransferBoard::Lane {
   // MIX blocks: their AIC moves the data of all three lanes, so its stalls
   // belong to no one engine; the lanes keep the cross-core ring's schedule.
   bool charge_gm_ = true;
-  // Flow timing (the host times transfers on shared bandwidth): the
-  // executor stops before each transfer, issued at its own time; a load
-  // stalls the block until it lands, stores are posted.
+  // Flow timing (the host times transfers on shared bandwidth) of an op
+  // program: the segment runs at once, then its ops run on the core's pipes
+  // (pipe timing), each transfer issued when its pipe starts it.
   bool flow_timing_ = false;
-  bool read_pending_ = false;
-  uint64_t pending_read_ = 0;
-  TimePs read_issued_ = 0;
-  uint64_t read_bytes_ = 0;
-  TimePs read_done_ = 0;
-  int outstanding_writes_ = 0;
-  // Who waits for the outstanding stores to land: a FENCE or the FIN.
-  enum class WriteWaiter : uint8_t { kNone, kFence, kFin };
-  WriteWaiter write_waiter_ = WriteWaiter::kNone;
+  PipeScheduler pipes_;
+  bool pipes_active_ = false;           // the segment's ops are on the pipes
+  TimePs pipe_wake_at_ = kNever;        // the compute end a kPipeTick is due for
+  std::vector<GmRuns> pipe_runs_;       // per pipe op: its transfer's (none: 0 rows)
+  std::vector<GmRuns> pipe_stop_runs_;  // scratch: per executor stop
+  std::vector<std::pair<uint64_t, uint32_t>> pipe_transfers_;  // host id, op
+  std::vector<uint32_t> pipe_started_;                         // scratch
+  PipeOpSpec pipe_spec_;                                       // scratch
   // A cost summary whose bytes the host times: its phases run as events.
   bool summary_flows_ = false;
   int64_t summary_phase_ = 0;

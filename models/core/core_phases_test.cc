@@ -20,6 +20,9 @@ using ::pto::core_testing::FakeTaskPort;
 using ::pto::core_testing::Matrix1x16;
 using ::pto::kernel_testing::C;
 using ::pto::kernel_testing::KernelBuilder;
+using ::pto::kernel_testing::LoopVar;
+using ::pto::kernel_testing::Plus;
+using ::pto::kernel_testing::Times;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
@@ -132,6 +135,7 @@ class CorePhasesTest : public ::testing::Test, public CoreHost, public CoreOwner
   }
   // Follows the core's wakes through `until` (the SystemC kernel stops at a
   // fatal error). With no bound, no event may be left without a wake.
+  void RunWithTransfersTaking(TimePs took);
   void RunUntil(TimePs until = kNever) {
     while (wake_ != kNever && (until == kNever || wake_ <= until) && !failure_.failed()) {
       AdvanceTo(wake_);
@@ -501,15 +505,15 @@ TEST_F(CorePhasesTest, SharedBandwidthTransfersAreIssuedAtTheirTimeAndAwaited) {
   EXPECT_EQ(started_[1].direction, GmDirection::kWrite);
   EXPECT_EQ(started_[1].at, Ns(3065));
   EXPECT_EQ(started_[1].runs.base, 0x2000u);
-  // Posted: the ops end at 3566, the epilogue at 3766; FIN waits for the
-  // store to land, at 4000.
+  // The store is the block's last op (on MTE3): the ops end when it lands,
+  // at 4000, then the 200 ns epilogue runs.
   RunUntil(Ns(3766));
   EXPECT_EQ(core().phase(), CorePhases::Phase::kRunning);
   EXPECT_EQ(wake_, kNever);
   core().OnTransferDone(1, Ns(4000));
   RunUntil();
-  EXPECT_EQ(core().IntervalOf(1)->end, Ns(4000));
-  EXPECT_THAT(conds_, ElementsAre(Cond{Ns(2045), 1, false}, Cond{Ns(4180), 1, true}));
+  EXPECT_EQ(core().IntervalOf(1)->end, Ns(4200));
+  EXPECT_THAT(conds_, ElementsAre(Cond{Ns(2045), 1, false}, Cond{Ns(4380), 1, true}));
   // Timing-only: DMA bypasses the data cache and there are no bytes, so the
   // transfers made no cache transaction at all (a functional run moves their
   // bytes untimed through the cache, for its stale lines).
@@ -553,6 +557,113 @@ TEST_F(CorePhasesTest, AFenceWaitsForTheStoresInFlight) {
   RunUntil();
   // The last load's op ends at 5501; the epilogue takes 200 ns.
   EXPECT_EQ(core().IntervalOf(1)->end, Ns(5701));
+}
+
+// A [1, 64] FP32 view: four 1x16 tiles side by side.
+BoundArg Row64(uint64_t addr) {
+  BoundArg arg = Matrix1x16(addr);
+  arg.tensor.shape[1] = 64;
+  arg.tensor.strides[0] = 64;
+  return arg;
+}
+
+// load -> exp -> store over the four tiles of a [1, 64] row: one tile per
+// iteration (single-buffered), or `copies` tiles of their own per iteration.
+CompiledKernel ExpLoop(int copies) {
+  KernelBuilder kb(copies == 1 ? "single" : "double");
+  const uint32_t x = kb.TensorParam("x", trace::FP32, trace::KernelParam::IN);
+  const uint32_t y = kb.TensorParam("y", trace::FP32, trace::KernelParam::OUT);
+  std::vector<std::pair<uint32_t, uint32_t>> tiles;
+  for (int c = 0; c < copies; ++c) {
+    tiles.emplace_back(kb.Tile("t" + std::to_string(c), {1, 16}, trace::FP32),
+                       kb.Tile("u" + std::to_string(c), {1, 16}, trace::FP32));
+  }
+  kb.BeginLoop(0, C(0), C(4 / copies));
+  for (int c = 0; c < copies; ++c) {
+    const trace::IntExpr col = Times(Plus(Times(LoopVar(0), C(copies)), C(c)), C(16));
+    kb.Load(tiles[c].first, x, {C(0), col});
+    kb.Unary(trace::Op::EXP, tiles[c].second, tiles[c].first);
+    kb.Store(tiles[c].second, y, {C(0), col});
+  }
+  kb.EndLoop();
+  return *CompileKernel(kb.kernel());
+}
+
+// Lands every started transfer `took` after it started, in time order,
+// following the core's wakes in between, to the end.
+void CorePhasesTest::RunWithTransfersTaking(TimePs took) {
+  size_t landed = 0;  // started_[0, landed) have been told
+  while (!failure_.failed()) {
+    const TimePs due = landed < started_.size() ? started_[landed].at + took : kNever;
+    if (wake_ != kNever && (due == kNever || wake_ <= due)) {
+      AdvanceTo(wake_);
+    } else if (due != kNever) {
+      now_ = due;
+      core().OnTransferDone(landed++, due);
+    } else {
+      break;
+    }
+  }
+}
+
+TEST_F(CorePhasesTest, ASingleBufferedLoopWaitsForEachTilesBuffers) {
+  // 1 GHz: a 64-byte transfer is 501 ns core-side, and GM takes 1000; exp
+  // of 16 FP32 elements is 1 cycle x 4 passes = 4 ns. The ops start at 2265
+  // (start 1865 + the 400 ns prologue); the epilogue is 200 ns.
+  //
+  // Single buffer (t, u reused): load i waits for exp i-1 to read t, exp i
+  // for store i-1 to read u. Load0 2265-3265, exp0 -3269, store0 -4269;
+  // load1 3269-4269, exp1 4269-4273, store1 -5273; load2 4273-5273, ...:
+  // a period of 1004, the last store ends at 7281 and the block at 7481.
+  config_.chip.aicore_clock_hz = 1e9;
+  times_transfers_ = true;
+  kernels_.push_back(ExpLoop(1));
+  const TaskSeq single =
+      AddTask(static_cast<int32_t>(kernels_.size() - 1), {Row64(0x1000), Row64(0x2000)});
+  core().Dispatch(0, WorkOf(single, 1), kPublish);
+  RunWithTransfersTaking(Ns(1000));
+  ASSERT_EQ(started_.size(), 8u);
+  EXPECT_EQ(started_[2].at, Ns(3269));  // load1, after exp0
+  EXPECT_EQ(core().IntervalOf(1)->end, Ns(7481));
+}
+
+TEST_F(CorePhasesTest, TwoBuffersPerIterationOverlapLoadsWithComputeAndStores) {
+  // As above with two tile pairs per iteration (t0/u0, t1/u1), two
+  // iterations. Both loads of iteration 0 start at 2265 (MTE2 keeps four in
+  // flight) and land at 3265; exp 3265-3269 and 3269-3273; the stores
+  // 3269-4269 and 3273-4273. Iteration 1's loads wait for their buffers'
+  // readers (exp: 3269 and 3273) and land at 4269 and 4273; its exps wait
+  // for the stores of iteration 0 (4269, 4273): 4269-4273 and 4273-4277;
+  // its stores end at 5273 and 5277. The block ends at 5477.
+  config_.chip.aicore_clock_hz = 1e9;
+  times_transfers_ = true;
+  kernels_.push_back(ExpLoop(2));
+  const TaskSeq task =
+      AddTask(static_cast<int32_t>(kernels_.size() - 1), {Row64(0x1000), Row64(0x2000)});
+  core().Dispatch(0, WorkOf(task, 1), kPublish);
+  RunWithTransfersTaking(Ns(1000));
+  ASSERT_EQ(started_.size(), 8u);
+  EXPECT_EQ(started_[0].at, Ns(2265));
+  EXPECT_EQ(started_[1].at, Ns(2265));
+  EXPECT_EQ(started_[1].runs.base, 0x1000u + 64);
+  EXPECT_EQ(core().IntervalOf(1)->end, Ns(5477));
+}
+
+TEST_F(CorePhasesTest, OneOutstandingLoadSerialisesTheLoads) {
+  // core.mte2_outstanding = 1: iteration 0's second load waits for the
+  // first to land (3265-4265); exp 4265-4269, store 4269-5269. Iteration
+  // 1's first load follows at 4265 (after exp 3265-3269 read t0 and the
+  // second load left MTE2), landing 5265; its second 5265-6265; the last
+  // exp 6265-6269 and store 6269-7269: the block ends at 7469.
+  config_.chip.aicore_clock_hz = 1e9;
+  config_.core.mte2_outstanding = 1;
+  times_transfers_ = true;
+  kernels_.push_back(ExpLoop(2));
+  const TaskSeq task =
+      AddTask(static_cast<int32_t>(kernels_.size() - 1), {Row64(0x1000), Row64(0x2000)});
+  core().Dispatch(0, WorkOf(task, 1), kPublish);
+  RunWithTransfersTaking(Ns(1000));
+  EXPECT_EQ(core().IntervalOf(1)->end, Ns(7469));
 }
 
 TEST_F(CorePhasesTest, ACostSummaryPhaseEndsWhenBothItsComputeAndItsBytesAreDone) {

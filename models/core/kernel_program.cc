@@ -727,6 +727,34 @@ const char* EngineName(EngineKind engine) {
   return engine == EngineKind::kCube ? "cube" : "vector";
 }
 
+namespace {
+
+// Union-find over tile indices: a carry's tiles become one buffer, named by
+// its lowest tile index.
+void AssignTileBuffers(CompiledKernel* kernel) {
+  std::vector<uint32_t>& parent = kernel->tile_buffers;
+  parent.resize(kernel->tiles.size());
+  for (uint32_t i = 0; i < parent.size(); ++i) parent[i] = i;
+  auto root = [&](uint32_t t) {
+    while (parent[t] != t) t = parent[t] = parent[parent[t]];
+    return t;
+  };
+  auto join = [&](int32_t a, int32_t b) {
+    if (a < 0 || b < 0) return;
+    const uint32_t ra = root(static_cast<uint32_t>(a)), rb = root(static_cast<uint32_t>(b));
+    parent[std::max(ra, rb)] = std::min(ra, rb);
+  };
+  for (const CompiledOp& op : kernel->ops) {
+    for (const CompiledCarry& carry : op.carries) {
+      join(carry.tile, carry.init);
+      if (!carry.next_is_carried) join(carry.tile, carry.next);
+    }
+  }
+  for (uint32_t i = 0; i < parent.size(); ++i) parent[i] = root(i);
+}
+
+}  // namespace
+
 absl::StatusOr<CompiledKernel> CompileKernel(const trace::Kernel& kernel) {
   static std::atomic<uint64_t> next_uid{1};
   CompiledKernel out;
@@ -744,6 +772,7 @@ absl::StatusOr<CompiledKernel> CompileKernel(const trace::Kernel& kernel) {
     case trace::Kernel::kProgram: {
       Compiler compiler(kernel, &out);
       if (absl::Status s = compiler.Run(); !s.ok()) return s;
+      AssignTileBuffers(&out);
       return out;
     }
     case trace::Kernel::BODY_NOT_SET:

@@ -101,6 +101,12 @@ struct CompiledKernel {
   int64_t max_tile_bytes = 0;   // largest tile, for staging buffers
   trace::SplitMode split = trace::SPLIT_NONE;
   uint32_t slot_num = 2;
+  // The on-chip buffer each tile lives in (per tile index): its own, except
+  // that a loop carry is one buffer (trace::Op::Loop::Carry) shared by the
+  // carried tile, its init and its next -- unless next is another carried
+  // tile (a swap: two buffers that trade roles). The core's pipes order
+  // ops by these buffers.
+  std::vector<uint32_t> tile_buffers;
 };
 
 // Validates `kernel` and flattens it for execution. Checks: tile shapes (rank
@@ -114,6 +120,7 @@ struct CompiledKernel {
 // tile with init readable from the loop op on, one without only after the
 // loop. Errors name the kernel, the op index (pre-order, counting LOOP bodies
 // inline), its kind and origin, what was expected and what to do.
+// Also assigns CompiledKernel::tile_buffers.
 absl::StatusOr<CompiledKernel> CompileKernel(const trace::Kernel& kernel);
 
 }  // namespace pto

@@ -1,0 +1,123 @@
+#include "models/core/block_pipes.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "models/core/testing/kernel_builder.h"
+
+namespace pto {
+namespace {
+
+using ::pto::kernel_testing::C;
+using ::pto::kernel_testing::KernelBuilder;
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+
+TEST(BlockPipesTest, EachOpKindGoesToItsPipe) {
+  KernelBuilder kb("k", trace::AIC);
+  const uint32_t x = kb.TensorParam("x", trace::FP32, trace::KernelParam::IN);
+  const uint32_t y = kb.TensorParam("y", trace::FP32, trace::KernelParam::OUT);
+  const uint32_t a = kb.Tile("a", {16, 16}, trace::FP32, trace::MAT);
+  const uint32_t b = kb.Tile("b", {16, 16}, trace::FP32, trace::MAT);
+  const uint32_t c = kb.Tile("c", {16, 16}, trace::FP32, trace::ACC);
+  kb.Load(a, x, {C(0), C(0)});
+  kb.Load(b, x, {C(0), C(0)});
+  kb.Matmul(c, a, b);
+  kb.Store(c, y, {C(0), C(0)});
+  kb.Add(trace::Op::FENCE);
+  const CompiledKernel kernel = *CompileKernel(kb.kernel());
+  std::vector<Pipe> pipes;
+  for (const CompiledOp& op : kernel.ops) pipes.push_back(PipeOf(kernel, op));
+  EXPECT_THAT(pipes,
+              ElementsAre(Pipe::kMte2, Pipe::kMte2, Pipe::kCube, Pipe::kFixpipe, Pipe::kScalar));
+
+  KernelBuilder vec("v");
+  const uint32_t vx = vec.TensorParam("x", trace::FP32, trace::KernelParam::IN);
+  const uint32_t t = vec.Tile("t", {1, 16}, trace::FP32);
+  const uint32_t u = vec.Tile("u", {1, 16}, trace::FP32);
+  vec.Load(t, vx, {C(0), C(0)});
+  vec.Unary(trace::Op::EXP, u, t);
+  vec.Store(u, vx, {C(0), C(0)});
+  const CompiledKernel v = *CompileKernel(vec.kernel());
+  EXPECT_EQ(PipeOf(v, v.ops[1]), Pipe::kVector);
+  EXPECT_EQ(PipeOf(v, v.ops[2]), Pipe::kMte3);
+}
+
+TEST(BlockPipesTest, DescribesBuffersTransfersAndBarriers) {
+  KernelBuilder kb("v");
+  const uint32_t x = kb.TensorParam("x", trace::FP32, trace::KernelParam::IN);
+  const uint32_t t = kb.Tile("t", {1, 16}, trace::FP32);
+  const uint32_t u = kb.Tile("u", {1, 16}, trace::FP32);
+  kb.Load(t, x, {C(0), C(0)});
+  kb.Binary(trace::Op::ADD, u, t, t);
+  kb.Store(u, x, {C(0), C(0)});
+  kb.Add(trace::Op::CACHE_INVALID).set_whole_cache(true);
+  const CompiledKernel kernel = *CompileKernel(kb.kernel());
+  ChipConfig config;
+  config.core.dcci_ns = 200;
+  const GmRuns runs{0x1000, 64, 1, 64};
+  PipeOpSpec spec;
+
+  DescribePipeOp(kernel, OpRecord{0, trace::Op::LOAD}, runs, config, &spec);
+  EXPECT_TRUE(spec.external);
+  EXPECT_TRUE(spec.touches_gm);
+  EXPECT_FALSE(spec.gm_write);
+  EXPECT_EQ(spec.gm.base, 0x1000u);
+  EXPECT_THAT(spec.reads, IsEmpty());
+  EXPECT_THAT(spec.writes, ElementsAre(t));
+
+  OpRecord add{1, trace::Op::ADD};
+  add.cost_ns = 12.5;
+  DescribePipeOp(kernel, add, GmRuns{}, config, &spec);
+  EXPECT_FALSE(spec.external);
+  EXPECT_FALSE(spec.touches_gm);
+  EXPECT_EQ(spec.duration, 12500);
+  EXPECT_THAT(spec.reads, ElementsAre(t, t));
+  EXPECT_THAT(spec.writes, ElementsAre(u));
+
+  DescribePipeOp(kernel, OpRecord{2, trace::Op::STORE}, runs, config, &spec);
+  EXPECT_TRUE(spec.gm_write);
+  EXPECT_THAT(spec.reads, ElementsAre(u));
+  EXPECT_THAT(spec.writes, IsEmpty());
+
+  DescribePipeOp(kernel, OpRecord{3, trace::Op::CACHE_INVALID}, GmRuns{}, config, &spec);
+  EXPECT_TRUE(spec.barrier);
+  EXPECT_FALSE(spec.external);
+  EXPECT_EQ(spec.duration, 200000);
+  EXPECT_THAT(spec.reads, IsEmpty());
+}
+
+TEST(BlockPipesTest, ALoopCarryIsOneBufferAndASwapTwo) {
+  // acc carried with init `zero` and next `sum`: one buffer. A swap
+  // (p takes q, q takes p) keeps two.
+  KernelBuilder kb("carry");
+  const uint32_t x = kb.TensorParam("x", trace::FP32, trace::KernelParam::IN);
+  const uint32_t zero = kb.Tile("zero", {1, 16}, trace::FP32);
+  const uint32_t acc = kb.Tile("acc", {1, 16}, trace::FP32);
+  const uint32_t sum = kb.Tile("sum", {1, 16}, trace::FP32);
+  const uint32_t p = kb.Tile("p", {1, 16}, trace::FP32);
+  const uint32_t q = kb.Tile("q", {1, 16}, trace::FP32);
+  const uint32_t p0 = kb.Tile("p0", {1, 16}, trace::FP32);
+  const uint32_t q0 = kb.Tile("q0", {1, 16}, trace::FP32);
+  kb.Load(zero, x, {C(0), C(0)});
+  kb.Load(p0, x, {C(0), C(0)});
+  kb.Load(q0, x, {C(0), C(0)});
+  trace::Op& loop = kb.BeginLoop(0, C(0), C(2));
+  kb.Binary(trace::Op::ADD, sum, acc, p);
+  kb.EndLoop();
+  KernelBuilder::Carry(loop, acc, zero, sum, "acc");
+  KernelBuilder::Carry(loop, p, p0, q, "p");
+  KernelBuilder::Carry(loop, q, q0, p, "q");
+  const absl::StatusOr<CompiledKernel> kernel = CompileKernel(kb.kernel());
+  ASSERT_TRUE(kernel.ok()) << kernel.status();
+  const std::vector<uint32_t>& buffer = kernel->tile_buffers;
+  EXPECT_EQ(buffer[acc], buffer[zero]);
+  EXPECT_EQ(buffer[sum], buffer[zero]);
+  EXPECT_EQ(buffer[p], buffer[p0]);
+  EXPECT_EQ(buffer[q], buffer[q0]);
+  EXPECT_NE(buffer[p], buffer[q]);
+  EXPECT_NE(buffer[p], buffer[acc]);
+  EXPECT_EQ(buffer[acc], zero);  // named by its lowest tile
+}
+
+}  // namespace
+}  // namespace pto
