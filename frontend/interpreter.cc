@@ -565,15 +565,7 @@ absl::StatusOr<Interpreter::Flow> Interpreter::RunOrchestrationLoop(
     }
   }
   if (spec.init_values()) {
-    // The loop's results: under the yield's names, else `<iter_arg>_out`.
-    if (yield_stmt) {
-      const Value out = carried.size() == 1 ? carried[0] : Value::Tuple(carried);
-      for (const auto& t : yield_stmt->targets) PTOC_RETURN_IF_ERROR(Assign(*t, out, env));
-    } else {
-      for (size_t k = 0; k < targets.iter_args.size(); ++k) {
-        env->Set(absl::StrCat(targets.iter_args[k], "_out"), carried[k]);
-      }
-    }
+    PTOC_RETURN_IF_ERROR(BindIterResults(yield_stmt, targets.iter_args, carried, env));
   }
   if (sequential) launch_->ExitSequentialLoop();
   if (parallel) {
