@@ -486,10 +486,18 @@ absl::StatusOr<Interpreter::Flow> Interpreter::ExecFor(const Stmt& stmt,
     return Flow::kNormal;
   }
   if (auto* spec = iter.As<LoopSpec>()) {
+    if (spec->kind() == LoopSpec::Kind::kPipeline && !in_kernel()) {
+      // It replicates a device loop's body; a host loop has no buffers to rotate.
+      return Error(stmt.value->loc,
+                   "pl.pipeline is only valid in a kernel body (a pl.at / pl.spmd body or a "
+                   "@pl.jit.incore function), where it lowers a device loop; in orchestration "
+                   "code use pl.range");
+    }
     if (in_kernel()) {
       if (spec->kind() == LoopSpec::Kind::kRange || spec->kind() == LoopSpec::Kind::kParallel) {
         return RunDeviceLoop(stmt, *spec, env);
       }
+      if (spec->kind() == LoopSpec::Kind::kPipeline) return RunPipelineLoop(stmt, *spec, env);
     } else if (in_launch()) {
       return RunOrchestrationLoop(stmt, *spec, env);
     } else if (spec->kind() != LoopSpec::Kind::kPyRange) {

@@ -286,6 +286,14 @@ class Interpreter {
   // targets, or without a yield to the iter_args and `<iter_arg>_out`.
   absl::Status BindIterResults(const Stmt* yield_stmt, const std::vector<std::string>& iter_args,
                                const std::vector<Value>& results, const std::shared_ptr<Env>& env);
+  // pl.pipeline(..., stage=F) in a kernel body (pipeline_loops.cc).
+  absl::StatusOr<Flow> RunPipelineLoop(const Stmt& stmt, const LoopSpec& spec,
+                                       const std::shared_ptr<Env>& env);
+  // pl.pipeline's static tail: `clones` copies of the body straight-line
+  // from loop variable `first`, starting from iter_args `iter_values`.
+  absl::Status RunFlatClones(const Stmt& stmt, const LoopSpec& spec, int64_t first, int64_t clones,
+                             int64_t step, std::vector<Value> iter_values,
+                             const std::shared_ptr<Env>& env);
   // The running launch's pl.Out / pl.InOut parameters, by name, with the
   // tensor each was bound to (FinishTaskBody), and the jit body's scope.
   std::map<std::string, std::shared_ptr<TensorRef>> out_params_;
