@@ -486,10 +486,18 @@ absl::StatusOr<Interpreter::Flow> Interpreter::ExecFor(const Stmt& stmt,
     return Flow::kNormal;
   }
   if (auto* spec = iter.As<LoopSpec>()) {
+    if (spec->kind() == LoopSpec::Kind::kPipeline && !in_kernel()) {
+      // It replicates a device loop's body; a host loop has no buffers to rotate.
+      return Error(stmt.value->loc,
+                   "pl.pipeline is only valid in a kernel body (a pl.at / pl.spmd body or a "
+                   "@pl.jit.incore function), where it lowers a device loop; in orchestration "
+                   "code use pl.range");
+    }
     if (in_kernel()) {
       if (spec->kind() == LoopSpec::Kind::kRange || spec->kind() == LoopSpec::Kind::kParallel) {
         return RunDeviceLoop(stmt, *spec, env);
       }
+      if (spec->kind() == LoopSpec::Kind::kPipeline) return RunPipelineLoop(stmt, *spec, env);
     } else if (in_launch()) {
       return RunOrchestrationLoop(stmt, *spec, env);
     } else if (spec->kind() != LoopSpec::Kind::kPyRange) {
@@ -565,15 +573,7 @@ absl::StatusOr<Interpreter::Flow> Interpreter::RunOrchestrationLoop(
     }
   }
   if (spec.init_values()) {
-    // The loop's results: under the yield's names, else `<iter_arg>_out`.
-    if (yield_stmt) {
-      const Value out = carried.size() == 1 ? carried[0] : Value::Tuple(carried);
-      for (const auto& t : yield_stmt->targets) PTOC_RETURN_IF_ERROR(Assign(*t, out, env));
-    } else {
-      for (size_t k = 0; k < targets.iter_args.size(); ++k) {
-        env->Set(absl::StrCat(targets.iter_args[k], "_out"), carried[k]);
-      }
-    }
+    PTOC_RETURN_IF_ERROR(BindIterResults(yield_stmt, targets.iter_args, carried, env));
   }
   if (sequential) launch_->ExitSequentialLoop();
   if (parallel) {

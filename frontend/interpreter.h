@@ -263,6 +263,37 @@ class Interpreter {
   std::vector<CarryFrame> carry_frames_;
   // The assignment whose value is being evaluated, when it is `x = pl.yield_(...)`.
   const Stmt* yield_assignment_ = nullptr;
+
+  // How a device loop lays out its body: `clones` copies per iteration, copy
+  // k with the loop variable + k * clone_step (pl.pipeline); one copy for
+  // pl.range / pl.parallel.
+  struct DeviceLoopShape {
+    trace::IntExpr start, stop, step;
+    int64_t clones = 1;
+    int64_t clone_step = 0;
+  };
+  // Traces `stmt` as one Op.LOOP of `shape`; `results` (if given) receives
+  // the values of the loop's iter_args after it.
+  absl::Status TraceDeviceLoop(const Stmt& stmt, const LoopSpec& spec, const DeviceLoopShape& shape,
+                               const std::shared_ptr<Env>& env, std::vector<Value>* results);
+  // Runs `clones` copies of the loop body, copy k with the loop variable at
+  // `var` + k * clone_step; each copy's yielded values are the next one's
+  // iter_args. Returns the last copy's frame.
+  absl::StatusOr<CarryFrame> RunClones(const Stmt& stmt, const LoopTargets& targets,
+                                       const Value& var, int64_t clones, int64_t clone_step,
+                                       const std::shared_ptr<Env>& env);
+  // Binds a loop's iter_arg results after it: to the `x = pl.yield_(...)`
+  // targets, or without a yield to the iter_args and `<iter_arg>_out`.
+  absl::Status BindIterResults(const Stmt* yield_stmt, const std::vector<std::string>& iter_args,
+                               const std::vector<Value>& results, const std::shared_ptr<Env>& env);
+  // pl.pipeline(..., stage=F) in a kernel body (pipeline_loops.cc).
+  absl::StatusOr<Flow> RunPipelineLoop(const Stmt& stmt, const LoopSpec& spec,
+                                       const std::shared_ptr<Env>& env);
+  // pl.pipeline's static tail: `clones` copies of the body straight-line
+  // from loop variable `first`, starting from iter_args `iter_values`.
+  absl::Status RunFlatClones(const Stmt& stmt, const LoopSpec& spec, int64_t first, int64_t clones,
+                             int64_t step, std::vector<Value> iter_values,
+                             const std::shared_ptr<Env>& env);
   // The running launch's pl.Out / pl.InOut parameters, by name, with the
   // tensor each was bound to (FinishTaskBody), and the jit body's scope.
   std::map<std::string, std::shared_ptr<TensorRef>> out_params_;

@@ -142,11 +142,73 @@ absl::StatusOr<Value> Interpreter::Yield(const CallArgs& args) {
   return args.positional.size() == 1 ? args.positional[0] : Value::Tuple(args.positional);
 }
 
+absl::Status Interpreter::BindIterResults(const Stmt* yield_stmt,
+                                          const std::vector<std::string>& iter_args,
+                                          const std::vector<Value>& results,
+                                          const std::shared_ptr<Env>& env) {
+  if (yield_stmt) {
+    const Value out = results.size() == 1 ? results[0] : Value::Tuple(results);
+    for (const auto& t : yield_stmt->targets) PTOC_RETURN_IF_ERROR(Assign(*t, out, env));
+    return absl::OkStatus();
+  }
+  for (size_t k = 0; k < iter_args.size(); ++k) {
+    env->Set(iter_args[k], results[k]);
+    env->Set(absl::StrCat(iter_args[k], "_out"), results[k]);
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Interpreter::CarryFrame> Interpreter::RunClones(const Stmt& stmt,
+                                                               const LoopTargets& targets,
+                                                               const Value& var, int64_t clones,
+                                                               int64_t clone_step,
+                                                               const std::shared_ptr<Env>& env) {
+  CarryFrame frame;
+  for (int64_t k = 0; k < clones; ++k) {
+    // The names a copy rebinds flow into the next copy through `env`; the
+    // explicit iter_args take what the previous copy yielded.
+    if (k > 0 && frame.yielded) {
+      for (size_t j = 0; j < targets.iter_args.size(); ++j) {
+        env->Set(targets.iter_args[j], (*frame.yielded)[j]);
+      }
+    }
+    Value clone_var = var;
+    if (k > 0) {
+      PTOC_ASSIGN_OR_RETURN(base, ToIntExpr(var));
+      trace::IntExpr offset;
+      offset.set_constant(k * clone_step);
+      clone_var = IntBinary(trace::IntExpr::ADD, base, offset);
+    }
+    PTOC_RETURN_IF_ERROR(Assign(*targets.var, clone_var, env));
+    carry_frames_.push_back({targets.iter_args.size()});
+    auto flow = ExecBlock(stmt.body, env, BlockKind::kRepeated);
+    frame = std::move(carry_frames_.back());
+    carry_frames_.pop_back();
+    if (!flow.ok()) return flow.status();
+    if (*flow != Flow::kNormal) {
+      return Error(stmt.loc, "return/break/continue cannot leave a device loop");
+    }
+  }
+  return frame;
+}
+
 absl::StatusOr<Interpreter::Flow> Interpreter::RunDeviceLoop(const Stmt& stmt, const LoopSpec& spec,
                                                              const std::shared_ptr<Env>& env) {
   PTOC_ASSIGN_OR_RETURN(start, ToIntExpr(spec.start()));
   PTOC_ASSIGN_OR_RETURN(stop, ToIntExpr(spec.stop()));
   PTOC_ASSIGN_OR_RETURN(step, ToIntExpr(spec.step()));
+  DeviceLoopShape shape;
+  shape.start = start;
+  shape.stop = stop;
+  shape.step = step;
+  PTOC_RETURN_IF_ERROR(TraceDeviceLoop(stmt, spec, shape, env, nullptr));
+  return Flow::kNormal;
+}
+
+absl::Status Interpreter::TraceDeviceLoop(const Stmt& stmt, const LoopSpec& spec,
+                                          const DeviceLoopShape& shape,
+                                          const std::shared_ptr<Env>& env,
+                                          std::vector<Value>* results) {
   PTOC_ASSIGN_OR_RETURN(targets, ReadLoopTargets(stmt, spec));
   KernelBuilder& k = *kernel_;
   const uint32_t tiles_before = k.tile_count();
@@ -207,20 +269,13 @@ absl::StatusOr<Interpreter::Flow> Interpreter::RunDeviceLoop(const Stmt& stmt, c
     env->Set(c.name, c.tile ? Value::Obj(c.tile) : c.init_value);
   }
 
-  Value var = k.BeginLoop(start, stop, step, Origin(stmt.loc));
-  PTOC_RETURN_IF_ERROR(Assign(*targets.var, var, env));
-  carry_frames_.push_back({targets.iter_args.size()});
-  auto flow = ExecBlock(stmt.body, env, BlockKind::kRepeated);
-  CarryFrame frame = std::move(carry_frames_.back());
-  carry_frames_.pop_back();
-  if (!flow.ok()) {
+  Value var = k.BeginLoop(shape.start, shape.stop, shape.step, Origin(stmt.loc));
+  auto last = RunClones(stmt, targets, var, shape.clones, shape.clone_step, env);
+  if (!last.ok()) {
     k.EndLoop();
-    return flow.status();
+    return last.status();
   }
-  if (*flow != Flow::kNormal) {
-    k.EndLoop();
-    return Error(stmt.loc, "return/break/continue cannot leave a device loop");
-  }
+  CarryFrame frame = *std::move(last);
 
   // What each carry takes at the end of an iteration.
   std::set<std::string> carried;
@@ -292,21 +347,21 @@ absl::StatusOr<Interpreter::Flow> Interpreter::RunDeviceLoop(const Stmt& stmt, c
   k.EndLoop();
 
   // After the loop each carried name holds the last iteration's value.
+  std::vector<Value> iter_results;
   for (const DeviceCarry& c : carries) {
     const Value out = c.tile ? Value::Obj(c.tile) : c.init_value;
-    if (!c.is_iter_arg || !yield_stmt) env->Set(c.name, out);
-    if (c.is_iter_arg && !yield_stmt) env->Set(absl::StrCat(c.name, "_out"), out);
-  }
-  if (yield_stmt && spec.init_values()) {
-    std::vector<Value> results;
-    for (const DeviceCarry& c : carries) {
-      if (c.is_iter_arg) results.push_back(c.tile ? Value::Obj(c.tile) : c.init_value);
+    if (c.is_iter_arg) {
+      iter_results.push_back(out);
+    } else {
+      env->Set(c.name, out);
     }
-    const Value out = results.size() == 1 ? results[0] : Value::Tuple(results);
-    for (const auto& t : yield_stmt->targets) PTOC_RETURN_IF_ERROR(Assign(*t, out, env));
+  }
+  if (spec.init_values()) {
+    PTOC_RETURN_IF_ERROR(BindIterResults(yield_stmt, targets.iter_args, iter_results, env));
   }
   for (const auto& [name, tile] : promoted) env->Set(name, Value::Obj(tile));
-  return Flow::kNormal;
+  if (results) *results = std::move(iter_results);
+  return absl::OkStatus();
 }
 
 }  // namespace pto::ptoc

@@ -90,6 +90,55 @@ absl::StatusOr<bool> BoolArg(Interpreter* interp, const ArgReader& r, size_t i,
   return r.Get(i)->b();
 }
 
+// pl.pipeline's stage=F (hw-native-sys/pypto@e2d0f78a
+// docs/en/dev/passes/28-lower_pipeline_loops.md): required there, a positive
+// integer literal, since it decides how the body is replicated at compile time.
+absl::StatusOr<int64_t> ReadStage(Interpreter* interp, const CallArgs& args) {
+  const Value* stage = args.Keyword("stage");
+  if (!stage) {
+    return interp->Error(args.loc,
+                         "pl.pipeline() requires stage=F, the number of body copies per "
+                         "iteration (a positive integer literal), e.g. pl.pipeline(n, stage=2)");
+  }
+  const SourceLocation loc = args.KeywordLoc("stage");
+  if (stage->is_int() && stage->i() < 1) {
+    return interp->Error(loc,
+                         absl::StrCat("pl.pipeline() stage must be >= 1, got ", stage->i(),
+                                      "; stage=1 is an ordinary loop, stage=2 double-buffers"));
+  }
+  if (!stage->is_int() || !args.KeywordIsLiteral("stage")) {
+    const std::string got = stage->is_int() ? absl::StrCat("an expression (worth ", stage->i(), ")")
+                                            : stage->TypeName();
+    return interp->Error(
+        loc, absl::StrCat("pl.pipeline() stage must be a compile-time integer literal, got ", got,
+                          "; the body is replicated when the kernel is compiled, so write the "
+                          "depth in the call, e.g. stage=2"));
+  }
+  return stage->i();
+}
+
+// pl.pipeline's step: the main loop strides stage * step and each copy of the
+// body offsets the loop variable by a multiple of it, so it must be known now.
+absl::Status CheckPipelineStep(Interpreter* interp, const CallArgs& args, const Value& start,
+                               const Value& stop, const Value& step) {
+  const SourceLocation loc = args.positional.size() == 3 ? args.ArgLoc(2) : args.loc;
+  if (!step.is_int()) {
+    return interp->Error(loc, absl::StrCat("pl.pipeline() step must be a compile-time integer, "
+                                           "got ",
+                                           step.TypeName(),
+                                           ": the main loop strides stage * step, so write the "
+                                           "step as a number"));
+  }
+  if (step.i() == 0) return interp->Error(loc, "pl.pipeline() step must not be zero");
+  if (step.i() < 0 && !(start.is_integral() && stop.is_integral())) {
+    return interp->Error(
+        loc, absl::StrCat("pl.pipeline() with bounds known only on the device needs a step > 0, "
+                          "got ",
+                          step.i(), "; a negative step needs compile-time start and stop"));
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<Value> MakeLoop(Interpreter* interp, LoopSpec::Kind kind, const CallArgs& args,
                                const char* name) {
   const Value* init_values = nullptr;
@@ -112,6 +161,12 @@ absl::StatusOr<Value> MakeLoop(Interpreter* interp, LoopSpec::Kind kind, const C
       init_values = &value;
       init_values_loc = args.keyword_locs[k];
       continue;
+    }
+    if (key == "stage" && kind != LoopSpec::Kind::kPipeline) {
+      return interp->Error(args.keyword_locs[k],
+                           absl::StrCat("stage= is only accepted on pl.pipeline(), not ", name,
+                                        "(): write pl.pipeline(..., stage=F) to replicate the "
+                                        "body F times per iteration"));
     }
     if (key != "stage") {
       return interp->Error(args.keyword_locs[k],
@@ -139,6 +194,12 @@ absl::StatusOr<Value> MakeLoop(Interpreter* interp, LoopSpec::Kind kind, const C
   Value stop = p.size() >= 2 ? p[1] : p[0];
   Value step = p.size() == 3 ? p[2] : Value::Int(1);
   auto spec = std::make_shared<LoopSpec>(kind, start, stop, step);
+  if (kind == LoopSpec::Kind::kPipeline) {
+    PTOC_ASSIGN_OR_RETURN(stages, ReadStage(interp, args));
+    // stage=1 is an ordinary loop: nothing is replicated, so any step works.
+    if (stages > 1) PTOC_RETURN_IF_ERROR(CheckPipelineStep(interp, args, start, stop, step));
+    spec->set_stages(stages);
+  }
   if (init_values) spec->set_init_values(init_values->items(), init_values_loc);
   return Value::Obj(spec);
 }
@@ -421,6 +482,9 @@ std::shared_ptr<Namespace> MakePlModule(Interpreter* interp) {
   });
   pl->AddFunction("parallel", [I](const CallArgs& args) {
     return MakeLoop(I, LoopSpec::Kind::kParallel, args, "pl.parallel");
+  });
+  pl->AddFunction("pipeline", [I](const CallArgs& args) {
+    return MakeLoop(I, LoopSpec::Kind::kPipeline, args, "pl.pipeline");
   });
   pl->AddFunction("yield_", [I](const CallArgs& args) { return I->Yield(args); });
   pl->AddFunction("unroll", [I](const CallArgs& args) {

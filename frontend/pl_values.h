@@ -154,14 +154,20 @@ class Decorator : public Object {
   std::shared_ptr<const ExternSpec> extern_spec_;
 };
 
-// pl.range / pl.parallel / pl.unroll / range(...)
+// pl.range / pl.parallel / pl.unroll / pl.pipeline / range(...)
 class LoopSpec : public Object {
  public:
-  enum class Kind { kPyRange, kRange, kParallel, kUnroll };
+  enum class Kind { kPyRange, kRange, kParallel, kUnroll, kPipeline };
   LoopSpec(Kind kind, Value start, Value stop, Value step)
       : kind_(kind), start_(std::move(start)), stop_(std::move(stop)), step_(std::move(step)) {}
-  std::string TypeName() const override { return kind_ == Kind::kPyRange ? "range" : "pl.range"; }
+  std::string TypeName() const override {
+    if (kind_ == Kind::kPyRange) return "range";
+    return kind_ == Kind::kPipeline ? "pl.pipeline" : "pl.range";
+  }
   Kind kind() const { return kind_; }
+  // pl.pipeline's stage=: how many copies of the body one iteration runs.
+  int64_t stages() const { return stages_; }
+  void set_stages(int64_t stages) { stages_ = stages; }
   const Value& start() const { return start_; }
   const Value& stop() const { return stop_; }
   const Value& step() const { return step_; }
@@ -177,6 +183,7 @@ class LoopSpec : public Object {
  private:
   Kind kind_;
   Value start_, stop_, step_;
+  int64_t stages_ = 1;
   std::optional<std::vector<Value>> init_values_;
   SourceLocation init_values_loc_;
 };
