@@ -84,6 +84,10 @@ TEST(ShippedConfigs, A5YamlDiffersFromA2a3InExactlyItsDocumentedKeys) {
   expected.gm.l2_read_bytes_per_cycle = 100;
   expected.gm.l2_write_bytes_per_cycle = 100;
   expected.chip.aicore_clock_hz = 1.65e9;
+  expected.core.ub_bytes = 253952;
+  expected.core.l0c_bytes = 262144;
+  expected.core.bt_bytes = 4096;
+  expected.cube.mad_fp32_passes = 8;
   ExpectSameConfig(*config, expected, "configs/a5.yaml");
   EXPECT_EQ(config->core_count(), 108);  // PLATFORM_MAX_CORES on a5
 }

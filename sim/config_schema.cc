@@ -212,6 +212,30 @@ constexpr ConfigKeySpec kSchema[] = {
     {PTO_CONFIG_KEY(core, fixpipe_outstanding), "transfers", 1, 64, false,
      "assumption (as core.mte2_outstanding; a5: the a2a3 value, unsourced for a5)",
      "Accumulator stores (L0C -> GM) one core's FIXPIPE keeps in flight"},
+    {PTO_CONFIG_KEY(core, ub_bytes), "bytes", 1, 1ll << 30, false,
+     "CANN platform file, hicann/pypto@a54925fd framework/src/platform/parser/simulation_platform/platform_config/910PR_9363.ini ([AICoreSpec] ub_size = 196608)"
+     "; a5: 253952 (950PR_957x.ini @883e7dfb: ub_size = 253952)",
+     "Unified buffer (Vec) of one AIV core: the capacity every Vec tile buffer must fit"},
+    {PTO_CONFIG_KEY(core, l1_bytes), "bytes", 1, 1ll << 30, false,
+     "CANN platform file, hicann/pypto@a54925fd framework/src/platform/parser/simulation_platform/platform_config/910PR_9363.ini ([AICoreSpec] l1_size = 524288)"
+     "; a5: the same (950PR_957x.ini @883e7dfb: l1_size = 524288)",
+     "L1 (Mat) of one AIC core"},
+    {PTO_CONFIG_KEY(core, l0a_bytes), "bytes", 1, 1ll << 30, false,
+     "CANN platform file, hicann/pypto@a54925fd framework/src/platform/parser/simulation_platform/platform_config/910PR_9363.ini ([AICoreSpec] l0_a_size = 65536)"
+     "; a5: the same (950PR_957x.ini @883e7dfb: l0_a_size = 65536)",
+     "L0A (Left): the cube's left operand buffer"},
+    {PTO_CONFIG_KEY(core, l0b_bytes), "bytes", 1, 1ll << 30, false,
+     "CANN platform file, hicann/pypto@a54925fd framework/src/platform/parser/simulation_platform/platform_config/910PR_9363.ini ([AICoreSpec] l0_b_size = 65536)"
+     "; a5: the same (950PR_957x.ini @883e7dfb: l0_b_size = 65536)",
+     "L0B (Right): the cube's right operand buffer"},
+    {PTO_CONFIG_KEY(core, l0c_bytes), "bytes", 1, 1ll << 30, false,
+     "CANN platform file, hicann/pypto@a54925fd framework/src/platform/parser/simulation_platform/platform_config/910PR_9363.ini ([AICoreSpec] l0_c_size = 131072)"
+     "; a5: 262144 (950PR_957x.ini @883e7dfb: l0_c_size = 262144)",
+     "L0C (Acc): the cube's accumulator"},
+    {PTO_CONFIG_KEY(core, bt_bytes), "bytes", 1, 1ll << 30, false,
+     "CANN platform file, hicann/pypto@a54925fd framework/src/platform/parser/simulation_platform/platform_config/910PR_9363.ini ([AICoreSpec] bt_size = 1024)"
+     "; a5: 4096 (950PR_957x.ini @883e7dfb: bt_size = 4096)",
+     "BT (Bias): the cube's bias table"},
     {PTO_CONFIG_KEY(core, vector_fp32_per_cycle), "elements/cycle", 1, 65536, false,
      "assumption",
      "Vector unit throughput on FP32 elements"},
@@ -323,6 +347,37 @@ constexpr ConfigKeySpec kSchema[] = {
      "= record write-back ~0.52 + setup ~0.29); calibrated (docs/calibration.md)",
      "Profiled: the swimlane record write-back (dcci OUT + dsb) after FIN, before the core "
      "picks up its next task"},
+    // ---- cube ----
+    {PTO_CONFIG_KEY(cube, l0a_bytes_per_cycle), "bytes/cycle", 1, 65536, false,
+     "hw-native-sys/pypto@e2d0f78a include/pypto/backend/common/backend_handler.h (L0CostModel::bw_l0a = 129.7, a2a3 on-device MTE1 sweep); a5: the a2a3 value, unsourced for a5",
+     "MTE1 rate from L1 into L0A (the left operand)"},
+    {PTO_CONFIG_KEY(cube, l0b_bytes_per_cycle), "bytes/cycle", 1, 65536, false,
+     "hw-native-sys/pypto@e2d0f78a include/pypto/backend/common/backend_handler.h (L0CostModel::bw_l0b = 85.4, a2a3 on-device MTE1 sweep); a5: the a2a3 value, unsourced for a5",
+     "MTE1 rate from L1 into L0B (the right operand)"},
+    {PTO_CONFIG_KEY(cube, drain_bytes_per_cycle), "bytes/cycle", 1, 65536, false,
+     "hw-native-sys/pypto@e2d0f78a include/pypto/backend/common/backend_handler.h (L0CostModel::bw_drain = 118, a2a3 FIXPIPE sweep); a5: the a2a3 value, unsourced for a5",
+     "FIXPIPE drain throughput per L0C row, in accumulator bytes"},
+    {PTO_CONFIG_KEY(cube, drain_fixed_cycles), "cycles", 0, 1000000.0, false,
+     "hw-native-sys/pypto@e2d0f78a include/pypto/backend/common/backend_handler.h (L0CostModel::drain_fixed_cycles = 164, a2a3 sweep); a5: the a2a3 value, unsourced for a5",
+     "Fixed cycles of one FIXPIPE drain of an output tile"},
+    {PTO_CONFIG_KEY(cube, drain_row_cycles), "cycles", 0, 1000000.0, false,
+     "hw-native-sys/pypto@e2d0f78a include/pypto/backend/common/backend_handler.h (L0CostModel::drain_row_cycles = 4.45, a2a3 sweep); a5: the a2a3 value, unsourced for a5",
+     "FIXPIPE cycles per M-row at least (the burst-issue floor)"},
+    {PTO_CONFIG_KEY(cube, drain_penalty_cycles), "cycles", 0, 1000000.0, false,
+     "hw-native-sys/pypto@e2d0f78a include/pypto/backend/common/backend_handler.h (L0CostModel::drain_penalty_cycles = 2.6, a2a3 on-device n=80 sweep); a5: the a2a3 value, unsourced for a5",
+     "FIXPIPE cycles per M-row per extra burst pass (odd part of the N-fractal count - 1)"},
+    {PTO_CONFIG_KEY(cube, drain_c0_bytes), "bytes", 1, 4096, false,
+     "hw-native-sys/pypto@e2d0f78a include/pypto/backend/common/backend_handler.h (L0CostModel::drain_c0_bytes = 32, the NZ fractal C0); a5: the a2a3 value, unsourced for a5",
+     "NZ fractal C0: the accumulator's N0 = this / 4 bytes"},
+    {PTO_CONFIG_KEY(cube, mad_head_cycles), "cycles", 0, 1000000.0, false,
+     "hw-native-sys/pypto@e2d0f78a include/pypto/backend/common/backend_handler.h (L0CostModel::mad_head_cycles = 21, a2a3 op-sim fit, device-confirmed within ~2 %); a5: the a2a3 value, unsourced for a5",
+     "Fixed cycles of one TMATMUL (per K-block)"},
+    {PTO_CONFIG_KEY(cube, mad_k_fractal_bytes), "bytes", 1, 4096, false,
+     "hw-native-sys/pypto@e2d0f78a include/pypto/backend/common/backend_handler.h (L0CostModel::mad_k_fractal_bytes = 32); a5: the a2a3 value, unsourced for a5",
+     "Cube K-fractal width in input bytes: kt = this / the input dtype's bytes"},
+    {PTO_CONFIG_KEY(cube, mad_fp32_passes), "passes", 1, 64, false,
+     "hw-native-sys/pypto@e2d0f78a include/pypto/backend/common/backend_handler.h (L0CostModel::mad_fp32_passes = 2); a5: 8 (the same field's comment: a5 FP32 MMAD ~4x a2a3 per fractal)",
+     "Cube passes per K-fractal for FP32 inputs (1 for 2-byte inputs)"},
 };
 // clang-format on
 

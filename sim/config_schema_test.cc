@@ -55,18 +55,20 @@ size_t SchemaRowsInSection(absl::string_view section) {
 
 TEST(ConfigSchema, EveryChipConfigFieldHasExactlyOneRow) {
   const char* kHint = "; add a row in sim/config_schema.cc for each new ChipConfig field";
-  EXPECT_EQ(AggregateFieldCount<ChipConfig>(), 6u) << "a new ChipConfig section" << kHint;
+  EXPECT_EQ(AggregateFieldCount<ChipConfig>(), 7u) << "a new ChipConfig section" << kHint;
   EXPECT_EQ(SchemaRowsInSection("chip"), AggregateFieldCount<ChipParams>()) << kHint;
   EXPECT_EQ(SchemaRowsInSection("aicpu"), AggregateFieldCount<AicpuParams>()) << kHint;
   EXPECT_EQ(SchemaRowsInSection("ring"), AggregateFieldCount<RingParams>()) << kHint;
   EXPECT_EQ(SchemaRowsInSection("core"), AggregateFieldCount<CoreParams>()) << kHint;
   EXPECT_EQ(SchemaRowsInSection("gm"), AggregateFieldCount<GmParams>()) << kHint;
   EXPECT_EQ(SchemaRowsInSection("profiling"), AggregateFieldCount<ProfilingParams>()) << kHint;
-  EXPECT_EQ(ConfigSchema().size(), 64u);
+  EXPECT_EQ(SchemaRowsInSection("cube"), AggregateFieldCount<CubeParams>()) << kHint;
+  EXPECT_EQ(ConfigSchema().size(), 80u);
 }
 
 TEST(ConfigSchema, KeysAreUniqueDottedSectionFieldNames) {
-  const std::set<std::string> sections = {"chip", "aicpu", "ring", "core", "gm", "profiling"};
+  const std::set<std::string> sections = {"chip", "aicpu",     "ring", "core",
+                                          "gm",   "profiling", "cube"};
   std::set<std::string> keys;
   for (const ConfigKeySpec& spec : ConfigSchema()) {
     const std::vector<std::string> parts = absl::StrSplit(spec.key, '.');

@@ -64,6 +64,13 @@ struct CoreParams {
   int64_t mte2_outstanding = 4;
   int64_t mte3_outstanding = 4;
   int64_t fixpipe_outstanding = 4;
+  // On-chip buffer capacities (CANN's 910B-class platform file).
+  int64_t ub_bytes = 196608;   // Vec: the AIV unified buffer
+  int64_t l1_bytes = 524288;   // Mat
+  int64_t l0a_bytes = 65536;   // Left
+  int64_t l0b_bytes = 65536;   // Right
+  int64_t l0c_bytes = 131072;  // Acc
+  int64_t bt_bytes = 1024;     // Bias
   // Vector throughput in elements per cycle by dtype (assumptions).
   double vector_fp32_per_cycle = 64;
   double vector_fp16_per_cycle = 128;
@@ -107,6 +114,21 @@ struct ProfilingParams {
   double record_writeback_ns = 390;  // record dcci(OUT) + dsb after FIN
 };
 
+// The cube's L0 cost constants: pypto's L0CostModel for a2a3 (device-fitted
+// MTE1 and FIXPIPE sweeps; op-sim MAD head). In AICore cycles.
+struct CubeParams {
+  double l0a_bytes_per_cycle = 129.7;  // MTE1: L1 -> L0A
+  double l0b_bytes_per_cycle = 85.4;   // MTE1: L1 -> L0B
+  double drain_bytes_per_cycle = 118;  // FIXPIPE: L0C bytes per cycle per row
+  double drain_fixed_cycles = 164;     // per drained output tile
+  double drain_row_cycles = 4.45;      // per M-row floor
+  double drain_penalty_cycles = 2.6;   // per M-row per extra odd burst pass
+  int64_t drain_c0_bytes = 32;         // NZ fractal C0: N0 = this / 4 for the FP32 L0C
+  int64_t mad_head_cycles = 21;        // per K-block (TMATMUL issue)
+  int64_t mad_k_fractal_bytes = 32;    // K-fractal width: kt = this / input bytes
+  int64_t mad_fp32_passes = 2;         // cube passes per K-fractal for FP32 inputs
+};
+
 struct ChipConfig {
   ChipParams chip;
   AicpuParams aicpu;
@@ -114,6 +136,7 @@ struct ChipConfig {
   CoreParams core;
   GmParams gm;
   ProfilingParams profiling;
+  CubeParams cube;
 
   int64_t aic_count() const { return chip.clusters; }
   int64_t aiv_count() const { return chip.clusters * 2; }

@@ -34,6 +34,11 @@ bool IsTranscendental(trace::Op::Kind kind) {
 
 }  // namespace
 
+CubeCostModel CubeCostModelOf(const ChipConfig& config) {
+  return CubeCostModel{config.cube, config.core.l0a_bytes, config.core.l0b_bytes,
+                       config.core.l0c_bytes};
+}
+
 double CyclesToNs(double cycles, const ChipConfig& config) {
   return cycles / config.chip.aicore_clock_hz * 1e9;
 }
@@ -67,7 +72,8 @@ double VectorOpNs(trace::Op::Kind kind, trace::DType dtype, int64_t elements,
 }
 
 double MatmulCycles(int64_t m, int64_t n, int64_t k, trace::DType in_dtype,
-                    const CubeCostModel& cube) {
+                    const CubeCostModel& model) {
+  const CubeParams& cube = model.rates;
   const int64_t bytes_ab = std::max<int64_t>(1, static_cast<int64_t>(DTypeSize(in_dtype)));
   constexpr int64_t kBytesC = 4;  // L0C accumulates in FP32 / INT32
   const int64_t kt = std::max<int64_t>(1, cube.mad_k_fractal_bytes / bytes_ab);
@@ -77,9 +83,9 @@ double MatmulCycles(int64_t m, int64_t n, int64_t k, trace::DType in_dtype,
   // Choose the L0 tile: shrink until A, B and C fit their L0 buffers.
   int64_t m0 = m, n0_tile = n, k0 = k;
   for (int guard = 0; guard < 64; ++guard) {
-    const bool a_over = m0 * k0 * bytes_ab > cube.l0a_bytes;
-    const bool b_over = k0 * n0_tile * bytes_ab > cube.l0b_bytes;
-    const bool c_over = m0 * n0_tile * kBytesC > cube.l0c_bytes;
+    const bool a_over = m0 * k0 * bytes_ab > model.l0a_bytes;
+    const bool b_over = k0 * n0_tile * bytes_ab > model.l0b_bytes;
+    const bool c_over = m0 * n0_tile * kBytesC > model.l0c_bytes;
     if (!a_over && !b_over && !c_over) break;
     if (m0 <= 16 && n0_tile <= 16 && k0 <= 16) break;
     if (c_over) {
@@ -101,11 +107,11 @@ double MatmulCycles(int64_t m, int64_t n, int64_t k, trace::DType in_dtype,
   const auto tile_wall = [&](int64_t mt, int64_t nt) {
     const double mad = static_cast<double>(k_blocks * cube.mad_head_cycles +
                                            cpr * CeilDiv(mt, 16) * k_fractals * CeilDiv(nt, 16));
-    const double load = static_cast<double>(mt * k * bytes_ab) / cube.bw_l0a_bytes_per_cycle +
-                        static_cast<double>(k * nt * bytes_ab) / cube.bw_l0b_bytes_per_cycle;
+    const double load = static_cast<double>(mt * k * bytes_ab) / cube.l0a_bytes_per_cycle +
+                        static_cast<double>(k * nt * bytes_ab) / cube.l0b_bytes_per_cycle;
     const double per_row =
         std::max(cube.drain_row_cycles,
-                 static_cast<double>(kBytesC * nt) / cube.bw_drain_bytes_per_cycle) +
+                 static_cast<double>(kBytesC * nt) / cube.drain_bytes_per_cycle) +
         cube.drain_penalty_cycles * static_cast<double>(OddPart(CeilDiv(nt, n0)) - 1);
     const double drain = cube.drain_fixed_cycles + static_cast<double>(mt) * per_row;
     return std::max(load, mad) + drain;
@@ -123,7 +129,7 @@ double MatmulCycles(int64_t m, int64_t n, int64_t k, trace::DType in_dtype,
 }
 
 double MatmulNs(int64_t m, int64_t n, int64_t k, trace::DType in_dtype, const ChipConfig& config) {
-  return CyclesToNs(MatmulCycles(m, n, k, in_dtype), config);
+  return CyclesToNs(MatmulCycles(m, n, k, in_dtype, CubeCostModelOf(config)), config);
 }
 
 double OpCostNs(const CompiledOp& op, const CompiledKernel& kernel, const ChipConfig& config) {

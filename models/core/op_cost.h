@@ -13,25 +13,17 @@ namespace pto {
 // First-order timing of tile ops on one AICore. All results in nanoseconds;
 // cycles are AICore cycles at ChipParams.aicore_clock_hz.
 
-// The a2a3 cube constants of pypto's L0CostModel (hw-native-sys/pypto@e2d0f78a
-// include/pypto/backend/common/backend_handler.h) and the L0 capacities of
-// src/backend/common/soc.cpp. Not config keys yet: ChipConfig carries no cube section.
+// The cube's L0 cost constants (config section `cube`, after pypto's
+// L0CostModel, hw-native-sys/pypto@e2d0f78a
+// include/pypto/backend/common/backend_handler.h) and the L0 capacities it
+// tiles against (core.l0a_bytes, core.l0b_bytes, core.l0c_bytes).
 struct CubeCostModel {
-  double bw_l0a_bytes_per_cycle = 129.7;  // L1 -> L0A (MTE1)
-  double bw_l0b_bytes_per_cycle = 85.4;   // L1 -> L0B (MTE1)
-  double bw_drain_bytes_per_cycle = 118;  // FIXPIPE, L0C bytes per cycle per row
-  double drain_fixed_cycles = 164;        // per drained output tile
-  double drain_row_cycles = 4.45;         // per M-row floor
-  double drain_penalty_cycles = 2.6;      // per M-row per extra odd burst pass
-  int64_t drain_c0_bytes = 32;            // N0 = drain_c0_bytes / bytes_c
-  int64_t mad_head_cycles = 21;           // per K-block
-  int64_t mad_k_fractal_bytes = 32;       // kt = this / bytes_a
-  int64_t mad_fp32_passes = 2;            // cube passes per K-fractal for FP32 inputs
+  CubeParams rates;
   int64_t l0a_bytes = 64 << 10;
   int64_t l0b_bytes = 64 << 10;
   int64_t l0c_bytes = 128 << 10;
 };
-inline constexpr CubeCostModel kA2a3Cube{};
+CubeCostModel CubeCostModelOf(const ChipConfig& config);
 
 double CyclesToNs(double cycles, const ChipConfig& config);
 
@@ -72,7 +64,7 @@ double VectorOpNs(trace::Op::Kind kind, trace::DType dtype, int64_t elements,
 //   two removed (the odd part, per backend_handler.h). The total is the sum of
 //   the output tiles' walls.
 double MatmulCycles(int64_t m, int64_t n, int64_t k, trace::DType in_dtype,
-                    const CubeCostModel& cube = kA2a3Cube);
+                    const CubeCostModel& cube);
 double MatmulNs(int64_t m, int64_t n, int64_t k, trace::DType in_dtype, const ChipConfig& config);
 
 // The cost of one instance of `op` of `kernel`: LOAD/STORE -> GmTransferNs of

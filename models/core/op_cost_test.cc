@@ -7,6 +7,9 @@
 namespace pto {
 namespace {
 
+// The a2a3 defaults: ChipConfig's cube section and L0 capacities.
+const CubeCostModel kCube = CubeCostModelOf(ChipConfig{});
+
 constexpr double kClockGhz = 1.85;  // ChipParams default, cycles per ns
 
 TEST(OpCostTest, GmTransferIsLatencyPlusBytesOverMteRate) {
@@ -32,17 +35,18 @@ TEST(OpCostTest, MatmulFp16MatchesTheL0CostModelByHand) {
   // drain = 164 + 128*max(4.45, 4*128/118), odd(128/8) = 1: no penalty.
   const double load = 32768 / 129.7 + 32768 / 85.4;
   const double expected = std::max(load, 533.0) + 164 + 128 * 4.45;
-  EXPECT_NEAR(MatmulCycles(128, 128, 128, trace::FP16), expected, 1e-9);
+  EXPECT_NEAR(MatmulCycles(128, 128, 128, trace::FP16, kCube), expected, 1e-9);
   EXPECT_NEAR(MatmulNs(128, 128, 128, trace::FP16, ChipConfig{}), expected / kClockGhz, 1e-9);
 }
 
 TEST(OpCostTest, MatmulFp32TakesTwoCubePassesPerFractal) {
   // 64x64x64 FP32: kt = 8, cpr = 2 -> mad = 21 + 2*4*8*4 = 277; MTE1-bound.
   const double load = 16384 / 129.7 + 16384 / 85.4;
-  EXPECT_NEAR(MatmulCycles(64, 64, 64, trace::FP32), std::max(load, 277.0) + 164 + 64 * 4.45, 1e-9);
+  EXPECT_NEAR(MatmulCycles(64, 64, 64, trace::FP32, kCube), std::max(load, 277.0) + 164 + 64 * 4.45,
+              1e-9);
   // Compute-bound case shows the passes: m = n = 256 would not fit L0, so use
   // a thin-k shape where mad dominates: 16 x 16 x 8 -> load 2*512 B.
-  EXPECT_NEAR(MatmulCycles(16, 16, 8, trace::FP32),
+  EXPECT_NEAR(MatmulCycles(16, 16, 8, trace::FP32, kCube),
               std::max(512 / 129.7 + 512 / 85.4, 21.0 + 2 * 1 * 1 * 1) + 164 + 16 * 4.45, 1e-9);
 }
 
@@ -50,20 +54,20 @@ TEST(OpCostTest, MatmulDrainChargesTheOddPartOfTheFractalCount) {
   // n = 80: N1 = 80/8 = 10, odd part 5 -> 4 extra passes of 2.6 per row.
   const double load = 16 * 16 * 2 / 129.7 + 16 * 80 * 2 / 85.4;
   const double drain = 164 + 16 * (4.45 + 2.6 * 4);
-  EXPECT_NEAR(MatmulCycles(16, 80, 16, trace::FP16), std::max(load, 26.0) + drain, 1e-9);
+  EXPECT_NEAR(MatmulCycles(16, 80, 16, trace::FP16, kCube), std::max(load, 26.0) + drain, 1e-9);
 }
 
 TEST(OpCostTest, OversizedMatmulSplitsIntoL0OutputTiles) {
   // 256^3 FP16 does not fit L0 (A, B 128 KB; C 256 KB): it runs as four
   // 128x128 output tiles, each accumulating the full k = 256 in one L0C.
-  EXPECT_NEAR(MatmulCycles(256, 256, 256, trace::FP16),
-              4 * MatmulCycles(128, 128, 256, trace::FP16), 1e-6);
+  EXPECT_NEAR(MatmulCycles(256, 256, 256, trace::FP16, kCube),
+              4 * MatmulCycles(128, 128, 256, trace::FP16, kCube), 1e-6);
   // k = 1024 splits into 4 k blocks of 256 (L0A/L0B hold 64 KB): one MAD head
   // per k block, one drain for the single output tile.
   const double load = 128 * 1024 * 2 / 129.7 + 1024 * 128 * 2 / 85.4;
   const double mad = 4 * 21 + 8 * 64 * 8;
-  EXPECT_NEAR(MatmulCycles(128, 128, 1024, trace::FP16), std::max(load, mad) + 164 + 128 * 4.45,
-              1e-9);
+  EXPECT_NEAR(MatmulCycles(128, 128, 1024, trace::FP16, kCube),
+              std::max(load, mad) + 164 + 128 * 4.45, 1e-9);
 }
 
 TEST(OpCostTest, CostSummaryTakesTheDominantTermSplitOverPhases) {
