@@ -1,5 +1,9 @@
 #include "models/core/block_pipes.h"
 
+#include <algorithm>
+
+#include "common/dtype.h"
+
 namespace pto {
 
 Pipe PipeOf(const CompiledKernel& kernel, const CompiledOp& op) {
@@ -49,6 +53,11 @@ void DescribePipeOp(const CompiledKernel& kernel, const OpRecord& record, const 
       spec->touches_gm = true;
       spec->gm = transfer;
       spec->gm_write = op.kind == trace::Op::STORE;
+      if (spec->pipe == Pipe::kFixpipe) {
+        const CompiledTile& acc = kernel.tiles[static_cast<size_t>(op.src0)];
+        spec->duration = Ns(config.core.gm_latency_ns +
+                            CyclesToNs(DrainCycles(acc.rows, acc.cols, config.cube), config));
+      }
       break;
     case trace::Op::CACHE_INVALID:
       spec->barrier = true;
@@ -67,6 +76,65 @@ void DescribePipeOp(const CompiledKernel& kernel, const OpRecord& record, const 
     if (src >= 0) spec->reads.push_back(buffer(src));
   }
   if (op.dst >= 0) spec->writes.push_back(buffer(op.dst));
+}
+
+void BlockPipes::Begin(const CompiledKernel& kernel) {
+  kernel_ = &kernel;
+  l0_base_ = static_cast<uint32_t>(kernel.tiles.size());
+  next_a_ = next_b_ = 0;
+}
+
+void BlockPipes::Add(const OpRecord& record, const GmRuns& transfer, PipeScheduler* pipes) {
+  const CompiledOp& op = kernel_->ops[record.op_index];
+  if (op.kind == trace::Op::MATMUL) {
+    AddMatmul(op, pipes);
+    return;
+  }
+  DescribePipeOp(*kernel_, record, transfer, config_, &spec_);
+  pipes->Add(spec_);
+}
+
+void BlockPipes::AddMatmul(const CompiledOp& op, PipeScheduler* pipes) {
+  const trace::DType dtype = kernel_->tiles[static_cast<size_t>(op.src0)].dtype;
+  L0Tiling tile = ChooseL0Tiling(op.m, op.n, op.k, dtype, cube_);
+  const int64_t bytes = std::max<int64_t>(1, static_cast<int64_t>(DTypeSize(dtype)));
+  // Blocks short enough in K that two of each operand fit their L0: the
+  // operands move along K, so they are double-buffered (pypto's L0 model).
+  auto fits_twice = [&](const L0Tiling& t) {
+    return 2 * t.m0 * t.k0 * bytes <= cube_.l0a_bytes && 2 * t.k0 * t.n0 * bytes <= cube_.l0b_bytes;
+  };
+  while (!fits_twice(tile) && tile.k0 > 16) tile.k0 = std::max<int64_t>(16, tile.k0 / 2);
+  const int slots = fits_twice(tile) ? 2 : 1;
+  const int a_slots = slots, b_slots = slots;
+  const uint32_t a = kernel_->tile_buffers[static_cast<size_t>(op.src0)];
+  const uint32_t b = kernel_->tile_buffers[static_cast<size_t>(op.src1)];
+  const uint32_t acc = kernel_->tile_buffers[static_cast<size_t>(op.dst)];
+  for (int64_t m_at = 0; m_at < op.m; m_at += tile.m0) {
+    const int64_t mt = std::min(tile.m0, op.m - m_at);
+    for (int64_t n_at = 0; n_at < op.n; n_at += tile.n0) {
+      const int64_t nt = std::min(tile.n0, op.n - n_at);
+      for (int64_t k_at = 0; k_at < op.k; k_at += tile.k0) {
+        const int64_t kb = std::min(tile.k0, op.k - k_at);
+        const uint32_t l0a = l0_base_ + static_cast<uint32_t>(next_a_++ % a_slots);
+        const uint32_t l0b = l0_base_ + 2 + static_cast<uint32_t>(next_b_++ % b_slots);
+        spec_ = PipeOpSpec{};
+        spec_.pipe = Pipe::kMte1;
+        spec_.duration =
+            Ns(CyclesToNs(OperandLoadCycles(mt, nt, kb, dtype, config_.cube), config_));
+        spec_.reads = {a, b};
+        spec_.writes = {l0a, l0b};
+        pipes->Add(spec_);
+        spec_.pipe = Pipe::kCube;
+        spec_.duration =
+            Ns(CyclesToNs(MadCycles(mt, nt, kb, /*k_blocks=*/1, dtype, config_.cube), config_));
+        // The first K-block (re)writes the accumulator; later ones add to it.
+        spec_.reads = {l0a, l0b};
+        if (k_at > 0) spec_.reads.push_back(acc);
+        spec_.writes = {acc};
+        pipes->Add(spec_);
+      }
+    }
+  }
 }
 
 }  // namespace pto

@@ -1,5 +1,8 @@
 #include "models/core/block_pipes.h"
 
+#include <algorithm>
+#include <vector>
+
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "models/core/testing/kernel_builder.h"
@@ -117,6 +120,89 @@ TEST(BlockPipesTest, ALoopCarryIsOneBufferAndASwapTwo) {
   EXPECT_NE(buffer[p], buffer[q]);
   EXPECT_NE(buffer[p], buffer[acc]);
   EXPECT_EQ(buffer[acc], zero);  // named by its lowest tile
+}
+
+// The pipe ops of `kernel`'s records (one per op, in order, each of cost 0:
+// only the matmuls' steps take time), run with no transfer taking time;
+// the block's end.
+TimePs RunOnPipes(const CompiledKernel& kernel, const ChipConfig& config, PipeScheduler* pipes) {
+  BlockPipes block(config);
+  block.Begin(kernel);
+  for (uint32_t i = 0; i < kernel.ops.size(); ++i) {
+    OpRecord record{i, kernel.ops[i].kind};
+    block.Add(record, GmRuns{0x1000, 64, 1, 64}, pipes);
+  }
+  pipes->Start(0);
+  std::vector<uint32_t> started;
+  while (!pipes->finished()) {
+    pipes->TakeStarted(&started);
+    for (uint32_t op : started) pipes->Complete(op, pipes->timing(op).start);
+    if (started.empty()) pipes->RunUntil(pipes->next_internal_at());
+  }
+  return pipes->end_time();
+}
+
+// `steps` matmuls [16, k] x [k, 128] BF16 from L1 into one accumulator.
+CompiledKernel MatmulChain(int64_t k, int steps) {
+  KernelBuilder kb("mm", trace::AIC);
+  const uint32_t a = kb.Tile("a", {16, k}, trace::BF16, trace::MAT);
+  const uint32_t b = kb.Tile("b", {k, 128}, trace::BF16, trace::MAT);
+  const uint32_t c = kb.Tile("c", {16, 128}, trace::FP32, trace::ACC);
+  kb.Full(a, 1);
+  kb.Full(b, 1);
+  for (int i = 0; i < steps; ++i) kb.Matmul(c, a, b);
+  return *CompileKernel(kb.kernel());
+}
+
+TEST(BlockPipesTest, AMatmulMovesItsKBlocksThroughMte1WhileTheCubeComputes) {
+  // [16, 512] x [512, 128] BF16 at 1 GHz. ChooseL0Tiling gives k0 = 256 (B
+  // must fit 64 KiB); two B blocks of 256 x 128 do not, so k0 = 128: four
+  // K-blocks, each an MTE1 move of 16*128*2 B at 129.7 B/cycle plus
+  // 128*128*2 B at 85.4 (415.29 cycles) and a MAD of 21 + 1*8*8 = 85
+  // cycles. With two slots each MTE1 move follows the one before it and the
+  // MADs trail them: the block ends after four moves and one MAD.
+  ChipConfig config;
+  config.chip.aicore_clock_hz = 1e9;
+  const CompiledKernel kernel = MatmulChain(512, 1);
+  PipeScheduler pipes;
+  const TimePs end = RunOnPipes(kernel, config, &pipes);
+  const TimePs move = Ns(16 * 128 * 2 / 129.7 + 128 * 128 * 2 / 85.4);
+  const TimePs mad = Ns(85);
+  EXPECT_EQ(pipes.size(), 2u + 8u);
+  EXPECT_EQ(end, 4 * move + mad);
+  EXPECT_EQ(pipes.busy(Pipe::kMte1), 4 * move);
+  EXPECT_EQ(pipes.busy(Pipe::kCube), 4 * mad);
+}
+
+TEST(BlockPipesTest, EightKStepsOf256TakeTheTimeOfOneMatmulOver2048) {
+  ChipConfig config;
+  config.chip.aicore_clock_hz = 1e9;
+  const CompiledKernel whole = MatmulChain(2048, 1);
+  const CompiledKernel steps = MatmulChain(256, 8);
+  PipeScheduler a, b;
+  const TimePs one = RunOnPipes(whole, config, &a);
+  const TimePs eight = RunOnPipes(steps, config, &b);
+  EXPECT_EQ(one, eight);
+  EXPECT_EQ(a.busy(Pipe::kCube), b.busy(Pipe::kCube));
+}
+
+TEST(BlockPipesTest, AFixpipeStoreTakesTheDrainOfItsAccumulator) {
+  // A [16, 128] FP32 accumulator: drain = 164 + 16 * max(4.45, 4*128/118)
+  // cycles (the odd part of 128/8 is 1: no penalty), after the GM latency.
+  KernelBuilder kb("st", trace::AIC);
+  const uint32_t y = kb.TensorParam("y", trace::FP32, trace::KernelParam::OUT);
+  const uint32_t c = kb.Tile("c", {16, 128}, trace::FP32, trace::ACC);
+  kb.Full(c, 0);
+  kb.Store(c, y, {C(0), C(0)});
+  const CompiledKernel kernel = *CompileKernel(kb.kernel());
+  ChipConfig config;
+  config.chip.aicore_clock_hz = 1e9;
+  config.core.gm_latency_ns = 500;
+  PipeOpSpec spec;
+  DescribePipeOp(kernel, OpRecord{1, trace::Op::STORE}, GmRuns{0, 512, 16, 512}, config, &spec);
+  EXPECT_EQ(spec.pipe, Pipe::kFixpipe);
+  EXPECT_TRUE(spec.external);
+  EXPECT_EQ(spec.duration, Ns(500 + 164 + 16 * std::max(4.45, 4.0 * 128 / 118)));
 }
 
 }  // namespace

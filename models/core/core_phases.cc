@@ -54,6 +54,7 @@ CorePhases::CorePhases(int id, CoreKind kind, int cluster, const CoreDeps& deps)
       recorder_(&cache_, deps.observer),
       hooks_(this),
       pipes_(PipeLimitsOf(deps.config->core)),
+      block_pipes_(*deps.config),
       executor_(*deps.config) {
   events_.reserve(8);
   cache_.set_keeps_data(deps.functional);
@@ -379,20 +380,23 @@ void CorePhases::RunOnPipes(const absl::Status& executed) {
     FinishSegment(status);
     return;
   }
-  // One pipe op per record: the k-th LOAD, STORE or FENCE record is the op
-  // the k-th stop was before.
+  // The records onto the pipes: the k-th LOAD, STORE or FENCE record is the
+  // op the k-th stop was before. Each pipe op notes its record and runs.
   pipes_.Clear();
+  block_pipes_.Begin(*kernel_);
   pipe_transfers_.clear();
   pipe_runs_.clear();
+  pipe_record_.clear();
   size_t stop = 0;
   for (size_t i = segment_record_base_; i < profile_.records.size(); ++i) {
     const OpRecord& record = profile_.records[i];
     const trace::Op::Kind kind = kernel_->ops[record.op_index].kind;
     const bool stopped =
         kind == trace::Op::LOAD || kind == trace::Op::STORE || kind == trace::Op::FENCE;
-    pipe_runs_.push_back(stopped ? pipe_stop_runs_[stop++] : GmRuns{});
-    DescribePipeOp(*kernel_, record, pipe_runs_.back(), config_, &pipe_spec_);
-    pipes_.Add(pipe_spec_);
+    const GmRuns runs = stopped ? pipe_stop_runs_[stop++] : GmRuns{};
+    block_pipes_.Add(record, runs, &pipes_);
+    pipe_runs_.resize(pipes_.size(), runs);
+    pipe_record_.resize(pipes_.size(), static_cast<uint32_t>(i));
   }
   // The ops start after what the segment stalled before them (the kernel
   // prologue).
@@ -414,8 +418,7 @@ void CorePhases::StartPipes() {
 void CorePhases::AfterPipes() {
   pipes_.TakeStarted(&pipe_started_);
   for (uint32_t op : pipe_started_) {
-    const bool load =
-        kernel_->ops[profile_.records[segment_record_base_ + op].op_index].kind == trace::Op::LOAD;
+    const bool load = profile_.records[pipe_record_[op]].kind == trace::Op::LOAD;
     const uint64_t id =
         deps_.host->StartTransfer(pipe_runs_[op], load ? GmDirection::kRead : GmDirection::kWrite);
     pipe_transfers_.emplace_back(id, op);
@@ -524,11 +527,10 @@ void CorePhases::OnTransferDone(uint64_t transfer, TimePs done) {
     assert(it != pipe_transfers_.end());
     const uint32_t op = it->second;
     pipe_transfers_.erase(it);
-    // A transfer takes at least its core-side time (latency + MTE rate, the
-    // record's cost); a load's time beyond it is the block's GM stall.
-    const OpRecord& record = profile_.records[segment_record_base_ + op];
-    const TimePs core_side_end = pipes_.timing(op).start + Ns(record.cost_ns);
-    if (record.kind == trace::Op::LOAD && done > core_side_end) {
+    // A transfer takes at least its core-side time (DescribePipeOp); a
+    // load's time beyond it is the block's GM stall.
+    const TimePs core_side_end = pipes_.timing(op).start + pipes_.duration(op);
+    if (profile_.records[pipe_record_[op]].kind == trace::Op::LOAD && done > core_side_end) {
       counters_.gm_stall += done - core_side_end;
     }
     Schedule(std::max(done, core_side_end), EventKind::kPipeDone, op);

@@ -32,6 +32,7 @@
 #include "models/base/run_failure.h"
 #include "models/base/time.h"
 #include "models/core/access_recorder.h"
+#include "models/core/block_pipes.h"
 #include "models/core/core_observer.h"
 #include "models/core/execution_profile.h"
 #include "models/core/kernel_program.h"
@@ -440,13 +441,14 @@ class CorePhases : private MixTransferBoard::Lane {
   // (pipe timing), each transfer issued when its pipe starts it.
   bool flow_timing_ = false;
   PipeScheduler pipes_;
+  BlockPipes block_pipes_;
   bool pipes_active_ = false;           // the segment's ops are on the pipes
   TimePs pipe_wake_at_ = kNever;        // the compute end a kPipeTick is due for
   std::vector<GmRuns> pipe_runs_;       // per pipe op: its transfer's (none: 0 rows)
+  std::vector<uint32_t> pipe_record_;   // per pipe op: its record's index
   std::vector<GmRuns> pipe_stop_runs_;  // scratch: per executor stop
   std::vector<std::pair<uint64_t, uint32_t>> pipe_transfers_;  // host id, op
   std::vector<uint32_t> pipe_started_;                         // scratch
-  PipeOpSpec pipe_spec_;                                       // scratch
   // A cost summary whose bytes the host times: its phases run as events.
   bool summary_flows_ = false;
   int64_t summary_phase_ = 0;

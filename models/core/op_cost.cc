@@ -71,59 +71,77 @@ double VectorOpNs(trace::Op::Kind kind, trace::DType dtype, int64_t elements,
   return CyclesToNs(cycles, config);
 }
 
-double MatmulCycles(int64_t m, int64_t n, int64_t k, trace::DType in_dtype,
-                    const CubeCostModel& model) {
-  const CubeParams& cube = model.rates;
-  const int64_t bytes_ab = std::max<int64_t>(1, static_cast<int64_t>(DTypeSize(in_dtype)));
-  constexpr int64_t kBytesC = 4;  // L0C accumulates in FP32 / INT32
-  const int64_t kt = std::max<int64_t>(1, cube.mad_k_fractal_bytes / bytes_ab);
-  const int64_t cpr = in_dtype == trace::FP32 ? cube.mad_fp32_passes : 1;
-  const int64_t n0 = std::max<int64_t>(1, cube.drain_c0_bytes / kBytesC);
+int64_t CubeInputBytes(trace::DType in_dtype) {
+  return std::max<int64_t>(1, static_cast<int64_t>(DTypeSize(in_dtype)));
+}
 
-  // Choose the L0 tile: shrink until A, B and C fit their L0 buffers.
-  int64_t m0 = m, n0_tile = n, k0 = k;
+L0Tiling ChooseL0Tiling(int64_t m, int64_t n, int64_t k, trace::DType in_dtype,
+                        const CubeCostModel& model) {
+  const int64_t bytes_ab = CubeInputBytes(in_dtype);
+  constexpr int64_t kBytesC = 4;  // L0C accumulates in FP32 / INT32
+  // Shrink until A, B and C fit their L0 buffers.
+  int64_t m0 = m, n0 = n, k0 = k;
   for (int guard = 0; guard < 64; ++guard) {
     const bool a_over = m0 * k0 * bytes_ab > model.l0a_bytes;
-    const bool b_over = k0 * n0_tile * bytes_ab > model.l0b_bytes;
-    const bool c_over = m0 * n0_tile * kBytesC > model.l0c_bytes;
+    const bool b_over = k0 * n0 * bytes_ab > model.l0b_bytes;
+    const bool c_over = m0 * n0 * kBytesC > model.l0c_bytes;
     if (!a_over && !b_over && !c_over) break;
-    if (m0 <= 16 && n0_tile <= 16 && k0 <= 16) break;
+    if (m0 <= 16 && n0 <= 16 && k0 <= 16) break;
     if (c_over) {
-      (m0 >= n0_tile ? m0 : n0_tile) = HalveDim(std::max(m0, n0_tile));
+      (m0 >= n0 ? m0 : n0) = HalveDim(std::max(m0, n0));
     } else if (a_over && b_over) {
       k0 = HalveDim(k0);
     } else if (a_over) {
       (m0 >= k0 ? m0 : k0) = HalveDim(std::max(m0, k0));
     } else {
-      (n0_tile >= k0 ? n0_tile : k0) = HalveDim(std::max(n0_tile, k0));
+      (n0 >= k0 ? n0 : k0) = HalveDim(std::max(n0, k0));
     }
   }
-  m0 = std::min(m0, m);
-  n0_tile = std::min(n0_tile, n);
-  k0 = std::min(k0, k);
-  const int64_t k_blocks = CeilDiv(k, k0);
-  const int64_t k_fractals = CeilDiv(k, kt);
+  return L0Tiling{std::min(m0, m), std::min(n0, n), std::min(k0, k)};
+}
 
+double MadCycles(int64_t mt, int64_t nt, int64_t k, int64_t k_blocks, trace::DType in_dtype,
+                 const CubeParams& cube) {
+  const int64_t kt = std::max<int64_t>(1, cube.mad_k_fractal_bytes / CubeInputBytes(in_dtype));
+  const int64_t cpr = in_dtype == trace::FP32 ? cube.mad_fp32_passes : 1;
+  return static_cast<double>(k_blocks * cube.mad_head_cycles +
+                             cpr * CeilDiv(mt, 16) * CeilDiv(k, kt) * CeilDiv(nt, 16));
+}
+
+double OperandLoadCycles(int64_t mt, int64_t nt, int64_t k, trace::DType in_dtype,
+                         const CubeParams& cube) {
+  const int64_t bytes_ab = CubeInputBytes(in_dtype);
+  return static_cast<double>(mt * k * bytes_ab) / cube.l0a_bytes_per_cycle +
+         static_cast<double>(k * nt * bytes_ab) / cube.l0b_bytes_per_cycle;
+}
+
+double DrainCycles(int64_t mt, int64_t nt, const CubeParams& cube) {
+  constexpr int64_t kBytesC = 4;
+  const int64_t n0 = std::max<int64_t>(1, cube.drain_c0_bytes / kBytesC);
+  const double per_row =
+      std::max(cube.drain_row_cycles,
+               static_cast<double>(kBytesC * nt) / cube.drain_bytes_per_cycle) +
+      cube.drain_penalty_cycles * static_cast<double>(OddPart(CeilDiv(nt, n0)) - 1);
+  return cube.drain_fixed_cycles + static_cast<double>(mt) * per_row;
+}
+
+double MatmulCycles(int64_t m, int64_t n, int64_t k, trace::DType in_dtype,
+                    const CubeCostModel& model) {
+  const CubeParams& cube = model.rates;
+  const L0Tiling tile = ChooseL0Tiling(m, n, k, in_dtype, model);
+  const int64_t k_blocks = CeilDiv(k, tile.k0);
   const auto tile_wall = [&](int64_t mt, int64_t nt) {
-    const double mad = static_cast<double>(k_blocks * cube.mad_head_cycles +
-                                           cpr * CeilDiv(mt, 16) * k_fractals * CeilDiv(nt, 16));
-    const double load = static_cast<double>(mt * k * bytes_ab) / cube.l0a_bytes_per_cycle +
-                        static_cast<double>(k * nt * bytes_ab) / cube.l0b_bytes_per_cycle;
-    const double per_row =
-        std::max(cube.drain_row_cycles,
-                 static_cast<double>(kBytesC * nt) / cube.drain_bytes_per_cycle) +
-        cube.drain_penalty_cycles * static_cast<double>(OddPart(CeilDiv(nt, n0)) - 1);
-    const double drain = cube.drain_fixed_cycles + static_cast<double>(mt) * per_row;
-    return std::max(load, mad) + drain;
+    const double mad = MadCycles(mt, nt, k, k_blocks, in_dtype, cube);
+    const double load = OperandLoadCycles(mt, nt, k, in_dtype, cube);
+    return std::max(load, mad) + DrainCycles(mt, nt, cube);
   };
-
   // Full tiles and the edge remainders in each output dimension.
-  const int64_t m_full = m / m0, m_rem = m % m0;
-  const int64_t n_full = n / n0_tile, n_rem = n % n0_tile;
+  const int64_t m_full = m / tile.m0, m_rem = m % tile.m0;
+  const int64_t n_full = n / tile.n0, n_rem = n % tile.n0;
   double total = 0;
-  total += static_cast<double>(m_full * n_full) * tile_wall(m0, n0_tile);
-  if (n_rem) total += static_cast<double>(m_full) * tile_wall(m0, n_rem);
-  if (m_rem) total += static_cast<double>(n_full) * tile_wall(m_rem, n0_tile);
+  total += static_cast<double>(m_full * n_full) * tile_wall(tile.m0, tile.n0);
+  if (n_rem) total += static_cast<double>(m_full) * tile_wall(tile.m0, n_rem);
+  if (m_rem) total += static_cast<double>(n_full) * tile_wall(m_rem, tile.n0);
   if (m_rem && n_rem) total += tile_wall(m_rem, n_rem);
   return total;
 }

@@ -65,6 +65,21 @@ double VectorOpNs(trace::Op::Kind kind, trace::DType dtype, int64_t elements,
 //   the output tiles' walls.
 double MatmulCycles(int64_t m, int64_t n, int64_t k, trace::DType in_dtype,
                     const CubeCostModel& cube);
+
+// The pieces of MatmulCycles, for the cube's pipes (cube_steps.h):
+// the L0 tile (m0, n0, k0); the MAD of an (mt, nt) output tile over `k`
+// in `k_blocks` TMATMULs; the MTE1 moves of its A and B operands over `k`;
+// and the FIXPIPE drain of an (mt, nt) accumulator tile.
+struct L0Tiling {
+  int64_t m0 = 0, n0 = 0, k0 = 0;
+};
+L0Tiling ChooseL0Tiling(int64_t m, int64_t n, int64_t k, trace::DType in_dtype,
+                        const CubeCostModel& model);
+double MadCycles(int64_t mt, int64_t nt, int64_t k, int64_t k_blocks, trace::DType in_dtype,
+                 const CubeParams& cube);
+double OperandLoadCycles(int64_t mt, int64_t nt, int64_t k, trace::DType in_dtype,
+                         const CubeParams& cube);
+double DrainCycles(int64_t mt, int64_t nt, const CubeParams& cube);
 double MatmulNs(int64_t m, int64_t n, int64_t k, trace::DType in_dtype, const ChipConfig& config);
 
 // The cost of one instance of `op` of `kernel`: LOAD/STORE -> GmTransferNs of

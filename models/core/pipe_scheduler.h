@@ -112,6 +112,8 @@ class PipeScheduler {
   size_t size() const { return ops_.size(); }
   const PipeOpTiming& timing(uint32_t op) const { return ops_[op].timing; }
   Pipe pipe_of(uint32_t op) const { return ops_[op].pipe; }
+  // A compute op's time; an external op's least time (its caller's).
+  TimePs duration(uint32_t op) const { return ops_[op].duration; }
   // Time each pipe had at least one op running, so far.
   TimePs busy(Pipe pipe) const { return pipes_[static_cast<int>(pipe)].busy; }
 
