@@ -19,6 +19,7 @@
 #include "common/tensor_fill.h"
 #include "models/base/sc_time.h"
 #include "models/chip.h"
+#include "models/core/buffer_capacity.h"
 #include "models/core/kernel_program.h"
 #include "nlohmann/json.hpp"
 #include "sim/check_runner.h"
@@ -208,6 +209,9 @@ absl::Status Session::Prepare() {
     if (!compiled.ok()) {
       return absl::Status(compiled.status().code(),
                           absl::StrCat(options_.trace_path, ": ", compiled.status().message()));
+    }
+    if (absl::Status fits = CheckTileCapacities(*compiled, config_.core); !fits.ok()) {
+      return absl::Status(fits.code(), absl::StrCat(options_.trace_path, ": ", fits.message()));
     }
     kernels_.push_back(*std::move(compiled));
   }
