@@ -32,7 +32,10 @@ FlowModel::ResourceId FlowModel::AddResource(double bytes_per_ns) {
 FlowModel::FlowId FlowModel::Start(TimePs now, int64_t bytes, absl::Span<const ResourceId> path) {
   assert(bytes > 0 && !path.empty());
   assert(now >= now_);
-  assert(next_completion() == kNever || next_completion() >= now);
+  // Stale rates are those of the flows started at now_: bring them up to
+  // date before time moves on.
+  if (now > now_) Flush();
+  assert(earliest_end_ == kNever || earliest_end_ >= now);
   now_ = now;
   Flow& flow = flows_.emplace_back();
   flow.id = next_id_++;
@@ -45,7 +48,9 @@ FlowModel::FlowId FlowModel::Start(TimePs now, int64_t bytes, absl::Span<const R
       used_.push_back(r);
     }
   }
-  if (!StartAlone(flow)) Recompute();
+  // A start that changes others' rates waits for the next query, so the
+  // flows starting at this instant share one recompute.
+  if (stale_ || !StartAlone(flow)) stale_ = true;
   return flow.id;
 }
 
@@ -102,6 +107,7 @@ void FlowModel::SetRate(Flow& flow, double rate) {
 
 void FlowModel::AdvanceTo(TimePs now, std::vector<FlowId>* completed) {
   assert(now >= now_);
+  Flush();
   for (TimePs end = next_completion(); end != kNever && end <= now; end = next_completion()) {
     now_ = end;
     // Every flow due now ends together (ids ascending), then the others
@@ -147,17 +153,22 @@ const FlowModel::Flow* FlowModel::Find(FlowId flow) const {
   return it != flows_.end() && it->id == flow ? &*it : nullptr;
 }
 
-double FlowModel::rate(FlowId flow) const {
+double FlowModel::rate(FlowId flow) {
+  Flush();
   const Flow* found = Find(flow);
   return found == nullptr ? 0 : found->rate;
 }
 
-int64_t FlowModel::remaining(FlowId flow) const {
+int64_t FlowModel::remaining(FlowId flow) {
+  Flush();
   const Flow* found = Find(flow);
   return found == nullptr ? 0 : static_cast<int64_t>(std::ceil(RemainingNow(*found)));
 }
 
-double FlowModel::resource_rate(ResourceId resource) const { return load_[resource]; }
+double FlowModel::resource_rate(ResourceId resource) {
+  Flush();
+  return load_[resource];
+}
 
 void FlowModel::Recompute() {
   // Progressive filling: raise every unfrozen flow's rate together until

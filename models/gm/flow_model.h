@@ -24,7 +24,9 @@
 // resource that is (or becomes) full: otherwise no other flow's bottleneck
 // changes, and the others keep their rates and end times. A flow's bytes
 // are brought up to date only when its rate changes, so an event costs the
-// flows it changes, not every active one.
+// flows it changes, not every active one. Flows started at one instant share
+// one recompute: a start that needs one only marks the rates stale, and the
+// next query (or a start at a later time) brings them up to date.
 
 #include <cstdint>
 #include <vector>
@@ -49,7 +51,17 @@ class FlowModel {
   FlowId Start(TimePs now, int64_t bytes, absl::Span<const ResourceId> path);
 
   // When the earliest active flow moves its last byte, or kNever.
-  TimePs next_completion() const { return earliest_end_; }
+  TimePs next_completion() {
+    Flush();
+    return earliest_end_;
+  }
+  // The same without bringing stale rates up to date: no later than the
+  // flows that were active before the stale starts complete (a start only
+  // slows others down), and kNever when none was; the flows started since
+  // complete after now().
+  TimePs next_completion_bound() const { return earliest_end_; }
+  // Whether a start left the rates to be recomputed at the next query.
+  bool stale() const { return stale_; }
 
   // Moves every active flow's bytes up to `now`, finishing flows as they
   // complete (rates are recomputed after each completion). Appends the
@@ -57,11 +69,11 @@ class FlowModel {
   void AdvanceTo(TimePs now, std::vector<FlowId>* completed);
 
   // The flow's current rate in bytes per nanosecond (0 if not active).
-  double rate(FlowId flow) const;
+  double rate(FlowId flow);
   // Bytes the flow has still to move (0 if not active).
-  int64_t remaining(FlowId flow) const;
+  int64_t remaining(FlowId flow);
   // The summed rate of the active flows through `resource` (bytes per ns).
-  double resource_rate(ResourceId resource) const;
+  double resource_rate(ResourceId resource);
   size_t active() const { return flows_.size(); }
   TimePs now() const { return now_; }
 
@@ -82,6 +94,13 @@ class FlowModel {
   void SetRate(Flow& flow, double rate);
   // Max-min fair rates by progressive filling, then each flow's end time.
   void Recompute();
+  // Recomputes if a start left the rates stale.
+  void Flush() {
+    if (stale_) {
+      stale_ = false;
+      Recompute();
+    }
+  }
   // The shortcuts that spare most recomputes: a flow that starts (the last
   // in flows_) or ends while every shared resource on its path has room to
   // spare changes no other flow's rate, so those keep their rates and end
@@ -99,6 +118,7 @@ class FlowModel {
   std::vector<double> capacity_;  // by resource
   std::vector<Flow> flows_;       // active, by id
   TimePs earliest_end_ = kNever;  // the earliest flow end (Recompute keeps it)
+  bool stale_ = false;            // flows started at now_ await their rates
   // Recompute's scratch, kept so that it allocates nothing: per resource,
   // what is left of it and how many unfrozen flows cross it (all 0 between
   // calls); the flows not yet frozen, by index; per resource, whether it

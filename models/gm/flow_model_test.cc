@@ -67,6 +67,38 @@ TEST(FlowModelTest, RatesAreMaxMinFair) { ExpectMaxMinFairRates({0, 1, 2}); }
 
 TEST(FlowModelTest, RatesDoNotDependOnTheOrderFlowsStart) { ExpectMaxMinFairRates({2, 1, 0}); }
 
+TEST(FlowModelTest, FlowsStartingAtOneInstantShareOneRecompute) {
+  // Three flows on a 30 B/ns resource start at t = 0: the second and third
+  // leave the rates stale (the first ran alone at 30); the first query
+  // shares the resource, 10 B/ns each: 1000 bytes end at 100 ns. Until then
+  // the bound is the first flow's alone end (33.4 ns), earlier than any.
+  FlowModel model;
+  const auto r = model.AddResource(30);
+  model.Start(0, 1000, {r});
+  EXPECT_FALSE(model.stale());
+  model.Start(0, 1000, {r});
+  model.Start(0, 1000, {r});
+  EXPECT_TRUE(model.stale());
+  EXPECT_EQ(model.next_completion_bound(), 33'334);
+  EXPECT_EQ(model.next_completion(), 100'000);
+  EXPECT_FALSE(model.stale());
+  EXPECT_DOUBLE_EQ(model.resource_rate(r), 30);
+}
+
+TEST(FlowModelTest, AStartAtALaterTimeFirstGivesTheStaleFlowsTheirRates) {
+  // Two flows start at 0 sharing 20 B/ns (10 each, stale); a third at 50 ns:
+  // by then each of the first two moved 500 bytes at 10 B/ns, not at 20.
+  FlowModel model;
+  const auto r = model.AddResource(20);
+  const FlowId a = model.Start(0, 1000, {r});
+  model.Start(0, 1000, {r});
+  EXPECT_TRUE(model.stale());
+  model.Start(50'000, 1000, {r});
+  EXPECT_EQ(model.remaining(a), 500);
+  // 20/3 B/ns each from 50 ns: the first two's 500 bytes end at 125 ns.
+  EXPECT_EQ(model.next_completion(), 125'000);
+}
+
 TEST(FlowModelTest, ALaterFlowTakesItsShareFromThen) {
   FlowModel model;
   const auto hbm = model.AddResource(2);

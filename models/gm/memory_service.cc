@@ -18,18 +18,35 @@ MemorySystem::TransferId MemoryService::Start(MemorySystem::RequesterId requeste
   // this delta), so the new flow shares only with those still moving,
   // whichever of the two the calendar ran first.
   const TimePs now = calendar_.now();
-  if (system_.next_flow_end() <= now) OnWake(now);
+  FinishDue(now);
   const MemorySystem::TransferId id =
       system_.Start(now, requester, direction, split, bandwidth_factor);
-  Arm();
+  ArmNow(now);
   return id;
 }
 
 void MemoryService::StartWriteBack(int64_t bytes) {
   const TimePs now = calendar_.now();
-  if (system_.next_flow_end() <= now) OnWake(now);
+  FinishDue(now);
   system_.StartWriteBack(now, bytes);
-  Arm();
+  ArmNow(now);
+}
+
+void MemoryService::FinishDue(TimePs now) {
+  // The bound needs no recompute of the rates the starts at this instant
+  // left stale (they only delay the others).
+  const TimePs due = system_.next_flow_end_bound();
+  if (due != kNever && due <= now) OnWake(now);
+}
+
+void MemoryService::ArmNow(TimePs now) {
+  // Stale rates wait for the next delta of this instant: every transfer
+  // started in this one shares one recompute, then Arm finds the next end.
+  if (system_.rates_stale()) {
+    calendar_.WakeAt(wake_, now);
+  } else {
+    Arm();
+  }
 }
 
 void MemoryService::OnWake(TimePs now) {

@@ -45,6 +45,10 @@ class MemoryService : private Calendar::Client {
   void OnWake(TimePs now) override;
   // Asks to be woken at the next flow end.
   void Arm();
+  // Finishes the transfers due by `now` before a start.
+  void FinishDue(TimePs now);
+  // After a start: woken in the next delta of this instant.
+  void ArmNow(TimePs now);
 
   Calendar& calendar_;
   Calendar::ClientId wake_;

@@ -64,7 +64,7 @@ MemorySystem::TransferId MemorySystem::Start(TimePs now, RequesterId requester,
     transfer.latency = params_.l2_hit_latency;
     counters_.l2_write_bytes += split.hit_bytes;
     StartPart(now, id, FlowBytes(split.hit_bytes, bandwidth_factor), {who.write, l2_write_});
-    NoteHbmRate(now);
+    NoteHbmRateAfterStart(now);
     return id;
   }
   transfer.latency = split.miss_bytes > 0 ? params_.l2_miss_latency : params_.l2_hit_latency;
@@ -77,7 +77,7 @@ MemorySystem::TransferId MemorySystem::Start(TimePs now, RequesterId requester,
   if (split.miss_bytes > 0) {
     StartPart(now, id, FlowBytes(split.miss_bytes, bandwidth_factor), {who.read, l2_read_, hbm_});
   }
-  NoteHbmRate(now);
+  NoteHbmRateAfterStart(now);
   return id;
 }
 
@@ -97,7 +97,18 @@ void MemorySystem::StartWriteBack(TimePs now, int64_t bytes) {
   counters_.hbm_write_bytes += bytes;
   const FlowModel::ResourceId path[] = {hbm_};
   StartPart(now, kWriteBack, bytes, path);
-  NoteHbmRate(now);
+  NoteHbmRateAfterStart(now);
+}
+
+void MemorySystem::NoteHbmRateAfterStart(TimePs at) {
+  if (!hbm_listener_) return;
+  // Stale rates are recomputed once for all the starts of this instant, at
+  // the AdvanceTo that follows: the note waits for it.
+  if (flows_.stale()) {
+    hbm_note_at_ = at;
+    return;
+  }
+  NoteHbmRate(at);
 }
 
 void MemorySystem::NoteHbmRate(TimePs at) {
@@ -109,6 +120,11 @@ void MemorySystem::NoteHbmRate(TimePs at) {
 }
 
 void MemorySystem::AdvanceTo(TimePs now, std::vector<Completion>* completed) {
+  if (hbm_note_at_ != kNever) {
+    const TimePs at = hbm_note_at_;
+    hbm_note_at_ = kNever;
+    NoteHbmRate(at);
+  }
   for (TimePs end = flows_.next_completion(); end != kNever && end <= now;
        end = flows_.next_completion()) {
     ended_.clear();
@@ -134,7 +150,7 @@ void MemorySystem::AdvanceTo(TimePs now, std::vector<Completion>* completed) {
   assert(ended_.empty());
 }
 
-double MemorySystem::rate(TransferId transfer) const {
+double MemorySystem::rate(TransferId transfer) {
   const auto it = transfers_.find(transfer);
   if (it == transfers_.end()) return 0;
   double sum = 0;

@@ -112,7 +112,12 @@ class MemorySystem {
 
   // When the earliest active flow moves its last byte, or kNever: the time
   // to advance to next.
-  TimePs next_flow_end() const { return flows_.next_completion(); }
+  TimePs next_flow_end() { return flows_.next_completion(); }
+  // FlowModel::next_completion_bound: no later than next_flow_end() of the
+  // transfers active before the starts at this instant, without their
+  // recompute.
+  TimePs next_flow_end_bound() const { return flows_.next_completion_bound(); }
+  bool rates_stale() const { return flows_.stale(); }
   // Moves every flow up to `now`; appends the transfers whose last flow
   // ended by then, in the order they ended (ties: in the order they started).
   void AdvanceTo(TimePs now, std::vector<Completion>* completed);
@@ -125,7 +130,7 @@ class MemorySystem {
   const Counters& counters() const { return counters_; }
   size_t active_transfers() const { return transfers_.size(); }
   // A transfer's current rate over its parts (bytes per ns; 0 once done).
-  double rate(TransferId transfer) const;
+  double rate(TransferId transfer);
 
  private:
   struct Requester {
@@ -157,10 +162,13 @@ class MemorySystem {
   std::vector<FlowModel::FlowId> ended_;  // scratch for AdvanceTo
   // Tells the listener if the HBM's rate changed at `at`.
   void NoteHbmRate(TimePs at);
+  // After a start at `at`: now, or once stale rates are recomputed.
+  void NoteHbmRateAfterStart(TimePs at);
 
   Counters counters_;
   RateListener hbm_listener_;
   double hbm_rate_ = 0;
+  TimePs hbm_note_at_ = kNever;  // a start's note awaiting the recompute
 };
 
 }  // namespace pto
