@@ -117,7 +117,8 @@ void BlockPipes::AddMatmul(const CompiledOp& op, PipeScheduler* pipes) {
         const int64_t kb = std::min(tile.k0, op.k - k_at);
         const uint32_t l0a = l0_base_ + static_cast<uint32_t>(next_a_++ % a_slots);
         const uint32_t l0b = l0_base_ + 2 + static_cast<uint32_t>(next_b_++ % b_slots);
-        spec_ = PipeOpSpec{};
+        // Field by field: the operand lists keep their storage.
+        spec_.external = spec_.barrier = spec_.touches_gm = spec_.gm_write = false;
         spec_.pipe = Pipe::kMte1;
         spec_.duration =
             Ns(CyclesToNs(OperandLoadCycles(mt, nt, kb, dtype, config_.cube), config_));

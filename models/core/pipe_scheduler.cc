@@ -57,8 +57,11 @@ void PipeScheduler::Clear() {
   started_external_.clear();
 }
 
-PipeScheduler::BufferState& PipeScheduler::Buffer(uint32_t buffer) {
+void PipeScheduler::Reserve(uint32_t buffer) {
   if (buffer >= buffers_.size()) buffers_.resize(buffer + 1);
+}
+
+PipeScheduler::BufferState& PipeScheduler::Touch(uint32_t buffer) {
   BufferState& state = buffers_[buffer];
   if (!state.touched) {
     state.touched = true;
@@ -77,26 +80,29 @@ uint32_t PipeScheduler::Add(const PipeOpSpec& spec) {
   op.state = State::kWaiting;
   op.duration = std::max<TimePs>(0, spec.duration);
   op.preds_begin = op.preds_done = static_cast<uint32_t>(preds_.size());
-  auto writes = [&](uint32_t buffer) {
-    return std::find(spec.writes.begin(), spec.writes.end(), buffer) != spec.writes.end();
-  };
+  uint32_t top = 0;
+  for (uint32_t b : spec.reads) top = std::max(top, b);
+  for (uint32_t b : spec.writes) top = std::max(top, b);
+  if (!spec.reads.empty() || !spec.writes.empty()) Reserve(top);
   // RAW: the value's producer.
   for (uint32_t b : spec.reads) {
-    const BufferState& state = Buffer(b);
-    if (state.writer >= 0) preds_.push_back(static_cast<uint32_t>(state.writer));
+    const int64_t writer = Touch(b).writer;
+    if (writer >= 0) preds_.push_back(static_cast<uint32_t>(writer));
   }
   // WAR and WAW: the previous value's readers and its producer (an op that
   // reads and writes one buffer, in place, does not wait for itself).
   for (uint32_t b : spec.writes) {
-    BufferState& state = Buffer(b);
+    BufferState& state = Touch(b);
     if (state.writer >= 0) preds_.push_back(static_cast<uint32_t>(state.writer));
     preds_.insert(preds_.end(), state.readers.begin(), state.readers.end());
   }
   for (uint32_t b : spec.reads) {
-    if (!writes(b)) Buffer(b).readers.push_back(id);
+    if (std::find(spec.writes.begin(), spec.writes.end(), b) == spec.writes.end()) {
+      buffers_[b].readers.push_back(id);
+    }
   }
   for (uint32_t b : spec.writes) {
-    BufferState& state = Buffer(b);
+    BufferState& state = buffers_[b];
     state.writer = id;
     state.readers.clear();
   }
@@ -159,15 +165,15 @@ void PipeScheduler::StartOp(uint32_t id) {
 }
 
 void PipeScheduler::StartReady() {
-  // Zero-time ops end at once and may free others: repeat until stable.
-  for (bool progress = true; progress;) {
-    progress = false;
+  // Starting an op frees no other (every wait is for an end), so the heads
+  // need another look only after zero-time ops ended at once.
+  for (bool ended = true; ended;) {
+    ended = false;
     for (int p = 0; p < kPipeCount; ++p) {
       PipeState& pipe = pipes_[p];
       while (pipe.head < pipe.queue.size() && pipe.running < limits_.in_flight[p] &&
              CanStart(pipe.queue[pipe.head])) {
         StartOp(pipe.queue[pipe.head]);
-        progress = true;
       }
     }
     while (!running_compute_.empty() && running_compute_.front().first <= now_) {
@@ -175,7 +181,7 @@ void PipeScheduler::StartReady() {
       std::pop_heap(running_compute_.begin(), running_compute_.end(), std::greater<>());
       running_compute_.pop_back();
       Finish(id, now_);
-      progress = true;
+      ended = true;
     }
   }
 }

@@ -154,7 +154,9 @@ class PipeScheduler {
   void Finish(uint32_t id, TimePs at);
   // Starts queue heads at now_ until none can.
   void StartReady();
-  BufferState& Buffer(uint32_t buffer);
+  // Room for buffer ids up to `buffer`; then Touch notes one for Clear.
+  void Reserve(uint32_t buffer);
+  BufferState& Touch(uint32_t buffer);
 
   PipeLimits limits_;
   TimePs now_ = 0;
