@@ -68,35 +68,93 @@ TEST(FlowModelTest, RatesAreMaxMinFair) { ExpectMaxMinFairRates({0, 1, 2}); }
 TEST(FlowModelTest, RatesDoNotDependOnTheOrderFlowsStart) { ExpectMaxMinFairRates({2, 1, 0}); }
 
 TEST(FlowModelTest, FlowsStartingAtOneInstantShareOneRecompute) {
-  // Three flows on a 30 B/ns resource start at t = 0: the second and third
-  // leave the rates stale (the first ran alone at 30); the first query
-  // shares the resource, 10 B/ns each: 1000 bytes end at 100 ns. Until then
-  // the bound is the first flow's alone end (33.4 ns), earlier than any.
+  // Three flows through ports of 30 B/ns into a 45 B/ns HBM start at t = 0.
+  // The first runs alone at 30; the second would fill the HBM, so the
+  // rates go stale; the first query shares the HBM, 15 B/ns each: 1000
+  // bytes end at 66.667 ns. Until then the bound is the first flow's alone
+  // end (33.334 ns), earlier than any.
   FlowModel model;
-  const auto r = model.AddResource(30);
-  model.Start(0, 1000, {r});
+  const auto hbm = model.AddResource(45);
+  const auto a = model.AddResource(30), b = model.AddResource(30), c = model.AddResource(30);
+  model.Start(0, 1000, {a, hbm});
   EXPECT_FALSE(model.stale());
-  model.Start(0, 1000, {r});
-  model.Start(0, 1000, {r});
+  model.Start(0, 1000, {b, hbm});
+  model.Start(0, 1000, {c, hbm});
   EXPECT_TRUE(model.stale());
   EXPECT_EQ(model.next_completion_bound(), 33'334);
-  EXPECT_EQ(model.next_completion(), 100'000);
+  EXPECT_EQ(model.next_completion(), 66'667);
   EXPECT_FALSE(model.stale());
-  EXPECT_DOUBLE_EQ(model.resource_rate(r), 30);
+  EXPECT_DOUBLE_EQ(model.resource_rate(hbm), 45);
 }
 
 TEST(FlowModelTest, AStartAtALaterTimeFirstGivesTheStaleFlowsTheirRates) {
-  // Two flows start at 0 sharing 20 B/ns (10 each, stale); a third at 50 ns:
-  // by then each of the first two moved 500 bytes at 10 B/ns, not at 20.
+  // Two flows through 30 B/ns ports share a 40 B/ns HBM from t = 0 (20
+  // each, stale after the second); a third starts at 50 ns: by then each of
+  // the first two moved 1000 of its 2000 bytes at 20 B/ns, not 30.
   FlowModel model;
-  const auto r = model.AddResource(20);
-  const FlowId a = model.Start(0, 1000, {r});
-  model.Start(0, 1000, {r});
+  const auto hbm = model.AddResource(40);
+  const auto a = model.AddResource(30), b = model.AddResource(30), c = model.AddResource(30);
+  const FlowId first = model.Start(0, 2000, {a, hbm});
+  model.Start(0, 2000, {b, hbm});
   EXPECT_TRUE(model.stale());
-  model.Start(50'000, 1000, {r});
-  EXPECT_EQ(model.remaining(a), 500);
-  // 20/3 B/ns each from 50 ns: the first two's 500 bytes end at 125 ns.
+  model.Start(50'000, 1000, {c, hbm});
+  EXPECT_EQ(model.remaining(first), 1000);
+  // 40/3 B/ns each from 50 ns: the first two's 1000 bytes end at 125 ns.
   EXPECT_EQ(model.next_completion(), 125'000);
+}
+
+TEST(FlowModelTest, FlowsFillingTheirOwnPortShareIt) {
+  // Three transfers of one core share its 30 B/ns port; the 1000 B/ns HBM
+  // has room: the rates are the max-min ones, 15 each with two, 10 with
+  // three, and another core's flow keeps its own port's 30.
+  FlowModel model;
+  const auto hbm = model.AddResource(1000);
+  const auto port = model.AddResource(30);
+  const auto other = model.AddResource(30);
+  const FlowId x = model.Start(0, 3000, {port, hbm});
+  const FlowId y = model.Start(0, 600, {port, hbm});
+  EXPECT_DOUBLE_EQ(model.rate(x), 15);
+  EXPECT_DOUBLE_EQ(model.rate(y), 15);
+  const FlowId z = model.Start(0, 3000, {other, hbm});  // another core: alone
+  EXPECT_DOUBLE_EQ(model.rate(z), 30);
+  const FlowId w = model.Start(10'000, 300, {port, hbm});
+  EXPECT_DOUBLE_EQ(model.rate(x), 10);
+  EXPECT_DOUBLE_EQ(model.rate(w), 10);
+  EXPECT_DOUBLE_EQ(model.resource_rate(port), 30);
+  EXPECT_DOUBLE_EQ(model.resource_rate(hbm), 60);
+  // y: 150 bytes by 10 ns, 450 left at 10/ns -> 55 ns; w: 300 at 10 -> 40
+  // ns. w ends first; x and y then get 15 each.
+  std::vector<FlowId> done;
+  model.AdvanceTo(40'000, &done);
+  EXPECT_THAT(done, ElementsAre(w));
+  EXPECT_DOUBLE_EQ(model.rate(x), 15);
+  EXPECT_DOUBLE_EQ(model.rate(y), 15);
+  EXPECT_DOUBLE_EQ(model.rate(z), 30);
+}
+
+TEST(FlowModelTest, AStartThatWouldFillTheHbmRecomputes) {
+  // Ports of 30 into a 50 B/ns HBM: core a's flow runs alone at 30; core
+  // b's first would fill the HBM (60 > 50), so the rates go stale, and so
+  // do they after its second. Max-min: b's port fills at 15 each (HBM 45),
+  // then a's flow takes the HBM's last 20.
+  FlowModel model;
+  const auto hbm = model.AddResource(50);
+  const auto a = model.AddResource(30), b = model.AddResource(30);
+  const FlowId x = model.Start(0, 1000, {a, hbm});
+  const FlowId y = model.Start(0, 1000, {b, hbm});
+  EXPECT_TRUE(model.stale());
+  const FlowId z = model.Start(0, 1000, {b, hbm});
+  EXPECT_DOUBLE_EQ(model.rate(x), 20);
+  EXPECT_DOUBLE_EQ(model.rate(y), 15);
+  EXPECT_DOUBLE_EQ(model.rate(z), 15);
+  // x ends first (50 ns). It filled the HBM, but y and z also fill their
+  // port, so the HBM's reshare does not apply: recomputed, they keep 15.
+  std::vector<FlowId> done;
+  model.AdvanceTo(model.next_completion(), &done);
+  EXPECT_THAT(done, ElementsAre(x));
+  EXPECT_DOUBLE_EQ(model.rate(y), 15);
+  EXPECT_DOUBLE_EQ(model.rate(z), 15);
+  EXPECT_DOUBLE_EQ(model.resource_rate(hbm), 30);
 }
 
 TEST(FlowModelTest, ALaterFlowTakesItsShareFromThen) {
