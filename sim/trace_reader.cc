@@ -368,8 +368,9 @@ class TextSource : public TraceReader::Source {
           errors.first_error(),
           "; expected protobuf text format of pto.trace.TraceText (see proto/task_stream.proto)"));
     }
-    if (absl::Status status = source->TakeHeader(path, header); !status.ok()) return status;
+    // Before TakeHeader moves the header out: its tensor and kernel counts.
     source->RememberLines(locations);
+    if (absl::Status status = source->TakeHeader(path, header); !status.ok()) return status;
     return source;
   }
 
