@@ -12,6 +12,9 @@ Pipe PipeOf(const CompiledKernel& kernel, const CompiledOp& op) {
                  : Pipe::kMte3;
     case trace::Op::MATMUL:
       return Pipe::kCube;
+    case trace::Op::MOVE:  // L1 -> L0 on MTE1, L0C out through the FIXPIPE
+      return kernel.tiles[static_cast<size_t>(op.src0)].space == trace::ACC ? Pipe::kFixpipe
+                                                                            : Pipe::kMte1;
     case trace::Op::FENCE:
     case trace::Op::CACHE_INVALID:
     case trace::Op::SYNCALL:
@@ -63,7 +66,7 @@ void DescribePipeOp(const CompiledKernel& kernel, const OpRecord& record, const 
     default:
       break;
   }
-  for (int32_t src : {op.src0, op.src1}) {
+  for (int32_t src : {op.src0, op.src1, op.src2}) {
     if (src >= 0) spec->reads.push_back(buffer(src));
   }
   if (op.dst >= 0) spec->writes.push_back(buffer(op.dst));

@@ -15,7 +15,8 @@
 namespace pto {
 
 // LOAD -> MTE2 (GM -> UB on the AIV, GM -> L1 on the AIC); STORE -> FIXPIPE
-// from an accumulator (L0C), MTE3 otherwise; MATMUL -> CUBE; every other
+// from an accumulator (L0C), MTE3 otherwise; MATMUL -> CUBE; MOVE -> MTE1,
+// FIXPIPE out of an accumulator (a non-MIX kernel moves on the cube only); every other
 // compute op -> VECTOR; FENCE, CACHE_INVALID and SYNCALL -> SCALAR.
 Pipe PipeOf(const CompiledKernel& kernel, const CompiledOp& op);
 

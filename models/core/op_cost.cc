@@ -32,6 +32,15 @@ bool IsTranscendental(trace::Op::Kind kind) {
   }
 }
 
+// MOVE: the tile's bytes at the L1 -> L0A rate into LEFT and BIAS, L1 -> L0B
+// into RIGHT, the MTE rate otherwise.
+double MoveNs(const CompiledTile& to, const ChipConfig& config) {
+  double rate = config.core.mte_bytes_per_cycle;
+  if (to.space == trace::LEFT || to.space == trace::BIAS) rate = kA2a3Cube.bw_l0a_bytes_per_cycle;
+  if (to.space == trace::RIGHT) rate = kA2a3Cube.bw_l0b_bytes_per_cycle;
+  return CyclesToNs(static_cast<double>(to.elements() * DTypeSize(to.dtype)) / rate, config);
+}
+
 }  // namespace
 
 double CyclesToNs(double cycles, const ChipConfig& config) {
@@ -131,8 +140,10 @@ double OpCostNs(const CompiledOp& op, const CompiledKernel& kernel, const ChipCo
     case trace::Op::LOAD:
     case trace::Op::STORE:
       return GmTransferNs(op.gm_bytes, config);
-    case trace::Op::MATMUL:
+    case trace::Op::MATMUL:  // accumulating or not
       return MatmulNs(op.m, op.n, op.k, kernel.tiles[op.src0].dtype, config);
+    case trace::Op::MOVE:
+      return MoveNs(kernel.tiles[op.dst], config);
     case trace::Op::CAST: {
       const trace::DType from = kernel.tiles[op.src0].dtype;
       const trace::DType to = kernel.tiles[op.dst].dtype;
