@@ -55,8 +55,9 @@ TEST(KernelBuilderTest, ParamDirectionsFromUseAndCoreTypeFromAffinity) {
 
 TEST(KernelBuilderTest, MatmulOperandsMoveToMatAndMixedBodiesAreMix) {
   KernelBuilder k("mix");
-  auto a = k.NewTile({16, 16}, trace::FP16, trace::VEC);
-  auto b = k.NewTile({16, 16}, trace::FP16, trace::VEC);
+  // Loads without target_memory= are placed by what reads them.
+  auto a = k.NewTile({16, 16}, trace::FP16, trace::MEM_SPACE_UNSPECIFIED);
+  auto b = k.NewTile({16, 16}, trace::FP16, trace::MEM_SPACE_UNSPECIFIED);
   k.Emit(trace::Op::LOAD, "")->set_dst(a->index());
   k.Emit(trace::Op::LOAD, "")->set_dst(b->index());
   auto acc = k.NewTile({16, 16}, trace::FP32, trace::ACC);

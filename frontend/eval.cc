@@ -175,9 +175,10 @@ absl::StatusOr<Value> Interpreter::EvalAttribute(const Expr& e, const std::share
   PTOC_ASSIGN_OR_RETURN(base, Eval(*e.elts[0], env));
   if (auto* ns = base.As<Namespace>()) {
     if (const Value* v = ns->Get(e.name)) return *v;
-    return Error(e.loc, absl::StrCat(ns->name(), ".", e.name,
-                                     " is not supported by ptoc (see docs/ptoc.md for the "
-                                     "supported API)"));
+    return Error(
+        e.loc, absl::StrCat(ns->name(), ".", e.name, " is not supported by ptoc",
+                            ns->missing_hint().empty() ? " (see docs/ptoc.md for the supported API)"
+                                                       : absl::StrCat("; ", ns->missing_hint())));
   }
   if (auto* deco = base.As<Decorator>()) {
     if (deco->kind() == FunctionKind::kJit) {
@@ -542,12 +543,20 @@ absl::StatusOr<Value> Interpreter::EvalCompare(const Expr& e, const std::shared_
       bool found = false;
       for (const Value& item : rhs.items()) {
         PTOC_ASSIGN_OR_RETURN(eq, Binary("==", lhs, item, e.loc));
+        if (eq.As<SymInt>()) {
+          return Error(e.loc, "'in' cannot test a device integer; compare it with == instead");
+        }
         if (eq.is_bool() && eq.b()) found = true;
       }
       r = op == "in" ? found : !found;
     } else {
       PTOC_ASSIGN_OR_RETURN(v, Binary(op, lhs, rhs, e.loc));
-      if (!v.is_bool()) return v;  // tensor comparisons
+      if (v.As<SymInt>() && e.ops.size() != 1) {
+        return Error(e.loc,
+                     "a comparison of device integers must be a single comparison; chained "
+                     "comparisons are not supported");
+      }
+      if (!v.is_bool()) return v;  // tensor and device-integer comparisons
       r = v.b();
     }
     if (!r) return Value::Bool(false);
@@ -629,13 +638,20 @@ absl::StatusOr<Value> Interpreter::Binary(const std::string& op, const Value& a,
         {"-", trace::IntExpr::SUB},
         {"*", trace::IntExpr::MUL},
         {"//", trace::IntExpr::FLOOR_DIV},
-        {"%", trace::IntExpr::MOD}};
+        {"%", trace::IntExpr::MOD},
+        // Comparisons give a device predicate (pl.matmul_acc's init_cond).
+        {"==", trace::IntExpr::EQ},
+        {"!=", trace::IntExpr::NE},
+        {"<", trace::IntExpr::LT},
+        {"<=", trace::IntExpr::LE},
+        {">", trace::IntExpr::GT},
+        {">=", trace::IntExpr::GE}};
     auto it = kOps.find(op);
     if (it == kOps.end()) {
       return Error(loc, absl::StrCat("operator ", op,
                                      " is not supported on device integers "
                                      "(block index, loop variables); use + - * "
-                                     "// %"));
+                                     "// % or a comparison"));
     }
     PTOC_ASSIGN_OR_RETURN(x, ToIntExpr(a));
     PTOC_ASSIGN_OR_RETURN(y, ToIntExpr(b));

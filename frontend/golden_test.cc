@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <functional>
 #include <sstream>
 
 #include "frontend/interpreter.h"
@@ -348,6 +349,32 @@ TEST(GoldenTest, CrossCoreRingStreamsFourTilesInOneDeviceLoop) {
     vector |= op.kind() == trace::Op::ADD && op.engine() == trace::ENGINE_VECTOR;
   }
   EXPECT_TRUE(cube && vector);
+}
+
+TEST(GoldenTest, CubeSpacesMoveIntoL0AndAccumulateOverK) {
+  trace::TraceText t = CompileTrace("cube_spaces");  // its checks agree with the reference
+  auto launches = Summarize(t);
+  ASSERT_EQ(launches.size(), 3u);
+  EXPECT_EQ(launches[0].tasks[0].core_type, trace::AIC);
+  EXPECT_EQ(launches[1].tasks[0].core_type, trace::AIC);
+  EXPECT_EQ(launches[2].tasks[0].core_type, trace::MIX);  // the Acc -> Vec move
+  for (int k = 0; k < 3; ++k) {
+    const auto& program = t.header().kernels(k).program();
+    int moves = 0, accumulating = 0, with_init = 0;
+    std::function<void(const google::protobuf::RepeatedPtrField<trace::Op>&)> count =
+        [&](const auto& ops) {
+          for (const trace::Op& op : ops) {
+            moves += op.kind() == trace::Op::MOVE;
+            accumulating += op.kind() == trace::Op::MATMUL && op.accumulate();
+            with_init += op.has_init_cond();
+            if (op.kind() == trace::Op::LOOP) count(op.loop().body());
+          }
+        };
+    count(program.ops());
+    EXPECT_EQ(moves, k == 2 ? 5 : 4) << k;
+    EXPECT_EQ(accumulating, 1) << k;
+    EXPECT_EQ(with_init, k == 0 ? 0 : 1) << k;
+  }
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include "frontend/name_analysis.h"
 #include "frontend/parser.h"
 #include "frontend/status_macros.h"
+#include "frontend/tile_ops.h"
 #include "frontend/verifiers.h"
 
 namespace pto::ptoc {
@@ -301,9 +302,13 @@ absl::StatusOr<Interpreter::Flow> Interpreter::Exec(const Stmt& stmt,
     }
     case StmtKind::kAnnAssign: {
       PTOC_ASSIGN_OR_RETURN(annotation, Eval(*stmt.annotation, env));
-      (void)annotation;
       if (!stmt.value) return Flow::kNormal;
       PTOC_ASSIGN_OR_RETURN(v, Eval(*stmt.value, env));
+      auto* a = annotation.As<Annotation>();
+      if (a && a->space() != trace::MEM_SPACE_UNSPECIFIED && v.As<Tile>()) {
+        PTOC_ASSIGN_OR_RETURN(tile, AsTile(v, stmt.value->loc));
+        PTOC_RETURN_IF_ERROR(ApplyTileAnnotation(this, *tile, a->space(), stmt.annotation->loc));
+      }
       PTOC_RETURN_IF_ERROR(Assign(*stmt.targets[0], v, env));
       return Flow::kNormal;
     }
@@ -1174,7 +1179,7 @@ absl::StatusOr<std::shared_ptr<Tile>> Interpreter::AsTile(const Value& v, Source
     if (!in_kernel()) return Error(loc, "tensor ops are only valid inside a task body");
     // Tensor-level op: load the whole view (upstream's ConvertTensorToTileOps).
     const uint32_t param = kernel_->UseTensor(ref, true, false);
-    auto tile = kernel_->NewTile(ref->shape(), ref->dtype(), trace::VEC);
+    auto tile = kernel_->NewTile(ref->shape(), ref->dtype(), trace::MEM_SPACE_UNSPECIFIED);
     trace::Op* op = kernel_->Emit(trace::Op::LOAD, Origin(loc));
     op->set_dst(tile->index());
     op->set_param(param);

@@ -3,8 +3,26 @@
 #include <set>
 
 #include "absl/strings/str_cat.h"
+#include "models/core/kernel_program.h"
 
 namespace pto::ptoc {
+
+const char* PlSpaceName(trace::MemSpace space) {
+  switch (space) {
+    case trace::MAT:
+      return "Mat (L1)";
+    case trace::LEFT:
+      return "Left (L0A)";
+    case trace::RIGHT:
+      return "Right (L0B)";
+    case trace::ACC:
+      return "Acc (L0C)";
+    case trace::BIAS:
+      return "Bias (BT)";
+    default:
+      return "Vec (UB)";
+  }
+}
 
 absl::StatusOr<trace::IntExpr> ToIntExpr(const Value& v) {
   trace::IntExpr e;
@@ -45,6 +63,18 @@ Value IntBinary(trace::IntExpr::BinOp op, const trace::IntExpr& a, const trace::
         return Value::Int(std::min(x, y));
       case trace::IntExpr::MAX:
         return Value::Int(std::max(x, y));
+      case trace::IntExpr::EQ:
+        return Value::Bool(x == y);
+      case trace::IntExpr::NE:
+        return Value::Bool(x != y);
+      case trace::IntExpr::LT:
+        return Value::Bool(x < y);
+      case trace::IntExpr::LE:
+        return Value::Bool(x <= y);
+      case trace::IntExpr::GT:
+        return Value::Bool(x > y);
+      case trace::IntExpr::GE:
+        return Value::Bool(x >= y);
       default:
         break;
     }
@@ -134,6 +164,8 @@ std::shared_ptr<Tile> KernelBuilder::NewTile(const std::vector<int64_t>& shape, 
   decl->set_dtype(dtype);
   decl->set_space(space);
   decl->set_name(absl::StrCat("t", program_.tiles_size() - 1));
+  // Its own allocation until a buffer planner shares them.
+  decl->set_buffer(program_.tiles_size() - 1);
   return std::make_shared<Tile>(serial_, program_.tiles_size() - 1, shape, dtype);
 }
 
@@ -187,8 +219,6 @@ void ForEachOp(OpList* ops, const std::function<void(trace::Op*)>& fn) {
   }
 }
 
-bool IsCubeSpace(trace::MemSpace s) { return s == trace::MAT || s == trace::ACC; }
-
 // Engine of a loop: that of its body when uniform.
 trace::Engine LoopEngine(const trace::Op& loop) {
   trace::Engine engine = trace::ENGINE_UNSPECIFIED;
@@ -209,10 +239,6 @@ void AssignLoopEngines(OpList* ops) {
     AssignLoopEngines(op.mutable_loop()->mutable_body());
     op.set_engine(LoopEngine(op));
   }
-}
-
-const char* SpaceName(trace::MemSpace s) {
-  return s == trace::MAT ? "Mat (L1)" : s == trace::ACC ? "Acc (L0C)" : "Vec (UB)";
 }
 
 // A loop-carried tile is one buffer with its init and next tiles.
@@ -248,43 +274,75 @@ absl::StatusOr<trace::Kernel> KernelBuilder::Finish(const std::string& origin) {
     if (op->kind() != trace::Op::LOOP) return;
     for (const auto& c : op->loop().carries()) carries.push_back({op, &c});
   });
-  // Tiles read by a matmul come from a load into Mat (cube side); a carried
-  // tile's init and next are read wherever the carried tile is.
-  std::set<uint32_t> cube_inputs, vector_inputs;
+  // A load without target_memory= goes to Mat (cube side) when a matmul reads
+  // it, Vec otherwise; a carried tile's init and next are read wherever the
+  // carried tile is. A pl.move's source has its space already.
+  std::set<uint32_t> cube_inputs, vector_inputs, vector_compute;
   ForEachOp(program_.mutable_ops(), [&](trace::Op* op) {
+    if (op->kind() == trace::Op::MOVE) return;
     for (uint32_t s : op->srcs()) {
       (op->kind() == trace::Op::MATMUL ? cube_inputs : vector_inputs).insert(s);
+      if (op->kind() != trace::Op::MATMUL && op->kind() != trace::Op::STORE) {
+        vector_compute.insert(s);
+      }
     }
   });
-  CloseOverCarries(carries, &cube_inputs);
-  CloseOverCarries(carries, &vector_inputs);
+  for (std::set<uint32_t>* set : {&cube_inputs, &vector_inputs, &vector_compute}) {
+    CloseOverCarries(carries, set);
+  }
   absl::Status status;
   ForEachOp(program_.mutable_ops(), [&](trace::Op* op) {
-    if (op->kind() != trace::Op::LOAD || !cube_inputs.count(op->dst())) return;
-    if (vector_inputs.count(op->dst()) && status.ok()) {
+    if (op->kind() != trace::Op::LOAD || !status.ok()) return;
+    trace::TileDecl* tile = program_.mutable_tiles(op->dst());
+    if (tile->space() == trace::MAT && vector_compute.count(op->dst())) {
+      // Placed by an annotation after a vector op read it.
+      status = absl::InvalidArgumentError(absl::StrCat(
+          op->origin(),
+          ": the tile loaded here is in Mat (L1) but a vector op reads it; vector ops read "
+          "Vec (UB) tiles: load it with target_memory=pl.Mem.Vec"));
+    }
+    if (tile->space() != trace::MEM_SPACE_UNSPECIFIED) return;
+    if (!cube_inputs.count(op->dst())) {
+      tile->set_space(trace::VEC);
+      return;
+    }
+    if (vector_inputs.count(op->dst())) {
       status = absl::InvalidArgumentError(
           absl::StrCat(op->origin(),
                        ": a loaded tile feeds both pl.matmul (cube) and a vector op; load it "
                        "once per engine"));
     }
-    program_.mutable_tiles(op->dst())->set_space(trace::MAT);
+    tile->set_space(trace::MAT);
   });
   if (!status.ok()) return status;
-  // Inner loops first (pre-order lists them after their outer loop): an outer
-  // carry's next may be an inner loop's carried tile.
-  for (auto it = carries.rbegin(); it != carries.rend(); ++it) {
-    const CarryGroup& g = *it;
+  // A carried tile is where its next is; an outer carry's next may be an
+  // inner loop's carried tile, a later loop's init an earlier one's, so this
+  // runs to a fixed point (one pass per carry at most).
+  for (size_t pass = 0; pass <= carries.size(); ++pass) {
+    bool changed = false;
+    for (const CarryGroup& g : carries) {
+      trace::MemSpace space = program_.tiles(g.carry->next()).space();
+      // A swap of two carried loads has no placed next: they stay with init.
+      if (space == trace::MEM_SPACE_UNSPECIFIED && g.carry->has_init()) {
+        space = program_.tiles(g.carry->init()).space();
+      }
+      trace::TileDecl* tile = program_.mutable_tiles(g.carry->tile());
+      changed |= tile->space() != space;
+      tile->set_space(space);
+    }
+    if (!changed) break;
+  }
+  for (const CarryGroup& g : carries) {
     const trace::Op::Loop::Carry& c = *g.carry;
     const trace::MemSpace next = program_.tiles(c.next()).space();
     if (c.has_init() && program_.tiles(c.init()).space() != next) {
       return absl::InvalidArgumentError(absl::StrCat(
           g.loop->origin(), ": the value carried as '", c.name(), "' enters the loop in ",
-          SpaceName(program_.tiles(c.init()).space()), " but the loop body produces it in ",
-          SpaceName(next),
+          PlSpaceName(program_.tiles(c.init()).space()), " but the loop body produces it in ",
+          PlSpaceName(next),
           "; a carried value is one buffer, so compute its initial value on the same side as "
           "the body's result"));
     }
-    program_.mutable_tiles(c.tile())->set_space(next);
   }
   bool cube = false, vector = false;
   ForEachOp(program_.mutable_ops(), [&](trace::Op* op) {
@@ -294,6 +352,7 @@ absl::StatusOr<trace::Kernel> KernelBuilder::Finish(const std::string& origin) {
         engine = trace::ENGINE_CUBE;
         break;
       case trace::Op::LOAD:
+      case trace::Op::MOVE:  // a crossing runs where its value lands (the tpop)
         engine = IsCubeSpace(program_.tiles(op->dst()).space()) ? trace::ENGINE_CUBE
                                                                 : trace::ENGINE_VECTOR;
         break;

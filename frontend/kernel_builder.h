@@ -48,6 +48,9 @@ class SymInt : public Object {
   trace::IntExpr expr_;
 };
 
+// pl.MemorySpace's name for a space and its buffer: "Mat (L1)".
+const char* PlSpaceName(trace::MemSpace space);
+
 // The IntExpr for a compile-time int or a SymInt value; error otherwise.
 absl::StatusOr<trace::IntExpr> ToIntExpr(const Value& v);
 // Folds constants; returns a SymInt value unless both sides are constants.
@@ -85,11 +88,16 @@ class KernelBuilder {
   // Adds a scalar parameter and returns the device int that reads it.
   Value AddScalarParam(const std::string& name, trace::DType dtype, Value call_value);
 
+  // MEM_SPACE_UNSPECIFIED: a load's tile, placed by Finish (op affinity).
   std::shared_ptr<Tile> NewTile(const std::vector<int64_t>& shape, trace::DType dtype,
                                 trace::MemSpace space);
   // A new register of `like`'s shape, dtype and memory space, named `name`.
   std::shared_ptr<Tile> NewTileLike(const Tile& like, const std::string& name);
   uint32_t tile_count() const { return program_.tiles_size(); }
+  trace::MemSpace space(const Tile& tile) const { return program_.tiles(tile.index()).space(); }
+  void set_space(const Tile& tile, trace::MemSpace space) {
+    program_.mutable_tiles(tile.index())->set_space(space);
+  }
   trace::Op* Emit(trace::Op::Kind kind, const std::string& origin);
 
   // Device loops: ops emitted between Begin and End go into the loop body.
@@ -126,8 +134,8 @@ class KernelBuilder {
   const std::vector<KernelScalarUse>& scalars() const { return scalars_; }
   const std::string& name() const { return name_; }
 
-  // Assigns memory spaces and engines by op affinity (pypto@e2d0f78a
-  // docs/en/dev/passes/21-expand_mixed_kernel.md), decides
+  // Assigns the memory spaces left unspecified and the engines by op affinity
+  // (pypto@e2d0f78a docs/en/dev/passes/21-expand_mixed_kernel.md), decides
   // AIC / AIV / MIX and returns the kernel (id unset).
   absl::StatusOr<trace::Kernel> Finish(const std::string& origin);
 

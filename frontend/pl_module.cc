@@ -314,9 +314,17 @@ absl::StatusOr<Value> AnnotationSubscript(Interpreter* interp, const Annotation&
     PTOC_ASSIGN_OR_RETURN(dtype, DTypeOf(interp, index, loc));
     out->set_dtype(dtype);
   } else if (a.kind() == Annotation::Kind::kTensor || a.kind() == Annotation::Kind::kTile) {
-    // pl.Tensor[[r, c], pl.FP32]: shape and dtype are documentation here.
-    if (index.is_tuple() && index.items().size() == 2) {
+    // pl.Tensor[[r, c], pl.FP32]: shape and dtype are documentation here; a
+    // tile's pl.Mem.X places or checks its value (ApplyTileAnnotation).
+    if (index.is_tuple() && index.items().size() >= 2) {
       if (auto* d = index.items()[1].As<DTypeValue>()) out->set_dtype(d->dtype());
+    }
+    if (a.kind() == Annotation::Kind::kTile && index.is_tuple()) {
+      for (const Value& item : index.items()) {
+        if (IsEnum(item, "pl.MemorySpace", nullptr)) {
+          out->set_space(static_cast<trace::MemSpace>(item.As<EnumValue>()->value()));
+        }
+      }
     }
   }
   return Value::Obj(out);
@@ -351,6 +359,24 @@ std::shared_ptr<Namespace> MakePlModule(Interpreter* interp) {
   pl->Set("SyncAllMode", MakeEnum(pl.get(), "pl.SyncAllMode", {{"HARD", 1}, {"SOFT", 2}}));
   pl->Set("KernelType", MakeEnum(pl.get(), "pl.KernelType", {{"AIV", 2}, {"AIC", 1}, {"MIX", 3}}));
   pl->Set("AtomicType", MakeEnum(pl.get(), "pl.AtomicType", {{"NONE", 0}, {"Add", 1}}));
+  // pl.Mem is upstream's alias of pl.MemorySpace (pypto@e2d0f78a
+  // python/pypto/language/__init__.py); both name the same members.
+  for (const char* spelling : {"MemorySpace", "Mem"}) {
+    auto spaces = std::make_shared<Namespace>(absl::StrCat("pl.", spelling));
+    for (const auto& [name, space] :
+         std::vector<std::pair<const char*, trace::MemSpace>>{{"Vec", trace::VEC},
+                                                              {"Mat", trace::MAT},
+                                                              {"Left", trace::LEFT},
+                                                              {"Right", trace::RIGHT},
+                                                              {"Acc", trace::ACC},
+                                                              {"Bias", trace::BIAS}}) {
+      spaces->Set(name, Value::Obj(std::make_shared<EnumValue>("pl.MemorySpace", name, space)));
+    }
+    spaces->set_missing_hint(
+        "the memory spaces are Vec (UB), Mat (L1), Left (L0A), Right (L0B), Acc (L0C) and Bias "
+        "(BT)");
+    pl->Set(spelling, Value::Obj(spaces));
+  }
 
   // ---- task scopes
   pl->AddFunction("at", [I](const CallArgs& args) -> absl::StatusOr<Value> {
@@ -592,7 +618,18 @@ std::shared_ptr<Namespace> MakePlModule(Interpreter* interp) {
     if (!ref) return r.Wrong(0, "a tensor");
     PTOC_ASSIGN_OR_RETURN(offsets, ValueList(I, *r.Get(1), r.Loc(1), "offsets"));
     PTOC_ASSIGN_OR_RETURN(shape, IntList(I, *r.Get(2), r.Loc(2), "shapes"));
-    PTOC_ASSIGN_OR_RETURN(tile, EmitLoad(I, ref, offsets, shape, args.loc));
+    trace::MemSpace space = trace::MEM_SPACE_UNSPECIFIED;
+    if (r.Has(3)) {
+      PTOC_ASSIGN_OR_RETURN(s, MemSpaceOf(I, *r.Get(3), r.Loc(3), "pl.load target_memory"));
+      if (s != trace::VEC && s != trace::MAT) {
+        return I->Error(r.Loc(3),
+                        absl::StrCat("pl.load fills Vec (UB) or Mat (L1), not ", PlSpaceName(s),
+                                     "; load into pl.Mem.Mat and pl.move the tile "
+                                     "there"));
+      }
+      space = s;
+    }
+    PTOC_ASSIGN_OR_RETURN(tile, EmitLoad(I, ref, offsets, shape, space, args.loc));
     return Value::Obj(tile);
   };
   auto store = [I](const CallArgs& args) -> absl::StatusOr<Value> {
@@ -654,6 +691,23 @@ std::shared_ptr<Namespace> MakePlModule(Interpreter* interp) {
     PTOC_ASSIGN_OR_RETURN(bt, BoolArg(I, r, 4, "b_trans must be True or False"));
     return TileMatmul(I, *r.Get(0), *r.Get(1), out, at, bt, args.loc);
   });
+  auto matmul_acc = [I](const CallArgs& args) -> absl::StatusOr<Value> {
+    ArgReader r(I, args, "pl.matmul_acc", {"acc", "lhs", "rhs", "init_cond"});
+    PTOC_RETURN_IF_ERROR(r.Check());
+    for (size_t i = 0; i < 3; ++i) {
+      if (!r.Has(i)) return r.Missing(i);
+    }
+    return TileMatmulAcc(I, *r.Get(0), *r.Get(1), *r.Get(2), r.Get(3), args.loc);
+  };
+  auto move = [I](const CallArgs& args) -> absl::StatusOr<Value> {
+    ArgReader r(I, args, "pl.move", {"tile", "target_memory"});
+    PTOC_RETURN_IF_ERROR(r.Check());
+    if (!r.Has(0)) return r.Missing(0);
+    if (!r.Has(1)) return r.Missing(1);
+    return TileMove(I, *r.Get(0), *r.Get(1), args.loc, r.Loc(1));
+  };
+  pl->AddFunction("matmul_acc", matmul_acc);
+  pl->AddFunction("move", move);
   pl->AddFunction("cast", [I](const CallArgs& args) -> absl::StatusOr<Value> {
     ArgReader r(I, args, "pl.cast", {"x", "target_type"});
     PTOC_RETURN_IF_ERROR(r.Check());
@@ -661,6 +715,7 @@ std::shared_ptr<Namespace> MakePlModule(Interpreter* interp) {
     if (!r.Has(1)) return r.Missing(1);
     PTOC_ASSIGN_OR_RETURN(dtype, DTypeOf(I, *r.Get(1), r.Loc(1)));
     PTOC_ASSIGN_OR_RETURN(src, I->AsTile(*r.Get(0), r.Loc(0)));
+    PTOC_RETURN_IF_ERROR(RequireVectorOperand(I, *src, r.Loc(0)));
     auto dst = I->kernel()->NewTile(src->shape(), dtype, trace::VEC);
     trace::Op* op = I->kernel()->Emit(trace::Op::CAST, I->Origin(args.loc));
     op->set_dst(dst->index());
@@ -689,6 +744,8 @@ std::shared_ptr<Namespace> MakePlModule(Interpreter* interp) {
                     block_var(trace::IntExpr::SUBBLOCK_IDX, "get_subblock_idx"));
   tile->AddFunction("load", load);
   tile->AddFunction("store", store);
+  tile->AddFunction("matmul_acc", matmul_acc);
+  tile->AddFunction("move", move);
   pl->Set("tile", Value::Obj(tile));
 
   // ---- pl.system

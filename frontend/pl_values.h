@@ -63,6 +63,9 @@ class Annotation : public Object {
   void set_direction(trace::KernelParam::Direction d) { direction_ = d; }
   trace::DType dtype() const { return dtype_; }
   void set_dtype(trace::DType d) { dtype_ = d; }
+  // pl.Tile[..., pl.Mem.X]; MEM_SPACE_UNSPECIFIED when it names none.
+  trace::MemSpace space() const { return space_; }
+  void set_space(trace::MemSpace s) { space_ = s; }
   const std::string& spelling() const { return spelling_; }
 
  private:
@@ -71,6 +74,7 @@ class Annotation : public Object {
   bool wrapper_ = false;
   trace::KernelParam::Direction direction_ = trace::KernelParam::IN;
   trace::DType dtype_ = trace::DTYPE_UNSPECIFIED;
+  trace::MemSpace space_ = trace::MEM_SPACE_UNSPECIFIED;
 };
 
 enum class FunctionKind { kPlain, kJit, kIncore, kInline, kExtern };

@@ -134,10 +134,14 @@ class Namespace : public Object {
     return it == attrs_.end() ? nullptr : &it->second;
   }
   void AddFunction(const std::string& attr, BuiltinFunction::Fn fn);
+  // What the message for a missing attribute offers instead of the docs.
+  const std::string& missing_hint() const { return missing_hint_; }
+  void set_missing_hint(std::string hint) { missing_hint_ = std::move(hint); }
 
  private:
   std::string name_;
   std::map<std::string, Value> attrs_;
+  std::string missing_hint_;
 };
 
 }  // namespace pto::ptoc

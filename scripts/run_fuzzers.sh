@@ -18,7 +18,7 @@ cmake --build "$build_dir" -j"$(nproc)" --target trace_reader_fuzzer config_load
 # Seeds. The trace target reads byte 0 as the form (odd: text) and the rest as the file.
 seeds="$build_dir/seeds"
 rm -rf "$seeds" && mkdir -p "$seeds"/{trace_reader,config_loader,ptoc}
-for f in traces/*.pbtxt sim/testdata/*.pbtxt bad_inputs/trace/*.pbtxt; do
+for f in traces/*.pbtxt sim/testdata/*.pbtxt sim/testdata/bad/*.pbtxt bad_inputs/trace/*.pbtxt; do
   { printf '\x01'; cat "$f"; } >"$seeds/trace_reader/$(basename "$f").seed"
 done
 for f in build/traces/*.pb; do  # compiled by the main build, when present

@@ -101,6 +101,15 @@ TEST(PtoSimCliTest, RawChainOrdersTheConsumerAfterTheProducer) {
   EXPECT_GE(consumer[0][5].get<double>(), producer[0][6].get<double>());  // start >= end
 }
 
+TEST(PtoSimCliTest, CubeSpacesMoveIntoL0AndAccumulateWithInitCond) {
+  // out = a @ b = 64 only if the first K step's init_cond overwrote the
+  // accumulator (80 otherwise) and every MOVE copied its tile.
+  const SimRun run = Simulate(kSource + "/sim/testdata/cube_spaces.pbtxt");
+  ASSERT_EQ(run.cli.exit_code, 0) << run.cli.out << run.cli.err;
+  EXPECT_EQ(run.stats["checks"]["passed"], 1);
+  EXPECT_EQ(run.stats["checks"]["failed"], 0);
+}
+
 TEST(PtoSimCliTest, MixTaskTakesOneWholeClusterAndDummiesTakeNoCore) {
   const SimRun run = Simulate(kSource + "/sim/testdata/mix_dummy_alloc.pbtxt");
   ASSERT_EQ(run.cli.exit_code, 0) << run.cli.out << run.cli.err;

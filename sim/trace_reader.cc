@@ -158,6 +158,30 @@ Problem CostProblem(const trace::CostSummary& cost) {
   return {};
 }
 
+// A tile's memory space is a MemSpace (or unset), its buffer one of the
+// kernel's (TileDecl.buffer: 0..tiles-1).
+Problem TileProblem(const trace::KernelProgram& program, const std::string& path,
+                    const trace::Kernel& kernel) {
+  for (int t = 0; t < program.tiles_size(); ++t) {
+    const trace::TileDecl& tile = program.tiles(t);
+    const std::string who =
+        absl::StrCat("kernel '", kernel.name(), "' tile ", t, " ('", tile.name(), "')");
+    if (!trace::MemSpace_IsValid(tile.space())) {
+      return {absl::StrCat(path, ".tiles[", t, "].space"),
+              absl::StrCat(who, " has space ", tile.space(),
+                           "; expected VEC, MAT, ACC, LEFT, RIGHT or BIAS")};
+    }
+    if (tile.buffer() >= static_cast<uint32_t>(program.tiles_size())) {
+      return {absl::StrCat(path, ".tiles[", t, "].buffer"),
+              absl::StrCat(who, " lives in buffer ", tile.buffer(), " but the kernel has ",
+                           program.tiles_size(),
+                           " tiles; expected a buffer below that (buffers are numbered densely "
+                           "from 0)")};
+    }
+  }
+  return {};
+}
+
 // Only MIX kernels have two engines to choose between.
 Problem EngineProblem(const google::protobuf::RepeatedPtrField<trace::Op>& ops,
                       const std::string& path, const trace::Kernel& kernel) {
@@ -368,8 +392,9 @@ class TextSource : public TraceReader::Source {
           errors.first_error(),
           "; expected protobuf text format of pto.trace.TraceText (see proto/task_stream.proto)"));
     }
-    if (absl::Status status = source->TakeHeader(path, header); !status.ok()) return status;
+    // Before TakeHeader moves the header out: its tensor and kernel counts.
     source->RememberLines(locations);
+    if (absl::Status status = source->TakeHeader(path, header); !status.ok()) return status;
     return source;
   }
 
@@ -779,6 +804,10 @@ absl::Status TraceReader::ValidateHeader() const {
                                       EnumName(trace::KernelParam::Kind_descriptor(), param.kind()),
                                       "; expected TENSOR or SCALAR"));
           }
+        }
+        if (const Problem problem = TileProblem(program, path + ".program", kernel);
+            problem.found()) {
+          return error(line, problem.field, problem.what);
         }
         if (kernel.core_type() != trace::MIX) {
           const Problem problem = EngineProblem(program.ops(), path + ".program.ops", kernel);

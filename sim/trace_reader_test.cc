@@ -41,7 +41,7 @@ struct Trace {
 };
 
 constexpr char kHeader[] = R"pb(
-  version: 3
+  version: 4
   tensors {
     id: 0
     name: "a"
@@ -285,7 +285,7 @@ TEST_F(TraceReaderTest, ReadsATraceTextInMemory) {
               HasSubstr("compiled.py: record 2 (launch 0 'main', submit 0 'add'): submit.deps[0]"));
   text.clear_header();
   EXPECT_THAT(std::string(TraceReader::FromText(text, "compiled.py").status().message()),
-              HasSubstr("compiled.py: header: not set; expected a 'header { version: 3"));
+              HasSubstr("compiled.py: header: not set; expected a 'header { version: 4"));
 }
 
 TEST_F(TraceReaderTest, ReturnsRecordsInOrderWithPositions) {
@@ -445,7 +445,7 @@ TEST_F(TraceReaderTest, EmptyTextFile) {
 
 TEST_F(TraceReaderTest, TextParseErrorNamesLineAndColumn) {
   const std::string path = TempPath(".pbtxt");
-  WriteFile(path, "header {\n  version: 3\n  tensors { id: 0 nmae: \"a\" }\n}\n");
+  WriteFile(path, "header {\n  version: 4\n  tensors { id: 0 nmae: \"a\" }\n}\n");
   const auto reader = TraceReader::Open(path);
   ASSERT_FALSE(reader.ok());
   EXPECT_THAT(std::string(reader.status().message()),
@@ -584,7 +584,7 @@ TEST_F(TraceReaderTest, UnknownFieldFromANewerWriter) {
 
 TEST_F(TraceReaderTest, ValidTraceHasTheCurrentVersion) {
   EXPECT_EQ(ValidTrace().header.version(), kTaskStreamVersion);
-  EXPECT_EQ(kTaskStreamVersion, 3u);
+  EXPECT_EQ(kTaskStreamVersion, 4u);
 }
 
 TEST_F(TraceReaderTest, AnInactiveKernelSlotTakesOneByte) {
@@ -600,8 +600,8 @@ TEST_F(TraceReaderTest, OlderVersionAsksToRerunPtoc) {
   t.header.set_version(kTaskStreamVersion - 1);
   t.header.set_source("gated.py");
   EXPECT_THAT(BinaryError(t),
-              HasSubstr(".pb: header: version: is 2; expected 3: the trace was written by an "
-                        "older ptoc (schema version 2); re-run ptoc on its kernel description: "
+              HasSubstr(".pb: header: version: is 3; expected 4: the trace was written by an "
+                        "older ptoc (schema version 3); re-run ptoc on its kernel description: "
                         "ptoc gated.py -o OUT.pb"));
   // The header's source is untrusted: only a plain *.py path is quoted.
   t.header.set_source("x.py\nrm -rf /");
@@ -614,7 +614,7 @@ TEST_F(TraceReaderTest, NewerVersionSaysThisPtoSimIsOlder) {
   Trace t = ValidTrace();
   t.header.set_version(kTaskStreamVersion + 1);
   EXPECT_THAT(BinaryError(t),
-              HasSubstr(".pb: header: version: is 4; expected 3: this pto_sim (schema version 3) "
+              HasSubstr(".pb: header: version: is 5; expected 4: this pto_sim (schema version 4) "
                         "is older than the trace"));
   EXPECT_THAT(BinaryError(t), testing::Not(HasSubstr("re-run ptoc")));
 }
@@ -622,7 +622,7 @@ TEST_F(TraceReaderTest, NewerVersionSaysThisPtoSimIsOlder) {
 TEST_F(TraceReaderTest, MissingVersion) {
   Trace t = ValidTrace();
   t.header.clear_version();
-  EXPECT_THAT(BinaryError(t), HasSubstr("header: version: is 0 (not set); expected 3"));
+  EXPECT_THAT(BinaryError(t), HasSubstr("header: version: is 0 (not set); expected 4"));
 }
 
 TEST_F(TraceReaderTest, TensorIdsMustBeDense) {
@@ -704,7 +704,7 @@ TEST_F(TraceReaderTest, UnknownFieldInTheHeader) {
   trace::Tensor* tensor = t.header.mutable_tensors(2);
   tensor->GetReflection()->MutableUnknownFields(tensor)->AddVarint(42, 1);
   EXPECT_THAT(BinaryError(t),
-              HasSubstr("header: tensors[2].<field number 42>: is not part of schema version 3"));
+              HasSubstr("header: tensors[2].<field number 42>: is not part of schema version 4"));
 }
 
 TEST_F(TraceReaderTest, InitDataSizeMustMatch) {
@@ -782,6 +782,29 @@ TEST_F(TraceReaderTest, OnlyMixKernelsNameEngines) {
   EXPECT_THAT(BinaryError(t),
               HasSubstr("kernels[2].program.ops[0].engine: is ENGINE_CUBE but kernel 'mixk' is "
                         "AIC; expected ENGINE_UNSPECIFIED (only MIX kernels name engines)"));
+}
+
+TEST_F(TraceReaderTest, TileSpacesAndBuffersAreInRange) {
+  Trace t = ValidTrace();
+  trace::TileDecl* tile = t.header.mutable_kernels(2)->mutable_program()->mutable_tiles(0);
+  tile->set_buffer(0);  // its own: the one tile's buffer
+  for (trace::MemSpace space : {trace::LEFT, trace::RIGHT, trace::BIAS}) {
+    tile->set_space(space);
+    EXPECT_TRUE(ReadBinary(t).ok()) << space;
+  }
+  tile->set_space(static_cast<trace::MemSpace>(7));
+  EXPECT_THAT(BinaryError(t), HasSubstr("header: kernels[2].program.tiles[0].space: kernel 'mixk' "
+                                        "tile 0 ('') has space 7; expected VEC, MAT, ACC, LEFT, "
+                                        "RIGHT or BIAS"));
+  tile->set_space(trace::MAT);
+  tile->set_buffer(1);
+  EXPECT_THAT(BinaryError(t), HasSubstr("header: kernels[2].program.tiles[0].buffer: kernel 'mixk' "
+                                        "tile 0 ('') lives in buffer 1 but the kernel has 1 "
+                                        "tiles; expected a buffer below that"));
+  // A text trace names the kernel's line.
+  EXPECT_THAT(std::string(ReadAll(WriteText(t)).message()),
+              testing::MatchesRegex(".*\\.pbtxt:[0-9]+: header: kernels\\[2\\]\\.program\\.tiles"
+                                    "\\[0\\]\\.buffer: .*"));
 }
 
 TEST_F(TraceReaderTest, RingSizesOneOrFour) {
@@ -1242,13 +1265,16 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         BadFile{"truncated.pb", "remain; expected the whole message (the file was cut short"},
         BadFile{"wrong_version.pb",
-                "header: version: is 4; expected 3: this pto_sim (schema version 3) is older"},
+                "header: version: is 5; expected 4: this pto_sim (schema version 4) is older"},
         BadFile{"old_version.pb",
-                "header: version: is 2; expected 3: the trace was written by an older ptoc"},
+                "header: version: is 3; expected 4: the trace was written by an older ptoc"},
         BadFile{"unknown_kernel.pbtxt", "submit.kernel_ids[1]: names kernel 5"},
         BadFile{"dep_on_later_task.pbtxt", "submit.deps[0]: names submit 1, but only submits 0..0"},
         BadFile{"view_out_of_bounds.pbtxt",
-                "submit.args[0].tensor: view of tensor 'x' (id 0) dim 0 covers [48, 48 + 32)"}),
+                "submit.args[0].tensor: view of tensor 'x' (id 0) dim 0 covers [48, 48 + 32)"},
+        BadFile{"tile_buffer_out_of_range.pbtxt",
+                "tile_buffer_out_of_range.pbtxt:15: header: kernels[0].program.tiles[1].buffer: "
+                "kernel 'scale' tile 1 ('u') lives in buffer 5 but the kernel has 2 tiles"}),
     [](const ::testing::TestParamInfo<BadFile>& info) {
       std::string name = info.param.name;
       for (char& c : name) {

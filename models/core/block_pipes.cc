@@ -16,6 +16,9 @@ Pipe PipeOf(const CompiledKernel& kernel, const CompiledOp& op) {
                  : Pipe::kMte3;
     case trace::Op::MATMUL:
       return Pipe::kCube;
+    case trace::Op::MOVE:  // L1 -> L0 on MTE1, L0C out through the FIXPIPE
+      return kernel.tiles[static_cast<size_t>(op.src0)].space == trace::ACC ? Pipe::kFixpipe
+                                                                            : Pipe::kMte1;
     case trace::Op::FENCE:
     case trace::Op::CACHE_INVALID:
     case trace::Op::SYNCALL:
@@ -72,7 +75,7 @@ void DescribePipeOp(const CompiledKernel& kernel, const OpRecord& record, const 
     default:
       break;
   }
-  for (int32_t src : {op.src0, op.src1}) {
+  for (int32_t src : {op.src0, op.src1, op.src2}) {
     if (src >= 0) spec->reads.push_back(buffer(src));
   }
   if (op.dst >= 0) spec->writes.push_back(buffer(op.dst));
@@ -97,40 +100,55 @@ void BlockPipes::Add(const OpRecord& record, const GmRuns& transfer, PipeSchedul
 void BlockPipes::AddMatmul(const CompiledOp& op, PipeScheduler* pipes) {
   const trace::DType dtype = kernel_->tiles[static_cast<size_t>(op.src0)].dtype;
   L0Tiling tile = ChooseL0Tiling(op.m, op.n, op.k, dtype, cube_);
+  // The explicit form: the operands were moved into L0A / L0B (pl.move, on
+  // MTE1) and the MADs read them there.
+  const bool in_l0 = kernel_->tiles[static_cast<size_t>(op.src0)].space == trace::LEFT;
   const int64_t bytes = std::max<int64_t>(1, static_cast<int64_t>(DTypeSize(dtype)));
   // Blocks short enough in K that two of each operand fit their L0: the
   // operands move along K, so they are double-buffered (pypto's L0 model).
   auto fits_twice = [&](const L0Tiling& t) {
     return 2 * t.m0 * t.k0 * bytes <= cube_.l0a_bytes && 2 * t.k0 * t.n0 * bytes <= cube_.l0b_bytes;
   };
-  while (!fits_twice(tile) && tile.k0 > 16) tile.k0 = std::max<int64_t>(16, tile.k0 / 2);
+  while (!in_l0 && !fits_twice(tile) && tile.k0 > 16) {
+    tile.k0 = std::max<int64_t>(16, tile.k0 / 2);
+  }
   const int slots = fits_twice(tile) ? 2 : 1;
-  const int a_slots = slots, b_slots = slots;
   const uint32_t a = kernel_->tile_buffers[static_cast<size_t>(op.src0)];
   const uint32_t b = kernel_->tile_buffers[static_cast<size_t>(op.src1)];
   const uint32_t acc = kernel_->tile_buffers[static_cast<size_t>(op.dst)];
+  // pl.matmul_acc adds to its accumulator (unless init_cond held: the
+  // timing is the same, the first MAD still reads the buffer).
+  const int64_t incoming =
+      op.src2 >= 0 ? kernel_->tile_buffers[static_cast<size_t>(op.src2)] : int64_t{-1};
+  // Field by field: the operand lists keep their storage.
+  spec_.external = spec_.barrier = spec_.touches_gm = spec_.gm_write = false;
   for (int64_t m_at = 0; m_at < op.m; m_at += tile.m0) {
     const int64_t mt = std::min(tile.m0, op.m - m_at);
     for (int64_t n_at = 0; n_at < op.n; n_at += tile.n0) {
       const int64_t nt = std::min(tile.n0, op.n - n_at);
       for (int64_t k_at = 0; k_at < op.k; k_at += tile.k0) {
         const int64_t kb = std::min(tile.k0, op.k - k_at);
-        const uint32_t l0a = l0_base_ + static_cast<uint32_t>(next_a_++ % a_slots);
-        const uint32_t l0b = l0_base_ + 2 + static_cast<uint32_t>(next_b_++ % b_slots);
-        // Field by field: the operand lists keep their storage.
-        spec_.external = spec_.barrier = spec_.touches_gm = spec_.gm_write = false;
-        spec_.pipe = Pipe::kMte1;
-        spec_.duration =
-            Ns(CyclesToNs(OperandLoadCycles(mt, nt, kb, dtype, config_.cube), config_));
-        spec_.reads = {a, b};
-        spec_.writes = {l0a, l0b};
-        pipes->Add(spec_);
+        uint32_t l0a = a, l0b = b;
+        if (!in_l0) {
+          l0a = l0_base_ + static_cast<uint32_t>(next_a_++ % slots);
+          l0b = l0_base_ + 2 + static_cast<uint32_t>(next_b_++ % slots);
+          spec_.pipe = Pipe::kMte1;
+          spec_.duration =
+              Ns(CyclesToNs(OperandLoadCycles(mt, nt, kb, dtype, config_.cube), config_));
+          spec_.reads = {a, b};
+          spec_.writes = {l0a, l0b};
+          pipes->Add(spec_);
+        }
         spec_.pipe = Pipe::kCube;
         spec_.duration =
             Ns(CyclesToNs(MadCycles(mt, nt, kb, /*k_blocks=*/1, dtype, config_.cube), config_));
         // The first K-block (re)writes the accumulator; later ones add to it.
         spec_.reads = {l0a, l0b};
-        if (k_at > 0) spec_.reads.push_back(acc);
+        if (k_at > 0) {
+          spec_.reads.push_back(acc);
+        } else if (incoming >= 0) {
+          spec_.reads.push_back(static_cast<uint32_t>(incoming));
+        }
         spec_.writes = {acc};
         pipes->Add(spec_);
       }

@@ -19,8 +19,9 @@ namespace pto {
 
 // LOAD -> MTE2 (GM -> UB on the AIV, GM -> L1 on the AIC); STORE -> FIXPIPE
 // from an accumulator (L0C), MTE3 otherwise; MATMUL -> CUBE (its operand
-// moves, BlockPipes, MTE1); every other compute op -> VECTOR; FENCE,
-// CACHE_INVALID and SYNCALL -> SCALAR.
+// moves from L1, BlockPipes, MTE1); MOVE -> MTE1, FIXPIPE out of an
+// accumulator (a non-MIX kernel moves on the cube only); every other compute
+// op -> VECTOR; FENCE, CACHE_INVALID and SYNCALL -> SCALAR.
 Pipe PipeOf(const CompiledKernel& kernel, const CompiledOp& op);
 
 // Each GM-facing pipe's outstanding transfers (core.mte2_outstanding, ...).

@@ -13,25 +13,8 @@ namespace {
 
 using trace::IntExpr;
 
-const char* BinOpName(IntExpr::BinOp op) {
-  switch (op) {
-    case IntExpr::ADD:
-      return "ADD";
-    case IntExpr::SUB:
-      return "SUB";
-    case IntExpr::MUL:
-      return "MUL";
-    case IntExpr::FLOOR_DIV:
-      return "FLOOR_DIV";
-    case IntExpr::MOD:
-      return "MOD";
-    case IntExpr::MIN:
-      return "MIN";
-    case IntExpr::MAX:
-      return "MAX";
-    default:
-      return "BINOP_UNSPECIFIED";
-  }
+std::string BinOpName(IntExpr::BinOp op) {
+  return IntExpr::BinOp_IsValid(op) ? IntExpr::BinOp_Name(op) : absl::StrCat(op);
 }
 
 absl::Status Overflow(const char* op, int64_t a, int64_t b) {
@@ -128,10 +111,29 @@ absl::Status CompiledIntExpr::Emit(const IntExpr& expr, int depth, std::vector<I
         case IntExpr::MAX:
           op = Code::kMax;
           break;
+        case IntExpr::EQ:
+          op = Code::kEq;
+          break;
+        case IntExpr::NE:
+          op = Code::kNe;
+          break;
+        case IntExpr::LT:
+          op = Code::kLt;
+          break;
+        case IntExpr::LE:
+          op = Code::kLe;
+          break;
+        case IntExpr::GT:
+          op = Code::kGt;
+          break;
+        case IntExpr::GE:
+          op = Code::kGe;
+          break;
         default:
           return absl::InvalidArgumentError(
               absl::StrCat("IntExpr.binary.op is ", BinOpName(bin.op()),
-                           "; expected one of ADD SUB MUL FLOOR_DIV MOD MIN MAX"));
+                           "; expected one of ADD SUB MUL FLOOR_DIV MOD MIN MAX EQ NE LT LE GT "
+                           "GE"));
       }
       if (!bin.has_lhs() || !bin.has_rhs()) {
         return absl::InvalidArgumentError(absl::StrCat("IntExpr.binary ", BinOpName(bin.op()),
@@ -229,6 +231,24 @@ absl::StatusOr<int64_t> CompiledIntExpr::EvaluateCode(const IntEnv& env) const {
         break;
       case Code::kMax:
         r = std::max(a, b);
+        break;
+      case Code::kEq:
+        r = a == b;
+        break;
+      case Code::kNe:
+        r = a != b;
+        break;
+      case Code::kLt:
+        r = a < b;
+        break;
+      case Code::kLe:
+        r = a <= b;
+        break;
+      case Code::kGt:
+        r = a > b;
+        break;
+      case Code::kGe:
+        r = a >= b;
         break;
       default:
         return absl::InternalError("IntExpr code corrupt");

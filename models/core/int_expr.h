@@ -62,6 +62,12 @@ class CompiledIntExpr {
     kMod,
     kMin,
     kMax,
+    kEq,  // comparisons push 1 or 0
+    kNe,
+    kLt,
+    kLe,
+    kGt,
+    kGe,
   };
   struct Instr {
     Code code;

@@ -69,6 +69,14 @@ TEST(CompiledIntExprTest, EvaluatesEveryOperatorAndLeaf) {
   EXPECT_EQ(Eval(Bin(IntExpr::MOD, C(-7), C(3))), 2);
   EXPECT_EQ(Eval(Bin(IntExpr::MIN, C(-7), C(3))), -7);
   EXPECT_EQ(Eval(Bin(IntExpr::MAX, C(-7), C(3))), 3);
+  // Comparisons are predicates: 1 or 0.
+  EXPECT_EQ(Eval(Bin(IntExpr::EQ, C(3), C(3))), 1);
+  EXPECT_EQ(Eval(Bin(IntExpr::EQ, C(3), C(4))), 0);
+  EXPECT_EQ(Eval(Bin(IntExpr::NE, C(3), C(4))), 1);
+  EXPECT_EQ(Eval(Bin(IntExpr::LT, C(-7), C(3))), 1);
+  EXPECT_EQ(Eval(Bin(IntExpr::LE, C(3), C(3))), 1);
+  EXPECT_EQ(Eval(Bin(IntExpr::GT, C(-7), C(3))), 0);
+  EXPECT_EQ(Eval(Bin(IntExpr::GE, C(2), C(3))), 0);
 
   const std::vector<int64_t> loops = {5, 11};
   const std::vector<int64_t> params = {0, 100};
@@ -84,6 +92,8 @@ TEST(CompiledIntExprTest, EvaluatesEveryOperatorAndLeaf) {
                   SubblockIdx());
   EXPECT_EQ(Eval(e, env), 3 * 64 + 22 + 100 - 1);
   EXPECT_EQ(Eval(Times(BlockNum(), LoopVar(0)), env), 20);
+  EXPECT_EQ(Eval(Bin(IntExpr::EQ, LoopVar(0), C(5)), env), 1);  // pl.matmul_acc's k == 0 form
+  EXPECT_EQ(Eval(Bin(IntExpr::EQ, LoopVar(1), C(5)), env), 0);
 }
 
 TEST(CompiledIntExprTest, ConstantsAreFoldedForTheHotPath) {

@@ -30,7 +30,9 @@ bool IsFloatOnlyUnary(Op::Kind kind) {
   return kind == Op::EXP || kind == Op::SQRT || kind == Op::RSQRT || kind == Op::RECIP;
 }
 
-bool IsCubeSpace(trace::MemSpace space) { return space == trace::MAT || space == trace::ACC; }
+std::string SpaceName(trace::MemSpace space) {
+  return trace::MemSpace_IsValid(space) ? trace::MemSpace_Name(space) : absl::StrCat(space);
+}
 
 class Compiler {
  public:
@@ -164,9 +166,7 @@ class Compiler {
       return absl::OkStatus();
     }
     const auto describe = [](const CompiledTile& x) {
-      return absl::StrCat(
-          DTypeName(x.dtype), " ", ShapeString(x), " in ",
-          trace::MemSpace_IsValid(x.space) ? trace::MemSpace_Name(x.space) : absl::StrCat(x.space));
+      return absl::StrCat(DTypeName(x.dtype), " ", ShapeString(x), " in ", SpaceName(x.space));
     };
     return OpError(
         op, absl::StrCat(carry, ".", role, " is tile ", index, " ('", u.name, "') ", describe(u),
@@ -296,7 +296,8 @@ class Compiler {
   }
 
   absl::Status CompileMatmul(CompiledOp* op, const Op& proto) {
-    if (absl::Status s = CheckSrcCount(*op, proto, 2); !s.ok()) return s;
+    op->accumulate = proto.accumulate();
+    if (absl::Status s = CheckSrcCount(*op, proto, op->accumulate ? 3 : 2); !s.ok()) return s;
     if (absl::Status s = CheckRead(*op, "srcs[0]", proto.srcs(0)); !s.ok()) return s;
     if (absl::Status s = CheckRead(*op, "srcs[1]", proto.srcs(1)); !s.ok()) return s;
     op->src0 = static_cast<int32_t>(proto.srcs(0));
@@ -306,6 +307,7 @@ class Compiler {
     if (op->dst == op->src0 || op->dst == op->src1) {
       return OpError(*op, "MATMUL writes one of its own operands; give the result its own tile");
     }
+    if (absl::Status s = CompileAccumulator(op, proto); !s.ok()) return s;
     const CompiledTile& a = out_->tiles[op->src0];
     const CompiledTile& b = out_->tiles[op->src1];
     const CompiledTile& c = out_->tiles[op->dst];
@@ -349,6 +351,60 @@ class Compiler {
     op->k = ka;
     op->elements = m * n;
     return absl::OkStatus();
+  }
+
+  // An accumulating MATMUL's srcs[2] and init_cond (pl.matmul_acc).
+  absl::Status CompileAccumulator(CompiledOp* op, const Op& proto) {
+    if (!op->accumulate) {
+      if (proto.has_init_cond()) {
+        return OpError(*op, "has init_cond but does not accumulate; set accumulate (and srcs[2])");
+      }
+      return absl::OkStatus();
+    }
+    if (absl::Status s = CheckRead(*op, "srcs[2]", proto.srcs(2)); !s.ok()) return s;
+    op->src2 = static_cast<int32_t>(proto.srcs(2));
+    const CompiledTile& acc = out_->tiles[op->src2];
+    const CompiledTile& c = out_->tiles[op->dst];
+    if (acc.rank != c.rank || acc.rows != c.rows || acc.cols != c.cols || acc.dtype != c.dtype) {
+      return OpError(
+          *op, absl::StrCat("the accumulator srcs[2] ('", acc.name, "') is ", DTypeName(acc.dtype),
+                            " ", ShapeString(acc), " but the result '", c.name, "' is ",
+                            DTypeName(c.dtype), " ", ShapeString(c),
+                            "; the result accumulates onto it, so they share shape "
+                            "and dtype"));
+    }
+    if (proto.has_init_cond()) {
+      absl::StatusOr<CompiledIntExpr> init = CompileExpr(*op, "init_cond", proto.init_cond());
+      if (!init.ok()) return init.status();
+      op->has_init_cond = true;
+      op->init_cond = *std::move(init);
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status CompileMove(CompiledOp* op, const Op& proto) {
+    if (absl::Status s = CheckSrcCount(*op, proto, 1); !s.ok()) return s;
+    if (absl::Status s = CheckRead(*op, "srcs[0]", proto.srcs(0)); !s.ok()) return s;
+    op->src0 = static_cast<int32_t>(proto.srcs(0));
+    const CompiledTile& from = out_->tiles[op->src0];
+    const CompiledTile& to = out_->tiles[op->dst];
+    const MoveRoute route = MoveRouteOf(from.space, to.space);
+    const std::string what = absl::StrCat("moves '", from.name, "' from ", SpaceName(from.space),
+                                          " to ", SpaceName(to.space));
+    if (route == MoveRoute::kNone) {
+      return OpError(*op, absl::StrCat(what,
+                                       ", which is no move; a MOVE goes MAT -> LEFT, RIGHT or "
+                                       "BIAS, ACC -> MAT, or (MIX kernels) ACC or MAT -> VEC and "
+                                       "VEC -> MAT, LEFT or RIGHT"));
+    }
+    if (route != MoveRoute::kCube && kernel_.core_type() != trace::MIX) {
+      return OpError(
+          *op,
+          absl::StrCat(what, ", between the cube and the vector cores, but the kernel is ",
+                       trace::CoreType_Name(kernel_.core_type()), "; only a MIX kernel has both"));
+    }
+    op->engine = IsCubeSpace(to.space) ? EngineKind::kCube : EngineKind::kVector;
+    return CheckSameAsDst(*op, from);
   }
 
   absl::Status CompileRowReduce(CompiledOp* op, const Op& proto) {
@@ -549,6 +605,7 @@ class Compiler {
       case Op::ROW_MAX:
       case Op::FULL:
       case Op::MATMUL:
+      case Op::MOVE:
         break;
       case Op::LOOP:
       case Op::SYNCALL:
@@ -557,8 +614,7 @@ class Compiler {
         writes_dst = false;
         break;
       default:
-        return OpError(op,
-                       "unknown op kind; expected one of the Op.Kind values LOAD..CACHE_INVALID");
+        return OpError(op, "unknown op kind; expected one of the Op.Kind values LOAD..MOVE");
     }
     if (proto.kind() == Op::STORE) writes_dst = false;
     if (writes_dst) {
@@ -654,6 +710,9 @@ class Compiler {
         op.engine = EngineKind::kCube;
         status = CompileMatmul(&op, proto);
         break;
+      case Op::MOVE:
+        status = CompileMove(&op, proto);
+        break;
       case Op::CACHE_INVALID:
         if (!proto.whole_cache()) {
           if (proto.param() >= out_->params.size() ||
@@ -722,6 +781,27 @@ absl::Status CheckCostSummary(const trace::Kernel& kernel) {
 }
 
 }  // namespace
+
+bool IsCubeSpace(trace::MemSpace space) {
+  return space == trace::MAT || space == trace::ACC || space == trace::LEFT ||
+         space == trace::RIGHT || space == trace::BIAS;
+}
+
+MoveRoute MoveRouteOf(trace::MemSpace from, trace::MemSpace to) {
+  switch (from) {
+    case trace::MAT:
+      if (to == trace::LEFT || to == trace::RIGHT || to == trace::BIAS) return MoveRoute::kCube;
+      return to == trace::VEC ? MoveRoute::kToVector : MoveRoute::kNone;
+    case trace::ACC:
+      if (to == trace::MAT) return MoveRoute::kCube;
+      return to == trace::VEC ? MoveRoute::kToVector : MoveRoute::kNone;
+    case trace::VEC:
+      return to == trace::MAT || to == trace::LEFT || to == trace::RIGHT ? MoveRoute::kToCube
+                                                                         : MoveRoute::kNone;
+    default:
+      return MoveRoute::kNone;
+  }
+}
 
 const char* EngineName(EngineKind engine) {
   return engine == EngineKind::kCube ? "cube" : "vector";

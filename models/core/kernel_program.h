@@ -16,6 +16,18 @@ const char* EngineName(EngineKind engine);
 
 inline constexpr int kMaxViewRank = 5;
 
+// The AIC's buffers (MAT, LEFT, RIGHT, ACC, BIAS); VEC is the AIV's.
+bool IsCubeSpace(trace::MemSpace space);
+
+// What an Op.MOVE from one memory space to another is, after PyPTO's memory
+// graph and its cube/vector boundary moves (hw-native-sys/pypto@e2d0f78a
+// src/backend/common/soc.cpp, docs/en/dev/passes/21-expand_mixed_kernel.md):
+// kCube stays on the AIC (MAT -> LEFT, RIGHT, BIAS; ACC -> MAT), kToVector
+// and kToCube cross between the cores of a MIX cluster (ACC, MAT -> VEC;
+// VEC -> MAT, LEFT, RIGHT); kNone is no move.
+enum class MoveRoute : uint8_t { kNone, kCube, kToVector, kToCube };
+MoveRoute MoveRouteOf(trace::MemSpace from, trace::MemSpace to);
+
 // A TileDecl with its 2-D geometry precomputed. Rank-1 tiles are one row.
 struct CompiledTile {
   std::string name;
@@ -45,6 +57,7 @@ struct CompiledOp {
   int32_t dst = -1;   // tile index, -1 if none
   int32_t src0 = -1;  // tile indices, -1 if none
   int32_t src1 = -1;
+  int32_t src2 = -1;  // an accumulating MATMUL's accumulator
   // Tile-scalar forms and FULL: a literal, or a scalar param when >= 0.
   bool has_scalar = false;
   double scalar_literal = 0;
@@ -59,10 +72,14 @@ struct CompiledOp {
   // count (`stop` holds the used_cores expression).
   trace::Op::SyncMode sync_mode = trace::Op::SYNC_MODE_UNSPECIFIED;
   trace::CoreType sync_core_type = trace::CORE_TYPE_UNSPECIFIED;
-  // MATMUL: dst[m, n] = op(a)[m, k] @ op(b)[k, n].
+  // MATMUL: dst[m, n] = op(a)[m, k] @ op(b)[k, n]; accumulating, plus
+  // srcs[2] unless `init_cond` (when set) evaluates nonzero.
   bool a_trans = false;
   bool b_trans = false;
   int64_t m = 0, n = 0, k = 0;
+  bool accumulate = false;
+  bool has_init_cond = false;
+  CompiledIntExpr init_cond;
   // LOOP: for var in range(start, stop, step) over ops (index+1 .. body_end-1).
   uint32_t loop_var = 0;
   CompiledIntExpr start, stop, step;
@@ -118,7 +135,9 @@ struct CompiledKernel {
 // dtype and space; the carried tile written by no op and carried by one loop
 // once; init written before the loop, next by the end of its body; a carried
 // tile with init readable from the loop op on, one without only after the
-// loop. Errors name the kernel, the op index (pre-order, counting LOOP bodies
+// loop; a MOVE between a MoveRouteOf pair (a crossing in MIX kernels only) of
+// one shape and dtype; an accumulating MATMUL's accumulator of the result's
+// shape and dtype. Errors name the kernel, the op index (pre-order, counting LOOP bodies
 // inline), its kind and origin, what was expected and what to do.
 // Also assigns CompiledKernel::tile_buffers.
 absl::StatusOr<CompiledKernel> CompileKernel(const trace::Kernel& kernel);

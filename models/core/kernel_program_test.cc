@@ -2,6 +2,8 @@
 
 #include <functional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
@@ -73,6 +75,142 @@ TEST(CompileKernelTest, AttributesEnginesByAffinity) {
   EXPECT_EQ(k->ops[5].engine, EngineKind::kCube);
   EXPECT_EQ(k->ops[1].m, 16);
   EXPECT_EQ(k->ops[1].elements, 256);
+}
+
+// A cube kernel in the explicit form: Mat loads moved into Left / Right.
+KernelBuilder ExplicitCube(trace::CoreType core_type = trace::AIC) {
+  KernelBuilder b("cube", core_type);
+  uint32_t a = b.TensorParam("a", trace::FP16);
+  uint32_t ta = b.Tile("ta", {16, 32}, trace::FP16, trace::MAT);  // 0
+  uint32_t tl = b.Tile("tl", {16, 32}, trace::FP16, trace::LEFT);
+  uint32_t tb = b.Tile("tb", {32, 16}, trace::FP16, trace::MAT);
+  uint32_t tr = b.Tile("tr", {32, 16}, trace::FP16, trace::RIGHT);
+  uint32_t tc = b.Tile("tc", {16, 16}, trace::FP32, trace::ACC);  // 4
+  b.Load(ta, a, {C(0), C(0)});
+  b.Move(tl, ta);
+  b.Load(tb, a, {C(0), C(0)});
+  b.Move(tr, tb);
+  b.Matmul(tc, tl, tr);
+  return b;
+}
+
+TEST(CompileKernelTest, MovesRunOnTheCubeAndAccumulatingMatmulsReadTheirAccumulator) {
+  KernelBuilder b = ExplicitCube();
+  uint32_t sum = b.Tile("sum", {16, 16}, trace::FP32, trace::ACC);
+  b.BeginLoop(0, C(0), C(4));
+  b.MatmulAcc(sum, 1, 3, 4);
+  *b.MatmulAcc(4, 1, 3, 4).mutable_init_cond() =
+      kernel_testing::Bin(trace::IntExpr::EQ, LoopVar(0), C(0));  // in place
+  b.EndLoop();
+  absl::StatusOr<CompiledKernel> k = CompileKernel(b.kernel());
+  ASSERT_TRUE(k.ok()) << k.status();
+  EXPECT_EQ(k->ops[1].kind, Op::MOVE);
+  EXPECT_EQ(k->ops[1].engine, EngineKind::kCube);
+  EXPECT_EQ(k->ops[1].src0, 0);
+  EXPECT_EQ(k->ops[1].elements, 16 * 32);
+  EXPECT_FALSE(k->ops[4].accumulate);
+  EXPECT_EQ(k->ops[4].src2, -1);
+  EXPECT_TRUE(k->ops[6].accumulate);
+  EXPECT_EQ(k->ops[6].src2, 4);
+  EXPECT_FALSE(k->ops[6].has_init_cond);
+  EXPECT_EQ(k->ops[6].k, 32);
+  EXPECT_TRUE(k->ops[7].has_init_cond);
+  EXPECT_EQ(k->ops[7].dst, 4);
+}
+
+TEST(CompileKernelTest, MoveRoutesFollowPyptosMemoryGraph) {
+  using R = MoveRoute;
+  EXPECT_EQ(MoveRouteOf(trace::MAT, trace::LEFT), R::kCube);
+  EXPECT_EQ(MoveRouteOf(trace::MAT, trace::RIGHT), R::kCube);
+  EXPECT_EQ(MoveRouteOf(trace::MAT, trace::BIAS), R::kCube);
+  EXPECT_EQ(MoveRouteOf(trace::ACC, trace::MAT), R::kCube);
+  EXPECT_EQ(MoveRouteOf(trace::ACC, trace::VEC), R::kToVector);
+  EXPECT_EQ(MoveRouteOf(trace::MAT, trace::VEC), R::kToVector);
+  EXPECT_EQ(MoveRouteOf(trace::VEC, trace::MAT), R::kToCube);
+  EXPECT_EQ(MoveRouteOf(trace::VEC, trace::LEFT), R::kToCube);
+  EXPECT_EQ(MoveRouteOf(trace::VEC, trace::RIGHT), R::kToCube);
+  for (auto [from, to] : std::vector<std::pair<trace::MemSpace, trace::MemSpace>>{
+           {trace::VEC, trace::VEC},
+           {trace::VEC, trace::ACC},
+           {trace::VEC, trace::BIAS},
+           {trace::LEFT, trace::MAT},
+           {trace::RIGHT, trace::VEC},
+           {trace::BIAS, trace::MAT},
+           {trace::MAT, trace::ACC},
+           {trace::ACC, trace::LEFT},
+           {trace::MEM_SPACE_UNSPECIFIED, trace::MAT}}) {
+    EXPECT_EQ(MoveRouteOf(from, to), R::kNone) << from << " -> " << to;
+  }
+}
+
+TEST(CompileKernelTest, RejectsMovesBetweenIncompatibleSpacesShapesAndCores) {
+  {
+    KernelBuilder b = ExplicitCube();
+    uint32_t back = b.Tile("back", {16, 32}, trace::FP16, trace::MAT);
+    b.Move(back, 1);  // Left -> Mat
+    EXPECT_THAT(CompileError(b),
+                HasSubstr("kernel 'cube' op 5 (MOVE, test.py:6): moves 'tl' from LEFT to MAT, "
+                          "which is no move; a MOVE goes MAT -> LEFT, RIGHT or BIAS"));
+  }
+  {
+    KernelBuilder b = ExplicitCube();
+    uint32_t v = b.Tile("v", {16, 16}, trace::FP32, trace::VEC);
+    b.Move(v, 4);  // Acc -> Vec in an AIC kernel
+    EXPECT_THAT(CompileError(b),
+                HasSubstr("moves 'tc' from ACC to VEC, between the cube and the vector cores, but "
+                          "the kernel is AIC; only a MIX kernel has both"));
+    KernelBuilder mix = ExplicitCube(trace::MIX);
+    mix.Move(mix.Tile("v", {16, 16}, trace::FP32, trace::VEC), 4);
+    absl::StatusOr<CompiledKernel> k = CompileKernel(mix.kernel());
+    ASSERT_TRUE(k.ok()) << k.status();
+    EXPECT_EQ(k->ops[5].engine, EngineKind::kVector);  // where the value lands
+  }
+  {
+    KernelBuilder b = ExplicitCube();
+    b.Move(b.Tile("short", {8, 32}, trace::FP16, trace::LEFT), 0);
+    EXPECT_THAT(CompileError(b), HasSubstr("(MOVE, test.py:6): result tile 'short' is [8, 32] but "
+                                           "the operand is [16, 32]; shapes must be equal"));
+  }
+  {
+    KernelBuilder b = ExplicitCube();
+    b.Move(b.Tile("wide", {16, 32}, trace::FP32, trace::LEFT), 0);
+    EXPECT_THAT(CompileError(b), HasSubstr("result tile 'wide' is FP32 but the operand is FP16"));
+  }
+}
+
+TEST(CompileKernelTest, RejectsAnAccumulatorUnlikeTheResultAndAStrayInitCond) {
+  {
+    KernelBuilder b = ExplicitCube();
+    uint32_t small = b.Tile("small", {16, 8}, trace::FP32, trace::ACC);
+    b.Full(small, 0);
+    b.MatmulAcc(b.Tile("sum", {16, 16}, trace::FP32, trace::ACC), 1, 3, small);
+    EXPECT_THAT(CompileError(b),
+                HasSubstr("(MATMUL, test.py:7): the accumulator srcs[2] ('small') is FP32 "
+                          "[16, 8] but the result 'sum' is FP32 [16, 16]; the result accumulates "
+                          "onto it"));
+  }
+  {
+    KernelBuilder b = ExplicitCube();
+    b.MatmulAcc(b.Tile("sum", {16, 16}, trace::FP16, trace::ACC), 1, 3, 4);
+    EXPECT_THAT(CompileError(b), HasSubstr("the accumulator srcs[2] ('tc') is FP32 [16, 16] but "
+                                           "the result 'sum' is FP16 [16, 16]"));
+  }
+  {
+    KernelBuilder b = ExplicitCube();
+    b.MatmulAcc(b.Tile("sum", {16, 16}, trace::FP32, trace::ACC), 1, 3, 4).clear_srcs();
+    EXPECT_THAT(CompileError(b), HasSubstr("expects 3 source tiles, got 0"));
+  }
+  {
+    KernelBuilder b = ExplicitCube();
+    *b.Matmul(b.Tile("c", {16, 16}, trace::FP32, trace::ACC), 1, 3).mutable_init_cond() = C(1);
+    EXPECT_THAT(CompileError(b), HasSubstr("has init_cond but does not accumulate"));
+  }
+  {
+    KernelBuilder b = ExplicitCube();
+    *b.MatmulAcc(b.Tile("sum", {16, 16}, trace::FP32, trace::ACC), 1, 3, 4).mutable_init_cond() =
+        LoopVar(0);
+    EXPECT_THAT(CompileError(b), HasSubstr("init_cond: "));
+  }
 }
 
 TEST(CompileKernelTest, DtypeMismatchNamesKernelOpOriginAndFix) {

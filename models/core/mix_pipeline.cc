@@ -86,7 +86,7 @@ absl::StatusOr<MixTimeline> ScheduleMixBlock(absl::Span<const OpRecord> records,
     if (!in_program) continue;
     const CompiledOp& op = kernel.ops[records[i].op_index];
     int pop_slot = 0;
-    for (int32_t src : {op.src0, op.src1}) {
+    for (int32_t src : {op.src0, op.src1, op.src2}) {
       if (src < 0 || writer[src] < 0) continue;
       const int32_t w = writer[src];
       if (EngineIndex(records[w].engine) == engine) continue;

@@ -32,6 +32,15 @@ bool IsTranscendental(trace::Op::Kind kind) {
   }
 }
 
+// MOVE: the tile's bytes at the L1 -> L0A rate into LEFT and BIAS, L1 -> L0B
+// into RIGHT, the MTE rate otherwise.
+double MoveNs(const CompiledTile& to, const ChipConfig& config) {
+  double rate = config.core.mte_bytes_per_cycle;
+  if (to.space == trace::LEFT || to.space == trace::BIAS) rate = config.cube.l0a_bytes_per_cycle;
+  if (to.space == trace::RIGHT) rate = config.cube.l0b_bytes_per_cycle;
+  return CyclesToNs(static_cast<double>(to.elements() * DTypeSize(to.dtype)) / rate, config);
+}
+
 }  // namespace
 
 CubeCostModel CubeCostModelOf(const ChipConfig& config) {
@@ -155,8 +164,10 @@ double OpCostNs(const CompiledOp& op, const CompiledKernel& kernel, const ChipCo
     case trace::Op::LOAD:
     case trace::Op::STORE:
       return GmTransferNs(op.gm_bytes, config);
-    case trace::Op::MATMUL:
+    case trace::Op::MATMUL:  // accumulating or not
       return MatmulNs(op.m, op.n, op.k, kernel.tiles[op.src0].dtype, config);
+    case trace::Op::MOVE:
+      return MoveNs(kernel.tiles[op.dst], config);
     case trace::Op::CAST: {
       const trace::DType from = kernel.tiles[op.src0].dtype;
       const trace::DType to = kernel.tiles[op.dst].dtype;

@@ -83,7 +83,9 @@ double DrainCycles(int64_t mt, int64_t nt, const CubeParams& cube);
 double MatmulNs(int64_t m, int64_t n, int64_t k, trace::DType in_dtype, const ChipConfig& config);
 
 // The cost of one instance of `op` of `kernel`: LOAD/STORE -> GmTransferNs of
-// the tile bytes; MATMUL -> MatmulNs; vector ops -> VectorOpNs on the op's
+// the tile bytes; MATMUL (accumulating too) -> MatmulNs; MOVE -> the tile
+// bytes at the cube's L1 -> L0A (LEFT, BIAS) or L1 -> L0B (RIGHT) rate, the
+// MTE rate otherwise; vector ops -> VectorOpNs on the op's
 // element count (for ROW_SUM/ROW_MAX the input's); SYNCALL, FENCE,
 // CACHE_INVALID and LOOP -> 0 (their time belongs to the chip model).
 double OpCostNs(const CompiledOp& op, const CompiledKernel& kernel, const ChipConfig& config);

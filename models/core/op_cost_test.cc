@@ -1,6 +1,8 @@
 #include "models/core/op_cost.h"
 
 #include <algorithm>
+#include <utility>
+#include <vector>
 
 #include "gtest/gtest.h"
 
@@ -37,6 +39,46 @@ TEST(OpCostTest, MatmulFp16MatchesTheL0CostModelByHand) {
   const double expected = std::max(load, 533.0) + 164 + 128 * 4.45;
   EXPECT_NEAR(MatmulCycles(128, 128, 128, trace::FP16, kCube), expected, 1e-9);
   EXPECT_NEAR(MatmulNs(128, 128, 128, trace::FP16, ChipConfig{}), expected / kClockGhz, 1e-9);
+}
+
+TEST(OpCostTest, MovesTakeTheL1ToL0RatesAndAccumulatingMatmulsAPlainOnes) {
+  ChipConfig config;
+  CompiledKernel kernel;
+  const auto tile = [&](trace::MemSpace space, trace::DType dtype) {
+    CompiledTile t;
+    t.dtype = dtype;
+    t.space = space;
+    t.rank = 2;
+    t.rows = 64;
+    t.cols = 128;
+    kernel.tiles.push_back(t);
+    return static_cast<int32_t>(kernel.tiles.size() - 1);
+  };
+  const int32_t mat = tile(trace::MAT, trace::FP16);  // 16 KiB
+  CompiledOp move;
+  move.kind = trace::Op::MOVE;
+  move.src0 = mat;
+  const double bytes = 64 * 128 * 2;
+  for (auto [space, rate] : std::vector<std::pair<trace::MemSpace, double>>{
+           {trace::LEFT, 129.7}, {trace::BIAS, 129.7}, {trace::RIGHT, 85.4}, {trace::VEC, 64}}) {
+    move.dst = tile(space, trace::FP16);
+    EXPECT_NEAR(OpCostNs(move, kernel, config), bytes / rate / kClockGhz, 1e-9) << space;
+  }
+  move.src0 = tile(trace::ACC, trace::FP32);
+  move.dst = tile(trace::MAT, trace::FP32);
+  EXPECT_NEAR(OpCostNs(move, kernel, config), 2 * bytes / 64 / kClockGhz, 1e-9);
+
+  CompiledOp mm;
+  mm.kind = trace::Op::MATMUL;
+  mm.src0 = mat;
+  mm.m = 64;
+  mm.n = 64;
+  mm.k = 128;
+  const double plain = OpCostNs(mm, kernel, config);
+  EXPECT_NEAR(plain, MatmulNs(64, 64, 128, trace::FP16, config), 1e-9);
+  mm.accumulate = true;
+  mm.src2 = mm.dst = tile(trace::ACC, trace::FP32);
+  EXPECT_EQ(OpCostNs(mm, kernel, config), plain);
 }
 
 TEST(OpCostTest, MatmulFp32TakesTwoCubePassesPerFractal) {

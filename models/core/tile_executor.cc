@@ -35,20 +35,29 @@ std::string ViewShapeString(const TensorBinding& v) {
   return absl::StrCat("[", absl::StrJoin(absl::MakeConstSpan(v.shape, v.rank), ", "), "]");
 }
 
+// c = op(a) @ op(b), or c += op(a) @ op(b) when `accumulate`.
 template <typename T>
 void MatmulTyped(const T* a, int64_t a_rows, int64_t a_cols, bool a_trans, const T* b,
-                 int64_t b_rows, int64_t b_cols, bool b_trans, T* c, int64_t m, int64_t n) {
+                 int64_t b_rows, int64_t b_cols, bool b_trans, T* c, int64_t m, int64_t n,
+                 bool accumulate) {
   Eigen::Map<const RowMajorMatrix<T>> A(a, a_rows, a_cols);
   Eigen::Map<const RowMajorMatrix<T>> B(b, b_rows, b_cols);
   Eigen::Map<RowMajorMatrix<T>> C(c, m, n);
+  const auto product = [&](const auto& lhs, const auto& rhs) {
+    if (accumulate) {
+      C.noalias() += lhs * rhs;
+    } else {
+      C.noalias() = lhs * rhs;
+    }
+  };
   if (!a_trans && !b_trans) {
-    C.noalias() = A * B;
+    product(A, B);
   } else if (a_trans && !b_trans) {
-    C.noalias() = A.transpose() * B;
+    product(A.transpose(), B);
   } else if (!a_trans && b_trans) {
-    C.noalias() = A * B.transpose();
+    product(A, B.transpose());
   } else {
-    C.noalias() = A.transpose() * B.transpose();
+    product(A.transpose(), B.transpose());
   }
 }
 
@@ -396,6 +405,21 @@ absl::Status TileExecutor::RunProgram() {
       case Op::FENCE:
         if (hooks_ != nullptr) hooks_->Fence();
         break;
+      case Op::MOVE:
+        if (functional) CopyTile(kernel, op.dst, op.src0);
+        break;
+      case Op::MATMUL: {
+        // pl.matmul_acc's init_cond: evaluated per instance, in timing runs
+        // too, so both kinds of run fail alike.
+        bool accumulate = op.accumulate;
+        if (op.has_init_cond) {
+          absl::StatusOr<int64_t> init = op.init_cond.Evaluate(env);
+          if (!init.ok()) return WithLabel(op, "init_cond: ", init.status());
+          accumulate = *init == 0;
+        }
+        if (functional) Compute(kernel, op, accumulate);
+        break;
+      }
       case Op::SYNCALL:
         // The core arrives at the barrier and resumes after its release.
         if (absl::Status s = PauseAt(op, pc, env); !s.ok()) return s;
@@ -669,18 +693,19 @@ double TileExecutor::ScalarOf(const CompiledOp& op) const {
   return op.scalar_param >= 0 ? param_floats_[op.scalar_param] : op.scalar_literal;
 }
 
-void TileExecutor::Compute(const CompiledKernel& kernel, const CompiledOp& op) {
+void TileExecutor::Compute(const CompiledKernel& kernel, const CompiledOp& op, bool accumulate) {
   if (op.kind == Op::CAST) {
     Cast(kernel, op);
   } else if (ComputesInFloat(kernel.tiles[op.dst].dtype)) {
-    ComputeTyped<float>(kernel, op);
+    ComputeTyped<float>(kernel, op, accumulate);
   } else {
-    ComputeTyped<double>(kernel, op);
+    ComputeTyped<double>(kernel, op, accumulate);
   }
 }
 
 template <typename T>
-void TileExecutor::ComputeTyped(const CompiledKernel& kernel, const CompiledOp& op) {
+void TileExecutor::ComputeTyped(const CompiledKernel& kernel, const CompiledOp& op,
+                                bool accumulate) {
   const CompiledTile& dt = kernel.tiles[op.dst];
   const int64_t n = dt.elements();
   ArrayMap<T> d(Values<T>(op.dst), n);
@@ -756,8 +781,9 @@ void TileExecutor::ComputeTyped(const CompiledKernel& kernel, const CompiledOp& 
     case Op::MATMUL: {
       const CompiledTile& at = kernel.tiles[op.src0];
       const CompiledTile& bt = kernel.tiles[op.src1];
+      if (accumulate && op.src2 != op.dst) CopyTile(kernel, op.dst, op.src2);
       MatmulTyped<T>(Values<T>(op.src0), at.rows, at.cols, op.a_trans, Values<T>(op.src1), bt.rows,
-                     bt.cols, op.b_trans, Values<T>(op.dst), op.m, op.n);
+                     bt.cols, op.b_trans, Values<T>(op.dst), op.m, op.n, accumulate);
       break;
     }
     default:

@@ -194,9 +194,11 @@ class TileExecutor {
   // copies only count toward the block's instance limit.
   absl::Status CopyCarries(const CompiledOp& loop, int32_t pc, CarryCopy copy);
   void CopyTile(const CompiledKernel& kernel, int32_t dst, int32_t src);
-  void Compute(const CompiledKernel& kernel, const CompiledOp& op);
+  // `accumulate`: an accumulating MATMUL adds onto its srcs[2] (its
+  // init_cond, evaluated by the caller, was zero).
+  void Compute(const CompiledKernel& kernel, const CompiledOp& op, bool accumulate = false);
   template <typename T>
-  void ComputeTyped(const CompiledKernel& kernel, const CompiledOp& op);
+  void ComputeTyped(const CompiledKernel& kernel, const CompiledOp& op, bool accumulate);
   void Cast(const CompiledKernel& kernel, const CompiledOp& op);
   double ScalarOf(const CompiledOp& op) const;
   template <typename T>

@@ -436,6 +436,116 @@ TEST_F(TileExecutorTest, MatmulMatchesANaiveLoopForDtypesAndTransposes) {
   }
 }
 
+TEST_F(TileExecutorTest, MovesCopyTilesBetweenSpaces) {
+  // a @ b in the explicit form, its result moved Acc -> Mat and stored.
+  constexpr int kM = 16, kN = 32, kK = 48;
+  std::vector<double> a(kM * kK), b(kK * kN);
+  for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<double>((i * 7) % 11) - 5;
+  for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<double>((i * 5) % 9) - 4;
+  PutAs(trace::FP16, kA, a);
+  PutAs(trace::FP16, kB, b);
+  KernelBuilder kb("moves", trace::AIC);
+  uint32_t pa = kb.TensorParam("a", trace::FP16);
+  uint32_t pb = kb.TensorParam("b", trace::FP16);
+  uint32_t pc = kb.TensorParam("c", trace::FP32);
+  uint32_t ta = kb.Tile("ta", {kM, kK}, trace::FP16, trace::MAT);
+  uint32_t tl = kb.Tile("tl", {kM, kK}, trace::FP16, trace::LEFT);
+  uint32_t tb = kb.Tile("tb", {kK, kN}, trace::FP16, trace::MAT);
+  uint32_t tr = kb.Tile("tr", {kK, kN}, trace::FP16, trace::RIGHT);
+  uint32_t tc = kb.Tile("tc", {kM, kN}, trace::FP32, trace::ACC);
+  uint32_t tm = kb.Tile("tm", {kM, kN}, trace::FP32, trace::MAT);
+  kb.Load(ta, pa, {C(0), C(0)});
+  kb.Load(tb, pb, {C(0), C(0)});
+  kb.Move(tl, ta);
+  kb.Move(tr, tb);
+  kb.Matmul(tc, tl, tr);
+  kb.Move(tm, tc);
+  kb.Store(tm, pc, {C(0), C(0)});
+  CompiledKernel k = Compile(kb);
+  ASSERT_TRUE(Run(k, {BoundArg::Tensor(Matrix(kA, trace::FP16, kM, kK)),
+                      BoundArg::Tensor(Matrix(kB, trace::FP16, kK, kN)),
+                      BoundArg::Tensor(Matrix(kOut, trace::FP32, kM, kN))})
+                  .ok());
+  EXPECT_EQ(GetAs(trace::FP32, kOut, kM * kN), NaiveMatmul(a, b, kM, kN, kK, false, false));
+  ASSERT_EQ(profile_.records.size(), 7u);
+  EXPECT_EQ(profile_.records[2].kind, Op::MOVE);
+  EXPECT_EQ(profile_.records[2].engine, EngineKind::kCube);
+  EXPECT_GT(profile_.records[2].cost_ns, 0);
+}
+
+// sum over k of a[:, k-th chunk] @ b[k-th chunk, :] into a carried
+// accumulator that starts at `first` (a @ b of the first chunk), through a
+// matmul_acc whose init_cond is `init` (none when null).
+CompiledKernel SplitKKernel(const trace::IntExpr* init) {
+  KernelBuilder kb("split_k", trace::AIC);
+  uint32_t pa = kb.TensorParam("a", trace::FP32);
+  uint32_t pb = kb.TensorParam("b", trace::FP32);
+  uint32_t pc = kb.TensorParam("c", trace::FP32);
+  uint32_t ta = kb.Tile("ta", {16, 16}, trace::FP32, trace::MAT);
+  uint32_t tb = kb.Tile("tb", {16, 16}, trace::FP32, trace::MAT);
+  uint32_t first = kb.Tile("first", {16, 16}, trace::FP32, trace::ACC);
+  uint32_t acc = kb.Tile("acc", {16, 16}, trace::FP32, trace::ACC);
+  uint32_t sum = kb.Tile("sum", {16, 16}, trace::FP32, trace::ACC);
+  kb.Load(ta, pa, {C(0), C(0)});
+  kb.Load(tb, pb, {C(0), C(0)});
+  kb.Matmul(first, ta, tb);
+  trace::Op& loop = kb.BeginLoop(0, C(0), C(4));
+  kb.Load(ta, pa, {C(0), Times(LoopVar(0), C(16))});
+  kb.Load(tb, pb, {Times(LoopVar(0), C(16)), C(0)});
+  trace::Op& mm = kb.MatmulAcc(sum, ta, tb, acc);
+  if (init != nullptr) *mm.mutable_init_cond() = *init;
+  kb.EndLoop();
+  KernelBuilder::Carry(loop, acc, first, sum, "acc");
+  kb.Store(acc, pc, {C(0), C(0)});
+  return *CompileKernel(kb.kernel());
+}
+
+TEST_F(TileExecutorTest, MatmulAccAccumulatesUnlessItsInitCondHolds) {
+  constexpr int kK = 64;
+  std::vector<double> a(16 * kK), b(kK * 16);
+  for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<double>((i * 37) % 19) - 9;
+  for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<double>((i * 11) % 13) - 6;
+  PutAs(trace::FP32, kA, a);
+  PutAs(trace::FP32, kB, b);
+  const std::vector<BoundArg> args = {BoundArg::Tensor(Matrix(kA, trace::FP32, 16, kK)),
+                                      BoundArg::Tensor(Matrix(kB, trace::FP32, kK, 16)),
+                                      BoundArg::Tensor(Matrix(kOut, trace::FP32, 16, 16))};
+  const std::vector<double> full = NaiveMatmul(a, b, 16, 16, kK, false, false);
+  // The first chunk's product: a[:, :16] @ b[:16, :].
+  std::vector<double> a0(16 * 16), b0(b.begin(), b.begin() + 16 * 16);
+  for (int r = 0; r < 16; ++r) {
+    for (int c = 0; c < 16; ++c) a0[r * 16 + c] = a[r * kK + c];
+  }
+  const std::vector<double> first = NaiveMatmul(a0, b0, 16, 16, 16, false, false);
+
+  // init_cond = (k == 0): the first step overwrites, so c = a @ b.
+  const trace::IntExpr k_is_0 = Bin(trace::IntExpr::EQ, LoopVar(0), C(0));
+  ASSERT_TRUE(Run(SplitKKernel(&k_is_0), args).ok());
+  EXPECT_EQ(GetAs(trace::FP32, kOut, 256), full);
+  // Without it every step accumulates onto the incoming `first`.
+  ASSERT_TRUE(Run(SplitKKernel(nullptr), args).ok());
+  std::vector<double> onto = full;
+  for (size_t i = 0; i < onto.size(); ++i) onto[i] += first[i];
+  EXPECT_EQ(GetAs(trace::FP32, kOut, 256), onto);
+  // init_cond = (k == 3): the last step overwrites, so only its chunk is left.
+  const trace::IntExpr k_is_3 = Bin(trace::IntExpr::EQ, LoopVar(0), C(3));
+  ASSERT_TRUE(Run(SplitKKernel(&k_is_3), args).ok());
+  std::vector<double> a3(16 * 16), b3(b.begin() + 48 * 16, b.end());
+  for (int r = 0; r < 16; ++r) {
+    for (int c = 0; c < 16; ++c) a3[r * 16 + c] = a[r * kK + 48 + c];
+  }
+  EXPECT_EQ(GetAs(trace::FP32, kOut, 256), NaiveMatmul(a3, b3, 16, 16, 16, false, false));
+  // Costs are a plain matmul's; a timing run evaluates init_cond as well.
+  const OpRecord& mm = profile_.records[5];
+  EXPECT_EQ(mm.kind, Op::MATMUL);
+  EXPECT_NEAR(mm.cost_ns, MatmulNs(16, 16, 16, trace::FP32, config_), 1e-9);
+  const trace::IntExpr bad = Bin(trace::IntExpr::FLOOR_DIV, C(1), LoopVar(0));
+  for (bool functional : {true, false}) {
+    EXPECT_THAT(std::string(Run(SplitKKernel(&bad), args, {}, functional).message()),
+                HasSubstr("(MATMUL, test.py:7): init_cond: "));
+  }
+}
+
 TEST_F(TileExecutorTest, LoadAndStoreAWindowOfAStridedView) {
   // Root tensor [8, 16] FP32 holding its flat index; the view is rows 2..7,
   // columns 4..15 (shape [6, 12], strides [16, 1]).

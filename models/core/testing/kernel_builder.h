@@ -158,6 +158,17 @@ class KernelBuilder {
     return op;
   }
 
+  // dst <- acc + op(a) @ op(b) (pl.matmul_acc); set its init_cond to make it
+  // overwrite on the instances where that holds.
+  trace::Op& MatmulAcc(uint32_t dst, uint32_t a, uint32_t b, uint32_t acc) {
+    trace::Op& op = Matmul(dst, a, b);
+    op.add_srcs(acc);
+    op.set_accumulate(true);
+    return op;
+  }
+  // dst <- src, another memory space (pl.move).
+  trace::Op& Move(uint32_t dst, uint32_t src) { return Unary(trace::Op::MOVE, dst, src); }
+
   // Opens `for var in range(start, stop, step)`; ops go into its body until
   // EndLoop().
   trace::Op& BeginLoop(uint32_t var, trace::IntExpr start, trace::IntExpr stop,
