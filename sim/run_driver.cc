@@ -55,6 +55,10 @@ class ForwardingObserver : public RunObserver {
   void set_targets(std::vector<RunObserver*> targets) {
     targets_ = std::move(targets);
     submitted_ = retired_ = 0;
+    pipe_targets_.clear();
+    for (RunObserver* t : targets_) {
+      if (t->wants_pipe_ops()) pipe_targets_.push_back(t);
+    }
   }
   // Tasks of the current launch so far, for the report of a stopped run.
   int64_t submitted() const { return submitted_; }
@@ -76,6 +80,10 @@ class ForwardingObserver : public RunObserver {
   }
   void OnEngineBusy(const EngineInterval& interval) override {
     for (RunObserver* t : targets_) t->OnEngineBusy(interval);
+  }
+  bool wants_pipe_ops() const override { return !pipe_targets_.empty(); }
+  void OnPipeOps(const PipeSegment& segment) override {
+    for (RunObserver* t : pipe_targets_) t->OnPipeOps(segment);
   }
   void OnHbmRate(TimePs at, double bytes_per_ns) override {
     for (RunObserver* t : targets_) t->OnHbmRate(at, bytes_per_ns);
@@ -103,6 +111,7 @@ class ForwardingObserver : public RunObserver {
 
  private:
   std::vector<RunObserver*> targets_;
+  std::vector<RunObserver*> pipe_targets_;  // the targets that want OnPipeOps
   int64_t submitted_ = 0;
   int64_t retired_ = 0;
 };
@@ -506,6 +515,9 @@ void Session::PrintLaunch(const LaunchReport& report) {
         mix.pushes, mix.blocks, Us(mix.cube_busy), Us(mix.vector_busy), Us(mix.overlap),
         Us(mix.slot_wait), Us(mix.data_wait));
   }
+  if (report.writer && !report.writer->pipes().empty()) {
+    out_ << "  " << DescribePipes(report.writer->pipes()) << "\n";
+  }
   for (const CheckResult& r : report.checks) out_ << "  " << DescribeCheck(r) << "\n";
 }
 
@@ -514,6 +526,7 @@ absl::Status Session::FinishLaunch() {
   if (report.progress) report.progress->Erase();
   PrintLaunch(report);
   nlohmann::json summary = Summary(report);
+  if (report.writer) summary["pipes"] = report.writer->pipes().ToJson();
   if (report.hazards) {
     HazardOutput hazards;
     report.hazards->Finish(&hazards);
