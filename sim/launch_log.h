@@ -82,6 +82,8 @@ class LaunchLog {
   void AddInlineRetire(int thread, const Task& task, TimePs at);
   void AddEngineBusy(const EngineInterval& interval) { engine_intervals_.push_back(interval); }
   void AddPhase(const SchedulerPhase& phase);
+  // A segment's ops on its core's pipes: folded into its task's PipeTime.
+  void AddPipeOps(const PipeSegment& segment);
 
   // The launch-local index of a run-wide sequence number; -1 if unknown.
   int64_t IndexOf(TaskSeq seq) const;
@@ -94,6 +96,17 @@ class LaunchLog {
   const std::vector<CoreInterval>& intervals() const { return intervals_; }
   // MIX blocks' cube and vector busy time, per core.
   const std::vector<EngineInterval>& engine_intervals() const { return engine_intervals_; }
+
+  // A task's time on the pipes, summed over its blocks' segments.
+  struct PipeTime {
+    std::array<TimePs, kPipeCount> busy{};  // per pipe, as PipeSegment::busy
+    TimePs span = 0;                        // the segments' first op start to last op end
+  };
+  // Task `index`'s, or null when it ran nothing on the pipes.
+  const PipeTime* pipe_time(size_t index) const {
+    return index < pipe_times_.size() && pipe_times_[index].span > 0 ? &pipe_times_[index]
+                                                                     : nullptr;
+  }
 
   // A scheduler thread's loop budget as sched_overhead_analysis counts it:
   // over its "work" records (complete and dispatch, in the order the thread
@@ -125,6 +138,7 @@ class LaunchLog {
   std::vector<uint32_t> producer_list_;
   std::vector<CoreInterval> intervals_;
   std::vector<EngineInterval> engine_intervals_;
+  std::vector<PipeTime> pipe_times_;  // by launch index; only as far as tasks ran on pipes
   std::vector<ThreadLoops> threads_;
   std::vector<TaskSeq> scratch_;
 };

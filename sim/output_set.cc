@@ -51,6 +51,11 @@ void OutputSet::OnEngineBusy(const EngineInterval& interval) {
   perfetto_->OnEngineBusy(interval);
 }
 
+void OutputSet::OnPipeOps(const PipeSegment& segment) {
+  if (options_.summary_only) return;
+  log_.AddPipeOps(segment);
+}
+
 void OutputSet::OnHbmRate(TimePs at, double bytes_per_ns) {
   if (options_.summary_only) return;
   perfetto_->OnHbmRate(at, bytes_per_ns);

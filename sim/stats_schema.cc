@@ -288,6 +288,12 @@ const std::vector<StatSpec>& Table() {
        "critical_path_injected_us", "critical_path.injected_us", T::kSum, false, true},
       {"scheduler_overhead/critical_path/other_us", U::kMicroseconds,
        "the rest of the span", {}, {}, T::kNone, false, true},
+      {"scheduler_overhead/critical_path/bound_pipe", U::kText,
+       "the pipe with the most busy time summed over the path's tasks (null: none ran on pipes)",
+       {}, {}, T::kNone, false, true},
+      {"scheduler_overhead/critical_path/bound_pipe_share", U::kFraction,
+       "that pipe's busy time over the path's tasks' op time (first op start to last op end, "
+       "summed over blocks)", {}, {}, T::kNone, false, true},
       {"scheduler_overhead/critical_path/path/[]/index", U::kCount, "task index in the launch", {},
        {}, T::kNone, false, true},
       {"scheduler_overhead/critical_path/path/[]/task_id", U::kText, "runtime task id", {}, {},
@@ -306,6 +312,10 @@ const std::vector<StatSpec>& Table() {
        {}, T::kNone, false, true},
       {"scheduler_overhead/critical_path/path/[]/injected_us", U::kMicroseconds,
        "start - its producer's end", {}, {}, T::kNone, false, true},
+      {"scheduler_overhead/critical_path/path/[]/bound_pipe", U::kText,
+       "its pipe with the most busy time over its blocks, or null", {}, {}, T::kNone, false,
+       true},
+      // ---- per-record arrays (with --out; not read by compare, sweep or regress)
       {"task_records", U::kCount, "one entry per retired task, in retirement order", {}, {},
        T::kNone, false, true},
       {"edge_records", U::kCount, "one entry per inferred dependency edge", {}, {}, T::kNone,
