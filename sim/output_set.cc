@@ -54,6 +54,7 @@ void OutputSet::OnEngineBusy(const EngineInterval& interval) {
 void OutputSet::OnPipeOps(const PipeSegment& segment) {
   if (options_.summary_only) return;
   log_.AddPipeOps(segment);
+  perfetto_->OnPipeOps(segment);
 }
 
 void OutputSet::OnHbmRate(TimePs at, double bytes_per_ns) {
