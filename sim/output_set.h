@@ -48,7 +48,8 @@ class OutputSet : public RunObserver {
   void OnCoreInterval(const CoreInterval& interval) override;
   void OnSchedulerPhase(const SchedulerPhase& phase) override;
   void OnEngineBusy(const EngineInterval& interval) override;
-  // The pipe tracks of perfetto.json and the critical path's bounding pipe.
+  // The pipe tracks of perfetto.json, the critical path's bounding pipe and
+  // the SVG's pipe strips.
   bool wants_pipe_ops() const override { return !options_.summary_only; }
   void OnPipeOps(const PipeSegment& segment) override;
   void OnHbmRate(TimePs at, double bytes_per_ns) override;

@@ -305,6 +305,7 @@ void Session::OnLaunchBegin(int launch, const std::string& name) {
     output_options.dir = dir;
     output_options.case_name = name;
     output_options.swimlane_level = options_.swimlane_level;
+    output_options.svg_options.pipe_strips = options_.swimlane_detail == "pipes";
     output_options.summary_only = options_.summary_only;
     OutputChip output_chip;
     output_chip.clusters = config_.chip.clusters;
