@@ -36,6 +36,22 @@ std::string TaskLabel(const std::string& name, uint64_t runtime_id) {
   return absl::StrCat(name, "(r", ring, "t", local, ")");
 }
 
+void LaunchLog::AddPipeOps(const PipeSegment& segment) {
+  const int64_t index = IndexOf(segment.task);
+  if (index >= 0) {
+    if (pipe_times_.size() <= static_cast<size_t>(index)) pipe_times_.resize(index + 1);
+    PipeTime& time = pipe_times_[index];
+    for (int p = 0; p < kPipeCount; ++p) time.busy[p] += segment.busy[p];
+    time.span += segment.end - segment.start;
+  }
+  if (!keep_pipe_ops_) return;
+  for (const PipeOpInterval& op : segment.ops) {
+    if (op.end > op.start) {
+      pipe_ops_.push_back(PipeOp{segment.core, op.pipe, op.kind, op.start, op.end});
+    }
+  }
+}
+
 int64_t LaunchLog::IndexOf(TaskSeq seq) const {
   if (base_seq_ == kNoTask || seq < base_seq_ || seq == kNoTask) return -1;
   const TaskSeq index = seq - base_seq_;

@@ -82,6 +82,10 @@ class LaunchLog {
   void AddInlineRetire(int thread, const Task& task, TimePs at);
   void AddEngineBusy(const EngineInterval& interval) { engine_intervals_.push_back(interval); }
   void AddPhase(const SchedulerPhase& phase);
+  // A segment's ops on its core's pipes: folded into its task's PipeTime,
+  // and kept op by op when keep_pipe_ops is set (the SVG's pipe strips).
+  void AddPipeOps(const PipeSegment& segment);
+  void set_keep_pipe_ops(bool keep) { keep_pipe_ops_ = keep; }
 
   // The launch-local index of a run-wide sequence number; -1 if unknown.
   int64_t IndexOf(TaskSeq seq) const;
@@ -94,6 +98,26 @@ class LaunchLog {
   const std::vector<CoreInterval>& intervals() const { return intervals_; }
   // MIX blocks' cube and vector busy time, per core.
   const std::vector<EngineInterval>& engine_intervals() const { return engine_intervals_; }
+
+  // A task's time on the pipes, summed over its blocks' segments.
+  struct PipeTime {
+    std::array<TimePs, kPipeCount> busy{};  // per pipe, as PipeSegment::busy
+    TimePs span = 0;                        // the segments' first op start to last op end
+  };
+  // Task `index`'s, or null when it ran nothing on the pipes.
+  const PipeTime* pipe_time(size_t index) const {
+    return index < pipe_times_.size() && pipe_times_[index].span > 0 ? &pipe_times_[index]
+                                                                     : nullptr;
+  }
+  // One op on a core's pipe (kept with keep_pipe_ops).
+  struct PipeOp {
+    int32_t core;
+    Pipe pipe;
+    trace::Op::Kind kind;
+    TimePs start;
+    TimePs end;
+  };
+  const std::vector<PipeOp>& pipe_ops() const { return pipe_ops_; }
 
   // A scheduler thread's loop budget as sched_overhead_analysis counts it:
   // over its "work" records (complete and dispatch, in the order the thread
@@ -125,6 +149,9 @@ class LaunchLog {
   std::vector<uint32_t> producer_list_;
   std::vector<CoreInterval> intervals_;
   std::vector<EngineInterval> engine_intervals_;
+  std::vector<PipeTime> pipe_times_;  // by launch index; only as far as tasks ran on pipes
+  bool keep_pipe_ops_ = false;
+  std::vector<PipeOp> pipe_ops_;
   std::vector<ThreadLoops> threads_;
   std::vector<TaskSeq> scratch_;
 };

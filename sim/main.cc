@@ -44,6 +44,10 @@ int Main(int argc, char** argv) {
                  "chip_swimlane_records.json detail: 1 cores, 2 + dispatch/finish, 3 + scheduler "
                  "phases, 4 + orchestrator")
       ->check(CLI::Range(1, 4));
+  app.add_option("--swimlane-detail", options.swimlane_detail,
+                 "swimlane.svg detail: tasks (a bar per block on each core's lane), pipes (also a "
+                 "strip per pipe under each lane: when each core's pipes were busy)")
+      ->check(CLI::IsMember({"tasks", "pipes"}));
   bool no_hazards = false;
   app.add_flag("--no-hazards", no_hazards,
                "skip the hazard detector (unordered overlapping GM accesses between tasks)");

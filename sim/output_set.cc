@@ -12,6 +12,7 @@ OutputSet::OutputSet(OutputOptions options, const OutputChip& chip,
   deps_ = std::make_unique<DepsWriter>(options_.dir, options_.case_name, header, &log_);
   perfetto_ = std::make_unique<PerfettoWriter>(options_.dir, chip_, &log_,
                                                options_.perfetto_overhead_counters);
+  log_.set_keep_pipe_ops(options_.svg && options_.svg_options.pipe_strips);
 }
 
 absl::Status OutputSet::Open() {
@@ -49,6 +50,12 @@ void OutputSet::OnEngineBusy(const EngineInterval& interval) {
   if (options_.summary_only) return;
   log_.AddEngineBusy(interval);
   perfetto_->OnEngineBusy(interval);
+}
+
+void OutputSet::OnPipeOps(const PipeSegment& segment) {
+  if (options_.summary_only) return;
+  log_.AddPipeOps(segment);
+  perfetto_->OnPipeOps(segment);
 }
 
 void OutputSet::OnHbmRate(TimePs at, double bytes_per_ns) {

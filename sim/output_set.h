@@ -48,6 +48,10 @@ class OutputSet : public RunObserver {
   void OnCoreInterval(const CoreInterval& interval) override;
   void OnSchedulerPhase(const SchedulerPhase& phase) override;
   void OnEngineBusy(const EngineInterval& interval) override;
+  // The pipe tracks of perfetto.json, the critical path's bounding pipe and
+  // the SVG's pipe strips.
+  bool wants_pipe_ops() const override { return !options_.summary_only; }
+  void OnPipeOps(const PipeSegment& segment) override;
   void OnHbmRate(TimePs at, double bytes_per_ns) override;
   void OnInlineRetire(int thread, const Task& task, TimePs at) override;
 

@@ -21,6 +21,7 @@ add_library(pto_outputs STATIC
   ${CMAKE_CURRENT_LIST_DIR}/perfetto_writer.cc
   ${CMAKE_CURRENT_LIST_DIR}/rate_windows.cc
   ${CMAKE_CURRENT_LIST_DIR}/overhead_analysis.cc
+  ${CMAKE_CURRENT_LIST_DIR}/pipe_stats.cc
   ${CMAKE_CURRENT_LIST_DIR}/swimlane_svg.cc
   ${CMAKE_CURRENT_LIST_DIR}/output_set.cc
   ${CMAKE_CURRENT_LIST_DIR}/deps_reduction.cc
@@ -45,6 +46,7 @@ pto_cc_test(outputs_test
     ${CMAKE_CURRENT_LIST_DIR}/deps_command_test.cc
     ${CMAKE_CURRENT_LIST_DIR}/compare_command_test.cc
     ${CMAKE_CURRENT_LIST_DIR}/output_set_test.cc
+    ${CMAKE_CURRENT_LIST_DIR}/pipe_stats_test.cc
   DEPS pto_outputs)
 
 if(PTO_BUILD_TESTS)

@@ -8,6 +8,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "sim/testing/cli_runner.h"
+#include "sim/testing/perfetto_tracks.h"
 #include "sim/testing/trace_builder.h"
 
 namespace pto {
@@ -19,6 +20,8 @@ using ::pto::testing::ReadJson;
 using ::pto::testing::RunCli;
 using ::pto::testing::SimRun;
 using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using ::testing::Not;
 
 const std::string kPtoSim = PTO_SIM_BINARY;
 const std::string kSource = PTO_SOURCE_DIR;
@@ -103,6 +106,64 @@ TEST(OutputsCliTest, CompareShowsWhatEarlyResolveBought) {
   EXPECT_THAT(compare.out, HasSubstr("makespan"));
   EXPECT_THAT(compare.out, HasSubstr("%"));
   EXPECT_THAT(compare.out, HasSubstr("critical"));
+}
+
+TEST(OutputsCliTest, DoubleBufferingWritesItsPipesEverywhere) {
+  const SimRun run = Simulate(Compiled("double_buffering"), {"--swimlane-detail", "pipes"});
+  ASSERT_EQ(run.cli.exit_code, 0) << run.cli.err;
+  EXPECT_THAT(run.cli.out, HasSubstr("  pipes: AIV busy "));
+  EXPECT_THAT(run.cli.out, HasSubstr("critical path bound by "));
+  for (const char* launch : {"/launch_0", "/launch_1"}) {
+    const std::string dir = run.out_dir + launch;
+    const nlohmann::json stats = ReadJson(dir + "/stats.json");
+    const nlohmann::json& pipes = stats["pipes"];
+    // One AIV block: load, exp and store of eight tiles.
+    EXPECT_GT(pipes["busy_ns"]["aiv"]["mte2"].get<double>(), 0) << launch;
+    EXPECT_GT(pipes["busy_ns"]["aiv"]["vector"].get<double>(), 0) << launch;
+    EXPECT_EQ(pipes["busy_ns"]["aic"]["mte2"], 0.0) << launch;
+    // The loads' own time is at least MTE2's union of it.
+    EXPECT_GE(pipes["op_ns"]["mte2"]["LOAD"].get<double>(),
+              pipes["busy_ns"]["aiv"]["mte2"].get<double>());
+    uint64_t bound = 0;
+    for (const auto& [pipe, n] : pipes["bound_tasks"].items()) bound += n.get<uint64_t>();
+    EXPECT_EQ(bound, 1u) << launch;
+    ASSERT_EQ(stats["task_records"].size(), 1u);
+    const std::string task_bound = stats["task_records"][0]["bound_pipe"];
+    EXPECT_EQ(pipes["bound_tasks"][task_bound], 1);
+    EXPECT_EQ(stats["scheduler_overhead"]["critical_path"]["bound_pipe"], task_bound);
+    const double share = stats["scheduler_overhead"]["critical_path"]["bound_pipe_share"];
+    EXPECT_GT(share, 0);
+    EXPECT_LE(share, 1);
+
+    const nlohmann::json trace = ReadJson(dir + "/perfetto.json");
+    EXPECT_THAT(::pto::testing::TrackNestingProblems(trace), IsEmpty()) << launch;
+    std::set<std::string> pipe_tracks;
+    for (const nlohmann::json& e : trace["traceEvents"]) {
+      if (e["ph"] == "M" && e["name"] == "thread_name" &&
+          ::pto::testing::IsPipeTrack(e["pid"], e["tid"])) {
+        const std::string name = e["args"]["name"];
+        pipe_tracks.insert(name.substr(name.find(' ') + 1));
+      }
+    }
+    EXPECT_TRUE(pipe_tracks.count("vector")) << launch;
+    EXPECT_TRUE(pipe_tracks.count("mte2") || pipe_tracks.count("mte2 #0")) << launch;
+    EXPECT_THAT(ReadFile(dir + "/swimlane.svg"), HasSubstr("<rect class=\"pipe mte2\""));
+  }
+}
+
+TEST(OutputsCliTest, PipeStripsAreOptionalAndTheSummaryOnlyTextNamesTheBoundPipes) {
+  const SimRun plain = Simulate(Compiled("double_buffering"));
+  ASSERT_EQ(plain.cli.exit_code, 0) << plain.cli.err;
+  EXPECT_THAT(ReadFile(plain.out_dir + "/launch_0/swimlane.svg"), Not(HasSubstr("class=\"pipe")));
+  const SimRun summary = Simulate(Compiled("double_buffering"), {"--summary-only"});
+  ASSERT_EQ(summary.cli.exit_code, 0) << summary.cli.err;
+  EXPECT_THAT(summary.cli.out, HasSubstr("  pipes: AIV busy mte2 "));
+  EXPECT_THAT(summary.cli.out, HasSubstr("; tasks bound by "));
+  const nlohmann::json stats = ReadJson(summary.out_dir + "/launch_1/stats.json");
+  EXPECT_GT(stats["pipes"]["busy_ns"]["aiv"]["mte2"].get<double>(), 0);
+  const CliResult bad = RunCli(kPtoSim, {"--config", kSource + "/configs/ascend.yaml", "--trace",
+                                         Compiled("double_buffering"), "--swimlane-detail", "ops"});
+  EXPECT_EQ(bad.exit_code, 2);
 }
 
 }  // namespace

@@ -4,11 +4,14 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
+#include <string>
 #include <tuple>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "sim/pipe_stats.h"
 
 namespace pto {
 namespace {
@@ -34,6 +37,11 @@ struct Stat {
             {"max", PsToUs(max)}};
   }
 };
+
+// A pipe's name, or null for none.
+Json PipeJson(std::optional<Pipe> pipe) {
+  return pipe ? Json(std::string(PipeName(*pipe))) : Json(nullptr);
+}
 
 // The producer of task `i` with the largest end among those that ran (ties:
 // the larger runtime id), or -1.
@@ -281,6 +289,7 @@ Json AnalyzeOverhead(const LaunchLog& log, const OutputChip& chip) {
   std::reverse(path.begin(), path.end());
   Json hops = Json::array();
   TimePs compute = 0, injected = 0, path_start = kNever;
+  LaunchLog::PipeTime path_pipes;  // summed over the path's tasks
   for (size_t k = 0; k < path.size(); ++k) {
     const LaunchLog::TaskInfo& t = log.task(path[k]);
     const TimePs hop_compute = std::max<TimePs>(t.end - t.start, 0);
@@ -289,7 +298,15 @@ Json AnalyzeOverhead(const LaunchLog& log, const OutputChip& chip) {
     compute += hop_compute;
     injected += hop_injected;
     if (path_start == kNever || t.start < path_start) path_start = t.start;
+    const LaunchLog::PipeTime* pipes = log.pipe_time(static_cast<size_t>(path[k]));
+    std::optional<Pipe> hop_bound;
+    if (pipes != nullptr) {
+      for (int p = 0; p < kPipeCount; ++p) path_pipes.busy[p] += pipes->busy[p];
+      path_pipes.span += pipes->span;
+      hop_bound = BoundingPipe(pipes->busy);
+    }
     hops.push_back({{"index", path[k]},
+                    {"bound_pipe", PipeJson(hop_bound)},
                     {"task_id", std::to_string(t.runtime_id)},
                     {"name", log.name(t)},
                     {"dispatch_us", PsToUs(t.dispatch)},
@@ -300,12 +317,18 @@ Json AnalyzeOverhead(const LaunchLog& log, const OutputChip& chip) {
                     {"injected_us", PsToUs(hop_injected)}});
   }
   const TimePs span = sink < 0 ? 0 : log.task(sink).finish - path_start;
-  out["critical_path"] = {{"hops", path.empty() ? 0 : path.size() - 1},
-                          {"span_us", PsToUs(span)},
-                          {"compute_us", PsToUs(compute)},
-                          {"injected_us", PsToUs(injected)},
-                          {"other_us", PsToUs(std::max<TimePs>(span - compute - injected, 0))},
-                          {"path", std::move(hops)}};
+  const std::optional<Pipe> bound = BoundingPipe(path_pipes.busy);
+  out["critical_path"] = {
+      {"hops", path.empty() ? 0 : path.size() - 1},
+      {"bound_pipe", PipeJson(bound)},
+      {"bound_pipe_share", bound ? static_cast<double>(path_pipes.busy[static_cast<int>(*bound)]) /
+                                       static_cast<double>(path_pipes.span)
+                                 : 0.0},
+      {"span_us", PsToUs(span)},
+      {"compute_us", PsToUs(compute)},
+      {"injected_us", PsToUs(injected)},
+      {"other_us", PsToUs(std::max<TimePs>(span - compute - injected, 0))},
+      {"path", std::move(hops)}};
   return out;
 }
 
@@ -329,6 +352,11 @@ std::string DescribeOverhead(const Json& a) {
                              "scheduler-injected %.3f us\n",
                              path["hops"].get<int64_t>(), path["span_us"].get<double>(),
                              path["compute_us"].get<double>(), path["injected_us"].get<double>()));
+  if (path.contains("bound_pipe") && path["bound_pipe"].is_string()) {
+    absl::StrAppend(&text, absl::StrFormat("  critical path bound by %s (%.0f %%)\n",
+                                           path["bound_pipe"].get<std::string>(),
+                                           100 * path["bound_pipe_share"].get<double>()));
+  }
   return text;
 }
 

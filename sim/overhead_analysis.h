@@ -42,7 +42,12 @@ namespace pto {
 //     finish walk back through the producer with the largest end (ties: the
 //     larger task id); per task compute = end - start, scheduler-injected =
 //     start - producer end (the root: start - dispatch), clamped at 0; hops =
-//     edges walked; span = last finish - earliest start on the path.
+//     edges walked; span = last finish - earliest start on the path;
+//     bound_pipe: the pipe with the most busy time summed over the path's
+//     tasks (each hop's own in path[].bound_pipe; null when none ran on the
+//     pipes), bound_pipe_share: that busy time over the path's tasks' op
+//     time (their segments' first op start to last op end, summed over
+//     blocks), 0 without a bound pipe.
 nlohmann::json AnalyzeOverhead(const LaunchLog& log, const OutputChip& chip);
 
 // The overhead model's state between two event times, for counter tracks:
@@ -63,7 +68,8 @@ void SweepOverheadStates(
     const std::function<void(TimePs from, TimePs to, const OverheadState& state)>& visit);
 
 // A few lines for stdout (overhead shares, head/tail, loop cost and pops,
-// the critical path split) from AnalyzeOverhead's result. Uses the tool's
+// the critical path split and the pipe that bound it, "critical path bound
+// by mte2 (61 %)") from AnalyzeOverhead's result. Uses the tool's
 // wording for "Avg scheduler loop iteration: N ns" and "Pop: hit=N, miss=M".
 std::string DescribeOverhead(const nlohmann::json& analysis);
 

@@ -13,6 +13,7 @@ using ::pto::testing::kUs;
 using ::pto::testing::MakeTask;
 using ::testing::DoubleNear;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 constexpr double kEps = 1e-9;
 
@@ -162,6 +163,49 @@ TEST(OverheadAnalysisTest, CriticalPathFollowsTheLatestProducer) {
   // finish after its end) is "other".
   EXPECT_THAT(cp["span_us"].get<double>(), DoubleNear(30.0, kEps));
   EXPECT_THAT(cp["other_us"].get<double>(), DoubleNear(1.0, kEps));
+}
+
+// A segment of task `seq` on `core` whose ops ran [start_us, end_us], with
+// `busy` µs per pipe.
+PipeSegment SegmentUs(int core, TaskSeq seq, double start_us, double end_us,
+                      std::vector<std::pair<Pipe, double>> busy) {
+  PipeSegment s;
+  s.core = core;
+  s.task = seq;
+  s.start = static_cast<TimePs>(start_us * kUs);
+  s.end = static_cast<TimePs>(end_us * kUs);
+  for (const auto& [pipe, us] : busy)
+    s.busy[static_cast<int>(pipe)] = static_cast<TimePs>(us * kUs);
+  return s;
+}
+
+TEST(OverheadAnalysisTest, TheCriticalPathIsBoundByThePipeBusiestOverItsTasks) {
+  // The path qk -> sf -> pv: qk's ops over 8 us (cube 5, mte2 3), sf's over
+  // 8 (mte2 6, vector 2), pv's over 4 (mte2 3, cube 2). MTE2 12 of 20 us:
+  // 60 %. x, off the path, runs vector work only.
+  LaunchLog log = HandBuiltRun();
+  log.AddPipeOps(SegmentUs(0, 100, 2, 10, {{Pipe::kCube, 5}, {Pipe::kMte2, 3}}));
+  log.AddPipeOps(SegmentUs(1, 101, 12, 20, {{Pipe::kMte2, 6}, {Pipe::kVector, 2}}));
+  log.AddPipeOps(SegmentUs(0, 103, 24, 26, {{Pipe::kMte2, 2}, {Pipe::kCube, 1}}));
+  log.AddPipeOps(SegmentUs(0, 103, 26, 28, {{Pipe::kMte2, 1}, {Pipe::kCube, 1}}));
+  log.AddPipeOps(SegmentUs(2, 104, 4.5, 6, {{Pipe::kVector, 1.5}}));
+  const nlohmann::json a = AnalyzeOverhead(log, OneCluster());
+  const nlohmann::json& cp = a["critical_path"];
+  EXPECT_EQ(cp["bound_pipe"], "mte2");
+  EXPECT_THAT(cp["bound_pipe_share"].get<double>(), DoubleNear(0.6, kEps));
+  ASSERT_EQ(cp["path"].size(), 3u);
+  EXPECT_EQ(cp["path"][0]["bound_pipe"], "cube");
+  EXPECT_EQ(cp["path"][1]["bound_pipe"], "mte2");
+  EXPECT_EQ(cp["path"][2]["bound_pipe"], "mte2");  // 3 against cube's 2, over two segments
+  EXPECT_THAT(DescribeOverhead(a), HasSubstr("critical path bound by mte2 (60 %)\n"));
+}
+
+TEST(OverheadAnalysisTest, APathOffThePipesNamesNoBoundPipe) {
+  const nlohmann::json a = AnalyzeOverhead(HandBuiltRun(), OneCluster());
+  EXPECT_TRUE(a["critical_path"]["bound_pipe"].is_null());
+  EXPECT_EQ(a["critical_path"]["bound_pipe_share"], 0.0);
+  EXPECT_TRUE(a["critical_path"]["path"][0]["bound_pipe"].is_null());
+  EXPECT_THAT(DescribeOverhead(a), Not(HasSubstr("bound by")));
 }
 
 TEST(OverheadAnalysisTest, ProducersWithoutRecordsAreAbsentLikeInTheTool) {

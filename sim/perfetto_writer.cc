@@ -26,6 +26,12 @@ constexpr TimePs kMarkerPs = 20000;  // 0.02 µs, the converter's marker width
 int CoreTid(int core) { return 10000 + 10 * core; }
 // The engine sub-lane under a core's lane (MIX blocks' cube or vector time).
 int EngineTid(int core) { return CoreTid(core) + 1; }
+// A pipe sub-track: core, pipe and the sub-track's index (a DMA pipe's
+// transfers in flight together; below PipeLimits' 64).
+int PipeTid(int core, int pipe, int lane) { return 1000000 + 1000 * core + 100 * pipe + lane; }
+// Worker View sorts its tracks by tid, with room under each core's engine
+// lane for its pipe sub-tracks.
+constexpr int kWorkerSortScale = 1000;
 int SchedTid(int thread) { return 30000 + 10 * thread; }
 int MarkerTid(int thread) { return 19000 + thread; }
 
@@ -129,6 +135,37 @@ void PerfettoWriter::OnEngineBusy(const EngineInterval& e) {
                    "\"}"));
 }
 
+void PerfettoWriter::OnPipeOps(const PipeSegment& segment) {
+  if (segment.core < 0) return;
+  if (static_cast<size_t>(segment.core) >= pipe_lanes_.size()) {
+    pipe_lanes_.resize(segment.core + 1);
+  }
+  auto& lanes = pipe_lanes_[segment.core];
+  const absl::Span<const PipeOpInterval> ops = segment.ops;
+  // Greedy by start: each op takes the lowest sub-track free by then.
+  pipe_order_.clear();
+  for (uint32_t i = 0; i < ops.size(); ++i) {
+    if (ops[i].end > ops[i].start) pipe_order_.push_back(i);
+  }
+  std::sort(pipe_order_.begin(), pipe_order_.end(), [&](uint32_t a, uint32_t b) {
+    return std::make_pair(ops[a].start, a) < std::make_pair(ops[b].start, b);
+  });
+  const LaunchLog::TaskInfo* info = log_ ? log_->Find(segment.task) : nullptr;
+  const uint64_t id = info ? info->runtime_id : 0;
+  for (uint32_t i : pipe_order_) {
+    const PipeOpInterval& op = ops[i];
+    std::vector<TimePs>& ends = lanes[static_cast<int>(op.pipe)];
+    size_t lane = 0;
+    while (lane < ends.size() && ends[lane] > op.start) ++lane;
+    if (lane == ends.size()) ends.push_back(0);
+    ends[lane] = op.end;
+    Bar(kWorkerViewPid, PipeTid(segment.core, static_cast<int>(op.pipe), static_cast<int>(lane)),
+        Quoted(trace::Op::Kind_Name(op.kind)), "pipe", op.start, op.end,
+        absl::StrCat("{\"taskId\":\"", id, "\",\"block\":", segment.block, ",\"op\":", op.op,
+                     ",\"pipe\":\"", PipeName(op.pipe), "\"}"));
+  }
+}
+
 void PerfettoWriter::OnSchedulerPhase(const SchedulerPhase& p) {
   MarkThread(p.thread);
   std::string args =
@@ -222,9 +259,11 @@ absl::Status PerfettoWriter::Finalize() {
     events_.Append(Meta("process_name", pid, 0, absl::StrCat("{\"name\":\"", name, "\"}")));
     events_.Append(Meta("process_sort_index", pid, 0, absl::StrCat("{\"sort_index\":", pid, "}")));
   }
-  auto thread_name = [&](int pid, int tid, const std::string& name) {
+  auto thread_name = [&](int pid, int tid, const std::string& name, int64_t sort = -1) {
+    if (sort < 0) sort = pid == kWorkerViewPid ? int64_t{tid} * kWorkerSortScale : tid;
     events_.Append(Meta("thread_name", pid, tid, absl::StrCat("{\"name\":", Quoted(name), "}")));
-    events_.Append(Meta("thread_sort_index", pid, tid, absl::StrCat("{\"sort_index\":", tid, "}")));
+    events_.Append(
+        Meta("thread_sort_index", pid, tid, absl::StrCat("{\"sort_index\":", sort, "}")));
   };
   if (orchestrator_used_) thread_name(kOrchestratorPid, kOrchestratorTid, "Orch_0");
   for (size_t t = 0; t < sched_thread_used_.size(); ++t) {
@@ -239,6 +278,20 @@ absl::Status PerfettoWriter::Finalize() {
     thread_name(kWorkerViewPid, CoreTid(core), chip_.CoreName(core));
     if (core < engine_lane_used_.size() && engine_lane_used_[core]) {
       thread_name(kWorkerViewPid, EngineTid(core), absl::StrCat(chip_.CoreName(core), " engine"));
+    }
+  }
+  // Pipe sub-tracks, in Pipe order under their core's lanes.
+  for (size_t core = 0; core < pipe_lanes_.size(); ++core) {
+    int64_t sort = int64_t{EngineTid(static_cast<int>(core))} * kWorkerSortScale;
+    for (int p = 0; p < kPipeCount; ++p) {
+      const size_t lanes = pipe_lanes_[core][p].size();
+      for (size_t lane = 0; lane < lanes; ++lane) {
+        std::string name = absl::StrCat(chip_.CoreName(static_cast<int>(core)), " ",
+                                        PipeName(static_cast<Pipe>(p)));
+        if (lanes > 1) absl::StrAppend(&name, " #", lane);
+        thread_name(kWorkerViewPid, PipeTid(static_cast<int>(core), p, static_cast<int>(lane)),
+                    name, ++sort);
+      }
     }
   }
   for (size_t t = 0; t < marker_thread_used_.size(); ++t) {

@@ -1,6 +1,7 @@
 #ifndef PTO_SIM_PERFETTO_WRITER_H_
 #define PTO_SIM_PERFETTO_WRITER_H_
 
+#include <array>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,12 @@ namespace pto {
 //         --overhead: oh_aic_idle / oh_aic_ready / oh_aic_overhead (tids
 //         9101-9103), oh_aiv_* (9111-9113), oh_all_overhead (9121) and
 //         oh_has_overhead (9122), from SweepOverheadStates, one sample per change;
+//         Under each core's lane, one sub-track per pipe the core used
+//         ("AIV_1 mte2", "AIV_1 vector", ...; tid 1000000 + 1000c + 100p +
+//         k), a bar per op named by its kind ("LOAD", "EXP"), category
+//         "pipe"; a DMA pipe with transfers in flight together gets
+//         sub-tracks "mte2 #0", "mte2 #1", ..., each op on the lowest one
+//         free at its start, so no two bars of one track overlap;
 //   pid 5 "GM": tid 5000 "HBM bandwidth (GB/s)", a counter of the HBM's
 //         mean bandwidth per 1 µs window (only when the memory system moved
 //         any HBM bytes);
@@ -49,6 +56,8 @@ class PerfettoWriter : public RunObserver {
   void OnCoreInterval(const CoreInterval& interval) override;
   // A MIX block's engine busy time: a bar on the core's engine sub-lane.
   void OnEngineBusy(const EngineInterval& interval) override;
+  // A segment's ops: a bar each on the core's pipe sub-tracks.
+  void OnPipeOps(const PipeSegment& segment) override;
   void OnSchedulerPhase(const SchedulerPhase& phase) override;
   void OnInlineRetire(int thread, const Task& task, TimePs at) override;
   // The HBM's summed rate: a counter track of its mean per 1 µs window.
@@ -69,6 +78,10 @@ class PerfettoWriter : public RunObserver {
   SpooledArray events_;
   std::vector<bool> core_used_;
   std::vector<bool> engine_lane_used_;  // per core
+  // Per core, per pipe: each sub-track's last bar end (their count: the
+  // sub-tracks used).
+  std::vector<std::array<std::vector<TimePs>, kPipeCount>> pipe_lanes_;
+  std::vector<uint32_t> pipe_order_;  // scratch: a segment's ops by start
   std::vector<bool> sched_thread_used_;
   std::vector<bool> marker_thread_used_;
   bool orchestrator_used_ = false;

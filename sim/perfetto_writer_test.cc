@@ -2,11 +2,15 @@
 
 #include <map>
 #include <set>
+#include <string>
+#include <tuple>
+#include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "sim/testing/output_fixtures.h"
+#include "sim/testing/perfetto_tracks.h"
 
 namespace pto {
 namespace {
@@ -17,15 +21,22 @@ using ::pto::testing::IntervalUs;
 using ::pto::testing::kUs;
 using ::pto::testing::MakeTask;
 using ::pto::testing::ReadWholeFile;
+using ::pto::testing::TrackNestingProblems;
+using ::testing::IsEmpty;
+
+// AIC 0, AIVs 1 and 2; one scheduler thread.
+OutputChip OneCluster() {
+  OutputChip chip;
+  chip.clusters = 1;
+  chip.scheduler_threads = 1;
+  return chip;
+}
 
 // Producer p (AIC, ring 1) on core 0, SPMD consumer c (2 blocks on AIVs 1
 // and 2), a predicated skip on thread 0 and one dispatch phase on thread 0.
 nlohmann::json WriteTrace(const std::string& dir) {
-  OutputChip chip;
-  chip.clusters = 1;
-  chip.scheduler_threads = 1;
   LaunchLog log;
-  PerfettoWriter writer(dir, chip, &log);
+  PerfettoWriter writer(dir, OneCluster(), &log);
   EXPECT_TRUE(writer.Open().ok());
   auto submit = [&](const Task& t, std::vector<DepEdge> edges, TimePs at) {
     log.AddTask(t, edges, at, at + kUs / 10);
@@ -172,11 +183,8 @@ TEST(PerfettoWriterTest, TheHbmTrackIsItsMeanPerMicrosecond) {
   // 200 GB/s over [1, 1.5) us and 400 over [1.5, 3) us: the windows at 1
   // and 2 us hold 300 and 400, then the track falls to 0 at 3 us.
   const std::string dir = FreshOutputDir("perfetto_hbm");
-  OutputChip chip;
-  chip.clusters = 1;
-  chip.scheduler_threads = 1;
   LaunchLog log;
-  PerfettoWriter writer(dir, chip, &log);
+  PerfettoWriter writer(dir, OneCluster(), &log);
   ASSERT_TRUE(writer.Open().ok());
   writer.OnHbmRate(kUs, 200);
   writer.OnHbmRate(kUs + kUs / 2, 400);
@@ -197,6 +205,111 @@ TEST(PerfettoWriterTest, TheHbmTrackIsItsMeanPerMicrosecond) {
     }
   }
   EXPECT_TRUE(named);
+}
+
+// One AIV block on core 1 (1-9 us) whose mte2 holds two loads in flight
+// twice, with two EXPs on vector, a store on mte3 and a zero-time LOOP
+// marker; one AIC block on core 0 with a MATMUL.
+nlohmann::json WritePipeTrace(const std::string& dir) {
+  LaunchLog log;
+  PerfettoWriter writer(dir, OneCluster(), &log);
+  EXPECT_TRUE(writer.Open().ok());
+  const Task a = MakeTask(0, 0, "ld", TaskShape::kAiv);
+  const Task b = MakeTask(1, 1, "mm", TaskShape::kAic);
+  for (const Task& t : {a, b}) {
+    log.AddTask(t, {}, 0, kUs / 10);
+    writer.OnTaskSubmitted(t, {}, 0, kUs / 10);
+  }
+  for (const CoreInterval& c :
+       {IntervalUs(1, 0, 1, 0.5, 0.75, 1, 9, 9.5), IntervalUs(0, 1, 1, 0.5, 0.75, 1, 4, 4.5)}) {
+    log.AddInterval(c);
+    writer.OnCoreInterval(c);
+  }
+  auto op = [](Pipe pipe, trace::Op::Kind kind, uint32_t index, double start, double end) {
+    return PipeOpInterval{pipe, kind, index, static_cast<TimePs>(start * kUs),
+                          static_cast<TimePs>(end * kUs)};
+  };
+  const PipeOpInterval aiv_ops[] = {
+      op(Pipe::kScalar, trace::Op::LOOP, 0, 2, 2),  op(Pipe::kMte2, trace::Op::LOAD, 1, 2, 4),
+      op(Pipe::kMte2, trace::Op::LOAD, 2, 2, 3.5),  op(Pipe::kVector, trace::Op::EXP, 3, 4, 4.5),
+      op(Pipe::kMte2, trace::Op::LOAD, 1, 3.5, 5),  op(Pipe::kMte2, trace::Op::LOAD, 2, 4, 6),
+      op(Pipe::kVector, trace::Op::EXP, 3, 5, 5.5), op(Pipe::kMte3, trace::Op::STORE, 4, 6, 7)};
+  PipeSegment aiv;
+  aiv.core = 1;
+  aiv.task = 0;
+  aiv.ops = aiv_ops;
+  writer.OnPipeOps(aiv);
+  const PipeOpInterval aic_ops[] = {op(Pipe::kCube, trace::Op::MATMUL, 2, 1.5, 3.5)};
+  PipeSegment aic;
+  aic.core = 0;
+  aic.aic = true;
+  aic.task = 1;
+  aic.block = 0;
+  aic.ops = aic_ops;
+  writer.OnPipeOps(aic);
+  EXPECT_TRUE(writer.Finalize().ok());
+  return nlohmann::json::parse(ReadWholeFile(dir + "/perfetto.json"));
+}
+
+TEST(PerfettoWriterTest, EachPipeGetsASubTrackUnderItsCoreAndDmaTransfersInFlightTheirOwn) {
+  const nlohmann::json t = WritePipeTrace(FreshOutputDir("perfetto_pipes"));
+  std::map<int64_t, std::string> names;  // Worker View tid -> name
+  std::map<int64_t, int64_t> sort;
+  for (const nlohmann::json& e : Events(t, "M", 4)) {
+    if (e["name"] == "thread_name") names[e["tid"]] = e["args"]["name"];
+    if (e["name"] == "thread_sort_index") sort[e["tid"]] = e["args"]["sort_index"];
+  }
+  // Bars by track name: (name, start, end) in µs.
+  std::map<std::string, std::vector<std::tuple<std::string, double, double>>> bars;
+  for (const nlohmann::json& e : Events(t, "X", 4)) {
+    if (e["cat"] != "pipe") continue;
+    const double ts = e["ts"];
+    const std::string track = names[e["tid"]];
+    bars[track].emplace_back(e["name"], ts, ts + e["dur"].get<double>());
+    const std::string pipe = e["args"]["pipe"];
+    EXPECT_EQ(track.substr(track.find(' ') + 1, pipe.size()), pipe) << track;
+  }
+  using Bars = std::vector<std::tuple<std::string, double, double>>;
+  // Greedy by start: the loads at 2 take #0 and #1; the one at 3.5 the
+  // sub-track free then (#1, free at 3.5), the one at 4 #0 (free at 4).
+  EXPECT_EQ(bars["AIV_1 mte2 #0"], (Bars{{"LOAD", 2, 4}, {"LOAD", 4, 6}}));
+  EXPECT_EQ(bars["AIV_1 mte2 #1"], (Bars{{"LOAD", 2, 3.5}, {"LOAD", 3.5, 5}}));
+  EXPECT_EQ(bars["AIV_1 vector"], (Bars{{"EXP", 4, 4.5}, {"EXP", 5, 5.5}}));
+  EXPECT_EQ(bars["AIV_1 mte3"], (Bars{{"STORE", 6, 7}}));
+  EXPECT_EQ(bars["AIC_0 cube"], (Bars{{"MATMUL", 1.5, 3.5}}));
+  EXPECT_EQ(bars.size(), 5u);  // the zero-time LOOP has no bar and no scalar track
+  // Each pipe's sub-tracks sort under their core's lanes, before the next
+  // core's, in pipe order.
+  int64_t aiv1 = -1, aiv1_mte2 = -1, aiv1_mte3 = -1, aic0_cube = -1;
+  for (const auto& [tid, name] : names) {
+    if (name == "AIV_1") aiv1 = sort[tid];
+    if (name == "AIV_1 mte2 #1") aiv1_mte2 = sort[tid];
+    if (name == "AIV_1 mte3") aiv1_mte3 = sort[tid];
+    if (name == "AIC_0 cube") aic0_cube = sort[tid];
+  }
+  EXPECT_GT(aiv1_mte2, aiv1);
+  EXPECT_GT(aiv1_mte3, aiv1_mte2);
+  EXPECT_LT(aiv1_mte3, aiv1 + 10 * 1000);  // AIV_2 sorts 10 tids on, at 1000 per tid
+  EXPECT_LT(aic0_cube, aiv1);
+  EXPECT_THAT(TrackNestingProblems(t), IsEmpty());
+}
+
+TEST(PerfettoWriterTest, EveryTrackNests) {
+  EXPECT_THAT(TrackNestingProblems(WriteTrace(FreshOutputDir("perfetto_nest"))), IsEmpty());
+}
+
+TEST(PerfettoWriterTest, TheNestingCheckFindsOverlaps) {
+  // The check itself: overlap on a pipe track, a straddle on any track.
+  const nlohmann::json t = nlohmann::json::parse(R"({"traceEvents": [
+    {"ph": "X", "pid": 4, "tid": 1001100, "name": "LOAD", "ts": 1.0, "dur": 2.0},
+    {"ph": "X", "pid": 4, "tid": 1001100, "name": "LOAD", "ts": 2.0, "dur": 0.5},
+    {"ph": "X", "pid": 4, "tid": 10010, "name": "a", "ts": 1.0, "dur": 2.0},
+    {"ph": "X", "pid": 4, "tid": 10010, "name": "b", "ts": 1.5, "dur": 0.5},
+    {"ph": "X", "pid": 4, "tid": 10010, "name": "c", "ts": 2.5, "dur": 1.0}]})");
+  const std::vector<std::string> problems = TrackNestingProblems(t);
+  ASSERT_EQ(problems.size(), 2u);
+  EXPECT_THAT(problems[0], ::testing::HasSubstr("'c'"));  // tracks in (pid, tid) order
+  EXPECT_THAT(problems[1], ::testing::HasSubstr("on a pipe track"));
 }
 
 TEST(PerfettoWriterTest, ByteIdenticalForTheSameRun) {

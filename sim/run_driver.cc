@@ -56,6 +56,10 @@ class ForwardingObserver : public RunObserver {
   void set_targets(std::vector<RunObserver*> targets) {
     targets_ = std::move(targets);
     submitted_ = retired_ = 0;
+    pipe_targets_.clear();
+    for (RunObserver* t : targets_) {
+      if (t->wants_pipe_ops()) pipe_targets_.push_back(t);
+    }
   }
   // Tasks of the current launch so far, for the report of a stopped run.
   int64_t submitted() const { return submitted_; }
@@ -77,6 +81,10 @@ class ForwardingObserver : public RunObserver {
   }
   void OnEngineBusy(const EngineInterval& interval) override {
     for (RunObserver* t : targets_) t->OnEngineBusy(interval);
+  }
+  bool wants_pipe_ops() const override { return !pipe_targets_.empty(); }
+  void OnPipeOps(const PipeSegment& segment) override {
+    for (RunObserver* t : pipe_targets_) t->OnPipeOps(segment);
   }
   void OnHbmRate(TimePs at, double bytes_per_ns) override {
     for (RunObserver* t : targets_) t->OnHbmRate(at, bytes_per_ns);
@@ -104,6 +112,7 @@ class ForwardingObserver : public RunObserver {
 
  private:
   std::vector<RunObserver*> targets_;
+  std::vector<RunObserver*> pipe_targets_;  // the targets that want OnPipeOps
   int64_t submitted_ = 0;
   int64_t retired_ = 0;
 };
@@ -300,6 +309,7 @@ void Session::OnLaunchBegin(int launch, const std::string& name) {
     output_options.dir = dir;
     output_options.case_name = name;
     output_options.swimlane_level = options_.swimlane_level;
+    output_options.svg_options.pipe_strips = options_.swimlane_detail == "pipes";
     output_options.summary_only = options_.summary_only;
     OutputChip output_chip;
     output_chip.clusters = config_.chip.clusters;
@@ -510,6 +520,9 @@ void Session::PrintLaunch(const LaunchReport& report) {
         mix.pushes, mix.blocks, Us(mix.cube_busy), Us(mix.vector_busy), Us(mix.overlap),
         Us(mix.slot_wait), Us(mix.data_wait));
   }
+  if (report.writer && !report.writer->pipes().empty()) {
+    out_ << "  " << DescribePipes(report.writer->pipes()) << "\n";
+  }
   for (const CheckResult& r : report.checks) out_ << "  " << DescribeCheck(r) << "\n";
 }
 
@@ -518,6 +531,7 @@ absl::Status Session::FinishLaunch() {
   if (report.progress) report.progress->Erase();
   PrintLaunch(report);
   nlohmann::json summary = Summary(report);
+  if (report.writer) summary["pipes"] = report.writer->pipes().ToJson();
   if (report.hazards) {
     HazardOutput hazards;
     report.hazards->Finish(&hazards);

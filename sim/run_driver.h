@@ -36,6 +36,8 @@ struct RunOptions {
   double max_wall_seconds = 600;  // --max-wall-seconds: stop with exit 3 after this
   double max_sim_seconds = 10;    // --max-sim-seconds: stop with exit 3 past this simulated time
   bool engine_stats = false;      // --engine-stats: print the simulation kernel's work
+  // --swimlane-detail: "tasks", or "pipes" (swimlane.svg's pipe strips under each core's lane).
+  std::string swimlane_detail = "tasks";
 };
 
 // Elaborates the chip once and runs every launch of the trace on it, printing

@@ -135,6 +135,16 @@ const std::vector<StatSpec>& Table() {
       {"mix_ring/overlap_us", U::kMicroseconds, "time both engines of a MIX block were busy"},
       {"mix_ring/slot_wait_us", U::kMicroseconds, "time producers waited for a free ring slot"},
       {"mix_ring/data_wait_us", U::kMicroseconds, "time consumers waited for a pushed tile"},
+      // ---- the cores' pipes (op programs outside MIX; blocks timed on the shared memory system)
+      {"pipes/busy_ns/aic/*", U::kNanoseconds,
+       "per pipe (`*` = scalar, mte2, mte1, cube, fixpipe, vector, mte3): the time it had an op "
+       "running (the union of its ops' time), summed over the AIC cores"},
+      {"pipes/busy_ns/aiv/*", U::kNanoseconds, "the same over the AIV cores"},
+      {"pipes/op_ns/*/*", U::kNanoseconds,
+       "per pipe and op kind (`mte2/LOAD`, `vector/EXP`, ...): the ops' end - start, summed (a "
+       "DMA pipe's transfers in flight together each count); kinds that ran are listed"},
+      {"pipes/bound_tasks/*", U::kCount,
+       "per pipe: tasks whose pipe with the most busy time over their blocks it was"},
       // ---- checks
       {"checks/passed", U::kCount, "checks that passed", "checks_passed", {}, T::kSum, true},
       {"checks/failed", U::kCount, "checks that failed", "checks_failed", {}, T::kSum, true},
@@ -278,6 +288,12 @@ const std::vector<StatSpec>& Table() {
        "critical_path_injected_us", "critical_path.injected_us", T::kSum, false, true},
       {"scheduler_overhead/critical_path/other_us", U::kMicroseconds,
        "the rest of the span", {}, {}, T::kNone, false, true},
+      {"scheduler_overhead/critical_path/bound_pipe", U::kText,
+       "the pipe with the most busy time summed over the path's tasks (null: none ran on pipes)",
+       {}, {}, T::kNone, false, true},
+      {"scheduler_overhead/critical_path/bound_pipe_share", U::kFraction,
+       "that pipe's busy time over the path's tasks' op time (first op start to last op end, "
+       "summed over blocks)", {}, {}, T::kNone, false, true},
       {"scheduler_overhead/critical_path/path/[]/index", U::kCount, "task index in the launch", {},
        {}, T::kNone, false, true},
       {"scheduler_overhead/critical_path/path/[]/task_id", U::kText, "runtime task id", {}, {},
@@ -296,6 +312,9 @@ const std::vector<StatSpec>& Table() {
        {}, T::kNone, false, true},
       {"scheduler_overhead/critical_path/path/[]/injected_us", U::kMicroseconds,
        "start - its producer's end", {}, {}, T::kNone, false, true},
+      {"scheduler_overhead/critical_path/path/[]/bound_pipe", U::kText,
+       "its pipe with the most busy time over its blocks, or null", {}, {}, T::kNone, false,
+       true},
       // ---- per-record arrays (with --out; not read by compare, sweep or regress)
       {"task_records", U::kCount, "one entry per retired task, in retirement order", {}, {},
        T::kNone, false, true},
@@ -323,6 +342,9 @@ const std::vector<StatSpec>& Table() {
        false, true},
       {"task_records/[]/core", U::kCount, "the first core that ran it (-1: none)", {}, {},
        T::kNone, false, true},
+      {"task_records/[]/bound_pipe", U::kText,
+       "its pipe with the most busy time over its blocks (null: it ran nothing on the pipes)", {},
+       {}, T::kNone, false, true},
       {"task_records/[]/submit_us", U::kMicroseconds, "the orchestrator finished submitting it",
        {}, {}, T::kNone, false, true},
       {"task_records/[]/ready_us", U::kMicroseconds, "its last dependency was satisfied", {}, {},

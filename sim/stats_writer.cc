@@ -73,6 +73,7 @@ void StatsWriter::OnEngineBusy(const EngineInterval& interval) {
 }
 
 void StatsWriter::OnTaskRetired(const Task& task) {
+  const std::optional<Pipe> bound = pipes_.Retire(task.seq);
   if (!records_) return;
   nlohmann::json j = {{"index", task.index_in_launch},
                       {"seq", task.seq},
@@ -89,7 +90,9 @@ void StatsWriter::OnTaskRetired(const Task& task) {
                       {"start_us", TimeOrNull(task.times.first_start)},
                       {"end_us", TimeOrNull(task.times.last_end)},
                       {"finish_us", TimeOrNull(task.times.finish)},
-                      {"core", task.first_core}};
+                      {"core", task.first_core},
+                      {"bound_pipe", bound ? nlohmann::json(std::string(PipeName(*bound)))
+                                           : nlohmann::json(nullptr)}};
   Append(tasks_, j.dump());
 }
 

@@ -8,6 +8,7 @@
 #include "absl/status/status.h"
 #include "models/run_observer.h"
 #include "nlohmann/json.hpp"
+#include "sim/pipe_stats.h"
 
 namespace pto {
 
@@ -26,7 +27,14 @@ class StatsWriter : public RunObserver {
   void OnEdge(const Task& consumer, const DepEdge& edge) override;
   void OnCoreInterval(const CoreInterval& interval) override;
   void OnEngineBusy(const EngineInterval& interval) override;
+  // The pipe totals ("pipes") are always kept; task records name each
+  // task's bounding pipe.
+  bool wants_pipe_ops() const override { return true; }
+  void OnPipeOps(const PipeSegment& segment) override { pipes_.Add(segment); }
   void OnTaskRetired(const Task& task) override;
+
+  // The launch's pipe totals so far (complete once every task retired).
+  const PipeStats& pipes() const { return pipes_; }
 
   // Writes DIR/stats.json: `summary`'s keys, then "task_records", "edge_records",
   // "core_intervals" and "engine_intervals" (MIX blocks' cube and vector busy
@@ -48,6 +56,7 @@ class StatsWriter : public RunObserver {
   Stream edges_;
   Stream intervals_;
   Stream engine_intervals_;
+  PipeStats pipes_;
   std::string line_;  // reused
 };
 

@@ -20,6 +20,10 @@ constexpr int kPaletteSize = sizeof(kPalette) / sizeof(kPalette[0]);
 constexpr double kLeft = 90;
 constexpr double kTop = 48;
 constexpr double kClusterGap = 4;
+constexpr double kPipeStripPx = 7;  // a pipe strip's height, its 1 px gap included
+// A colour per pipe, by Pipe.
+constexpr const char* kPipeColours[kPipeCount] = {"#7f7f7f", "#2e86c1", "#48c9b0", "#b03a2e",
+                                                  "#af7ac5", "#229954", "#d68910"};
 
 // A "nice" axis step (1, 2 or 5 × 10^k µs) giving about `ticks` ticks.
 double TickStep(double span_us, int ticks) {
@@ -43,6 +47,43 @@ struct Layout {
   // clamp to the plot's left edge rather than spill over the lane labels.
   double X(TimePs t) const { return kLeft + std::max(0.0, static_cast<double>(t - t0) * scale); }
 };
+
+// A core's pipe strips from `top` down, one per pipe: its ops merged into
+// busy runs where they overlap, touch or are less than min_bar_px apart.
+void RenderPipeStrips(std::map<Pipe, std::vector<const LaunchLog::PipeOp*>>& pipes,
+                      const Layout& layout, const SwimlaneSvgOptions& options, int core, double top,
+                      std::ostream& out) {
+  out << "<g class=\"pipes\" data-core=\"" << core << "\">\n";
+  double y = top;
+  for (auto& [pipe, ops] : pipes) {
+    std::sort(ops.begin(), ops.end(), [](const LaunchLog::PipeOp* a, const LaunchLog::PipeOp* b) {
+      return std::make_pair(a->start, a->end) < std::make_pair(b->start, b->end);
+    });
+    const absl::string_view name = PipeName(pipe);
+    out << absl::StrFormat(
+        "<text x=\"%.0f\" y=\"%.1f\" font-size=\"6\" text-anchor=\"end\">%s</text>\n", kLeft - 4,
+        y + kPipeStripPx - 2, name);
+    size_t i = 0;
+    while (i < ops.size()) {
+      const TimePs start = ops[i]->start;
+      TimePs end = ops[i]->end;
+      size_t n = 1;
+      for (++i; i < ops.size() && layout.X(ops[i]->start) - layout.X(end) < options.min_bar_px;
+           ++i, ++n) {
+        end = std::max(end, ops[i]->end);
+      }
+      const double x0 = layout.X(start);
+      out << absl::StrFormat(
+          "<rect class=\"pipe %s\" x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" "
+          "fill=\"%s\"><title>%s busy %s-%s us: %d op%s</title></rect>\n",
+          name, x0, y, std::max(layout.X(end) - x0, 0.5), kPipeStripPx - 1,
+          kPipeColours[static_cast<int>(pipe)], name, FormatUs(start), FormatUs(end), n,
+          n == 1 ? "" : "s");
+    }
+    y += kPipeStripPx;
+  }
+  out << "</g>\n";
+}
 
 }  // namespace
 
@@ -80,6 +121,13 @@ void RenderSwimlaneSvg(const LaunchLog& log, const OutputChip& chip,
            std::make_pair(chip.cluster_of(b), RoleOf(chip, b));
   });
   const double lane_h = options.lane_height_px;
+  // Pipe strips: each core's ops by pipe, in time order.
+  std::map<int, std::map<Pipe, std::vector<const LaunchLog::PipeOp*>>> pipes_by_core;
+  if (options.pipe_strips) {
+    for (const LaunchLog::PipeOp& op : log.pipe_ops()) {
+      if (by_core.count(op.core) != 0) pipes_by_core[op.core][op.pipe].push_back(&op);
+    }
+  }
   std::map<int, double> lane_y;
   double y = kTop;
   int previous_cluster = -1;
@@ -88,6 +136,8 @@ void RenderSwimlaneSvg(const LaunchLog& log, const OutputChip& chip,
     lane_y[core] = y;
     previous_cluster = chip.cluster_of(core);
     y += lane_h;
+    auto strips = pipes_by_core.find(core);
+    if (strips != pipes_by_core.end()) y += kPipeStripPx * strips->second.size();
   }
   std::map<int, double> marker_y;
   if (!markers_by_thread.empty()) y += kClusterGap;
@@ -223,6 +273,9 @@ void RenderSwimlaneSvg(const LaunchLog& log, const OutputChip& chip,
           e.cube ? "cube" : "vector", FormatUs(e.start), FormatUs(e.end));
     }
     out << "</g>\n";
+    if (auto strips = pipes_by_core.find(core); strips != pipes_by_core.end()) {
+      RenderPipeStrips(strips->second, layout, options, core, ly + lane_h, out);
+    }
   }
   if (open_cluster >= 0) out << "</g>\n";
 

@@ -18,6 +18,9 @@ struct SwimlaneSvgOptions {
   // Dependency arrows are drawn when the launch has at most this many unique
   // producer pairs between tasks that ran on cores.
   int max_arrows = 200;
+  // --swimlane-detail pipes: under each core's lane a strip per pipe it
+  // used, its busy runs drawn (needs LaunchLog::set_keep_pipe_ops).
+  bool pipe_strips = false;
 };
 
 // Renders one launch as a self-contained SVG (no scripts, no external files):
@@ -31,6 +34,11 @@ struct SwimlaneSvgOptions {
 //     a visible receive-to-start wait (a staged early dispatch);
 //   * predicated skips (class "marker skip", a red cross) and dummies (class
 //     "marker dummy", a grey diamond) on an "AICPU_t" lane per scheduler thread;
+//   * with pipe_strips, under a core's lane one strip per pipe the core
+//     used (<g class="pipes" data-core="N">, a <text> with the pipe's name
+//     and a <rect class="pipe NAME"> per busy run: ops merged where they
+//     overlap, touch or are closer than min_bar_px, the title saying how
+//     many);
 //   * a time axis in µs, a kernel legend, and dependency arrows
 //     (<line class="dep">) for small graphs.
 void RenderSwimlaneSvg(const LaunchLog& log, const OutputChip& chip,

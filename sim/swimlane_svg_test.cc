@@ -155,6 +155,77 @@ TEST(SwimlaneSvgTest, MixBlocksShowTheirEnginesBusyTime) {
   EXPECT_EQ(Count(svg, "<rect class=\"bar"), 2);  // engine strips are not bars
 }
 
+// SmallRun with the SPMD task's block 0 (AIV 2, 12-15 us) on its pipes:
+// two loads in flight together, two EXPs apart, a store; kept op by op.
+LaunchLog PipeRun() {
+  LaunchLog log = SmallRun();
+  log.set_keep_pipe_ops(true);
+  auto op = [](Pipe pipe, trace::Op::Kind kind, double start, double end) {
+    return PipeOpInterval{pipe, kind, 0, static_cast<TimePs>(start * kUs),
+                          static_cast<TimePs>(end * kUs)};
+  };
+  const PipeOpInterval ops[] = {
+      op(Pipe::kMte2, trace::Op::LOAD, 12, 13), op(Pipe::kMte2, trace::Op::LOAD, 12.5, 13.5),
+      op(Pipe::kVector, trace::Op::EXP, 13.5, 13.75), op(Pipe::kVector, trace::Op::EXP, 14, 14.25),
+      op(Pipe::kMte3, trace::Op::STORE, 14.25, 15)};
+  PipeSegment segment;
+  segment.core = 2;
+  segment.task = 1;
+  segment.start = 12 * kUs;
+  segment.end = 15 * kUs;
+  segment.ops = ops;
+  log.AddPipeOps(segment);
+  return log;
+}
+
+TEST(SwimlaneSvgTest, PipeStripsUnderACoresLaneShowEachPipesBusyRuns) {
+  SwimlaneSvgOptions options;
+  options.pipe_strips = true;
+  const std::string svg = Render(PipeRun(), options);
+  EXPECT_EQ(Count(svg, "<g class=\"pipes\" data-core=\"2\""), 1);
+  EXPECT_EQ(Count(svg, "<g class=\"pipes\""), 1);  // only AIV 2 ran on pipes
+  // The loads in flight together are one run; the EXPs 0.25 us apart two.
+  EXPECT_EQ(Count(svg, "<rect class=\"pipe mte2\""), 1);
+  EXPECT_THAT(svg, HasSubstr("mte2 busy 12.000000-13.500000 us: 2 ops"));
+  EXPECT_EQ(Count(svg, "<rect class=\"pipe vector\""), 2);
+  EXPECT_EQ(Count(svg, "<rect class=\"pipe mte3\""), 1);
+  EXPECT_EQ(Count(svg, ">mte2</text>"), 1);
+  // The strips sit below AIV 2's lane, in pipe order, and push cluster 1
+  // down by three strips (7 px each).
+  EXPECT_LT(svg.find("data-core=\"2\""), svg.find("class=\"pipes\""));
+  EXPECT_LT(svg.find("class=\"pipe mte2\""), svg.find("class=\"pipe vector\""));
+  EXPECT_LT(svg.find("class=\"pipe vector\""), svg.find("class=\"pipe mte3\""));
+  const std::string plain = Render(PipeRun());
+  auto lane_y = [](const std::string& text, int core) {
+    const std::smatch m = [&] {
+      std::smatch found;
+      std::regex_search(text, found,
+                        std::regex("data-core=\"" + std::to_string(core) +
+                                   "\"><rect x=\"[0-9.]+\" y=\"([0-9.]+)\""));
+      return found;
+    }();
+    return m.empty() ? -1.0 : std::stod(m[1]);
+  };
+  EXPECT_DOUBLE_EQ(lane_y(svg, 1) - lane_y(plain, 1), 21.0);
+  std::string error;
+  EXPECT_TRUE(TagsBalance(svg, &error)) << error;
+}
+
+TEST(SwimlaneSvgTest, NoPipeStripsUnlessAskedOrKept) {
+  EXPECT_EQ(Count(Render(PipeRun()), "class=\"pipe"), 0);  // the option is off
+  LaunchLog log = SmallRun();                              // keeps no ops
+  const PipeOpInterval ops[] = {{Pipe::kMte2, trace::Op::LOAD, 0, 12 * kUs, 13 * kUs}};
+  PipeSegment segment;
+  segment.core = 2;
+  segment.task = 1;
+  segment.ops = ops;
+  log.AddPipeOps(segment);
+  EXPECT_TRUE(log.pipe_ops().empty());
+  SwimlaneSvgOptions options;
+  options.pipe_strips = true;
+  EXPECT_EQ(Count(Render(log, options), "class=\"pipe"), 0);
+}
+
 TEST(SwimlaneSvgTest, IsWellFormed) {
   const std::string dir = ::pto::testing::FreshOutputDir("svg_wellformed");
   ASSERT_TRUE(WriteSwimlaneSvg(SmallRun(), TwoClusters(), {}, dir).ok());
@@ -166,7 +237,9 @@ TEST(SwimlaneSvgTest, IsWellFormed) {
 // (label `chromium`), which skips with a message where chromium is missing.
 TEST(SwimlaneSvgTest, DISABLED_RendersInChromium) {
   const std::string dir = ::pto::testing::FreshOutputDir("svg_render");
-  ASSERT_TRUE(WriteSwimlaneSvg(SmallRun(), TwoClusters(), {}, dir).ok());
+  SwimlaneSvgOptions options;
+  options.pipe_strips = true;  // everything the renderer draws
+  ASSERT_TRUE(WriteSwimlaneSvg(PipeRun(), TwoClusters(), options, dir).ok());
   const char* browsers[] = {"chromium", "chromium-browser"};
   std::string browser;
   for (const char* b : browsers) {

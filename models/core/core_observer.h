@@ -6,10 +6,14 @@
 // the callbacks it makes itself. The chip's RunObserver (models/run_observer.h)
 // is one of these; so is a test's recorder.
 
+#include <array>
 #include <cstdint>
 
+#include "absl/types/span.h"
 #include "models/base/ids.h"
 #include "models/base/time.h"
+#include "models/core/pipe_scheduler.h"
+#include "proto/task_stream.pb.h"
 
 namespace pto {
 
@@ -38,12 +42,39 @@ struct EngineInterval {
   TimePs end = 0;
 };
 
+// One op of a block on its core's pipes (op programs outside MIX).
+struct PipeOpInterval {
+  Pipe pipe = Pipe::kScalar;
+  trace::Op::Kind kind = trace::Op::KIND_UNSPECIFIED;
+  uint32_t op = 0;  // its index in the kernel's program (CompiledKernel::ops)
+  TimePs start = 0;
+  TimePs end = 0;
+};
+
+// A block's segment (its ops between SYNCALLs) once its pipes finished.
+struct PipeSegment {
+  int32_t core = -1;
+  bool aic = false;  // the core is an AIC; else an AIV
+  TaskSeq task = kNoTask;
+  int64_t block = 0;
+  TimePs start = 0;  // the first op's start
+  TimePs end = 0;    // the last op's end
+  // Per pipe (by Pipe): the time it had at least one op running.
+  std::array<TimePs, kPipeCount> busy{};
+  absl::Span<const PipeOpInterval> ops;  // in program order; valid during the call
+};
+
 // Every callback has a default so observers take only what they need.
 class CoreObserver {
  public:
   virtual ~CoreObserver() = default;
   // A MIX block's engine was busy (reported when the core's segment ends).
   virtual void OnEngineBusy(const EngineInterval& interval) {}
+  // Whether OnPipeOps is wanted: the cores collect a segment's ops only
+  // then, so runs without pipe outputs pay nothing for them. Asked at every
+  // segment's end; may change between launches.
+  virtual bool wants_pipe_ops() const { return false; }
+  virtual void OnPipeOps(const PipeSegment& segment) {}
   // A core's kernel touched GM on behalf of `task` (block `block`): every
   // load row, store row and atomic add, as the executor issued it.
   enum class GmAccess : uint8_t { kRead, kWrite, kAtomicAdd };

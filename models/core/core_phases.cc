@@ -425,6 +425,7 @@ void CorePhases::AfterPipes() {
   }
   if (pipes_.finished()) {
     pipes_active_ = false;
+    if (deps_.observer->wants_pipe_ops()) ReportPipeOps();
     FinishSegment(absl::OkStatus());
     return;
   }
@@ -433,6 +434,28 @@ void CorePhases::AfterPipes() {
     pipe_wake_at_ = next;
     Schedule(next, EventKind::kPipeTick);
   }
+}
+
+void CorePhases::ReportPipeOps() {
+  pipe_ops_.clear();
+  for (uint32_t op = 0; op < pipes_.size(); ++op) {
+    // A matmul's MTE1 and CUBE steps are its record's, kind MATMUL.
+    const OpRecord& record = profile_.records[pipe_record_[op]];
+    const PipeOpTiming& timing = pipes_.timing(op);
+    pipe_ops_.push_back(
+        PipeOpInterval{pipes_.pipe_of(op), record.kind, record.op_index, timing.start, timing.end});
+  }
+  PipeSegment segment;
+  segment.start = pipes_.end_time();
+  for (const PipeOpInterval& op : pipe_ops_) segment.start = std::min(segment.start, op.start);
+  segment.end = pipes_.end_time();
+  segment.core = id_;
+  segment.aic = kind_ == CoreKind::kAic;
+  segment.task = running_.task;
+  segment.block = running_.block;
+  for (int p = 0; p < kPipeCount; ++p) segment.busy[p] = pipes_.busy(static_cast<Pipe>(p));
+  segment.ops = pipe_ops_;
+  deps_.observer->OnPipeOps(segment);
 }
 
 void CorePhases::StartSummaryPhase(int64_t phase) {

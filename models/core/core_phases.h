@@ -351,6 +351,8 @@ class CorePhases : private MixTransferBoard::Lane {
   // After the scheduler moved: issue what started, wake for the next
   // compute op's end, or end the segment.
   void AfterPipes();
+  // Tells the observer of the finished segment's ops (when it wants them).
+  void ReportPipeOps();
   // A cost summary's phase `phase` starts now: its share of the bytes goes
   // out as transfers; it ends at the later of its compute and their landing.
   void StartSummaryPhase(int64_t phase);
@@ -449,6 +451,7 @@ class CorePhases : private MixTransferBoard::Lane {
   std::vector<GmRuns> pipe_stop_runs_;  // scratch: per executor stop
   std::vector<std::pair<uint64_t, uint32_t>> pipe_transfers_;  // host id, op
   std::vector<uint32_t> pipe_started_;                         // scratch
+  std::vector<PipeOpInterval> pipe_ops_;                       // scratch: ReportPipeOps
   // A cost summary whose bytes the host times: its phases run as events.
   bool summary_flows_ = false;
   int64_t summary_phase_ = 0;

@@ -9,6 +9,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "models/core/testing/cond_log.h"
+#include "models/core/testing/exp_loop.h"
 #include "models/core/testing/fake_task_port.h"
 #include "models/core/testing/kernel_builder.h"
 
@@ -16,13 +17,12 @@ namespace pto {
 namespace {
 
 using ::pto::core_testing::Cond;
+using ::pto::core_testing::ExpLoop;
 using ::pto::core_testing::FakeTaskPort;
 using ::pto::core_testing::Matrix1x16;
+using ::pto::core_testing::Row64;
 using ::pto::kernel_testing::C;
 using ::pto::kernel_testing::KernelBuilder;
-using ::pto::kernel_testing::LoopVar;
-using ::pto::kernel_testing::Plus;
-using ::pto::kernel_testing::Times;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
@@ -35,6 +35,23 @@ using ::testing::HasSubstr;
 //   profiling.timestamp_read_ns 100, profiling.record_writeback_ns 390.
 // The cost kernel runs 1850 cycles at 1.85 GHz: 1000 ns.
 constexpr TimePs kPublish = 5'000;  // the scheduler's dispatch register write, 5 ns
+
+// Keeps the segments the core reports on its pipes, when it asks for them.
+class PipeRecorder : public CoreObserver {
+ public:
+  struct Segment {
+    PipeSegment segment;  // ops left empty: they are in `ops`
+    std::vector<PipeOpInterval> ops;
+  };
+  bool wants_pipe_ops() const override { return wants; }
+  void OnPipeOps(const PipeSegment& segment) override {
+    Segment s{segment, {segment.ops.begin(), segment.ops.end()}};
+    s.segment.ops = {};
+    segments.push_back(std::move(s));
+  }
+  bool wants = false;
+  std::vector<Segment> segments;
+};
 
 class CorePhasesTest : public ::testing::Test, public CoreHost, public CoreOwner {
  protected:
@@ -136,6 +153,10 @@ class CorePhasesTest : public ::testing::Test, public CoreHost, public CoreOwner
   // Follows the core's wakes through `until` (the SystemC kernel stops at a
   // fatal error). With no bound, no event may be left without a wake.
   void RunWithTransfersTaking(TimePs took);
+  // At 1 GHz with transfers timed by the test: ExpLoop(copies) on x at
+  // 0x1000 and y at 0x2000, dispatched at 0 and run with every transfer
+  // taking 1000 ns. Returns its task.
+  TaskSeq RunExpLoop(int copies);
   void RunUntil(TimePs until = kNever) {
     while (wake_ != kNever && (until == kNever || wake_ <= until) && !failure_.failed()) {
       AdvanceTo(wake_);
@@ -151,7 +172,7 @@ class CorePhasesTest : public ::testing::Test, public CoreHost, public CoreOwner
   std::vector<CompiledKernel> kernels_;
   FakeTaskPort tasks_;
   int next_task_ = 0;
-  CoreObserver observer_;
+  PipeRecorder observer_;
   RunFailure failure_;
   TimePs wake_ = kNever;  // the pending wake
   int wake_calls_ = 0;
@@ -559,36 +580,6 @@ TEST_F(CorePhasesTest, AFenceWaitsForTheStoresInFlight) {
   EXPECT_EQ(core().IntervalOf(1)->end, Ns(5701));
 }
 
-// A [1, 64] FP32 view: four 1x16 tiles side by side.
-BoundArg Row64(uint64_t addr) {
-  BoundArg arg = Matrix1x16(addr);
-  arg.tensor.shape[1] = 64;
-  arg.tensor.strides[0] = 64;
-  return arg;
-}
-
-// load -> exp -> store over the four tiles of a [1, 64] row: one tile per
-// iteration (single-buffered), or `copies` tiles of their own per iteration.
-CompiledKernel ExpLoop(int copies) {
-  KernelBuilder kb(copies == 1 ? "single" : "double");
-  const uint32_t x = kb.TensorParam("x", trace::FP32, trace::KernelParam::IN);
-  const uint32_t y = kb.TensorParam("y", trace::FP32, trace::KernelParam::OUT);
-  std::vector<std::pair<uint32_t, uint32_t>> tiles;
-  for (int c = 0; c < copies; ++c) {
-    tiles.emplace_back(kb.Tile("t" + std::to_string(c), {1, 16}, trace::FP32),
-                       kb.Tile("u" + std::to_string(c), {1, 16}, trace::FP32));
-  }
-  kb.BeginLoop(0, C(0), C(4 / copies));
-  for (int c = 0; c < copies; ++c) {
-    const trace::IntExpr col = Times(Plus(Times(LoopVar(0), C(copies)), C(c)), C(16));
-    kb.Load(tiles[c].first, x, {C(0), col});
-    kb.Unary(trace::Op::EXP, tiles[c].second, tiles[c].first);
-    kb.Store(tiles[c].second, y, {C(0), col});
-  }
-  kb.EndLoop();
-  return *CompileKernel(kb.kernel());
-}
-
 // Lands every started transfer `took` after it started, in time order,
 // following the core's wakes in between, to the end.
 void CorePhasesTest::RunWithTransfersTaking(TimePs took) {
@@ -606,6 +597,17 @@ void CorePhasesTest::RunWithTransfersTaking(TimePs took) {
   }
 }
 
+TaskSeq CorePhasesTest::RunExpLoop(int copies) {
+  config_.chip.aicore_clock_hz = 1e9;
+  times_transfers_ = true;
+  kernels_.push_back(ExpLoop(copies));
+  const TaskSeq task =
+      AddTask(static_cast<int32_t>(kernels_.size() - 1), {Row64(0x1000), Row64(0x2000)});
+  core().Dispatch(0, WorkOf(task, 1), kPublish);
+  RunWithTransfersTaking(Ns(1000));
+  return task;
+}
+
 TEST_F(CorePhasesTest, ASingleBufferedLoopWaitsForEachTilesBuffers) {
   // 1 GHz: a 64-byte transfer is 501 ns core-side, and GM takes 1000; exp
   // of 16 FP32 elements is 1 cycle x 4 passes = 4 ns. The ops start at 2265
@@ -615,13 +617,7 @@ TEST_F(CorePhasesTest, ASingleBufferedLoopWaitsForEachTilesBuffers) {
   // for store i-1 to read u. Load0 2265-3265, exp0 -3269, store0 -4269;
   // load1 3269-4269, exp1 4269-4273, store1 -5273; load2 4273-5273, ...:
   // a period of 1004, the last store ends at 7281 and the block at 7481.
-  config_.chip.aicore_clock_hz = 1e9;
-  times_transfers_ = true;
-  kernels_.push_back(ExpLoop(1));
-  const TaskSeq single =
-      AddTask(static_cast<int32_t>(kernels_.size() - 1), {Row64(0x1000), Row64(0x2000)});
-  core().Dispatch(0, WorkOf(single, 1), kPublish);
-  RunWithTransfersTaking(Ns(1000));
+  RunExpLoop(1);
   ASSERT_EQ(started_.size(), 8u);
   EXPECT_EQ(started_[2].at, Ns(3269));  // load1, after exp0
   EXPECT_EQ(core().IntervalOf(1)->end, Ns(7481));
@@ -635,18 +631,53 @@ TEST_F(CorePhasesTest, TwoBuffersPerIterationOverlapLoadsWithComputeAndStores) {
   // readers (exp: 3269 and 3273) and land at 4269 and 4273; its exps wait
   // for the stores of iteration 0 (4269, 4273): 4269-4273 and 4273-4277;
   // its stores end at 5273 and 5277. The block ends at 5477.
-  config_.chip.aicore_clock_hz = 1e9;
-  times_transfers_ = true;
-  kernels_.push_back(ExpLoop(2));
-  const TaskSeq task =
-      AddTask(static_cast<int32_t>(kernels_.size() - 1), {Row64(0x1000), Row64(0x2000)});
-  core().Dispatch(0, WorkOf(task, 1), kPublish);
-  RunWithTransfersTaking(Ns(1000));
+  RunExpLoop(2);
   ASSERT_EQ(started_.size(), 8u);
   EXPECT_EQ(started_[0].at, Ns(2265));
   EXPECT_EQ(started_[1].at, Ns(2265));
   EXPECT_EQ(started_[1].runs.base, 0x1000u + 64);
   EXPECT_EQ(core().IntervalOf(1)->end, Ns(5477));
+}
+
+TEST_F(CorePhasesTest, TheObserverHearsEachOpsPipeAndTimesWhenTheSegmentsPipesFinish) {
+  // The two-buffer loop above: LOADs on MTE2 2265-3265 (twice), 3269-4269
+  // and 3273-4273: MTE2 busy 1000 + 1004; EXPs 4 ns each; STOREs on MTE3
+  // 3269-4269, 3273-4273, 4273-5273, 4277-5277: busy 2008 (touching runs).
+  observer_.wants = true;
+  const TaskSeq task = RunExpLoop(2);
+  ASSERT_EQ(observer_.segments.size(), 1u);
+  const PipeSegment& s = observer_.segments[0].segment;
+  EXPECT_EQ(s.task, task);
+  EXPECT_EQ(s.core, 0);
+  EXPECT_FALSE(s.aic);
+  EXPECT_EQ(s.start, Ns(2265));
+  EXPECT_EQ(s.end, Ns(5277));
+  EXPECT_EQ(s.busy[static_cast<int>(Pipe::kMte2)], Ns(2004));
+  EXPECT_EQ(s.busy[static_cast<int>(Pipe::kVector)], Ns(16));
+  EXPECT_EQ(s.busy[static_cast<int>(Pipe::kMte3)], Ns(2008));
+  EXPECT_EQ(s.busy[static_cast<int>(Pipe::kScalar)], 0);
+  const std::vector<PipeOpInterval>& ops = observer_.segments[0].ops;
+  ASSERT_EQ(ops.size(), 12u);  // program order: (load, exp, store) x 2 x 2
+  EXPECT_EQ(ops[0].pipe, Pipe::kMte2);
+  EXPECT_EQ(ops[0].kind, trace::Op::LOAD);
+  EXPECT_EQ(ops[0].start, Ns(2265));
+  EXPECT_EQ(ops[0].end, Ns(3265));
+  EXPECT_EQ(ops[1].pipe, Pipe::kVector);
+  EXPECT_EQ(ops[1].kind, trace::Op::EXP);
+  EXPECT_EQ(ops[1].start, Ns(3265));
+  EXPECT_EQ(ops[1].end, Ns(3269));
+  EXPECT_EQ(ops[2].pipe, Pipe::kMte3);
+  EXPECT_EQ(ops[2].kind, trace::Op::STORE);
+  EXPECT_EQ(ops[11].start, Ns(4277));
+  EXPECT_EQ(ops[11].end, Ns(5277));
+  EXPECT_EQ(ops[3].op, ops[0].op + 3);  // the second tile pair's load, in the kernel's program
+  EXPECT_EQ(ops[6].op, ops[0].op);      // iteration 1: the same program op
+}
+
+TEST_F(CorePhasesTest, NoPipeOpsAreReportedToAnObserverThatWantsNone) {
+  RunExpLoop(2);
+  EXPECT_EQ(core().IntervalOf(1)->end, Ns(5477));
+  EXPECT_TRUE(observer_.segments.empty());
 }
 
 TEST_F(CorePhasesTest, OneOutstandingLoadSerialisesTheLoads) {
@@ -655,14 +686,8 @@ TEST_F(CorePhasesTest, OneOutstandingLoadSerialisesTheLoads) {
   // 1's first load follows at 4265 (after exp 3265-3269 read t0 and the
   // second load left MTE2), landing 5265; its second 5265-6265; the last
   // exp 6265-6269 and store 6269-7269: the block ends at 7469.
-  config_.chip.aicore_clock_hz = 1e9;
   config_.core.mte2_outstanding = 1;
-  times_transfers_ = true;
-  kernels_.push_back(ExpLoop(2));
-  const TaskSeq task =
-      AddTask(static_cast<int32_t>(kernels_.size() - 1), {Row64(0x1000), Row64(0x2000)});
-  core().Dispatch(0, WorkOf(task, 1), kPublish);
-  RunWithTransfersTaking(Ns(1000));
+  RunExpLoop(2);
   EXPECT_EQ(core().IntervalOf(1)->end, Ns(7469));
 }
 
