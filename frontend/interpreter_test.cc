@@ -9,6 +9,7 @@
 #include "frontend/parser.h"
 #include "frontend/stream_summary.h"
 #include "frontend/testing/compile.h"
+#include "frontend/testing/snippets.h"
 #include "proto/stream_version.h"
 
 namespace pto::ptoc {
@@ -23,18 +24,10 @@ constexpr char kPrelude[] =
     "from pypto.runtime import RunConfig\n";
 
 trace::TraceText Compile(const std::string& body, std::vector<std::string>* warnings = nullptr) {
-  SourceFile source("t.py", std::string(kPrelude) + body);
-  auto trace = CompileAndValidate(source, warnings);
-  EXPECT_TRUE(trace.ok()) << trace.status();
-  return trace.ok() ? *trace : trace::TraceText();
+  return CompileSnippet(kPrelude, body, warnings);
 }
 
-std::string CompileError(const std::string& body) {
-  SourceFile source("bad.py", std::string(kPrelude) + body);
-  auto trace = CompileAndValidate(source);
-  EXPECT_FALSE(trace.ok()) << "expected an error for:\n" << body;
-  return trace.ok() ? "" : std::string(trace.status().message());
-}
+std::string CompileError(const std::string& body) { return CompileSnippetError(kPrelude, body); }
 
 // ---- the Python subset, checked with harness-level asserts
 

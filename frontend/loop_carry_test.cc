@@ -8,6 +8,7 @@
 #include "frontend/interpreter.h"
 #include "frontend/stream_summary.h"
 #include "frontend/testing/compile.h"
+#include "frontend/testing/snippets.h"
 
 namespace pto::ptoc {
 namespace {
@@ -21,21 +22,14 @@ constexpr char kPrelude[] =
     "import torch\n";
 
 trace::TraceText Compile(const std::string& body) {
-  SourceFile source("t.py", std::string(kPrelude) + body);
   std::vector<std::string> warnings;
-  auto trace = CompileAndValidate(source, &warnings);
-  EXPECT_TRUE(trace.ok()) << trace.status();
+  trace::TraceText trace = CompileSnippet(kPrelude, body, &warnings);
   // A warning here would mean ptoc's reference disagrees with a check.
   EXPECT_THAT(warnings, IsEmpty());
-  return trace.ok() ? *trace : trace::TraceText();
+  return trace;
 }
 
-std::string CompileError(const std::string& body) {
-  SourceFile source("bad.py", std::string(kPrelude) + body);
-  auto trace = CompileAndValidate(source);
-  EXPECT_FALSE(trace.ok()) << "expected an error for:\n" << body;
-  return trace.ok() ? "" : std::string(trace.status().message());
-}
+std::string CompileError(const std::string& body) { return CompileSnippetError(kPrelude, body); }
 
 // The loop ops of kernel `k`, outermost first in pre-order.
 std::vector<const trace::Op*> Loops(const trace::TraceText& t, int k) {

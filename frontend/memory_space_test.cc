@@ -12,6 +12,7 @@
 #include "absl/strings/str_replace.h"
 #include "frontend/interpreter.h"
 #include "frontend/testing/compile.h"
+#include "frontend/testing/snippets.h"
 
 namespace pto::ptoc {
 namespace {
@@ -23,18 +24,10 @@ constexpr char kPrelude[] =
     "import torch\n";
 
 trace::TraceText Compile(const std::string& body, std::vector<std::string>* warnings = nullptr) {
-  SourceFile source("t.py", std::string(kPrelude) + body);
-  auto trace = CompileAndValidate(source, warnings);
-  EXPECT_TRUE(trace.ok()) << trace.status();
-  return trace.ok() ? *trace : trace::TraceText();
+  return CompileSnippet(kPrelude, body, warnings);
 }
 
-std::string CompileError(const std::string& body) {
-  SourceFile source("bad.py", std::string(kPrelude) + body);
-  auto trace = CompileAndValidate(source);
-  EXPECT_FALSE(trace.ok()) << "expected an error for:\n" << body;
-  return trace.ok() ? "" : std::string(trace.status().message());
-}
+std::string CompileError(const std::string& body) { return CompileSnippetError(kPrelude, body); }
 
 // The ops of the first kernel's program, pre-order (loop bodies inline).
 std::vector<trace::Op> FlatOps(const trace::TraceText& t, int kernel = 0) {

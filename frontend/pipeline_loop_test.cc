@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "frontend/interpreter.h"
 #include "frontend/testing/compile.h"
+#include "frontend/testing/snippets.h"
 
 namespace pto::ptoc {
 namespace {
@@ -22,21 +23,14 @@ constexpr char kPrelude[] =
     "import torch\n";
 
 trace::TraceText Compile(const std::string& body) {
-  SourceFile source("t.py", std::string(kPrelude) + body);
   std::vector<std::string> warnings;
-  auto trace = CompileAndValidate(source, &warnings);
-  EXPECT_TRUE(trace.ok()) << trace.status();
+  trace::TraceText trace = CompileSnippet(kPrelude, body, &warnings);
   // A warning here would mean ptoc's reference disagrees with a check.
   EXPECT_THAT(warnings, IsEmpty());
-  return trace.ok() ? *trace : trace::TraceText();
+  return trace;
 }
 
-std::string CompileError(const std::string& body) {
-  SourceFile source("bad.py", std::string(kPrelude) + body);
-  auto trace = CompileAndValidate(source);
-  EXPECT_FALSE(trace.ok()) << "expected an error for:\n" << body;
-  return trace.ok() ? "" : std::string(trace.status().message());
-}
+std::string CompileError(const std::string& body) { return CompileSnippetError(kPrelude, body); }
 
 // A jit function over a [16, 16] FP32 input `a` (row r holds r) and an
 // output, with the given task body (indented 8), then `harness`.
