@@ -22,13 +22,7 @@ constexpr char kPrelude[] =
     "import pypto.language as pl\n"
     "import torch\n";
 
-trace::TraceText Compile(const std::string& body) {
-  std::vector<std::string> warnings;
-  trace::TraceText trace = CompileSnippet(kPrelude, body, &warnings);
-  // A warning here would mean ptoc's reference disagrees with a check.
-  EXPECT_THAT(warnings, IsEmpty());
-  return trace;
-}
+trace::TraceText Compile(const std::string& body) { return CompileCleanSnippet(kPrelude, body); }
 
 std::string CompileError(const std::string& body) { return CompileSnippetError(kPrelude, body); }
 

@@ -23,6 +23,16 @@ inline trace::TraceText CompileSnippet(const std::string& prelude, const std::st
   return trace.ok() ? *trace : trace::TraceText();
 }
 
+// As CompileSnippet, and ptoc's reference must agree with every check (no
+// warning).
+inline trace::TraceText CompileCleanSnippet(const std::string& prelude, const std::string& body) {
+  std::vector<std::string> warnings;
+  trace::TraceText trace = CompileSnippet(prelude, body, &warnings);
+  EXPECT_TRUE(warnings.empty()) << warnings.size() << " warning(s), the first: "
+                                << (warnings.empty() ? "" : warnings[0]);
+  return trace;
+}
+
 // The message of the error `body` must fail with (as bad.py).
 inline std::string CompileSnippetError(const std::string& prelude, const std::string& body) {
   SourceFile source("bad.py", prelude + body);
