@@ -1,0 +1,41 @@
+# A chip-level BF16 GEMM on the 24 AIC cores: C[3072, 2048] (FP32) =
+# A[3072, 2048] @ B[2048, 2048], the shape of the core-pipes issue. Base tile
+# 128 x 256 of C per output tile (its FP32 accumulator is exactly L0C's
+# 128 KiB); 192 output tiles, 8 per block of a 24-block SPMD task. The kernel
+# form is the pipelined K loop of hw-native-sys/pypto@e2d0f78a
+# examples/models/qwen3_jit/kernels/projection.py: the first K chunk's
+# pl.matmul, then pl.matmul_acc over the other chunks of 256 in a
+# pl.pipeline(stage=2) loop, one FIXPIPE store per output tile. Shapes only
+# (--timing-only): docs/pipes.md derives its roofline.
+import pypto.language as pl
+import torch
+
+M, K, N = 3072, 2048, 2048
+TM, TN, TK = 128, 256, 256
+BLOCKS = 24
+TILES_N = N // TN
+TILES_PER_BLOCK = (M // TM) * TILES_N // BLOCKS
+
+
+@pl.jit
+def gemm(a: pl.Tensor, b: pl.Tensor, c: pl.Out[pl.Tensor]):
+    for blk in pl.spmd(BLOCKS):
+        for t in pl.range(TILES_PER_BLOCK):
+            tile = blk * TILES_PER_BLOCK + t
+            m0 = (tile // TILES_N) * TM
+            n0 = (tile % TILES_N) * TN
+            x = pl.load(a, [m0, 0], [TM, TK])
+            y = pl.load(b, [0, n0], [TK, TN])
+            acc = pl.matmul(x, y, out_dtype=pl.FP32)
+            for kk in pl.pipeline(1, K // TK, stage=2):
+                x = pl.load(a, [m0, kk * TK], [TM, TK])
+                y = pl.load(b, [kk * TK, n0], [TK, TN])
+                acc = pl.matmul_acc(acc, x, y)
+            pl.store(acc, [m0, n0], c)
+    return c
+
+
+A = torch.zeros(M, K, dtype=torch.bfloat16)
+B = torch.zeros(K, N, dtype=torch.bfloat16)
+C = torch.zeros(M, N, dtype=torch.float32)
+gemm(A, B, C)
