@@ -20,6 +20,12 @@ SpaceInfo InfoOf(trace::MemSpace space) {
       return {"L1", "core.l1_bytes"};
     case trace::ACC:
       return {"L0C", "core.l0c_bytes"};
+    case trace::LEFT:
+      return {"L0A", "core.l0a_bytes"};
+    case trace::RIGHT:
+      return {"L0B", "core.l0b_bytes"};
+    case trace::BIAS:
+      return {"BT", "core.bt_bytes"};
     default:
       return {"?", "?"};
   }
@@ -35,6 +41,12 @@ int64_t SpaceCapacityBytes(trace::MemSpace space, const CoreParams& core) {
       return core.l1_bytes;
     case trace::ACC:
       return core.l0c_bytes;
+    case trace::LEFT:
+      return core.l0a_bytes;
+    case trace::RIGHT:
+      return core.l0b_bytes;
+    case trace::BIAS:
+      return core.bt_bytes;
     default:
       return 0;
   }

@@ -2,8 +2,9 @@
 #define PTO_MODELS_CORE_BUFFER_CAPACITY_H_
 
 // A kernel's tiles against the on-chip buffers of the core that runs them
-// (core.ub_bytes, core.l1_bytes, core.l0c_bytes, ...): a tile larger than
-// its memory space cannot exist on the device.
+// (core.ub_bytes, core.l1_bytes, core.l0a_bytes, core.l0b_bytes,
+// core.l0c_bytes, core.bt_bytes): a tile larger than its memory space cannot
+// exist on the device.
 
 #include <cstdint>
 

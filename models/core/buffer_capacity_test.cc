@@ -22,6 +22,9 @@ TEST(BufferCapacityTest, EachSpaceHasItsKey) {
   EXPECT_EQ(SpaceCapacityBytes(trace::VEC, core), 196608);
   EXPECT_EQ(SpaceCapacityBytes(trace::MAT, core), 524288);
   EXPECT_EQ(SpaceCapacityBytes(trace::ACC, core), 131072);
+  EXPECT_EQ(SpaceCapacityBytes(trace::LEFT, core), 65536);
+  EXPECT_EQ(SpaceCapacityBytes(trace::RIGHT, core), 65536);
+  EXPECT_EQ(SpaceCapacityBytes(trace::BIAS, core), 1024);
   EXPECT_EQ(SpaceCapacityBytes(trace::MEM_SPACE_UNSPECIFIED, core), 0);
 }
 
