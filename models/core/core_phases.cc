@@ -385,7 +385,6 @@ void CorePhases::RunOnPipes(const absl::Status& executed) {
   pipes_.Clear();
   block_pipes_.Begin(*kernel_);
   pipe_transfers_.clear();
-  pipe_runs_.clear();
   pipe_record_.clear();
   size_t stop = 0;
   for (size_t i = segment_record_base_; i < profile_.records.size(); ++i) {
@@ -395,7 +394,6 @@ void CorePhases::RunOnPipes(const absl::Status& executed) {
         kind == trace::Op::LOAD || kind == trace::Op::STORE || kind == trace::Op::FENCE;
     const GmRuns runs = stopped ? pipe_stop_runs_[stop++] : GmRuns{};
     block_pipes_.Add(record, runs, &pipes_);
-    pipe_runs_.resize(pipes_.size(), runs);
     pipe_record_.resize(pipes_.size(), static_cast<uint32_t>(i));
   }
   // The ops start after what the segment stalled before them (the kernel
@@ -418,9 +416,8 @@ void CorePhases::StartPipes() {
 void CorePhases::AfterPipes() {
   pipes_.TakeStarted(&pipe_started_);
   for (uint32_t op : pipe_started_) {
-    const bool load = profile_.records[pipe_record_[op]].kind == trace::Op::LOAD;
-    const uint64_t id =
-        deps_.host->StartTransfer(pipe_runs_[op], load ? GmDirection::kRead : GmDirection::kWrite);
+    const uint64_t id = deps_.host->StartTransfer(
+        pipes_.gm_runs(op), pipes_.gm_write(op) ? GmDirection::kWrite : GmDirection::kRead);
     pipe_transfers_.emplace_back(id, op);
   }
   if (pipes_.finished()) {

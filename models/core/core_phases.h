@@ -446,7 +446,6 @@ class CorePhases : private MixTransferBoard::Lane {
   BlockPipes block_pipes_;
   bool pipes_active_ = false;           // the segment's ops are on the pipes
   TimePs pipe_wake_at_ = kNever;        // the compute end a kPipeTick is due for
-  std::vector<GmRuns> pipe_runs_;       // per pipe op: its transfer's (none: 0 rows)
   std::vector<uint32_t> pipe_record_;   // per pipe op: its record's index
   std::vector<GmRuns> pipe_stop_runs_;  // scratch: per executor stop
   std::vector<std::pair<uint64_t, uint32_t>> pipe_transfers_;  // host id, op

@@ -114,6 +114,12 @@ class PipeScheduler {
   Pipe pipe_of(uint32_t op) const { return ops_[op].pipe; }
   // A compute op's time; an external op's least time (its caller's).
   TimePs duration(uint32_t op) const { return ops_[op].duration; }
+  // An op that touches GM (PipeOpSpec::touches_gm): its bytes and whether it
+  // writes them.
+  const GmRuns& gm_runs(uint32_t op) const {
+    return gm_ops_[static_cast<size_t>(ops_[op].gm)].runs;
+  }
+  bool gm_write(uint32_t op) const { return gm_ops_[static_cast<size_t>(ops_[op].gm)].write; }
   // Time each pipe had at least one op running, so far.
   TimePs busy(Pipe pipe) const { return pipes_[static_cast<int>(pipe)].busy; }
 
