@@ -1088,6 +1088,7 @@ absl::StatusOr<Value> Interpreter::TraceTask(const std::string& default_name,
   kernel_ = nullptr;
   PTOC_RETURN_IF_ERROR(status);
   PTOC_ASSIGN_OR_RETURN(kernel, builder.Finish(Origin(loc)));
+  warnings_.insert(warnings_.end(), builder.warnings().begin(), builder.warnings().end());
   const trace::CoreType core_type = kernel.core_type();
   const int kid = program_.AddKernel(std::move(kernel));
 

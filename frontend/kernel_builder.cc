@@ -3,6 +3,8 @@
 #include <set>
 
 #include "absl/strings/str_cat.h"
+#include "frontend/status_macros.h"
+#include "frontend/verifiers.h"
 #include "models/core/kernel_program.h"
 
 namespace pto::ptoc {
@@ -164,8 +166,9 @@ std::shared_ptr<Tile> KernelBuilder::NewTile(const std::vector<int64_t>& shape, 
   decl->set_dtype(dtype);
   decl->set_space(space);
   decl->set_name(absl::StrCat("t", program_.tiles_size() - 1));
-  // Its own allocation until a buffer planner shares them.
+  // Its own allocation until Finish plans them.
   decl->set_buffer(program_.tiles_size() - 1);
+  tile_stages_.push_back(stage_stack_.empty() ? PipelineStage{} : stage_stack_.back());
   return std::make_shared<Tile>(serial_, program_.tiles_size() - 1, shape, dtype);
 }
 
@@ -198,6 +201,11 @@ Value KernelBuilder::BeginLoop(trace::IntExpr start, trace::IntExpr stop, trace:
 }
 
 void KernelBuilder::EndLoop() { loop_stack_.pop_back(); }
+
+int32_t KernelBuilder::BeginPipeline(int32_t depth, const std::string& origin) {
+  pipelines_.push_back({depth, origin});
+  return static_cast<int32_t>(pipelines_.size()) - 1;
+}
 
 void KernelBuilder::AddCarry(uint32_t tile, std::optional<uint32_t> init, uint32_t next,
                              const std::string& name) {
@@ -238,6 +246,26 @@ void AssignLoopEngines(OpList* ops) {
     if (op.kind() != trace::Op::LOOP) continue;
     AssignLoopEngines(op.mutable_loop()->mutable_body());
     op.set_engine(LoopEngine(op));
+  }
+}
+
+// What the planner may fill of each space: the a2a3 budgets of verifiers.h.
+uint64_t PlanningCapacity(trace::MemSpace space) {
+  switch (space) {
+    case trace::VEC:
+      return kVecBudgetBytes;
+    case trace::MAT:
+      return kMatBudgetBytes;
+    case trace::LEFT:
+      return kLeftBudgetBytes;
+    case trace::RIGHT:
+      return kRightBudgetBytes;
+    case trace::ACC:
+      return kAccBudgetBytes;
+    case trace::BIAS:
+      return kBiasBudgetBytes;
+    default:
+      return 0;
   }
 }
 
@@ -388,6 +416,19 @@ absl::StatusOr<trace::Kernel> KernelBuilder::Finish(const std::string& origin) {
     }
     program_.mutable_params(use.param)->set_direction(d);
   }
+  BufferPlanOptions plan_options;
+  plan_options.stages = tile_stages_;
+  plan_options.groups = pipelines_;
+  plan_options.capacity = PlanningCapacity;
+  absl::StatusOr<BufferPlan> planned = PlanBuffers(program_, plan_options, name_);
+  if (!planned.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(origin, ": ", planned.status().message()));
+  }
+  BufferPlan& plan = *planned;
+  for (int t = 0; t < program_.tiles_size(); ++t) {
+    program_.mutable_tiles(t)->set_buffer(plan.buffer[static_cast<size_t>(t)]);
+  }
+  warnings_ = std::move(plan.warnings);
   trace::Kernel kernel;
   kernel.set_name(name_);
   kernel.set_core_type(core_type);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "frontend/buffer_planner.h"
 #include "frontend/program_builder.h"
 #include "frontend/source.h"
 #include "frontend/value.h"
@@ -109,6 +110,13 @@ class KernelBuilder {
   void AddCarry(uint32_t tile, std::optional<uint32_t> init, uint32_t next,
                 const std::string& name);
 
+  // The copies of a pl.pipeline body: tiles made between Begin and End
+  // belong to copy `stage` of pipeline `group` (BeginPipeline's id), which
+  // the buffer planner keeps apart from the other copies.
+  int32_t BeginPipeline(int32_t depth, const std::string& origin);
+  void BeginPipelineStage(int32_t group, int32_t stage) { stage_stack_.push_back({group, stage}); }
+  void EndPipelineStage() { stage_stack_.pop_back(); }
+
   // Where each name was last bound inside the body, for messages about it.
   void NoteAssignment(const std::string& name, SourceLocation loc) { assigned_at_[name] = loc; }
   std::optional<SourceLocation> AssignedAt(const std::string& name) const {
@@ -136,8 +144,11 @@ class KernelBuilder {
 
   // Assigns the memory spaces left unspecified and the engines by op affinity
   // (pypto@e2d0f78a docs/en/dev/passes/21-expand_mixed_kernel.md), decides
-  // AIC / AIV / MIX and returns the kernel (id unset).
+  // AIC / AIV / MIX, plans the buffers (buffer_planner.h) and returns the
+  // kernel (id unset).
   absl::StatusOr<trace::Kernel> Finish(const std::string& origin);
+  // The planner's warnings ("origin: warning: ..."), after Finish.
+  const std::vector<std::string>& warnings() const { return warnings_; }
 
  private:
   std::string name_;
@@ -151,6 +162,10 @@ class KernelBuilder {
   std::set<uint32_t> intermediates_;
   bool reads_block_idx_ = false;
   int kernel_calls_ = 0;
+  std::vector<PipelineStage> stage_stack_;
+  std::vector<PipelineStage> tile_stages_;  // per tile
+  std::vector<PipelineGroup> pipelines_;
+  std::vector<std::string> warnings_;
 };
 
 }  // namespace pto::ptoc

@@ -164,6 +164,10 @@ absl::StatusOr<Interpreter::CarryFrame> Interpreter::RunClones(const Stmt& stmt,
                                                                int64_t clone_step,
                                                                const std::shared_ptr<Env>& env) {
   CarryFrame frame;
+  // Copies of a pl.pipeline body run concurrently: the planner keeps their
+  // tiles in buffers of their own.
+  const int32_t pipeline =
+      clones > 1 ? kernel_->BeginPipeline(static_cast<int32_t>(clones), Origin(stmt.loc)) : -1;
   for (int64_t k = 0; k < clones; ++k) {
     // The names a copy rebinds flow into the next copy through `env`; the
     // explicit iter_args take what the previous copy yielded.
@@ -181,7 +185,9 @@ absl::StatusOr<Interpreter::CarryFrame> Interpreter::RunClones(const Stmt& stmt,
     }
     PTOC_RETURN_IF_ERROR(Assign(*targets.var, clone_var, env));
     carry_frames_.push_back({targets.iter_args.size()});
+    if (pipeline >= 0) kernel_->BeginPipelineStage(pipeline, static_cast<int32_t>(k));
     auto flow = ExecBlock(stmt.body, env, BlockKind::kRepeated);
+    if (pipeline >= 0) kernel_->EndPipelineStage();
     frame = std::move(carry_frames_.back());
     carry_frames_.pop_back();
     if (!flow.ok()) return flow.status();

@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/dtype.h"
+#include "frontend/buffer_planner.h"
 #include "frontend/interpreter.h"
 
 namespace pto::ptoc {
@@ -111,12 +112,6 @@ class HardSyncallOccupancy : public TaskVerifier {
   }
 };
 
-uint64_t TileBytes(const trace::TileDecl& t) {
-  uint64_t n = DTypeSize(t.dtype());
-  for (int64_t d : t.shape()) n *= static_cast<uint64_t>(d);
-  return n;
-}
-
 // The cross-core ring (pypto@e2d0f78a src/ir/transforms/allocate_memory_addr_pass.cpp) is reserved
 // at the bottom of the consumer's on-chip space (UB for cube->vector, L1 for vector->cube) and the
 // tiles go above it. ptoc counts the ring plus the largest other tile of that side — a lower bound
@@ -148,7 +143,7 @@ class CrossCoreRingFit : public TaskVerifier {
       const trace::Engine to = c2v ? trace::ENGINE_VECTOR : trace::ENGINE_CUBE;
       uint64_t slot_bytes = 0, largest_other = 0;
       for (int t = 0; t < p.tiles_size(); ++t) {
-        const uint64_t bytes = TileBytes(p.tiles(t));
+        const uint64_t bytes = TileDeclBytes(p.tiles(t));
         if (writer[t] == from && readers[t].count(to)) {
           slot_bytes = std::max(slot_bytes, bytes);
         } else if (writer[t] == to || (writer[t] == trace::ENGINE_UNSPECIFIED &&

@@ -92,6 +92,10 @@ class Compiler {
     if (DTypeSize(tile.dtype) == 0) {
       return KernelError(absl::StrCat(what, " has no dtype; set TileDecl.dtype"));
     }
+    if (decl.buffer() >= static_cast<uint32_t>(kernel_.program().tiles_size())) {
+      return KernelError(absl::StrCat(what, " lives in buffer ", decl.buffer(),
+                                      "; expected a buffer below the kernel's tile count"));
+    }
     tile.rows = tile.rank == 2 ? decl.shape(0) : 1;
     tile.cols = decl.shape(tile.rank - 1);
     if (tile.rows > kMaxTileBytes || tile.cols > kMaxTileBytes ||
@@ -809,19 +813,20 @@ const char* EngineName(EngineKind engine) {
 
 namespace {
 
-// Union-find over tile indices: a carry's tiles become one buffer, named by
-// its lowest tile index.
-void AssignTileBuffers(CompiledKernel* kernel) {
-  std::vector<uint32_t>& parent = kernel->tile_buffers;
-  parent.resize(kernel->tiles.size());
+// The stream's buffers (TileDecl.buffer, ptoc's plan), with a carry's tiles
+// made one buffer whatever the stream says, as the format defines a carry:
+// union-find over buffer ids, each named by its lowest.
+void AssignTileBuffers(const trace::KernelProgram& program, CompiledKernel* kernel) {
+  std::vector<uint32_t> parent(kernel->tiles.size());
   for (uint32_t i = 0; i < parent.size(); ++i) parent[i] = i;
   auto root = [&](uint32_t t) {
     while (parent[t] != t) t = parent[t] = parent[parent[t]];
     return t;
   };
+  auto buffer = [&](int32_t tile) { return program.tiles(tile).buffer(); };
   auto join = [&](int32_t a, int32_t b) {
     if (a < 0 || b < 0) return;
-    const uint32_t ra = root(static_cast<uint32_t>(a)), rb = root(static_cast<uint32_t>(b));
+    const uint32_t ra = root(buffer(a)), rb = root(buffer(b));
     parent[std::max(ra, rb)] = std::min(ra, rb);
   };
   for (const CompiledOp& op : kernel->ops) {
@@ -830,7 +835,10 @@ void AssignTileBuffers(CompiledKernel* kernel) {
       if (!carry.next_is_carried) join(carry.tile, carry.next);
     }
   }
-  for (uint32_t i = 0; i < parent.size(); ++i) parent[i] = root(i);
+  kernel->tile_buffers.resize(parent.size());
+  for (uint32_t t = 0; t < parent.size(); ++t) {
+    kernel->tile_buffers[t] = root(buffer(static_cast<int32_t>(t)));
+  }
 }
 
 }  // namespace
@@ -852,7 +860,7 @@ absl::StatusOr<CompiledKernel> CompileKernel(const trace::Kernel& kernel) {
     case trace::Kernel::kProgram: {
       Compiler compiler(kernel, &out);
       if (absl::Status s = compiler.Run(); !s.ok()) return s;
-      AssignTileBuffers(&out);
+      AssignTileBuffers(kernel.program(), &out);
       return out;
     }
     case trace::Kernel::BODY_NOT_SET:

@@ -118,11 +118,11 @@ struct CompiledKernel {
   int64_t max_tile_bytes = 0;   // largest tile, for staging buffers
   trace::SplitMode split = trace::SPLIT_NONE;
   uint32_t slot_num = 2;
-  // The on-chip buffer each tile lives in (per tile index): its own, except
-  // that a loop carry is one buffer (trace::Op::Loop::Carry) shared by the
-  // carried tile, its init and its next -- unless next is another carried
-  // tile (a swap: two buffers that trade roles). The core's pipes order
-  // ops by these buffers.
+  // The on-chip buffer each tile lives in (per tile index): the stream's
+  // TileDecl.buffer (ptoc's plan), except that a loop carry is always one
+  // buffer (trace::Op::Loop::Carry) shared by the carried tile, its init and
+  // its next -- unless next is another carried tile (a swap: two buffers
+  // that trade roles). The core's pipes order ops by these buffers.
   std::vector<uint32_t> tile_buffers;
 };
 

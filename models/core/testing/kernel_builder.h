@@ -93,7 +93,13 @@ class KernelBuilder {
     for (int64_t d : shape) t->add_shape(d);
     t->set_dtype(dtype);
     t->set_space(space);
+    // A buffer of its own, as a stream without a planned one has.
+    t->set_buffer(static_cast<uint32_t>(program()->tiles_size() - 1));
     return static_cast<uint32_t>(program()->tiles_size() - 1);
+  }
+  // Puts tile `tile` into the buffer `buffer` (a planned reuse).
+  void ShareBuffer(uint32_t tile, uint32_t buffer) {
+    program()->mutable_tiles(static_cast<int>(tile))->set_buffer(buffer);
   }
 
   // Appends an op of `kind` to the innermost open body, with an origin
