@@ -21,7 +21,13 @@ int64_t SpaceCapacityBytes(trace::MemSpace space, const CoreParams& core);
 
 // InvalidArgument naming the kernel, the tile, its bytes and the space's
 // key and capacity when a tile does not fit its space.
+// Then CheckBufferFootprints.
 absl::Status CheckTileCapacities(const CompiledKernel& kernel, const CoreParams& core);
+
+// InvalidArgument naming the kernel, the space, its buffers' bytes and the
+// space's key and capacity when a space's buffers (each as large as its
+// largest tile) do not fit it together.
+absl::Status CheckBufferFootprints(const CompiledKernel& kernel, const CoreParams& core);
 
 }  // namespace pto
 

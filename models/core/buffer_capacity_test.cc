@@ -41,5 +41,29 @@ TEST(BufferCapacityTest, ATileUpToItsSpaceFitsAndOneByteMoreDoesNot) {
                         "its space ACC (L0C, core.l0c_bytes = 131071)"));
 }
 
+// Three 64 KiB Vec tiles: 192 KiB in buffers of their own, 128 KiB when the
+// third shares the first's buffer.
+CompiledKernel ThreeTiles(bool share) {
+  KernelBuilder kb("k", trace::AIV);
+  for (int i = 0; i < 3; ++i) kb.Full(kb.Tile("t", {128, 128}, trace::FP32), 0);
+  if (share) kb.ShareBuffer(2, 0);
+  return *CompileKernel(kb.kernel());
+}
+
+TEST(BufferCapacityTest, ASpacesBuffersMustFitItTogether) {
+  CoreParams core;
+  core.ub_bytes = 3 * 65536;
+  EXPECT_TRUE(CheckTileCapacities(ThreeTiles(false), core).ok());
+  core.ub_bytes = 3 * 65536 - 1;
+  const absl::Status status = CheckTileCapacities(ThreeTiles(false), core);
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(status.message(), HasSubstr("kernel 'k': its 3 VEC buffers (TileDecl.buffer) hold "
+                                          "196608 bytes, more than the space (UB, core.ub_bytes "
+                                          "= 196607)"));
+  // Each buffer is as large as its largest tile, not the sum of them.
+  core.ub_bytes = 2 * 65536;
+  EXPECT_TRUE(CheckTileCapacities(ThreeTiles(true), core).ok());
+}
+
 }  // namespace
 }  // namespace pto
