@@ -165,8 +165,22 @@ std::shared_ptr<Tile> KernelBuilder::NewTile(const std::vector<int64_t>& shape, 
   decl->set_space(space);
   decl->set_name(absl::StrCat("t", program_.tiles_size() - 1));
   // Its own allocation until a buffer planner shares them.
-  decl->set_buffer(program_.tiles_size() - 1);
+  decl->set_buffer(AllocateBuffers(1));
   return std::make_shared<Tile>(serial_, program_.tiles_size() - 1, shape, dtype);
+}
+
+uint32_t KernelBuilder::AllocateBuffers(uint32_t n) {
+  const uint32_t first = next_buffer_;
+  next_buffer_ += n;
+  return first;
+}
+
+void KernelBuilder::BindBuffer(const Tile& tile, uint32_t buffer, uint32_t slots,
+                               const trace::IntExpr* slot) {
+  trace::TileDecl* decl = program_.mutable_tiles(tile.index());
+  decl->set_buffer(buffer);
+  decl->set_slots(slots);
+  if (slot != nullptr) *decl->mutable_slot() = *slot;
 }
 
 std::shared_ptr<Tile> KernelBuilder::NewTileLike(const Tile& like, const std::string& name) {
@@ -334,6 +348,14 @@ absl::StatusOr<trace::Kernel> KernelBuilder::Finish(const std::string& origin) {
   }
   for (const CarryGroup& g : carries) {
     const trace::Op::Loop::Carry& c = *g.carry;
+    for (uint32_t t : {c.tile(), c.next(), c.has_init() ? c.init() : c.tile()}) {
+      if (program_.tiles(t).has_slot()) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            g.loop->origin(), ": the value carried as '", c.name(),
+            "' is a pl.MemRef tile with a runtime slot; a carried value is one buffer, so give it "
+            "a literal slot (buf[0]) or no pl.MemRef"));
+      }
+    }
     const trace::MemSpace next = program_.tiles(c.next()).space();
     if (c.has_init() && program_.tiles(c.init()).space() != next) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -392,6 +414,7 @@ absl::StatusOr<trace::Kernel> KernelBuilder::Finish(const std::string& origin) {
   kernel.set_name(name_);
   kernel.set_core_type(core_type);
   kernel.set_origin(origin);
+  program_.set_buffer_count(next_buffer_);
   *kernel.mutable_program() = program_;
   return kernel;
 }
