@@ -134,7 +134,7 @@ absl::Status BindTileToMemRef(Interpreter* interp, const Tile& tile, const Value
     alloc.loc = loc;
     alloc.base = k->AllocateBuffers(decl->slots());
   } else {
-    const std::string first = interp->Origin(alloc.loc);
+    const std::string first = absl::StrCat("line ", alloc.loc.line, ":", alloc.loc.col);
     if (alloc.owner != owner) {
       return interp->Error(loc, absl::StrCat("two separate pl.MemRef declarations both resolve to "
                                              "the name '",

@@ -173,7 +173,7 @@ TEST(MemRef, OneMemorySpacePerAllocation) {
   EXPECT_THAT(Error("b = pl.MemRef(slots=2)", body),
               HasSubstr("bad.py:9:19: error: tiles bound to the pl.MemRef allocation 'b' must "
                         "share one memory space: this one is in Mat (L1) but the allocation is "
-                        "in Vec (UB) (bad.py:8)"));
+                        "in Vec (UB) (line 8:19)"));
   // The annotated tile's own space must be the annotation's.
   const std::string acc =
       "            l = pl.load(a, [0, 0], [16, 16], target_memory=pl.Mem.Mat)\n"
