@@ -172,6 +172,7 @@ struct Group {
   uint64_t bytes = 0;
   trace::MemSpace space = trace::MEM_SPACE_UNSPECIFIED;
   PipelineStage stage;  // common to its tiles, else none
+  bool pinned = false;  // holds a pl.MemRef-bound tile
 };
 
 class Packer {
@@ -188,7 +189,7 @@ class Packer {
                                         const std::vector<int32_t>& depth) const {
     std::vector<size_t> order;
     for (size_t g = 0; g < groups_.size(); ++g) {
-      if (groups_[g].space == space) order.push_back(g);
+      if (groups_[g].space == space && !groups_[g].pinned) order.push_back(g);
     }
     std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
       if (groups_[a].bytes != groups_[b].bytes) return groups_[a].bytes > groups_[b].bytes;
@@ -287,6 +288,7 @@ absl::StatusOr<BufferPlan> PlanBuffers(const trace::KernelProgram& program,
     Group& g = groups[it->second];
     g.tiles.push_back(t);
     g.bytes = std::max(g.bytes, TileDeclBytes(program.tiles(t)));
+    g.pinned = g.pinned || (t < options.pinned.size() && options.pinned[t]);
     const PipelineStage s = stage_of(t);
     if (s.group != g.stage.group || s.stage != g.stage.stage) g.stage = PipelineStage{};
     // A tile nothing writes or reads (never the case for ptoc's own) still
@@ -302,7 +304,18 @@ absl::StatusOr<BufferPlan> PlanBuffers(const trace::KernelProgram& program,
 
   Packer packer(program, walk.ops(), std::move(groups));
   BufferPlan plan;
-  plan.buffer.assign(n, 0);
+  plan.buffer.assign(n, BufferPlan::kPinned);
+  plan.same_as.assign(n, -1);
+  for (const Group& g : packer.groups()) {
+    if (!g.pinned) continue;
+    int32_t bound = -1;
+    for (uint32_t t : g.tiles) {
+      if (t < options.pinned.size() && options.pinned[t]) bound = static_cast<int32_t>(t);
+    }
+    for (uint32_t t : g.tiles) {
+      if (!(t < options.pinned.size() && options.pinned[t])) plan.same_as[t] = bound;
+    }
+  }
   std::set<trace::MemSpace> spaces;
   for (const Group& g : packer.groups()) spaces.insert(g.space);
   for (trace::MemSpace space : spaces) {

@@ -21,6 +21,7 @@
 //   D the depth granted in that space: F, or less when F copies do not fit
 //   its capacity (then a warning names requested and granted depth).
 // - A space whose buffers still exceed its capacity at depth 1 is an error.
+// - Tiles bound to a pl.MemRef are the author's: never packed, never shared.
 
 #include <cstdint>
 #include <functional>
@@ -49,10 +50,18 @@ struct BufferPlanOptions {
   std::vector<PipelineGroup> groups;
   // A space's capacity in bytes; 0 = unknown (not checked).
   std::function<uint64_t(trace::MemSpace)> capacity;
+  // Per tile: bound to a pl.MemRef allocation (absent = no). Such a tile,
+  // and any tile one buffer with it by semantics, is left where it is
+  // (BufferPlan::kPinned), and no other tile is packed with it.
+  std::vector<bool> pinned;
 };
 
 struct BufferPlan {
-  std::vector<uint32_t> buffer;  // per tile, dense 0..count-1
+  static constexpr uint32_t kPinned = 0xffffffffu;
+  std::vector<uint32_t> buffer;  // per tile, dense 0..count-1, or kPinned
+  // Per tile: for a kPinned tile not bound itself, the bound tile whose
+  // buffer it shares (a carry of a pl.MemRef tile); -1 otherwise.
+  std::vector<int32_t> same_as;
   uint32_t count = 0;
   std::vector<uint64_t> buffer_bytes;  // per buffer: its largest member
   std::vector<std::string> warnings;   // "origin: warning: ..."

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/dtype.h"
 #include "frontend/interpreter.h"
+#include "frontend/memref.h"
 #include "frontend/status_macros.h"
 #include "frontend/tile_ops.h"
 
@@ -350,6 +351,7 @@ absl::StatusOr<Value> Interpreter::EvalSubscript(const Expr& e, const std::share
     return Value::Obj(arr->slots()[i]->AsArraySlot());
   }
   if (auto* a = base.As<Annotation>()) return AnnotationSubscript(this, *a, index, loc);
+  if (auto decl = base.AsShared<MemRefDecl>()) return MemRefSubscript(this, decl, index, loc);
   return Error(e.elts[0]->loc, absl::StrCat("'", base.TypeName(), "' is not subscriptable"));
 }
 

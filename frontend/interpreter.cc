@@ -8,6 +8,7 @@
 #include "common/dtype.h"
 #include "common/ring_limits.h"
 #include "common/tensor_fill.h"
+#include "frontend/memref.h"
 #include "frontend/name_analysis.h"
 #include "frontend/parser.h"
 #include "frontend/status_macros.h"
@@ -308,6 +309,14 @@ absl::StatusOr<Interpreter::Flow> Interpreter::Exec(const Stmt& stmt,
       if (a && a->space() != trace::MEM_SPACE_UNSPECIFIED && v.As<Tile>()) {
         PTOC_ASSIGN_OR_RETURN(tile, AsTile(v, stmt.value->loc));
         PTOC_RETURN_IF_ERROR(ApplyTileAnnotation(this, *tile, a->space(), stmt.annotation->loc));
+        if (!a->memref().is_none()) {
+          PTOC_RETURN_IF_ERROR(
+              BindTileToMemRef(this, *tile, a->memref(), a->space(), stmt.annotation->loc));
+        }
+      } else if (a && !a->memref().is_none()) {
+        return Error(stmt.value->loc, absl::StrCat("a pl.MemRef places tiles of a kernel body; "
+                                                   "this value is ",
+                                                   v.TypeName()));
       }
       PTOC_RETURN_IF_ERROR(Assign(*stmt.targets[0], v, env));
       return Flow::kNormal;
@@ -676,6 +685,9 @@ absl::Status Interpreter::Assign(const Expr& target, const Value& value,
                                  const std::shared_ptr<Env>& env) {
   switch (target.kind) {
     case ExprKind::kName:
+      if (auto* m = value.As<MemRefDecl>()) {
+        PTOC_RETURN_IF_ERROR(NameMemRef(this, m, target.name, target.loc));
+      }
       env->Set(target.name, value);
       if (in_kernel()) kernel_->NoteAssignment(target.name, target.loc);
       // The name a TaskId is bound to (`tid = ...`, `_, tid = pl.submit(...)`),

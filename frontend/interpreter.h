@@ -68,6 +68,8 @@ class Interpreter {
   }
   std::string Origin(SourceLocation loc) const { return source_.Origin(loc); }
   bool in_kernel() const { return kernel_ != nullptr; }
+  // Inside the body of a pl.pipeline(stage=F > 1), which is cloned.
+  bool in_pipeline_body() const { return pipeline_bodies_ > 0; }
   bool in_launch() const { return launch_ != nullptr; }
   KernelBuilder* kernel() { return kernel_; }
   LaunchBuilder* launch() { return launch_.get(); }
@@ -298,6 +300,7 @@ class Interpreter {
   // tensor each was bound to (FinishTaskBody), and the jit body's scope.
   std::map<std::string, std::shared_ptr<TensorRef>> out_params_;
   const Env* launch_env_ = nullptr;
+  int pipeline_bodies_ = 0;  // open pl.pipeline(stage > 1) bodies
 };
 
 // Task options read the same way by pl.at / pl.spmd / pl.submit.

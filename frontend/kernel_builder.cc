@@ -1,6 +1,10 @@
 #include "frontend/kernel_builder.h"
 
+#include <algorithm>
+#include <map>
 #include <set>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "frontend/status_macros.h"
@@ -167,9 +171,23 @@ std::shared_ptr<Tile> KernelBuilder::NewTile(const std::vector<int64_t>& shape, 
   decl->set_space(space);
   decl->set_name(absl::StrCat("t", program_.tiles_size() - 1));
   // Its own allocation until Finish plans them.
-  decl->set_buffer(program_.tiles_size() - 1);
+  decl->set_buffer(AllocateBuffers(1));
   tile_stages_.push_back(stage_stack_.empty() ? PipelineStage{} : stage_stack_.back());
   return std::make_shared<Tile>(serial_, program_.tiles_size() - 1, shape, dtype);
+}
+
+uint32_t KernelBuilder::AllocateBuffers(uint32_t n) {
+  const uint32_t first = next_buffer_;
+  next_buffer_ += n;
+  return first;
+}
+
+void KernelBuilder::BindBuffer(const Tile& tile, uint32_t buffer, uint32_t slots,
+                               const trace::IntExpr* slot) {
+  trace::TileDecl* decl = program_.mutable_tiles(tile.index());
+  decl->set_buffer(buffer);
+  decl->set_slots(slots);
+  if (slot != nullptr) *decl->mutable_slot() = *slot;
 }
 
 std::shared_ptr<Tile> KernelBuilder::NewTileLike(const Tile& like, const std::string& name) {
@@ -362,6 +380,14 @@ absl::StatusOr<trace::Kernel> KernelBuilder::Finish(const std::string& origin) {
   }
   for (const CarryGroup& g : carries) {
     const trace::Op::Loop::Carry& c = *g.carry;
+    for (uint32_t t : {c.tile(), c.next(), c.has_init() ? c.init() : c.tile()}) {
+      if (program_.tiles(t).has_slot()) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            g.loop->origin(), ": the value carried as '", c.name(),
+            "' is a pl.MemRef tile with a runtime slot; a carried value is one buffer, so give it "
+            "a literal slot (buf[0]) or no pl.MemRef"));
+      }
+    }
     const trace::MemSpace next = program_.tiles(c.next()).space();
     if (c.has_init() && program_.tiles(c.init()).space() != next) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -416,23 +442,71 @@ absl::StatusOr<trace::Kernel> KernelBuilder::Finish(const std::string& origin) {
     }
     program_.mutable_params(use.param)->set_direction(d);
   }
+  // The pl.MemRef allocations are the author's: the planner packs the other
+  // tiles around them, in what their slots leave of each space.
+  std::vector<bool> pinned(program_.tiles_size(), false);
+  std::map<trace::MemSpace, uint64_t> reserved;
+  for (const auto& [name, alloc] : memrefs_) {
+    uint64_t slot_bytes = 0;
+    for (int t = 0; t < program_.tiles_size(); ++t) {
+      const trace::TileDecl& decl = program_.tiles(t);
+      if (decl.slots() == 0 || decl.buffer() < alloc.base ||
+          decl.buffer() >= alloc.base + alloc.slots) {
+        continue;
+      }
+      pinned[static_cast<size_t>(t)] = true;
+      slot_bytes = std::max(slot_bytes, TileDeclBytes(decl));
+    }
+    reserved[alloc.space] += slot_bytes * alloc.slots;
+  }
   BufferPlanOptions plan_options;
   plan_options.stages = tile_stages_;
   plan_options.groups = pipelines_;
-  plan_options.capacity = PlanningCapacity;
+  plan_options.pinned = pinned;
+  plan_options.capacity = [&reserved](trace::MemSpace space) -> uint64_t {
+    const uint64_t capacity = PlanningCapacity(space);
+    const uint64_t held = reserved.count(space) ? reserved.at(space) : 0;
+    return capacity == 0 ? 0 : held < capacity ? capacity - held : 1;
+  };
   absl::StatusOr<BufferPlan> planned = PlanBuffers(program_, plan_options, name_);
   if (!planned.ok()) {
     return absl::InvalidArgumentError(absl::StrCat(origin, ": ", planned.status().message()));
   }
   BufferPlan& plan = *planned;
-  for (int t = 0; t < program_.tiles_size(); ++t) {
-    program_.mutable_tiles(t)->set_buffer(plan.buffer[static_cast<size_t>(t)]);
+  // Planned buffers first, then each allocation's slots, consecutive.
+  uint32_t next = plan.count;
+  std::vector<std::pair<uint32_t, uint32_t>> moved;  // old base -> new base, per allocation
+  for (const auto& [name, alloc] : memrefs_) {
+    moved.push_back({alloc.base, next});
+    next += alloc.slots;
   }
+  for (int t = 0; t < program_.tiles_size(); ++t) {
+    trace::TileDecl* decl = program_.mutable_tiles(t);
+    const uint32_t buffer = plan.buffer[static_cast<size_t>(t)];
+    if (buffer != BufferPlan::kPinned) {
+      decl->set_buffer(buffer);
+      continue;
+    }
+    for (const auto& [name, alloc] : memrefs_) {
+      if (decl->buffer() >= alloc.base && decl->buffer() < alloc.base + alloc.slots) {
+        const auto it = std::find_if(moved.begin(), moved.end(),
+                                     [&](const auto& m) { return m.first == alloc.base; });
+        decl->set_buffer(it->second + (decl->buffer() - alloc.base));
+        break;
+      }
+    }
+  }
+  for (int t = 0; t < program_.tiles_size(); ++t) {
+    const int32_t bound = plan.same_as[static_cast<size_t>(t)];
+    if (bound >= 0) program_.mutable_tiles(t)->set_buffer(program_.tiles(bound).buffer());
+  }
+  next_buffer_ = next;
   warnings_ = std::move(plan.warnings);
   trace::Kernel kernel;
   kernel.set_name(name_);
   kernel.set_core_type(core_type);
   kernel.set_origin(origin);
+  program_.set_buffer_count(next_buffer_);
   *kernel.mutable_program() = program_;
   return kernel;
 }

@@ -95,6 +95,22 @@ class KernelBuilder {
   // A new register of `like`'s shape, dtype and memory space, named `name`.
   std::shared_ptr<Tile> NewTileLike(const Tile& like, const std::string& name);
   uint32_t tile_count() const { return program_.tiles_size(); }
+  // TileDecl.buffer ids come from a counter: `n` consecutive ids, the first
+  // returned (a tile takes one, an n-slot pl.MemRef allocation n).
+  uint32_t AllocateBuffers(uint32_t n);
+  // A pl.MemRef allocation of this kernel (memref.cc), by name.
+  struct MemRefAlloc {
+    const void* owner = nullptr;  // the variable-named declaration, else null
+    uint32_t slots = 0;
+    uint32_t base = 0;  // its first buffer id
+    trace::MemSpace space = trace::MEM_SPACE_UNSPECIFIED;
+    SourceLocation loc;  // the first tile bound to it
+  };
+  std::map<std::string, MemRefAlloc>& memrefs() { return memrefs_; }
+  const trace::TileDecl& decl(const Tile& tile) const { return program_.tiles(tile.index()); }
+  // Puts `tile` in buffer `buffer` of an allocation of `slots` slots; with
+  // `slot`, the runtime slot added to it (TileDecl.slot).
+  void BindBuffer(const Tile& tile, uint32_t buffer, uint32_t slots, const trace::IntExpr* slot);
   trace::MemSpace space(const Tile& tile) const { return program_.tiles(tile.index()).space(); }
   void set_space(const Tile& tile, trace::MemSpace space) {
     program_.mutable_tiles(tile.index())->set_space(space);
@@ -158,6 +174,8 @@ class KernelBuilder {
   uint64_t serial_;
   std::vector<trace::Op*> loop_stack_;
   uint32_t next_loop_var_ = 0;
+  uint32_t next_buffer_ = 0;
+  std::map<std::string, MemRefAlloc> memrefs_;
   std::map<std::string, SourceLocation> assigned_at_;
   std::set<uint32_t> intermediates_;
   bool reads_block_idx_ = false;

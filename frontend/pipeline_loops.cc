@@ -61,6 +61,12 @@ absl::StatusOr<Interpreter::Flow> Interpreter::RunPipelineLoop(const Stmt& stmt,
                                                                const std::shared_ptr<Env>& env) {
   const int64_t stages = spec.stages();
   if (stages == 1) return RunDeviceLoop(stmt, spec, env);  // nothing to replicate
+  // Its body is cloned: pl.MemRef refuses it (memref.cc).
+  struct BodyScope {
+    int* depth;
+    explicit BodyScope(int* d) : depth(d) { ++*depth; }
+    ~BodyScope() { --*depth; }
+  } scope(&pipeline_bodies_);
   // MakeLoop checked the step: a nonzero compile-time int, > 0 for device bounds.
   const int64_t step = spec.step().i();
   int64_t stride = 0;

@@ -4,6 +4,7 @@
 #include "common/dtype.h"
 #include "frontend/arg_reader.h"
 #include "frontend/interpreter.h"
+#include "frontend/memref.h"
 #include "frontend/status_macros.h"
 #include "frontend/tile_ops.h"
 
@@ -324,6 +325,17 @@ absl::StatusOr<Value> AnnotationSubscript(Interpreter* interp, const Annotation&
         if (IsEnum(item, "pl.MemorySpace", nullptr)) {
           out->set_space(static_cast<trace::MemSpace>(item.As<EnumValue>()->value()));
         }
+        if (item.As<MemRefDecl>() || item.As<MemRefSlot>()) {
+          if (!out->memref().is_none()) {
+            return interp->Error(loc, "a pl.Tile annotation can name at most one pl.MemRef");
+          }
+          out->set_memref(item);
+        }
+      }
+      if (!out->memref().is_none() && out->space() == trace::MEM_SPACE_UNSPECIFIED) {
+        return interp->Error(loc,
+                             "a pl.Tile annotation with a pl.MemRef must also name its memory "
+                             "space, e.g. pl.Tile[[64, 64], pl.FP32, buf[0], pl.Mem.Vec]");
       }
     }
   }
@@ -877,6 +889,7 @@ std::shared_ptr<Namespace> MakePlModule(Interpreter* interp) {
   });
   pl->Set("system", Value::Obj(system));
   AddProgramForm(I, pl.get());
+  AddMemRef(I, pl.get());
   return pl;
 }
 

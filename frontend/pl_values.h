@@ -66,6 +66,10 @@ class Annotation : public Object {
   // pl.Tile[..., pl.Mem.X]; MEM_SPACE_UNSPECIFIED when it names none.
   trace::MemSpace space() const { return space_; }
   void set_space(trace::MemSpace s) { space_ = s; }
+  // pl.Tile[..., <pl.MemRef or one of its slots>, ...] (memref.h); None if
+  // the annotation names none.
+  const Value& memref() const { return memref_; }
+  void set_memref(Value m) { memref_ = std::move(m); }
   const std::string& spelling() const { return spelling_; }
 
  private:
@@ -75,6 +79,7 @@ class Annotation : public Object {
   trace::KernelParam::Direction direction_ = trace::KernelParam::IN;
   trace::DType dtype_ = trace::DTYPE_UNSPECIFIED;
   trace::MemSpace space_ = trace::MEM_SPACE_UNSPECIFIED;
+  Value memref_;
 };
 
 enum class FunctionKind { kPlain, kJit, kIncore, kInline, kExtern };

@@ -110,6 +110,14 @@ TEST(PtoSimCliTest, CubeSpacesMoveIntoL0AndAccumulateWithInitCond) {
   EXPECT_EQ(run.stats["checks"]["failed"], 0);
 }
 
+TEST(PtoSimCliTest, MemRefSlotsRunAndCheck) {
+  // A runtime slot (i % 2) over a two-slot allocation: out = 2 x.
+  const SimRun run = Simulate(kSource + "/sim/testdata/memref_slots.pbtxt");
+  ASSERT_EQ(run.cli.exit_code, 0) << run.cli.out << run.cli.err;
+  EXPECT_EQ(run.stats["checks"]["passed"], 1);
+  EXPECT_EQ(run.stats["checks"]["failed"], 0);
+}
+
 TEST(PtoSimCliTest, MixTaskTakesOneWholeClusterAndDummiesTakeNoCore) {
   const SimRun run = Simulate(kSource + "/sim/testdata/mix_dummy_alloc.pbtxt");
   ASSERT_EQ(run.cli.exit_code, 0) << run.cli.out << run.cli.err;

@@ -24,6 +24,7 @@
 #include "google/protobuf/io/zero_copy_stream_impl.h"
 #include "google/protobuf/text_format.h"
 #include "models/aicpu/tensor_view.h"
+#include "models/core/kernel_program.h"
 #include "proto/stream_version.h"
 #include "sim/config_schema.h"
 #include "sim/unknown_fields.h"
@@ -159,24 +160,54 @@ Problem CostProblem(const trace::CostSummary& cost) {
 }
 
 // A tile's memory space is a MemSpace (or unset), its buffer one of the
-// kernel's (TileDecl.buffer: 0..tiles-1).
+// kernel's (TileDecl.buffer below KernelProgram.buffer_count, or below the
+// tile count when that is 0: then every tile is its own buffer and none has
+// slots) and, for a pl.MemRef tile with a runtime slot (TileDecl.slot), all
+// `slots` buffers from it.
 Problem TileProblem(const trace::KernelProgram& program, const std::string& path,
                     const trace::Kernel& kernel) {
+  if (program.buffer_count() > kMaxKernelBuffers) {
+    return {absl::StrCat(path, ".buffer_count"),
+            absl::StrCat("kernel '", kernel.name(), "' declares ", program.buffer_count(),
+                         " buffers; expected at most ", kMaxKernelBuffers)};
+  }
+  const uint64_t buffers = program.buffer_count() > 0 ? program.buffer_count()
+                                                      : static_cast<uint64_t>(program.tiles_size());
+  const std::string bound =
+      program.buffer_count() > 0
+          ? absl::StrCat("the kernel's buffer_count is ", buffers)
+          : absl::StrCat("the kernel has ", buffers, " tiles (and no buffer_count)");
   for (int t = 0; t < program.tiles_size(); ++t) {
     const trace::TileDecl& tile = program.tiles(t);
     const std::string who =
         absl::StrCat("kernel '", kernel.name(), "' tile ", t, " ('", tile.name(), "')");
+    const std::string field = absl::StrCat(path, ".tiles[", t, "]");
     if (!trace::MemSpace_IsValid(tile.space())) {
-      return {absl::StrCat(path, ".tiles[", t, "].space"),
-              absl::StrCat(who, " has space ", tile.space(),
-                           "; expected VEC, MAT, ACC, LEFT, RIGHT or BIAS")};
+      return {field + ".space", absl::StrCat(who, " has space ", tile.space(),
+                                             "; expected VEC, MAT, ACC, LEFT, RIGHT or BIAS")};
     }
-    if (tile.buffer() >= static_cast<uint32_t>(program.tiles_size())) {
-      return {absl::StrCat(path, ".tiles[", t, "].buffer"),
-              absl::StrCat(who, " lives in buffer ", tile.buffer(), " but the kernel has ",
-                           program.tiles_size(),
-                           " tiles; expected a buffer below that (buffers are numbered densely "
-                           "from 0)")};
+    if (tile.buffer() >= buffers) {
+      return {field + ".buffer",
+              absl::StrCat(who, " lives in buffer ", tile.buffer(), " but ", bound,
+                           "; expected a buffer below that (buffers are numbered from 0)")};
+    }
+    if (tile.slots() > 0 && program.buffer_count() == 0) {
+      return {field + ".slots",
+              absl::StrCat(who, " has ", tile.slots(),
+                           " pl.MemRef slots but the kernel has no buffer_count; a kernel "
+                           "without one gives every tile its own buffer: set buffer_count")};
+    }
+    if (tile.has_slot() && tile.slots() == 0) {
+      return {field + ".slot",
+              absl::StrCat(who,
+                           " has a runtime slot but slots is 0; a slot picks one of a "
+                           "pl.MemRef allocation's slots: set slots to its slot count")};
+    }
+    if (tile.has_slot() && tile.buffer() + uint64_t{tile.slots()} > buffers) {
+      return {field + ".slots",
+              absl::StrCat(who, "'s ", tile.slots(), " slots take buffers ", tile.buffer(), "..",
+                           tile.buffer() + uint64_t{tile.slots()} - 1, " but ", bound,
+                           "; expected buffer + slots <= that")};
     }
   }
   return {};

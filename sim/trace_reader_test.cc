@@ -18,6 +18,7 @@
 #include "google/protobuf/text_format.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "gtest/gtest.h"
+#include "models/core/kernel_program.h"
 
 namespace pto {
 namespace {
@@ -41,7 +42,7 @@ struct Trace {
 };
 
 constexpr char kHeader[] = R"pb(
-  version: 4
+  version: 5
   tensors {
     id: 0
     name: "a"
@@ -285,7 +286,7 @@ TEST_F(TraceReaderTest, ReadsATraceTextInMemory) {
               HasSubstr("compiled.py: record 2 (launch 0 'main', submit 0 'add'): submit.deps[0]"));
   text.clear_header();
   EXPECT_THAT(std::string(TraceReader::FromText(text, "compiled.py").status().message()),
-              HasSubstr("compiled.py: header: not set; expected a 'header { version: 4"));
+              HasSubstr("compiled.py: header: not set; expected a 'header { version: 5"));
 }
 
 TEST_F(TraceReaderTest, ReturnsRecordsInOrderWithPositions) {
@@ -445,7 +446,7 @@ TEST_F(TraceReaderTest, EmptyTextFile) {
 
 TEST_F(TraceReaderTest, TextParseErrorNamesLineAndColumn) {
   const std::string path = TempPath(".pbtxt");
-  WriteFile(path, "header {\n  version: 4\n  tensors { id: 0 nmae: \"a\" }\n}\n");
+  WriteFile(path, "header {\n  version: 5\n  tensors { id: 0 nmae: \"a\" }\n}\n");
   const auto reader = TraceReader::Open(path);
   ASSERT_FALSE(reader.ok());
   EXPECT_THAT(std::string(reader.status().message()),
@@ -584,7 +585,7 @@ TEST_F(TraceReaderTest, UnknownFieldFromANewerWriter) {
 
 TEST_F(TraceReaderTest, ValidTraceHasTheCurrentVersion) {
   EXPECT_EQ(ValidTrace().header.version(), kTaskStreamVersion);
-  EXPECT_EQ(kTaskStreamVersion, 4u);
+  EXPECT_EQ(kTaskStreamVersion, 5u);
 }
 
 TEST_F(TraceReaderTest, AnInactiveKernelSlotTakesOneByte) {
@@ -600,8 +601,8 @@ TEST_F(TraceReaderTest, OlderVersionAsksToRerunPtoc) {
   t.header.set_version(kTaskStreamVersion - 1);
   t.header.set_source("gated.py");
   EXPECT_THAT(BinaryError(t),
-              HasSubstr(".pb: header: version: is 3; expected 4: the trace was written by an "
-                        "older ptoc (schema version 3); re-run ptoc on its kernel description: "
+              HasSubstr(".pb: header: version: is 4; expected 5: the trace was written by an "
+                        "older ptoc (schema version 4); re-run ptoc on its kernel description: "
                         "ptoc gated.py -o OUT.pb"));
   // The header's source is untrusted: only a plain *.py path is quoted.
   t.header.set_source("x.py\nrm -rf /");
@@ -614,7 +615,7 @@ TEST_F(TraceReaderTest, NewerVersionSaysThisPtoSimIsOlder) {
   Trace t = ValidTrace();
   t.header.set_version(kTaskStreamVersion + 1);
   EXPECT_THAT(BinaryError(t),
-              HasSubstr(".pb: header: version: is 5; expected 4: this pto_sim (schema version 4) "
+              HasSubstr(".pb: header: version: is 6; expected 5: this pto_sim (schema version 5) "
                         "is older than the trace"));
   EXPECT_THAT(BinaryError(t), testing::Not(HasSubstr("re-run ptoc")));
 }
@@ -622,7 +623,7 @@ TEST_F(TraceReaderTest, NewerVersionSaysThisPtoSimIsOlder) {
 TEST_F(TraceReaderTest, MissingVersion) {
   Trace t = ValidTrace();
   t.header.clear_version();
-  EXPECT_THAT(BinaryError(t), HasSubstr("header: version: is 0 (not set); expected 4"));
+  EXPECT_THAT(BinaryError(t), HasSubstr("header: version: is 0 (not set); expected 5"));
 }
 
 TEST_F(TraceReaderTest, TensorIdsMustBeDense) {
@@ -704,7 +705,7 @@ TEST_F(TraceReaderTest, UnknownFieldInTheHeader) {
   trace::Tensor* tensor = t.header.mutable_tensors(2);
   tensor->GetReflection()->MutableUnknownFields(tensor)->AddVarint(42, 1);
   EXPECT_THAT(BinaryError(t),
-              HasSubstr("header: tensors[2].<field number 42>: is not part of schema version 4"));
+              HasSubstr("header: tensors[2].<field number 42>: is not part of schema version 5"));
 }
 
 TEST_F(TraceReaderTest, InitDataSizeMustMatch) {
@@ -800,11 +801,44 @@ TEST_F(TraceReaderTest, TileSpacesAndBuffersAreInRange) {
   tile->set_buffer(1);
   EXPECT_THAT(BinaryError(t), HasSubstr("header: kernels[2].program.tiles[0].buffer: kernel 'mixk' "
                                         "tile 0 ('') lives in buffer 1 but the kernel has 1 "
-                                        "tiles; expected a buffer below that"));
+                                        "tiles (and no buffer_count); expected a buffer below "
+                                        "that"));
   // A text trace names the kernel's line.
   EXPECT_THAT(std::string(ReadAll(WriteText(t)).message()),
               testing::MatchesRegex(".*\\.pbtxt:[0-9]+: header: kernels\\[2\\]\\.program\\.tiles"
                                     "\\[0\\]\\.buffer: .*"));
+}
+
+// pl.MemRef's fields (version 5): a buffer below buffer_count, slots only
+// with a buffer_count, a runtime slot only on a slotted tile whose slots all
+// fit.
+TEST_F(TraceReaderTest, BufferCountBoundsBuffersAndRuntimeSlots) {
+  Trace t = ValidTrace();
+  trace::KernelProgram* program = t.header.mutable_kernels(2)->mutable_program();
+  trace::TileDecl* tile = program->mutable_tiles(0);
+  const std::string field = "header: kernels[2].program.tiles[0].";
+  tile->set_slots(2);
+  EXPECT_THAT(BinaryError(t), HasSubstr(field + "slots: kernel 'mixk' tile 0 ('') has 2 pl.MemRef "
+                                                "slots but the kernel has no buffer_count"));
+  program->set_buffer_count(3);
+  tile->set_buffer(1);
+  tile->mutable_slot()->set_constant(0);
+  EXPECT_TRUE(ReadBinary(t).ok());  // slots 1 and 2 of 3
+  tile->set_buffer(2);
+  EXPECT_THAT(BinaryError(t),
+              HasSubstr(field + "slots: kernel 'mixk' tile 0 ('')'s 2 slots take buffers 2..3 but "
+                                "the kernel's buffer_count is 3; expected buffer + slots <= that"));
+  tile->set_slots(0);
+  EXPECT_THAT(BinaryError(t), HasSubstr(field + "slot: kernel 'mixk' tile 0 ('') has a runtime "
+                                                "slot but slots is 0"));
+  tile->clear_slot();
+  tile->set_buffer(3);
+  EXPECT_THAT(BinaryError(t),
+              HasSubstr(field + "buffer: kernel 'mixk' tile 0 ('') lives in buffer 3 "
+                                "but the kernel's buffer_count is 3"));
+  program->set_buffer_count(kMaxKernelBuffers + 1);
+  EXPECT_THAT(BinaryError(t), HasSubstr("header: kernels[2].program.buffer_count: kernel 'mixk' "
+                                        "declares 1048577 buffers; expected at most 1048576"));
 }
 
 TEST_F(TraceReaderTest, RingSizesOneOrFour) {
@@ -1265,9 +1299,9 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         BadFile{"truncated.pb", "remain; expected the whole message (the file was cut short"},
         BadFile{"wrong_version.pb",
-                "header: version: is 5; expected 4: this pto_sim (schema version 4) is older"},
+                "header: version: is 6; expected 5: this pto_sim (schema version 5) is older"},
         BadFile{"old_version.pb",
-                "header: version: is 3; expected 4: the trace was written by an older ptoc"},
+                "header: version: is 4; expected 5: the trace was written by an older ptoc"},
         BadFile{"unknown_kernel.pbtxt", "submit.kernel_ids[1]: names kernel 5"},
         BadFile{"dep_on_later_task.pbtxt", "submit.deps[0]: names submit 1, but only submits 0..0"},
         BadFile{"view_out_of_bounds.pbtxt",

@@ -48,7 +48,9 @@ void DescribePipeOp(const CompiledKernel& kernel, const OpRecord& record, const 
   spec->writes.clear();
   spec->touches_gm = false;
   spec->gm_write = false;
-  auto buffer = [&](int32_t tile) { return kernel.tile_buffers[static_cast<size_t>(tile)]; };
+  auto buffer = [&](int32_t tile, int k) {
+    return kernel.tile_buffers[static_cast<size_t>(tile)] + record.slot[k];
+  };
   switch (op.kind) {
     case trace::Op::LOAD:
     case trace::Op::STORE:
@@ -75,29 +77,30 @@ void DescribePipeOp(const CompiledKernel& kernel, const OpRecord& record, const 
     default:
       break;
   }
-  for (int32_t src : {op.src0, op.src1, op.src2}) {
-    if (src >= 0) spec->reads.push_back(buffer(src));
+  const int32_t srcs[3] = {op.src0, op.src1, op.src2};
+  for (int k = 0; k < 3; ++k) {
+    if (srcs[k] >= 0) spec->reads.push_back(buffer(srcs[k], k + 1));
   }
-  if (op.dst >= 0) spec->writes.push_back(buffer(op.dst));
+  if (op.dst >= 0) spec->writes.push_back(buffer(op.dst, 0));
 }
 
 void BlockPipes::Begin(const CompiledKernel& kernel) {
   kernel_ = &kernel;
-  l0_base_ = static_cast<uint32_t>(kernel.tiles.size());
+  l0_base_ = std::max(kernel.buffer_count, static_cast<uint32_t>(kernel.tiles.size()));
   next_a_ = next_b_ = 0;
 }
 
 void BlockPipes::Add(const OpRecord& record, const GmRuns& transfer, PipeScheduler* pipes) {
   const CompiledOp& op = kernel_->ops[record.op_index];
   if (op.kind == trace::Op::MATMUL) {
-    AddMatmul(op, pipes);
+    AddMatmul(op, record, pipes);
     return;
   }
   DescribePipeOp(*kernel_, record, transfer, config_, &spec_);
   pipes->Add(spec_);
 }
 
-void BlockPipes::AddMatmul(const CompiledOp& op, PipeScheduler* pipes) {
+void BlockPipes::AddMatmul(const CompiledOp& op, const OpRecord& record, PipeScheduler* pipes) {
   const trace::DType dtype = kernel_->tiles[static_cast<size_t>(op.src0)].dtype;
   L0Tiling tile = ChooseL0Tiling(op.m, op.n, op.k, dtype, cube_);
   // The explicit form: the operands were moved into L0A / L0B (pl.move, on
@@ -113,13 +116,14 @@ void BlockPipes::AddMatmul(const CompiledOp& op, PipeScheduler* pipes) {
     tile.k0 = std::max<int64_t>(16, tile.k0 / 2);
   }
   const int slots = fits_twice(tile) ? 2 : 1;
-  const uint32_t a = kernel_->tile_buffers[static_cast<size_t>(op.src0)];
-  const uint32_t b = kernel_->tile_buffers[static_cast<size_t>(op.src1)];
-  const uint32_t acc = kernel_->tile_buffers[static_cast<size_t>(op.dst)];
+  const uint32_t a = kernel_->tile_buffers[static_cast<size_t>(op.src0)] + record.slot[1];
+  const uint32_t b = kernel_->tile_buffers[static_cast<size_t>(op.src1)] + record.slot[2];
+  const uint32_t acc = kernel_->tile_buffers[static_cast<size_t>(op.dst)] + record.slot[0];
   // pl.matmul_acc adds to its accumulator (unless init_cond held: the
   // timing is the same, the first MAD still reads the buffer).
   const int64_t incoming =
-      op.src2 >= 0 ? kernel_->tile_buffers[static_cast<size_t>(op.src2)] : int64_t{-1};
+      op.src2 >= 0 ? kernel_->tile_buffers[static_cast<size_t>(op.src2)] + record.slot[3]
+                   : int64_t{-1};
   // Field by field: the operand lists keep their storage.
   spec_.external = spec_.barrier = spec_.touches_gm = spec_.gm_write = false;
   for (int64_t m_at = 0; m_at < op.m; m_at += tile.m0) {

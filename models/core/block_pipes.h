@@ -3,7 +3,8 @@
 
 // What each executed op of a (non-MIX) block is on its core's pipes: the
 // pipe, its time or its transfer, the buffers it reads and writes
-// (CompiledKernel::tile_buffers) and its GM bytes. The PipeScheduler orders
+// (CompiledKernel::tile_buffers, plus the record's runtime pl.MemRef slot)
+// and its GM bytes. The PipeScheduler orders
 // them; the core issues their transfers.
 
 #include <cstdint>
@@ -56,13 +57,15 @@ class BlockPipes {
   void Add(const OpRecord& record, const GmRuns& transfer, PipeScheduler* pipes);
 
  private:
-  void AddMatmul(const CompiledOp& op, PipeScheduler* pipes);
+  void AddMatmul(const CompiledOp& op, const OpRecord& record, PipeScheduler* pipes);
 
   const ChipConfig& config_;
   CubeCostModel cube_;
   const CompiledKernel* kernel_ = nullptr;
-  uint32_t l0_base_ = 0;  // buffer ids past the kernel's tiles: L0A 0-1, L0B 2-3
-  uint64_t next_a_ = 0;   // L0 slots used so far, for the rotation
+  // Buffer ids past the kernel's (CompiledKernel::buffer_count): L0A 0-1,
+  // L0B 2-3.
+  uint32_t l0_base_ = 0;
+  uint64_t next_a_ = 0;  // L0 slots used so far, for the rotation
   uint64_t next_b_ = 0;
   PipeOpSpec spec_;
 };

@@ -122,6 +122,45 @@ TEST(BlockPipesTest, ALoopCarryIsOneBufferAndASwapTwo) {
   EXPECT_EQ(buffer[acc], zero);  // named by its lowest tile
 }
 
+// A kernel with buffer_count: tiles live in their TileDecl.buffer, a carry
+// joins buffers (not tiles), and a runtime slot adds the record's slot.
+TEST(BlockPipesTest, BuffersComeFromTheStreamAndRuntimeSlotsPickOne) {
+  KernelBuilder kb("slots");
+  const uint32_t x = kb.TensorParam("x", trace::FP32, trace::KernelParam::IN);
+  const uint32_t t = kb.Tile("t", {1, 16}, trace::FP32);
+  const uint32_t u = kb.Tile("u", {1, 16}, trace::FP32);
+  const uint32_t v = kb.Tile("v", {1, 16}, trace::FP32);
+  kb.program()->set_buffer_count(6);
+  // t: slot (loop var 0) of a 2-slot allocation at buffers 3-4; u: slot 1
+  // of it, folded (buffer 4); v: buffer 5.
+  kb.program()->mutable_tiles(t)->set_buffer(3);
+  kb.program()->mutable_tiles(t)->set_slots(2);
+  *kb.program()->mutable_tiles(t)->mutable_slot() = kernel_testing::LoopVar(0);
+  kb.program()->mutable_tiles(u)->set_buffer(4);
+  kb.program()->mutable_tiles(u)->set_slots(2);
+  kb.program()->mutable_tiles(v)->set_buffer(5);
+  kb.BeginLoop(0, C(0), C(2));
+  kb.Load(t, x, {C(0), C(0)});
+  kb.Binary(trace::Op::ADD, v, t, t);
+  kb.Unary(trace::Op::EXP, u, v);
+  kb.EndLoop();
+  const absl::StatusOr<CompiledKernel> kernel = CompileKernel(kb.kernel());
+  ASSERT_TRUE(kernel.ok()) << kernel.status();
+  EXPECT_THAT(kernel->tile_buffers, ElementsAre(3, 4, 5));
+  EXPECT_EQ(kernel->buffer_count, 6u);
+  ChipConfig config;
+  PipeOpSpec spec;
+  OpRecord load{1, trace::Op::LOAD};
+  load.slot[0] = 1;  // t's slot when it ran: buffer 3 + 1
+  DescribePipeOp(*kernel, load, GmRuns{0x1000, 64, 1, 64}, config, &spec);
+  EXPECT_THAT(spec.writes, ElementsAre(4));
+  OpRecord add{2, trace::Op::ADD};
+  add.slot[1] = add.slot[2] = 0;
+  DescribePipeOp(*kernel, add, GmRuns{}, config, &spec);
+  EXPECT_THAT(spec.reads, ElementsAre(3, 3));
+  EXPECT_THAT(spec.writes, ElementsAre(5));
+}
+
 // The pipe ops of `kernel`'s records (one per op, in order, each of cost 0:
 // only the matmuls' steps take time), run with no transfer taking time;
 // the block's end.

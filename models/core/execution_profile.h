@@ -28,6 +28,10 @@ struct OpRecord {
   int64_t gm_bytes_read = 0;
   int64_t gm_bytes_written = 0;
   double cost_ns = 0;
+  // The runtime pl.MemRef slot (CompiledTile::has_slot) of the op's dst,
+  // src0, src1 and src2 tiles when it ran, 0 for the others: the tile lived
+  // in CompiledKernel::tile_buffers[tile] + slot.
+  uint32_t slot[4] = {0, 0, 0, 0};
 };
 
 // What one block of a kernel did and what it cost. Reused across blocks:

@@ -92,10 +92,6 @@ class Compiler {
     if (DTypeSize(tile.dtype) == 0) {
       return KernelError(absl::StrCat(what, " has no dtype; set TileDecl.dtype"));
     }
-    if (decl.buffer() >= static_cast<uint32_t>(kernel_.program().tiles_size())) {
-      return KernelError(absl::StrCat(what, " lives in buffer ", decl.buffer(),
-                                      "; expected a buffer below the kernel's tile count"));
-    }
     tile.rows = tile.rank == 2 ? decl.shape(0) : 1;
     tile.cols = decl.shape(tile.rank - 1);
     if (tile.rows > kMaxTileBytes || tile.cols > kMaxTileBytes ||
@@ -105,6 +101,33 @@ class Compiler {
     }
     out_->max_tile_bytes = std::max<int64_t>(
         out_->max_tile_bytes, tile.elements() * static_cast<int64_t>(DTypeSize(tile.dtype)));
+    // The trace reader names these fields; a kernel built in memory is
+    // checked here too, as the buffers index the pipes' state.
+    const trace::KernelProgram& program = kernel_.program();
+    const uint64_t buffers = program.buffer_count() > 0
+                                 ? uint64_t{program.buffer_count()}
+                                 : static_cast<uint64_t>(program.tiles_size());
+    const uint64_t last = uint64_t{decl.buffer()} + (decl.has_slot() ? decl.slots() : 1);
+    if (program.buffer_count() > kMaxKernelBuffers || last > buffers ||
+        (decl.has_slot() && decl.slots() == 0) ||
+        (program.buffer_count() == 0 && decl.slots() > 0)) {
+      return KernelError(absl::StrCat(
+          what, " lives in buffer ", decl.buffer(),
+          decl.has_slot() ? absl::StrCat(" with ", decl.slots(), " runtime slots") : "",
+          "; expected buffer + max(slots, 1) <= ", buffers, " (buffer_count, at most ",
+          kMaxKernelBuffers,
+          ", set when any tile has slots) and slots > 0 with a "
+          "slot"));
+    }
+    tile.slots = decl.slots();
+    if (decl.has_slot()) {
+      absl::StatusOr<CompiledIntExpr> slot = CompiledIntExpr::Compile(decl.slot());
+      if (!slot.ok()) {
+        return KernelError(absl::StrCat(what, " slot: ", slot.status().message()));
+      }
+      tile.has_slot = true;
+      tile.slot = *std::move(slot);
+    }
     out_->tiles.push_back(std::move(tile));
     return absl::OkStatus();
   }
@@ -740,6 +763,7 @@ class Compiler {
         break;  // FENCE: no operands.
     }
     if (!status.ok()) return status;
+    if (absl::Status s = CheckSlots(op); !s.ok()) return s;
     if (proto.engine() == trace::ENGINE_CUBE) op.engine = EngineKind::kCube;
     if (proto.engine() == trace::ENGINE_VECTOR) op.engine = EngineKind::kVector;
     if (writes_dst) {
@@ -757,6 +781,19 @@ class Compiler {
     }
     op.body_end = static_cast<int32_t>(index + 1);
     out_->ops[index] = std::move(op);
+    return absl::OkStatus();
+  }
+
+  // A runtime slot is evaluated where the tile is used: it may read the
+  // loop vars enclosing each op that reads or writes the tile.
+  absl::Status CheckSlots(const CompiledOp& op) const {
+    for (int32_t t : {op.dst, op.src0, op.src1, op.src2}) {
+      if (t < 0 || !out_->tiles[t].has_slot) continue;
+      const trace::TileDecl& decl = kernel_.program().tiles(t);
+      if (absl::Status s = ValidateIntExpr(decl.slot(), kernel_.program(), loop_stack_); !s.ok()) {
+        return OpError(op, absl::StrCat("tile ", t, " ('", decl.name(), "') slot: ", s.message()));
+      }
+    }
     return absl::OkStatus();
   }
 
@@ -813,32 +850,48 @@ const char* EngineName(EngineKind engine) {
 
 namespace {
 
-// The stream's buffers (TileDecl.buffer, ptoc's plan), with a carry's tiles
-// made one buffer whatever the stream says, as the format defines a carry:
-// union-find over buffer ids, each named by its lowest.
-void AssignTileBuffers(const trace::KernelProgram& program, CompiledKernel* kernel) {
-  std::vector<uint32_t> parent(kernel->tiles.size());
+// Union-find over buffer ids: a tile lives in its TileDecl.buffer, and a
+// carry's tiles become one buffer, named by its lowest id. A runtime-slot
+// tile cannot be carried (its buffer changes per op), so it is checked here.
+absl::Status AssignTileBuffers(const trace::KernelProgram& program, CompiledKernel* kernel) {
+  kernel->buffer_count = program.buffer_count() > 0 ? program.buffer_count()
+                                                    : static_cast<uint32_t>(program.tiles_size());
+  std::vector<uint32_t> parent(kernel->buffer_count);
   for (uint32_t i = 0; i < parent.size(); ++i) parent[i] = i;
-  auto root = [&](uint32_t t) {
-    while (parent[t] != t) t = parent[t] = parent[parent[t]];
-    return t;
+  auto root = [&](uint32_t b) {
+    while (parent[b] != b) b = parent[b] = parent[parent[b]];
+    return b;
+  };
+  // No buffer_count: the stream assigns no buffers, each tile is its own.
+  const bool assigned = program.buffer_count() > 0;
+  auto buffer_of = [&](int32_t tile) {
+    return assigned ? program.tiles(tile).buffer() : static_cast<uint32_t>(tile);
   };
   auto buffer = [&](int32_t tile) { return program.tiles(tile).buffer(); };
   auto join = [&](int32_t a, int32_t b) {
     if (a < 0 || b < 0) return;
-    const uint32_t ra = root(buffer(a)), rb = root(buffer(b));
+    const uint32_t ra = root(buffer_of(a)), rb = root(buffer_of(b));
     parent[std::max(ra, rb)] = std::min(ra, rb);
   };
   for (const CompiledOp& op : kernel->ops) {
     for (const CompiledCarry& carry : op.carries) {
+      for (int32_t t : {carry.tile, carry.init, carry.next}) {
+        if (t >= 0 && kernel->tiles[t].has_slot) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              op.label, ": carries tile ", t, " ('", kernel->tiles[t].name,
+              "'), which has a runtime slot (TileDecl.slot); a carry is one buffer, so give it "
+              "a literal slot or none"));
+        }
+      }
       join(carry.tile, carry.init);
       if (!carry.next_is_carried) join(carry.tile, carry.next);
     }
   }
-  kernel->tile_buffers.resize(parent.size());
-  for (uint32_t t = 0; t < parent.size(); ++t) {
-    kernel->tile_buffers[t] = root(buffer(static_cast<int32_t>(t)));
+  kernel->tile_buffers.resize(kernel->tiles.size());
+  for (size_t t = 0; t < kernel->tiles.size(); ++t) {
+    kernel->tile_buffers[t] = root(buffer_of(static_cast<int32_t>(t)));
   }
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -860,7 +913,7 @@ absl::StatusOr<CompiledKernel> CompileKernel(const trace::Kernel& kernel) {
     case trace::Kernel::kProgram: {
       Compiler compiler(kernel, &out);
       if (absl::Status s = compiler.Run(); !s.ok()) return s;
-      AssignTileBuffers(kernel.program(), &out);
+      if (absl::Status s = AssignTileBuffers(kernel.program(), &out); !s.ok()) return s;
       return out;
     }
     case trace::Kernel::BODY_NOT_SET:

@@ -15,6 +15,8 @@ enum class EngineKind : uint8_t { kCube, kVector };
 const char* EngineName(EngineKind engine);
 
 inline constexpr int kMaxViewRank = 5;
+// KernelProgram.buffer_count's bound: the pipes keep state per buffer.
+inline constexpr uint32_t kMaxKernelBuffers = uint32_t{1} << 20;
 
 // The AIC's buffers (MAT, LEFT, RIGHT, ACC, BIAS); VEC is the AIV's.
 bool IsCubeSpace(trace::MemSpace space);
@@ -36,6 +38,12 @@ struct CompiledTile {
   int rank = 0;
   int64_t rows = 0;
   int64_t cols = 0;
+  // A pl.MemRef tile (TileDecl.slots, .slot): `slots` > 0 slots of one
+  // allocation; with `has_slot` the slot is picked at run time, and the tile
+  // lives in CompiledKernel::tile_buffers[tile] + slot.
+  uint32_t slots = 0;
+  bool has_slot = false;
+  CompiledIntExpr slot;
   int64_t elements() const { return rows * cols; }
 };
 
@@ -118,12 +126,18 @@ struct CompiledKernel {
   int64_t max_tile_bytes = 0;   // largest tile, for staging buffers
   trace::SplitMode split = trace::SPLIT_NONE;
   uint32_t slot_num = 2;
-  // The on-chip buffer each tile lives in (per tile index): the stream's
-  // TileDecl.buffer (ptoc's plan), except that a loop carry is always one
-  // buffer (trace::Op::Loop::Carry) shared by the carried tile, its init and
-  // its next -- unless next is another carried tile (a swap: two buffers
-  // that trade roles). The core's pipes order ops by these buffers.
+  // The on-chip buffer each tile lives in (per tile index): its
+  // TileDecl.buffer (its own, the tile index, when the kernel has no
+  // buffer_count), except that a loop carry is one buffer
+  // (trace::Op::Loop::Carry) shared by the carried tile, its init and its
+  // next -- unless next is another carried tile (a swap: two buffers that
+  // trade roles). A tile with a runtime slot adds the slot per executed op
+  // (OpRecord::slot). The core's pipes order ops by these buffers.
   std::vector<uint32_t> tile_buffers;
+  // Buffer ids range over 0..buffer_count-1 (KernelProgram.buffer_count, or
+  // the tile count when that is 0); ids from buffer_count on are free for
+  // the pipes' own buffers (the L0 slots).
+  uint32_t buffer_count = 0;
 };
 
 // Validates `kernel` and flattens it for execution. Checks: tile shapes (rank
@@ -137,7 +151,9 @@ struct CompiledKernel {
 // tile with init readable from the loop op on, one without only after the
 // loop; a MOVE between a MoveRouteOf pair (a crossing in MIX kernels only) of
 // one shape and dtype; an accumulating MATMUL's accumulator of the result's
-// shape and dtype. Errors name the kernel, the op index (pre-order, counting LOOP bodies
+// shape and dtype; a tile's runtime slot (TileDecl.slot) over the loop vars
+// enclosing every op that uses it, and no runtime-slot tile in a carry.
+// Errors name the kernel, the op index (pre-order, counting LOOP bodies
 // inline), its kind and origin, what was expected and what to do.
 // Also assigns CompiledKernel::tile_buffers.
 absl::StatusOr<CompiledKernel> CompileKernel(const trace::Kernel& kernel);

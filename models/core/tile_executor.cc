@@ -360,6 +360,7 @@ absl::Status TileExecutor::RunProgram() {
     rec.engine = op.engine;
     rec.elements = op.elements;
     rec.cost_ns = op_costs[pc];
+    if (absl::Status s = ResolveSlots(kernel, op, env, &rec); !s.ok()) return s;
     switch (op.kind) {
       case Op::LOAD: {
         Window w;
@@ -505,6 +506,27 @@ absl::Status TileExecutor::CopyCarries(const CompiledOp& loop, int32_t pc, Carry
   rec.engine = loop.engine;
   rec.carry = copy;
   profile_->Add(rec);
+  return absl::OkStatus();
+}
+
+absl::Status TileExecutor::ResolveSlots(const CompiledKernel& kernel, const CompiledOp& op,
+                                        const IntEnv& env, OpRecord* rec) {
+  const int32_t operands[4] = {op.dst, op.src0, op.src1, op.src2};
+  for (int k = 0; k < 4; ++k) {
+    if (operands[k] < 0) continue;
+    const CompiledTile& tile = kernel.tiles[operands[k]];
+    if (!tile.has_slot) continue;
+    absl::StatusOr<int64_t> slot = tile.slot.Evaluate(env);
+    if (!slot.ok())
+      return WithLabel(op, absl::StrCat("tile '", tile.name, "' slot: "), slot.status());
+    if (*slot < 0 || *slot >= tile.slots) {
+      return absl::OutOfRangeError(absl::StrCat(
+          op.label, ": tile '", tile.name, "' picks slot ", *slot, " of its pl.MemRef allocation, ",
+          "which has ", tile.slots, " slots; expected 0 <= slot < ", tile.slots,
+          ": check the subscript (e.g. i % ", tile.slots, ")"));
+    }
+    rec->slot[k] = static_cast<uint32_t>(*slot);
+  }
   return absl::OkStatus();
 }
 

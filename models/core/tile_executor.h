@@ -179,6 +179,9 @@ class TileExecutor {
   absl::Status PauseAt(const CompiledOp& op, int32_t pc, const IntEnv& env);
   // Stops before the LOAD, STORE or FENCE at `pc`, noting what it moves.
   absl::Status StopAtTransfer(const CompiledOp& op, int32_t pc);
+  // OpRecord::slot for the op's runtime-slot tiles, range-checked.
+  static absl::Status ResolveSlots(const CompiledKernel& kernel, const CompiledOp& op,
+                                   const IntEnv& env, OpRecord* rec);
   absl::Status ResolveWindow(const CompiledKernel& kernel, const CompiledOp& op,
                              const CompiledTile& tile, absl::Span<const BoundArg> args,
                              const BlockContext& block, Window* window);

@@ -166,6 +166,51 @@ TEST_F(TileExecutorTest, ElementwiseOpsMatchAReferenceLoop) {
   }
 }
 
+// A pl.MemRef tile's runtime slot: evaluated per op instance into the
+// record (OpRecord::slot), range-checked against its slots.
+TEST_F(TileExecutorTest, RuntimeSlotsAreEvaluatedPerOpAndRangeChecked) {
+  auto build = [](int64_t offset) {
+    KernelBuilder kb("slots");
+    const uint32_t x = kb.TensorParam("x", trace::FP32);
+    const uint32_t t = kb.Tile("t", {16}, trace::FP32);
+    const uint32_t u = kb.Tile("u", {16}, trace::FP32);
+    kb.program()->set_buffer_count(3);
+    kb.program()->mutable_tiles(t)->set_buffer(0);
+    kb.program()->mutable_tiles(t)->set_slots(2);
+    *kb.program()->mutable_tiles(t)->mutable_slot() = kernel_testing::Plus(
+        kernel_testing::Bin(trace::IntExpr::MOD, kernel_testing::LoopVar(0), C(2)), C(offset));
+    kb.program()->mutable_tiles(u)->set_buffer(2);
+    kb.BeginLoop(0, C(0), C(3));
+    kb.Load(t, x, {C(0)});
+    kb.Unary(Op::EXP, u, t);
+    kb.EndLoop();
+    return kb;
+  };
+  TensorBinding v = Matrix(kA, trace::FP32, 1, 16);
+  v.rank = 1;
+  v.shape[0] = 16;
+  v.strides[0] = 1;
+  CompiledKernel k = Compile(build(0));
+  ASSERT_TRUE(Run(k, {BoundArg::Tensor(v)}).ok());
+  // LOAD and EXP per iteration i: t in slot i % 2 (dst of the load, src0 of
+  // the exp); u has none.
+  ASSERT_EQ(profile_.records.size(), 6u);
+  const uint32_t want[3] = {0, 1, 0};
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(profile_.records[2 * i].slot[0], want[i]) << i;
+    EXPECT_EQ(profile_.records[2 * i + 1].slot[1], want[i]) << i;
+    EXPECT_EQ(profile_.records[2 * i + 1].slot[0], 0u) << i;
+  }
+  // (i % 2) + 1 is 2 at i = 1: the load of the second iteration stops.
+  CompiledKernel bad = Compile(build(1));
+  profile_.Clear();
+  const absl::Status s = Run(bad, {BoundArg::Tensor(v)});
+  EXPECT_EQ(s.code(), absl::StatusCode::kOutOfRange);
+  EXPECT_THAT(std::string(s.message()),
+              HasSubstr("kernel 'slots' op 1 (LOAD, test.py:2): tile 't' picks slot 2 of its "
+                        "pl.MemRef allocation, which has 2 slots; expected 0 <= slot < 2"));
+}
+
 TEST_F(TileExecutorTest, TileScalarTakesAScalarParam) {
   KernelBuilder kb("scale");
   uint32_t x = kb.TensorParam("x", trace::FP32);

@@ -100,6 +100,8 @@ class KernelBuilder {
   // Puts tile `tile` into the buffer `buffer` (a planned reuse).
   void ShareBuffer(uint32_t tile, uint32_t buffer) {
     program()->mutable_tiles(static_cast<int>(tile))->set_buffer(buffer);
+    // Buffers are used once buffer_count is set; ids stay below the tiles.
+    program()->set_buffer_count(static_cast<uint32_t>(program()->tiles_size()));
   }
 
   // Appends an op of `kind` to the innermost open body, with an origin
