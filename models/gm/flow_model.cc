@@ -14,6 +14,9 @@ TimePs CeilToPs(double x) {
   return static_cast<double>(whole) < x ? whole + 1 : whole;
 }
 
+// EarliestEnd takes the unsigned minimum of the ends, kNever included.
+static_assert(kNever == -1, "kNever must be the largest end as unsigned");
+
 }  // namespace
 
 FlowModel::ResourceId FlowModel::AddResource(double bytes_per_ns) {
@@ -178,52 +181,86 @@ void FlowModel::Recompute() {
   // one round, not N). Only the resources some flow crosses are looked at,
   // and each round only the flows not yet frozen; they freeze in id order,
   // so the sums are taken in one order whatever the history.
-  for (ResourceId r : used_) {
-    residual_[r] = capacity_[r];
-    unfrozen_users_[r] = users_[r];
+  //
+  // The loops work on raw pointers: `saturating` is a char array, and a
+  // char store may alias anything, so through the vectors every store
+  // would reload every vector's data pointer.
+  double* const residual = residual_.data();
+  int* const unfrozen_users = unfrozen_users_.data();
+  char* const saturating = saturating_.data();
+  double* const fair = fair_.data();
+  double* const load = load_.data();
+  const double* const capacity = capacity_.data();
+  const int* const users = users_.data();
+  const ResourceId* const used = used_.data();
+  const size_t used_count = used_.size();
+  Flow* const flows = flows_.data();
+  const size_t flow_count = flows_.size();
+  for (size_t k = 0; k < used_count; ++k) {
+    const ResourceId r = used[k];
+    residual[r] = capacity[r];
+    unfrozen_users[r] = users[r];
   }
-  unfrozen_.resize(flows_.size());
-  for (size_t i = 0; i < flows_.size(); ++i) unfrozen_[i] = static_cast<uint32_t>(i);
-  while (!unfrozen_.empty()) {
+  unfrozen_.resize(flow_count);
+  uint32_t* const unfrozen = unfrozen_.data();
+  for (size_t i = 0; i < flow_count; ++i) unfrozen[i] = static_cast<uint32_t>(i);
+  size_t unfrozen_count = flow_count;
+  while (unfrozen_count > 0) {
     double share = -1;
-    for (ResourceId r : used_) {
-      if (unfrozen_users_[r] == 0) continue;
-      fair_[r] = std::max(0.0, residual_[r]) / unfrozen_users_[r];
-      if (share < 0 || fair_[r] < share) share = fair_[r];
+    for (size_t k = 0; k < used_count; ++k) {
+      const ResourceId r = used[k];
+      if (unfrozen_users[r] == 0) continue;
+      fair[r] = std::max(0.0, residual[r]) / unfrozen_users[r];
+      if (share < 0 || fair[r] < share) share = fair[r];
     }
-    for (ResourceId r : used_) saturating_[r] = unfrozen_users_[r] > 0 && fair_[r] == share;
+    for (size_t k = 0; k < used_count; ++k) {
+      const ResourceId r = used[k];
+      saturating[r] = unfrozen_users[r] > 0 && fair[r] == share;
+    }
     size_t kept = 0;
-    for (const uint32_t i : unfrozen_) {
-      Flow& flow = flows_[i];
-      if (std::none_of(flow.path.begin(), flow.path.end(),
-                       [&](ResourceId r) { return saturating_[r] != 0; })) {
-        unfrozen_[kept++] = i;
+    for (size_t u = 0; u < unfrozen_count; ++u) {
+      const uint32_t i = unfrozen[u];
+      Flow& flow = flows[i];
+      const ResourceId* const path = flow.path.data();
+      const size_t hops = flow.path.size();
+      bool saturated = false;
+      for (size_t h = 0; h < hops; ++h) saturated |= saturating[path[h]] != 0;
+      if (!saturated) {
+        unfrozen[kept++] = i;
         continue;
       }
       SetRate(flow, share);
-      for (ResourceId r : flow.path) {
-        residual_[r] -= share;
-        --unfrozen_users_[r];  // back to 0 once every flow froze
+      for (size_t h = 0; h < hops; ++h) {
+        residual[path[h]] -= share;
+        --unfrozen_users[path[h]];  // back to 0 once every flow froze
       }
     }
-    unfrozen_.resize(kept);
+    unfrozen_count = kept;
   }
-  for (ResourceId r : used_) {
-    saturating_[r] = 0;
-    load_[r] = 0;
+  for (size_t k = 0; k < used_count; ++k) {
+    const ResourceId r = used[k];
+    saturating[r] = 0;
+    load[r] = 0;
   }
-  for (const Flow& flow : flows_) {
-    for (ResourceId r : flow.path) load_[r] += flow.rate;
+  // kNever is -1: as unsigned it is above every end, so the earliest end is
+  // the unsigned minimum.
+  uint64_t earliest = static_cast<uint64_t>(kNever);
+  for (size_t i = 0; i < flow_count; ++i) {
+    const Flow& flow = flows[i];
+    const double rate = flow.rate;
+    const ResourceId* const path = flow.path.data();
+    const size_t hops = flow.path.size();
+    for (size_t h = 0; h < hops; ++h) load[path[h]] += rate;
+    earliest = std::min(earliest, static_cast<uint64_t>(flow.end));
   }
-  earliest_end_ = EarliestEnd();
+  earliest_end_ = static_cast<TimePs>(earliest);
 }
 
 TimePs FlowModel::EarliestEnd() const {
-  TimePs earliest = kNever;
-  for (const Flow& flow : flows_) {
-    if (flow.end != kNever && (earliest == kNever || flow.end < earliest)) earliest = flow.end;
-  }
-  return earliest;
+  // kNever is -1: as unsigned it is above every end.
+  uint64_t earliest = static_cast<uint64_t>(kNever);
+  for (const Flow& flow : flows_) earliest = std::min(earliest, static_cast<uint64_t>(flow.end));
+  return static_cast<TimePs>(earliest);
 }
 
 }  // namespace pto
