@@ -42,7 +42,7 @@ FlowModel::FlowId FlowModel::Start(TimePs now, int64_t bytes, absl::Span<const R
   now_ = now;
   Flow& flow = flows_.emplace_back();
   flow.id = next_id_++;
-  flow.path.assign(path.begin(), path.end());
+  flow.path = Enter(path);
   flow.remaining = static_cast<double>(bytes);
   flow.since = now;
   for (ResourceId r : path) {
@@ -57,6 +57,31 @@ FlowModel::FlowId FlowModel::Start(TimePs now, int64_t bytes, absl::Span<const R
   return flow.id;
 }
 
+FlowModel::PathId FlowModel::Enter(absl::Span<const ResourceId> resources) {
+  absl::InlinedVector<ResourceId, 4> key(resources.begin(), resources.end());
+  const auto [it, inserted] = path_ids_.try_emplace(std::move(key), 0);
+  if (inserted) {
+    it->second = static_cast<PathId>(paths_.size());
+    paths_.emplace_back().resources = it->first;
+  }
+  Path& path = paths_[static_cast<size_t>(it->second)];
+  if (path.flows++ == 0) {
+    path.position = static_cast<int>(active_paths_.size());
+    active_paths_.push_back(it->second);
+  }
+  return it->second;
+}
+
+void FlowModel::Leave(PathId id) {
+  Path& path = paths_[static_cast<size_t>(id)];
+  if (--path.flows > 0) return;
+  const PathId moved = active_paths_.back();
+  active_paths_[static_cast<size_t>(path.position)] = moved;
+  paths_[static_cast<size_t>(moved)].position = path.position;
+  active_paths_.pop_back();
+  path.position = -1;
+}
+
 bool FlowModel::Unsaturated(ResourceId resource, double load, double extra) const {
   // A margin far above rounding error: a resource this close to full takes
   // the exact path.
@@ -68,15 +93,15 @@ bool FlowModel::StartAlone(Flow& flow) {
   // ones still have that much to spare, in which case no one else's
   // bottleneck changes and a full recompute would give the same rates.
   double own = -1;
-  for (ResourceId r : flow.path) {
+  for (ResourceId r : PathOf(flow)) {
     if (users_[r] == 1 && (own < 0 || capacity_[r] < own)) own = capacity_[r];
   }
   if (own < 0) return false;
-  for (ResourceId r : flow.path) {
+  for (ResourceId r : PathOf(flow)) {
     if (users_[r] > 1 && !Unsaturated(r, load_[r], own)) return false;
   }
   SetRate(flow, own);
-  for (ResourceId r : flow.path) load_[r] += own;
+  for (ResourceId r : PathOf(flow)) load_[r] += own;
   if (earliest_end_ == kNever || flow.end < earliest_end_) earliest_end_ = flow.end;
   return true;
 }
@@ -84,7 +109,7 @@ bool FlowModel::StartAlone(Flow& flow) {
 bool FlowModel::EndsAlone(const Flow& flow) const {
   // A flow that crossed no full shared resource was no one's bottleneck:
   // its end leaves every other rate as it was.
-  for (ResourceId r : flow.path) {
+  for (ResourceId r : PathOf(flow)) {
     if (users_[r] > 1 && !Unsaturated(r, load_[r], 0)) return false;
   }
   return true;
@@ -126,7 +151,7 @@ void FlowModel::AdvanceTo(TimePs now, std::vector<FlowId>* completed) {
     }
     for (const Flow& flow : flows_) {
       if (!done(flow)) continue;
-      for (ResourceId r : flow.path) {
+      for (ResourceId r : PathOf(flow)) {
         if (--users_[r] > 0) {
           load_[r] -= flow.rate;
           continue;
@@ -139,6 +164,7 @@ void FlowModel::AdvanceTo(TimePs now, std::vector<FlowId>* completed) {
         used_.pop_back();
         used_position_[r] = -1;
       }
+      Leave(flow.path);
     }
     flows_.erase(std::remove_if(flows_.begin(), flows_.end(), done), flows_.end());
     if (alone) {
@@ -179,8 +205,9 @@ void FlowModel::Recompute() {
   // resources that saturate first are those with the smallest fair share of
   // what is left of them: all of them at once (N cores at their caps are
   // one round, not N). Only the resources some flow crosses are looked at,
-  // and each round only the flows not yet frozen; they freeze in id order,
-  // so the sums are taken in one order whatever the history.
+  // and each round only the paths not yet frozen (a path's flows all get
+  // one rate); the loads are summed over the flows in id order, so in one
+  // order whatever the history.
   //
   // The loops work on raw pointers: `saturating` is a char array, and a
   // char store may alias anything, so through the vectors every store
@@ -201,10 +228,10 @@ void FlowModel::Recompute() {
     residual[r] = capacity[r];
     unfrozen_users[r] = users[r];
   }
-  unfrozen_.resize(flow_count);
-  uint32_t* const unfrozen = unfrozen_.data();
-  for (size_t i = 0; i < flow_count; ++i) unfrozen[i] = static_cast<uint32_t>(i);
-  size_t unfrozen_count = flow_count;
+  Path* const paths = paths_.data();
+  unfrozen_.assign(active_paths_.begin(), active_paths_.end());
+  PathId* const unfrozen = unfrozen_.data();
+  size_t unfrozen_count = unfrozen_.size();
   while (unfrozen_count > 0) {
     double share = -1;
     for (size_t k = 0; k < used_count; ++k) {
@@ -219,20 +246,22 @@ void FlowModel::Recompute() {
     }
     size_t kept = 0;
     for (size_t u = 0; u < unfrozen_count; ++u) {
-      const uint32_t i = unfrozen[u];
-      Flow& flow = flows[i];
-      const ResourceId* const path = flow.path.data();
-      const size_t hops = flow.path.size();
+      const PathId id = unfrozen[u];
+      Path& path = paths[id];
+      const ResourceId* const hop = path.resources.data();
+      const size_t hops = path.resources.size();
       bool saturated = false;
-      for (size_t h = 0; h < hops; ++h) saturated |= saturating[path[h]] != 0;
+      for (size_t h = 0; h < hops; ++h) saturated |= saturating[hop[h]] != 0;
       if (!saturated) {
-        unfrozen[kept++] = i;
+        unfrozen[kept++] = id;
         continue;
       }
-      SetRate(flow, share);
+      path.rate = share;
+      // One subtraction per flow, as if they froze one by one: the same
+      // rounding as a filling over flows.
       for (size_t h = 0; h < hops; ++h) {
-        residual[path[h]] -= share;
-        --unfrozen_users[path[h]];  // back to 0 once every flow froze
+        for (int f = 0; f < path.flows; ++f) residual[hop[h]] -= share;
+        unfrozen_users[hop[h]] -= path.flows;  // back to 0 once every flow froze
       }
     }
     unfrozen_count = kept;
@@ -246,11 +275,13 @@ void FlowModel::Recompute() {
   // the unsigned minimum.
   uint64_t earliest = static_cast<uint64_t>(kNever);
   for (size_t i = 0; i < flow_count; ++i) {
-    const Flow& flow = flows[i];
+    Flow& flow = flows[i];
+    const Path& path = paths[flow.path];
+    SetRate(flow, path.rate);
     const double rate = flow.rate;
-    const ResourceId* const path = flow.path.data();
-    const size_t hops = flow.path.size();
-    for (size_t h = 0; h < hops; ++h) load[path[h]] += rate;
+    const ResourceId* const hop = path.resources.data();
+    const size_t hops = path.resources.size();
+    for (size_t h = 0; h < hops; ++h) load[hop[h]] += rate;
     earliest = std::min(earliest, static_cast<uint64_t>(flow.end));
   }
   earliest_end_ = static_cast<TimePs>(earliest);

@@ -31,6 +31,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/inlined_vector.h"
 #include "absl/types/span.h"
 #include "models/base/time.h"
@@ -78,9 +79,21 @@ class FlowModel {
   TimePs now() const { return now_; }
 
  private:
+  // The flows that cross the same resources get the same max-min rate, so
+  // the filling rounds go over paths, not flows: a path's flows freeze
+  // together, and each still takes its share off every resource it crosses
+  // (`flows` subtractions), as one by one.
+  struct Path {
+    absl::InlinedVector<ResourceId, 4> resources;
+    int flows = 0;      // active flows along it
+    int position = -1;  // in active_paths_ (-1: no active flow)
+    double rate = 0;    // Recompute's scratch: its flows' new rate
+  };
+  using PathId = int32_t;
+
   struct Flow {
     FlowId id;
-    absl::InlinedVector<ResourceId, 4> path;
+    PathId path;
     double remaining;  // bytes left at `since`
     TimePs since = 0;  // when `rate` was set
     double rate = 0;   // bytes per ns
@@ -88,6 +101,14 @@ class FlowModel {
   };
 
   const Flow* Find(FlowId flow) const;
+  // The resources `flow` crosses.
+  absl::Span<const ResourceId> PathOf(const Flow& flow) const {
+    return paths_[static_cast<size_t>(flow.path)].resources;
+  }
+  // The path along `resources`, made on first use; counts one more flow.
+  PathId Enter(absl::Span<const ResourceId> resources);
+  // One flow fewer along `path`.
+  void Leave(PathId path);
   // The bytes `flow` has left at now_.
   double RemainingNow(const Flow& flow) const;
   // Gives `flow` a new rate from now_ on, and the end that follows.
@@ -117,17 +138,22 @@ class FlowModel {
 
   std::vector<double> capacity_;  // by resource
   std::vector<Flow> flows_;       // active, by id
+  // Every path a flow has taken (never removed: a chip has few), where to
+  // find each, and those some active flow takes, in no order.
+  std::vector<Path> paths_;
+  absl::flat_hash_map<absl::InlinedVector<ResourceId, 4>, PathId> path_ids_;
+  std::vector<PathId> active_paths_;
   TimePs earliest_end_ = kNever;  // the earliest flow end (Recompute keeps it)
   bool stale_ = false;            // flows started at now_ await their rates
   // Recompute's scratch, kept so that it allocates nothing: per resource,
   // what is left of it and how many unfrozen flows cross it (all 0 between
-  // calls); the flows not yet frozen, by index; per resource, whether it
+  // calls); per resource, whether it
   // saturates at the current level (0 between rounds).
   std::vector<double> residual_;
   std::vector<int> unfrozen_users_;
   std::vector<char> saturating_;
-  std::vector<uint32_t> unfrozen_;
-  std::vector<int> users_;  // per resource, the active flows crossing it
+  std::vector<PathId> unfrozen_;  // the active paths not yet frozen
+  std::vector<int> users_;        // per resource, the active flows crossing it
   // The resources some active flow crosses, in no order, and each one's
   // place in it (-1: none crosses it).
   std::vector<ResourceId> used_;

@@ -263,6 +263,34 @@ std::vector<double> ReferenceRates(const std::vector<double>& capacity,
   return rate;
 }
 
+TEST(FlowModelTest, FlowsAlongOnePathShareOneRate) {
+  // A 600 B/ns port carries three flows to a 1000 B/ns HBM (the third
+  // lists the same resources the other way round); a 300 B/ns port one.
+  // The first port's share (200) is the smallest: its three freeze at 200,
+  // leaving the HBM 400 for the last, whose own port caps it at 300.
+  FlowModel model;
+  const auto hbm = model.AddResource(1000);
+  const auto a = model.AddResource(600);
+  const auto b = model.AddResource(300);
+  const FlowId f0 = model.Start(0, 2000, {a, hbm});
+  const FlowId f1 = model.Start(0, 2000, {a, hbm});
+  const FlowId f2 = model.Start(0, 2000, {hbm, a});
+  const FlowId f3 = model.Start(0, 3000, {b, hbm});
+  EXPECT_DOUBLE_EQ(model.rate(f0), 200);
+  EXPECT_DOUBLE_EQ(model.rate(f1), 200);
+  EXPECT_DOUBLE_EQ(model.rate(f2), 200);
+  EXPECT_DOUBLE_EQ(model.rate(f3), 300);
+  EXPECT_DOUBLE_EQ(model.resource_rate(hbm), 900);
+  // 2000 B at 200 and 3000 B at 300: all end at 10 ns.
+  std::vector<FlowId> done;
+  model.AdvanceTo(10'000, &done);
+  EXPECT_THAT(done, ElementsAre(f0, f1, f2, f3));
+  // The path, idle now, is taken again: alone, the flow gets its port.
+  const FlowId f4 = model.Start(10'000, 600, {a, hbm});
+  EXPECT_DOUBLE_EQ(model.rate(f4), 600);
+  EXPECT_EQ(model.next_completion(), 11'000);
+}
+
 TEST(FlowModelTest, RatesStayMaxMinFairAsFlowsComeAndGo) {
   // Requester ports of 5..40 B/ns in front of an L2 and an HBM, flows
   // starting at random times over random paths: after every start and
