@@ -62,7 +62,10 @@ FlowModel::PathId FlowModel::Enter(absl::Span<const ResourceId> resources) {
   const auto [it, inserted] = path_ids_.try_emplace(std::move(key), 0);
   if (inserted) {
     it->second = static_cast<PathId>(paths_.size());
-    paths_.emplace_back().resources = it->first;
+    Path& made = paths_.emplace_back();
+    made.begin = static_cast<uint32_t>(hops_.size());
+    made.hops = static_cast<uint32_t>(resources.size());
+    hops_.insert(hops_.end(), resources.begin(), resources.end());
   }
   Path& path = paths_[static_cast<size_t>(it->second)];
   if (path.flows++ == 0) {
@@ -229,6 +232,7 @@ void FlowModel::Recompute() {
     unfrozen_users[r] = users[r];
   }
   Path* const paths = paths_.data();
+  const ResourceId* const all_hops = hops_.data();
   unfrozen_.assign(active_paths_.begin(), active_paths_.end());
   PathId* const unfrozen = unfrozen_.data();
   size_t unfrozen_count = unfrozen_.size();
@@ -248,8 +252,8 @@ void FlowModel::Recompute() {
     for (size_t u = 0; u < unfrozen_count; ++u) {
       const PathId id = unfrozen[u];
       Path& path = paths[id];
-      const ResourceId* const hop = path.resources.data();
-      const size_t hops = path.resources.size();
+      const ResourceId* const hop = all_hops + path.begin;
+      const size_t hops = path.hops;
       bool saturated = false;
       for (size_t h = 0; h < hops; ++h) saturated |= saturating[hop[h]] != 0;
       if (!saturated) {
@@ -279,8 +283,8 @@ void FlowModel::Recompute() {
     const Path& path = paths[flow.path];
     SetRate(flow, path.rate);
     const double rate = flow.rate;
-    const ResourceId* const hop = path.resources.data();
-    const size_t hops = path.resources.size();
+    const ResourceId* const hop = all_hops + path.begin;
+    const size_t hops = path.hops;
     for (size_t h = 0; h < hops; ++h) load[hop[h]] += rate;
     earliest = std::min(earliest, static_cast<uint64_t>(flow.end));
   }

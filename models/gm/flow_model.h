@@ -84,7 +84,8 @@ class FlowModel {
   // together, and each still takes its share off every resource it crosses
   // (`flows` subtractions), as one by one.
   struct Path {
-    absl::InlinedVector<ResourceId, 4> resources;
+    uint32_t begin = 0;   // its resources: hops_[begin, begin + hops)
+    uint32_t hops = 0;
     int flows = 0;      // active flows along it
     int position = -1;  // in active_paths_ (-1: no active flow)
     double rate = 0;    // Recompute's scratch: its flows' new rate
@@ -103,7 +104,8 @@ class FlowModel {
   const Flow* Find(FlowId flow) const;
   // The resources `flow` crosses.
   absl::Span<const ResourceId> PathOf(const Flow& flow) const {
-    return paths_[static_cast<size_t>(flow.path)].resources;
+    const Path& path = paths_[static_cast<size_t>(flow.path)];
+    return absl::MakeConstSpan(hops_.data() + path.begin, path.hops);
   }
   // The path along `resources`, made on first use; counts one more flow.
   PathId Enter(absl::Span<const ResourceId> resources);
@@ -141,6 +143,7 @@ class FlowModel {
   // Every path a flow has taken (never removed: a chip has few), where to
   // find each, and those some active flow takes, in no order.
   std::vector<Path> paths_;
+  std::vector<ResourceId> hops_;  // the paths' resources, end to end
   absl::flat_hash_map<absl::InlinedVector<ResourceId, 4>, PathId> path_ids_;
   std::vector<PathId> active_paths_;
   TimePs earliest_end_ = kNever;  // the earliest flow end (Recompute keeps it)
