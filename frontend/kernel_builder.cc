@@ -475,10 +475,10 @@ absl::StatusOr<trace::Kernel> KernelBuilder::Finish(const std::string& origin) {
   BufferPlan& plan = *planned;
   // Planned buffers first, then each allocation's slots, consecutive.
   uint32_t next = plan.count;
-  std::vector<std::pair<uint32_t, uint32_t>> moved;  // old base -> new base, per allocation
-  for (const auto& [name, alloc] : memrefs_) {
-    moved.push_back({alloc.base, next});
-    next += alloc.slots;
+  std::map<uint32_t, uint32_t> moved;  // an allocation's old first id -> its new one
+  for (const auto& entry : memrefs_) {
+    moved[entry.second.base] = next;
+    next += entry.second.slots;
   }
   for (int t = 0; t < program_.tiles_size(); ++t) {
     trace::TileDecl* decl = program_.mutable_tiles(t);
@@ -487,11 +487,10 @@ absl::StatusOr<trace::Kernel> KernelBuilder::Finish(const std::string& origin) {
       decl->set_buffer(buffer);
       continue;
     }
-    for (const auto& [name, alloc] : memrefs_) {
+    for (const auto& entry : memrefs_) {
+      const MemRefAlloc& alloc = entry.second;
       if (decl->buffer() >= alloc.base && decl->buffer() < alloc.base + alloc.slots) {
-        const auto it = std::find_if(moved.begin(), moved.end(),
-                                     [&](const auto& m) { return m.first == alloc.base; });
-        decl->set_buffer(it->second + (decl->buffer() - alloc.base));
+        decl->set_buffer(moved.at(alloc.base) + (decl->buffer() - alloc.base));
         break;
       }
     }
