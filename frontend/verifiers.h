@@ -13,12 +13,12 @@ namespace pto::ptoc {
 // cores and the usable on-chip budgets.
 inline constexpr int kPhysicalAivCores = 48;
 inline constexpr int kPhysicalAicCores = 24;
-inline constexpr uint64_t kVecBudgetBytes = 188416;  // 184 KB usable UB
-inline constexpr uint64_t kMatBudgetBytes = 524288;  // 512 KB L1
-inline constexpr uint64_t kLeftBudgetBytes = 65536;    // 64 KB L0A
-inline constexpr uint64_t kRightBudgetBytes = 65536;   // 64 KB L0B
-inline constexpr uint64_t kAccBudgetBytes = 131072;    // 128 KB L0C
-inline constexpr uint64_t kBiasBudgetBytes = 1024;     // 1 KB BT
+inline constexpr uint64_t kVecBudgetBytes = 188416;   // 184 KB usable UB
+inline constexpr uint64_t kMatBudgetBytes = 524288;   // 512 KB L1
+inline constexpr uint64_t kLeftBudgetBytes = 65536;   // 64 KB L0A
+inline constexpr uint64_t kRightBudgetBytes = 65536;  // 64 KB L0B
+inline constexpr uint64_t kAccBudgetBytes = 131072;   // 128 KB L0C
+inline constexpr uint64_t kBiasBudgetBytes = 1024;    // 1 KB BT
 // kDefaultAutoPipeSlotNum of hw-native-sys/pypto@e2d0f78a
 // include/pypto/ir/transforms/utils/cross_core_pipe.h; the "8 slots" of
 // docs/en/user/performance/02-runtime-overhead.md is stale.

@@ -84,7 +84,7 @@ class FlowModel {
   // together, and each still takes its share off every resource it crosses
   // (`flows` subtractions), as one by one.
   struct Path {
-    uint32_t begin = 0;   // its resources: hops_[begin, begin + hops)
+    uint32_t begin = 0;  // its resources: hops_[begin, begin + hops)
     uint32_t hops = 0;
     int flows = 0;      // active flows along it
     int position = -1;  // in active_paths_ (-1: no active flow)
