@@ -406,6 +406,7 @@ absl::StatusOr<trace::Kernel> KernelBuilder::Finish(const std::string& origin) {
         engine = trace::ENGINE_CUBE;
         break;
       case trace::Op::LOAD:
+      case trace::Op::CREATE:
       case trace::Op::MOVE:  // a crossing runs where its value lands (the tpop)
         engine = IsCubeSpace(program_.tiles(op->dst()).space()) ? trace::ENGINE_CUBE
                                                                 : trace::ENGINE_VECTOR;

@@ -311,7 +311,8 @@ TEST(MemorySpaceTest, MovesBetweenIncompatibleSpacesAreLocatedErrors) {
 TEST(MemorySpaceTest, MatmulAccChecksItsAccumulator) {
   EXPECT_THAT(CompileError(Body("x = pl.matmul_acc(v, l, r)")),
               HasSubstr("bad.py:11:16: error: pl.matmul_acc accumulates into Acc (L0C), a "
-                        "pl.matmul or pl.matmul_acc result, but the accumulator is in Vec (UB)"));
+                        "pl.matmul or pl.matmul_acc result or a pl.tile.create(..., "
+                        "target_memory=pl.Mem.Acc), but the accumulator is in Vec (UB)"));
   EXPECT_THAT(
       CompileError(Body("x = pl.matmul_acc(pl.matmul(l, pl.move(pl.load(a, [0, 0], [16, 8], "
                         "target_memory=pl.Mem.Mat), target_memory=pl.Mem.Right)), l, r)")),
@@ -320,6 +321,113 @@ TEST(MemorySpaceTest, MatmulAccChecksItsAccumulator) {
   EXPECT_THAT(CompileError(Body("x = pl.matmul_acc(acc, l, r, init_cond=1.5)")),
               HasSubstr("init_cond must be a bool or a device comparison such as (k == 0), got "
                         "float"));
+}
+
+// c = a @ b in upstream's K-loop form without a peeled first step: an
+// accumulator with no contents (pl.tile.create in Acc) that init_cond
+// overwrites at the first step; LOOP is the K loop's header.
+constexpr char kCreatedAccumulator[] =
+    "M, K, N, KT = 16, 64, 32, 16\n"
+    "@pl.jit\n"
+    "def split_k(a: pl.Tensor, b: pl.Tensor, c: pl.Out[pl.Tensor]):\n"
+    "    with pl.at(level=pl.Level.CORE_GROUP):\n"
+    "        acc = pl.tile.create([M, N], dtype=pl.FP32, target_memory=pl.Mem.Acc)\n"
+    "        for k in LOOP:\n"
+    "            x = pl.load(a, [0, k * KT], [M, KT])\n"
+    "            y = pl.load(b, [k * KT, 0], [KT, N])\n"
+    "            acc = pl.matmul_acc(acc, x, y, init_cond=(k == 0))\n"
+    "        pl.store(acc, [0, 0], c)\n"
+    "    return c\n"
+    "a = torch.randn(M, K)\n"
+    "b = torch.randn(K, N)\n"
+    "c = torch.zeros(M, N)\n"
+    "split_k(a, b, c)\n"
+    "torch.testing.assert_close(c, a @ b, rtol=1e-4, atol=1e-4)\n";
+
+TEST(MemorySpaceTest, CreatedAccumulatorIsOverwrittenByInitCond) {
+  for (const char* loop : {"pl.range(K // KT)", "pl.pipeline(K // KT, stage=2)"}) {
+    SCOPED_TRACE(loop);
+    std::vector<std::string> warnings;
+    const trace::TraceText t =
+        Compile(absl::StrReplaceAll(kCreatedAccumulator, {{"LOOP", loop}}), &warnings);
+    // ptoc's reference agrees with a @ b: the NaN the tile was created with
+    // never reaches the result.
+    EXPECT_TRUE(warnings.empty()) << warnings[0];
+    const std::vector<trace::Op> ops = FlatOps(t);
+    ASSERT_EQ(ops[0].kind(), trace::Op::CREATE);
+    EXPECT_EQ(ops[0].srcs_size(), 0);
+    const trace::TileDecl& acc = TileOf(t, ops[0].dst());
+    EXPECT_EQ(acc.space(), trace::ACC);
+    EXPECT_EQ(acc.dtype(), trace::FP32);
+    EXPECT_THAT(acc.shape(), testing::ElementsAre(16, 32));
+    EXPECT_EQ(t.header().kernels(0).core_type(), trace::AIC);
+    // The loop carries the created tile in, and every step is the
+    // accumulating matmul under its init_cond: no peeled first step.
+    int plain = 0, accumulating = 0;
+    for (const trace::Op& op : ops) {
+      if (op.kind() == trace::Op::LOOP) {
+        ASSERT_EQ(op.loop().carries_size(), 1);
+        EXPECT_EQ(op.loop().carries(0).init(), ops[0].dst());
+      }
+      if (op.kind() != trace::Op::MATMUL) continue;
+      (op.accumulate() ? accumulating : plain) += 1;
+      EXPECT_TRUE(op.has_init_cond());
+    }
+    EXPECT_EQ(plain, 0);
+    EXPECT_GE(accumulating, 1);
+  }
+  // Without init_cond the first step adds onto the created tile's NaN, and
+  // ptoc's reference disagrees with the harness.
+  std::vector<std::string> warnings;
+  Compile(absl::StrReplaceAll(kCreatedAccumulator,
+                              {{"LOOP", "pl.range(K // KT)"}, {", init_cond=(k == 0)", ""}}),
+          &warnings);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_THAT(warnings[0], HasSubstr("assert_close"));
+}
+
+TEST(MemorySpaceTest, CreateTileSpellingsAndSpaces) {
+  // pl.create_tile and pl.tile.create_tile are upstream's other names; Vec is
+  // the default space, and an annotation may name the created tile's space.
+  for (const char* stmt :
+       {"x = pl.create_tile([16, 16], dtype=pl.FP32)",
+        "x = pl.tile.create_tile([16, 16], pl.FP32, target_memory=pl.MemorySpace.Vec)",
+        "x: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.tile.create([1, 16, 16], pl.FP32)"}) {
+    SCOPED_TRACE(stmt);
+    const std::vector<trace::Op> ops = FlatOps(Compile(Body(stmt)));
+    int creates = 0;
+    for (const trace::Op& op : ops) creates += op.kind() == trace::Op::CREATE;
+    EXPECT_EQ(creates, 1);
+  }
+  const trace::TraceText t = Compile(Body("x = pl.tile.create([16, 64], pl.BF16, pl.Mem.Mat)"));
+  const std::vector<trace::Op> ops = FlatOps(t);
+  const trace::Op& create = ops.back();
+  ASSERT_EQ(create.kind(), trace::Op::CREATE);
+  EXPECT_EQ(TileOf(t, create.dst()).space(), trace::MAT);
+  EXPECT_EQ(TileOf(t, create.dst()).dtype(), trace::BF16);
+}
+
+TEST(MemorySpaceTest, CreateTileErrors) {
+  EXPECT_THAT(CompileError(Body("x = pl.tile.create([16, 0], pl.FP32)")),
+              HasSubstr("bad.py:11:28: error: pl.tile.create shape must be 1 or 2 positive "
+                        "integers (leading 1s may precede them), got [16, 0]"));
+  EXPECT_THAT(CompileError(Body("x = pl.tile.create([2, 16, 16], pl.FP32)")),
+              HasSubstr("got [2, 16, 16]"));
+  EXPECT_THAT(
+      CompileError(Body("x = pl.tile.create([16, 16], pl.FP32, pl.Level.AIV)")),
+      HasSubstr("pl.tile.create target_memory must be a pl.MemorySpace (or pl.Mem) member"));
+  EXPECT_THAT(CompileError(Body("x = pl.tile.create([16, 16])")),
+              HasSubstr("pl.tile.create() requires argument 'dtype'"));
+  EXPECT_THAT(CompileError(Body("x = pl.tile.create([16, 16], pl.FP32, transpose=True)")),
+              HasSubstr("Unknown keyword argument 'transpose' in pl.tile.create(); valid: shape, "
+                        "dtype, target_memory"));
+  EXPECT_THAT(CompileError("@pl.jit\n"
+                           "def k(c: pl.Out[pl.Tensor]):\n"
+                           "    x = pl.tile.create([16, 16], pl.FP32)\n"
+                           "    return c\n"
+                           "k(torch.zeros(4, 4))\n"),
+              HasSubstr("bad.py:5:17: error: pl.tile.create is a tile op; it must be inside a "
+                        "task body"));
 }
 
 }  // namespace

@@ -718,8 +718,27 @@ std::shared_ptr<Namespace> MakePlModule(Interpreter* interp) {
     if (!r.Has(1)) return r.Missing(1);
     return TileMove(I, *r.Get(0), *r.Get(1), args.loc, r.Loc(1));
   };
+  // pl.tile.create / pl.create_tile (pypto@e2d0f78a
+  // python/pypto/language/op/tile_ops.py): a tile of target_memory (Vec by
+  // default) with no defined contents, e.g. the accumulator that
+  // pl.matmul_acc(..., init_cond=(k == 0)) overwrites first.
+  auto create_tile = [I](const CallArgs& args) -> absl::StatusOr<Value> {
+    ArgReader r(I, args, "pl.tile.create", {"shape", "dtype", "target_memory"});
+    PTOC_RETURN_IF_ERROR(r.Check());
+    if (!r.Has(0)) return r.Missing(0);
+    if (!r.Has(1)) return r.Missing(1);
+    PTOC_ASSIGN_OR_RETURN(shape, IntList(I, *r.Get(0), r.Loc(0), "pl.tile.create shape"));
+    PTOC_ASSIGN_OR_RETURN(dtype, DTypeOf(I, *r.Get(1), r.Loc(1)));
+    trace::MemSpace space = trace::VEC;
+    if (r.Has(2)) {
+      PTOC_ASSIGN_OR_RETURN(s, MemSpaceOf(I, *r.Get(2), r.Loc(2), "pl.tile.create target_memory"));
+      space = s;
+    }
+    return TileCreate(I, shape, dtype, space, args.loc, r.Loc(0));
+  };
   pl->AddFunction("matmul_acc", matmul_acc);
   pl->AddFunction("move", move);
+  pl->AddFunction("create_tile", create_tile);
   pl->AddFunction("cast", [I](const CallArgs& args) -> absl::StatusOr<Value> {
     ArgReader r(I, args, "pl.cast", {"x", "target_type"});
     PTOC_RETURN_IF_ERROR(r.Check());
@@ -758,6 +777,8 @@ std::shared_ptr<Namespace> MakePlModule(Interpreter* interp) {
   tile->AddFunction("store", store);
   tile->AddFunction("matmul_acc", matmul_acc);
   tile->AddFunction("move", move);
+  tile->AddFunction("create", create_tile);
+  tile->AddFunction("create_tile", create_tile);
   pl->Set("tile", Value::Obj(tile));
 
   // ---- pl.system

@@ -1,9 +1,11 @@
 #include "frontend/tile_ops.h"
 
+#include <algorithm>
 #include <optional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "common/dtype.h"
 #include "frontend/pl_values.h"
 #include "frontend/status_macros.h"
@@ -251,7 +253,8 @@ absl::StatusOr<Value> TileMatmulAcc(Interpreter* interp, const Value& acc, const
   KernelBuilder* k = interp->kernel();
   if (k->space(*tacc) != trace::ACC) {
     return interp->Error(loc, absl::StrCat("pl.matmul_acc accumulates into Acc (L0C), a pl.matmul "
-                                           "or pl.matmul_acc result, but the accumulator is in ",
+                                           "or pl.matmul_acc result or a pl.tile.create(..., "
+                                           "target_memory=pl.Mem.Acc), but the accumulator is in ",
                                            PlSpaceName(k->space(*tacc))));
   }
   PTOC_ASSIGN_OR_RETURN(mn, MatmulShape(interp, *ta, *tb, false, false, "pl.matmul_acc", loc));
@@ -287,6 +290,27 @@ absl::StatusOr<Value> TileMatmulAcc(Interpreter* interp, const Value& acc, const
     if (predicate) *op->mutable_init_cond() = *predicate;
   }
   return Value::Obj(dst);
+}
+
+absl::StatusOr<Value> TileCreate(Interpreter* interp, const std::vector<int64_t>& shape,
+                                 trace::DType dtype, trace::MemSpace space, SourceLocation loc,
+                                 SourceLocation shape_loc) {
+  PTOC_RETURN_IF_ERROR(RequireKernel(interp, loc, "pl.tile.create"));
+  // Tiles are rank 1 or 2: leading unit dims fold away, as in pl.load.
+  std::vector<int64_t> tile_shape = shape;
+  while (tile_shape.size() > 2 && tile_shape.front() == 1) tile_shape.erase(tile_shape.begin());
+  const bool positive =
+      std::all_of(tile_shape.begin(), tile_shape.end(), [](int64_t d) { return d > 0; });
+  if (tile_shape.empty() || tile_shape.size() > 2 || !positive) {
+    return interp->Error(shape_loc, absl::StrCat("pl.tile.create shape must be 1 or 2 positive "
+                                                 "integers (leading 1s may precede them), got [",
+                                                 absl::StrJoin(shape, ", "), "]"));
+  }
+  KernelBuilder* k = interp->kernel();
+  auto tile = k->NewTile(tile_shape, dtype, space);
+  trace::Op* op = k->Emit(trace::Op::CREATE, interp->Origin(loc));
+  op->set_dst(tile->index());
+  return Value::Obj(tile);
 }
 
 absl::StatusOr<Value> TileMove(Interpreter* interp, const Value& tile, const Value& target,

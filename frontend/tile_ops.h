@@ -12,7 +12,7 @@
 namespace pto::ptoc {
 
 // Tile ops traced into the current kernel (pypto@e2d0f78a python/pypto/language/op/:
-// pl.load/store, elementwise, matmul, matmul_acc, move). Offsets may be
+// pl.load/store, elementwise, matmul, matmul_acc, move, tile.create). Offsets may be
 // compile-time ints or device integers.
 
 // A pl.MemorySpace (pl.Mem) member's space; `what` names the argument.
@@ -48,6 +48,11 @@ absl::StatusOr<Value> TileMatmul(Interpreter* interp, const Value& a, const Valu
 // Acc tile; `init_cond` may be null (always accumulate).
 absl::StatusOr<Value> TileMatmulAcc(Interpreter* interp, const Value& acc, const Value& a,
                                     const Value& b, const Value* init_cond, SourceLocation loc);
+// pl.tile.create(shape, dtype, target_memory=): a CREATE, a new tile of that
+// space with no defined contents. `shape_loc` locates the shape argument.
+absl::StatusOr<Value> TileCreate(Interpreter* interp, const std::vector<int64_t>& shape,
+                                 trace::DType dtype, trace::MemSpace space, SourceLocation loc,
+                                 SourceLocation shape_loc);
 // pl.move(tile, target_memory=): a MOVE into a new tile of that space.
 absl::StatusOr<Value> TileMove(Interpreter* interp, const Value& tile, const Value& target,
                                SourceLocation loc, SourceLocation target_loc);

@@ -118,6 +118,31 @@ TEST(PtoSimCliTest, MemRefSlotsRunAndCheck) {
   EXPECT_EQ(run.stats["checks"]["failed"], 0);
 }
 
+TEST(PtoSimCliTest, ACreatedAccumulatorIsOverwrittenByItsInitCond) {
+  // out = a @ b = 64 only if the first K step overwrote the created tile.
+  const std::string path = kSource + "/sim/testdata/tile_create.pbtxt";
+  const SimRun run = Simulate(path);
+  ASSERT_EQ(run.cli.exit_code, 0) << run.cli.out << run.cli.err;
+  EXPECT_EQ(run.stats["checks"]["passed"], 1);
+  // Without init_cond the first step adds onto the created tile's NaN: the
+  // run completes and the check fails (exit 1), as on a device reading an
+  // uninitialised L0C.
+  trace::TraceText text;
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(ReadFile(path), &text));
+  trace::Op* matmul = text.mutable_header()
+                          ->mutable_kernels(0)
+                          ->mutable_program()
+                          ->mutable_ops(1)
+                          ->mutable_loop()
+                          ->mutable_body(2);
+  ASSERT_EQ(matmul->kind(), trace::Op::MATMUL);
+  matmul->clear_init_cond();
+  const SimRun poisoned = Simulate(SaveTrace(text, "tile_create_no_init_cond"));
+  EXPECT_EQ(poisoned.cli.exit_code, 1) << poisoned.cli.out << poisoned.cli.err;
+  EXPECT_EQ(poisoned.stats["checks"]["failed"], 1);
+  EXPECT_THAT(poisoned.cli.out, HasSubstr("FAIL"));
+}
+
 TEST(PtoSimCliTest, MixTaskTakesOneWholeClusterAndDummiesTakeNoCore) {
   const SimRun run = Simulate(kSource + "/sim/testdata/mix_dummy_alloc.pbtxt");
   ASSERT_EQ(run.cli.exit_code, 0) << run.cli.out << run.cli.err;

@@ -92,6 +92,9 @@ void BlockPipes::Begin(const CompiledKernel& kernel) {
 
 void BlockPipes::Add(const OpRecord& record, const GmRuns& transfer, PipeScheduler* pipes) {
   const CompiledOp& op = kernel_->ops[record.op_index];
+  // pl.tile.create only names a buffer: no instruction on any pipe. The
+  // buffer's next writer still waits for the readers of its last value.
+  if (op.kind == trace::Op::CREATE) return;
   if (op.kind == trace::Op::MATMUL) {
     AddMatmul(op, record, pipes);
     return;

@@ -225,6 +225,32 @@ TEST(BlockPipesTest, EightKStepsOf256TakeTheTimeOfOneMatmulOver2048) {
   EXPECT_EQ(a.busy(Pipe::kCube), b.busy(Pipe::kCube));
 }
 
+// The same steps in upstream's form: every step a matmul_acc onto an
+// accumulator created with no contents (pl.tile.create).
+CompiledKernel MatmulAccChainFromCreate(int64_t k, int steps) {
+  KernelBuilder kb("mm", trace::AIC);
+  const uint32_t a = kb.Tile("a", {16, k}, trace::BF16, trace::MAT);
+  const uint32_t b = kb.Tile("b", {k, 128}, trace::BF16, trace::MAT);
+  const uint32_t c = kb.Tile("c", {16, 128}, trace::FP32, trace::ACC);
+  kb.Full(a, 1);
+  kb.Full(b, 1);
+  kb.Create(c);
+  for (int i = 0; i < steps; ++i) kb.MatmulAcc(c, a, b, c);
+  return *CompileKernel(kb.kernel());
+}
+
+TEST(BlockPipesTest, ACreatedAccumulatorIsNoPipeOpAndCostsNoTime) {
+  ChipConfig config;
+  config.chip.aicore_clock_hz = 1e9;
+  PipeScheduler plain, created, whole;
+  const TimePs plain_end = RunOnPipes(MatmulChain(256, 8), config, &plain);
+  const TimePs created_end = RunOnPipes(MatmulAccChainFromCreate(256, 8), config, &created);
+  EXPECT_EQ(created.size(), plain.size());  // the CREATE added nothing
+  EXPECT_EQ(created_end, plain_end);
+  EXPECT_EQ(created_end, RunOnPipes(MatmulChain(2048, 1), config, &whole));
+  EXPECT_EQ(created.busy(Pipe::kScalar), 0);
+}
+
 TEST(BlockPipesTest, AFixpipeStoreTakesTheDrainOfItsAccumulator) {
   // A [16, 128] FP32 accumulator: drain = 164 + 16 * max(4.45, 4*128/118)
   // cycles (the odd part of 128/8 is 1: no penalty), after the GM latency.

@@ -633,6 +633,7 @@ class Compiler {
       case Op::FULL:
       case Op::MATMUL:
       case Op::MOVE:
+      case Op::CREATE:
         break;
       case Op::LOOP:
       case Op::SYNCALL:
@@ -641,7 +642,7 @@ class Compiler {
         writes_dst = false;
         break;
       default:
-        return OpError(op, "unknown op kind; expected one of the Op.Kind values LOAD..MOVE");
+        return OpError(op, "unknown op kind; expected one of the Op.Kind values LOAD..CREATE");
     }
     if (proto.kind() == Op::STORE) writes_dst = false;
     if (writes_dst) {
@@ -739,6 +740,18 @@ class Compiler {
         break;
       case Op::MOVE:
         status = CompileMove(&op, proto);
+        break;
+      case Op::CREATE:
+        if (proto.srcs_size() != 0) {
+          status = OpError(op, "CREATE takes no source tiles");
+          break;
+        }
+        if (proto.has_scalar()) {
+          status = OpError(op, "CREATE takes no scalar; a tile filled with a value is FULL");
+          break;
+        }
+        op.engine =
+            IsCubeSpace(out_->tiles[op.dst].space) ? EngineKind::kCube : EngineKind::kVector;
         break;
       case Op::CACHE_INVALID:
         if (!proto.whole_cache()) {

@@ -476,6 +476,44 @@ TEST(CompileKernelTest, CarryInitAndNextNeedValuesInTime) {
   }
 }
 
+TEST(CompileKernelTest, CreateWritesATileFromNothing) {
+  using K = KernelBuilder;
+  // A created tile has a value (an undefined one), so it can start a carry.
+  KernelBuilder ok("k");
+  const uint32_t x = ok.TensorParam("x", trace::FP32);
+  const uint32_t acc = ok.Tile("acc", {4, 8}, trace::FP32);
+  const uint32_t next = ok.Tile("next", {4, 8}, trace::FP32);
+  const uint32_t u = ok.Tile("u", {4, 8}, trace::FP32);
+  ok.Create(u);
+  trace::Op& loop = ok.BeginLoop(0, C(0), C(4));
+  ok.WithScalar(Op::ADD, next, acc, 1.0);
+  ok.EndLoop();
+  ok.Store(acc, x, {C(0), C(0)});
+  K::Carry(loop, acc, u, next);
+  absl::StatusOr<CompiledKernel> k = CompileKernel(ok.kernel());
+  ASSERT_TRUE(k.ok()) << k.status();
+  EXPECT_EQ(k->ops[0].kind, Op::CREATE);
+  EXPECT_EQ(k->ops[0].dst, static_cast<int32_t>(u));
+  EXPECT_EQ(k->ops[0].engine, EngineKind::kVector);
+
+  KernelBuilder bad("k", trace::AIC);
+  const uint32_t a = bad.Tile("a", {16, 16}, trace::FP32, trace::ACC);
+  const uint32_t b = bad.Tile("b", {16, 16}, trace::FP32, trace::ACC);
+  bad.Create(a);
+  bad.Create(b).add_srcs(a);
+  EXPECT_EQ(CompileError(bad), "kernel 'k' op 1 (CREATE, test.py:2): CREATE takes no source tiles");
+  KernelBuilder scalar("k", trace::AIC);
+  scalar.Tile("a", {16, 16}, trace::FP32, trace::ACC);
+  scalar.Create(0).mutable_scalar()->set_literal(0);
+  EXPECT_EQ(CompileError(scalar),
+            "kernel 'k' op 0 (CREATE, test.py:1): CREATE takes no scalar; a tile filled with a "
+            "value is FULL");
+  // A carried tile is its loop's alone, created or not.
+  EXPECT_THAT(CompileError(CarryKernel([](trace::Op& l) { K::Carry(l, kAcc, kA, kN); },
+                                       [](K& b) { b.Create(kAcc); })),
+              HasSubstr("op 3 (CREATE, test.py:4): dst is tile 1 ('acc'), which"));
+}
+
 TEST(CompileKernelTest, RejectsReusedLoopVarAndBadTileDecls) {
   {
     KernelBuilder b("k");

@@ -2,6 +2,7 @@
 
 #include <Eigen/Core>
 #include <algorithm>
+#include <limits>
 #include <string>
 #include <type_traits>
 
@@ -799,6 +800,9 @@ void TileExecutor::ComputeTyped(const CompiledKernel& kernel, const CompiledOp& 
     }
     case Op::FULL:
       d.setConstant(static_cast<T>(ScalarOf(op)));
+      break;
+    case Op::CREATE:  // undefined contents: a poison that a check shows
+      d.setConstant(std::numeric_limits<T>::quiet_NaN());
       break;
     case Op::MATMUL: {
       const CompiledTile& at = kernel.tiles[op.src0];

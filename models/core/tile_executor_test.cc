@@ -519,9 +519,10 @@ TEST_F(TileExecutorTest, MovesCopyTilesBetweenSpaces) {
 }
 
 // sum over k of a[:, k-th chunk] @ b[k-th chunk, :] into a carried
-// accumulator that starts at `first` (a @ b of the first chunk), through a
-// matmul_acc whose init_cond is `init` (none when null).
-CompiledKernel SplitKKernel(const trace::IntExpr* init) {
+// accumulator that starts at `first` (a @ b of the first chunk, or with
+// `created` a tile with no contents: pl.tile.create), through a matmul_acc
+// whose init_cond is `init` (none when null).
+CompiledKernel SplitKKernel(const trace::IntExpr* init, bool created = false) {
   KernelBuilder kb("split_k", trace::AIC);
   uint32_t pa = kb.TensorParam("a", trace::FP32);
   uint32_t pb = kb.TensorParam("b", trace::FP32);
@@ -531,9 +532,13 @@ CompiledKernel SplitKKernel(const trace::IntExpr* init) {
   uint32_t first = kb.Tile("first", {16, 16}, trace::FP32, trace::ACC);
   uint32_t acc = kb.Tile("acc", {16, 16}, trace::FP32, trace::ACC);
   uint32_t sum = kb.Tile("sum", {16, 16}, trace::FP32, trace::ACC);
-  kb.Load(ta, pa, {C(0), C(0)});
-  kb.Load(tb, pb, {C(0), C(0)});
-  kb.Matmul(first, ta, tb);
+  if (created) {
+    kb.Create(first);
+  } else {
+    kb.Load(ta, pa, {C(0), C(0)});
+    kb.Load(tb, pb, {C(0), C(0)});
+    kb.Matmul(first, ta, tb);
+  }
   trace::Op& loop = kb.BeginLoop(0, C(0), C(4));
   kb.Load(ta, pa, {C(0), Times(LoopVar(0), C(16))});
   kb.Load(tb, pb, {Times(LoopVar(0), C(16)), C(0)});
@@ -588,6 +593,48 @@ TEST_F(TileExecutorTest, MatmulAccAccumulatesUnlessItsInitCondHolds) {
   for (bool functional : {true, false}) {
     EXPECT_THAT(std::string(Run(SplitKKernel(&bad), args, {}, functional).message()),
                 HasSubstr("(MATMUL, test.py:7): init_cond: "));
+  }
+}
+
+TEST_F(TileExecutorTest, CreatedTilesHoldNaNUntilAnInitCondOverwritesThem) {
+  constexpr int kK = 64;
+  std::vector<double> a(16 * kK), b(kK * 16);
+  for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<double>((i * 37) % 19) - 9;
+  for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<double>((i * 11) % 13) - 6;
+  PutAs(trace::FP32, kA, a);
+  PutAs(trace::FP32, kB, b);
+  const std::vector<BoundArg> args = {BoundArg::Tensor(Matrix(kA, trace::FP32, 16, kK)),
+                                      BoundArg::Tensor(Matrix(kB, trace::FP32, kK, 16)),
+                                      BoundArg::Tensor(Matrix(kOut, trace::FP32, 16, 16))};
+  // Upstream's K loop: the first step overwrites the created accumulator.
+  const trace::IntExpr k_is_0 = Bin(trace::IntExpr::EQ, LoopVar(0), C(0));
+  ASSERT_TRUE(Run(SplitKKernel(&k_is_0, /*created=*/true), args).ok());
+  EXPECT_EQ(GetAs(trace::FP32, kOut, 256), NaiveMatmul(a, b, 16, 16, kK, false, false));
+  // The CREATE is a record of no time on no engine's work.
+  ASSERT_EQ(profile_.records[0].kind, Op::CREATE);
+  EXPECT_EQ(profile_.records[0].cost_ns, 0);
+  EXPECT_EQ(profile_.records[0].engine, EngineKind::kCube);
+  // Every step accumulating adds onto the poison: the result is all NaN.
+  ASSERT_TRUE(Run(SplitKKernel(nullptr, /*created=*/true), args).ok());
+  for (double v : GetAs(trace::FP32, kOut, 256)) EXPECT_TRUE(std::isnan(v));
+
+  // Stored as it is: NaN in every float dtype, 0 in an integer one.
+  for (trace::DType dtype : {trace::FP32, trace::FP16, trace::BF16, trace::INT32}) {
+    SCOPED_TRACE(trace::DType_Name(dtype));
+    KernelBuilder kb("scratch");
+    uint32_t out = kb.TensorParam("out", dtype);
+    uint32_t t = kb.Tile("t", {4, 16}, dtype);
+    kb.Create(t);
+    kb.Store(t, out, {C(0), C(0)});
+    PutAs(dtype, kOut, std::vector<double>(64, 7.0));
+    ASSERT_TRUE(Run(Compile(kb), {BoundArg::Tensor(Matrix(kOut, dtype, 4, 16))}).ok());
+    for (double v : GetAs(dtype, kOut, 64)) {
+      if (dtype == trace::INT32) {
+        EXPECT_EQ(v, 0);
+      } else {
+        EXPECT_TRUE(std::isnan(v));
+      }
+    }
   }
 }
 

@@ -174,6 +174,12 @@ class KernelBuilder {
     op.set_accumulate(true);
     return op;
   }
+  // dst gets a buffer and no contents (pl.tile.create).
+  trace::Op& Create(uint32_t dst) {
+    trace::Op& op = Add(trace::Op::CREATE);
+    op.set_dst(dst);
+    return op;
+  }
   // dst <- src, another memory space (pl.move).
   trace::Op& Move(uint32_t dst, uint32_t src) { return Unary(trace::Op::MOVE, dst, src); }
 
