@@ -3,15 +3,20 @@
 # 128 x 256 of C per output tile (its FP32 accumulator is exactly L0C's
 # 128 KiB); 192 output tiles, 8 per block of a 24-block SPMD task. The kernel
 # form is the pipelined K loop of hw-native-sys/pypto@e2d0f78a
-# examples/models/qwen3_jit/kernels/projection.py: the first K chunk's
-# pl.matmul, then pl.matmul_acc over the other chunks of 256 in a
-# pl.pipeline(stage=2) loop, one FIXPIPE store per output tile. Shapes only
-# (--timing-only): docs/pipes.md derives its roofline.
+# examples/models/qwen3_jit/kernels/projection.py: an accumulator with no
+# contents yet (pl.tile.create in Acc), pl.matmul_acc over every K chunk in a
+# pl.pipeline loop, its init_cond=(kk == 0) overwriting at the first chunk
+# (upstream's `if k0 == 0: matmul else: matmul_acc`), one FIXPIPE store per
+# output tile. K chunks of 128 let four copies of a chunk's L1 tiles (96 KiB
+# each) fit L1, so MTE2 runs far enough ahead to cover each tile's L0C drain;
+# regress/ compares the two-copy form of 256-chunks (TK = 256, stage=2).
+# Shapes only (--timing-only): docs/pipes.md derives both rooflines.
 import pypto.language as pl
 import torch
 
 M, K, N = 3072, 2048, 2048
-TM, TN, TK = 128, 256, 256
+TM, TN = 128, 256
+TK = 128
 BLOCKS = 24
 TILES_N = N // TN
 TILES_PER_BLOCK = (M // TM) * TILES_N // BLOCKS
@@ -24,13 +29,11 @@ def gemm(a: pl.Tensor, b: pl.Tensor, c: pl.Out[pl.Tensor]):
             tile = blk * TILES_PER_BLOCK + t
             m0 = (tile // TILES_N) * TM
             n0 = (tile % TILES_N) * TN
-            x = pl.load(a, [m0, 0], [TM, TK])
-            y = pl.load(b, [0, n0], [TK, TN])
-            acc = pl.matmul(x, y, out_dtype=pl.FP32)
-            for kk in pl.pipeline(1, K // TK, stage=2):
+            acc = pl.tile.create([TM, TN], dtype=pl.FP32, target_memory=pl.Mem.Acc)
+            for kk in pl.pipeline(K // TK, stage=4):
                 x = pl.load(a, [m0, kk * TK], [TM, TK])
                 y = pl.load(b, [kk * TK, n0], [TK, TN])
-                acc = pl.matmul_acc(acc, x, y)
+                acc = pl.matmul_acc(acc, x, y, init_cond=(kk == 0))
             pl.store(acc, [m0, n0], c)
     return c
 

@@ -8,12 +8,13 @@
 # only and pto_sim times every task without computing it. Each task's work is
 # written with supported tile ops of the source kernel's shapes and dtypes;
 # where ptoc has no construct the nearest one of the same cost stands in:
-#  * matmul accumulation over K chunks: the first chunk's pl.matmul, then
-#    pl.matmul_acc into the same L0C accumulator in a pl.pipeline(stage=2)
-#    loop (upstream examples/models/qwen3_jit/kernels/projection.py at
-#    hw-native-sys/pypto@e2d0f78a writes the first step as `if k0 == 0:
-#    matmul else: matmul_acc`; ptoc has no device-side `if`, so the first
-#    chunk is peeled), stored once after the K loop (matmul_k_loop).
+#  * matmul accumulation over K chunks: pl.matmul_acc into one L0C
+#    accumulator (pl.tile.create, no contents yet) in a pl.pipeline(stage=2)
+#    loop, init_cond=(kk == 0) overwriting at the first chunk (upstream
+#    examples/models/qwen3_jit/kernels/projection.py at
+#    hw-native-sys/pypto@e2d0f78a writes that as `if k0 == 0: matmul else:
+#    matmul_acc`; ptoc has no device-side `if`), stored once after the K
+#    loop (matmul_k_loop).
 #    PIPELINED = False keeps the earlier single-buffered pl.range form, whose
 #    every chunk is a plain pl.matmul (the time is every step's, the value
 #    the last step's): the comparison workload regress/ derives from this
@@ -110,13 +111,11 @@ def matmul_k_loop(a, a_col, w, w_row, w_col, width, k_chunks, k_step, dst, dst_c
     # dst[:, dst_col:+width] += a[:, a_col:+K] @ w[w_row:+K, w_col:+width], K in
     # k_chunks steps of k_step (BF16 in, FP32 accumulate, atomic add out).
     if PIPELINED:
-        x = pl.load(a, [0, a_col], [BATCH, k_step])
-        y = pl.load(w, [w_row, w_col], [k_step, width])
-        acc = pl.matmul(x, y, out_dtype=pl.FP32)
-        for kk in pl.pipeline(1, k_chunks, stage=2):
+        acc = pl.tile.create([BATCH, width], dtype=pl.FP32, target_memory=pl.Mem.Acc)
+        for kk in pl.pipeline(k_chunks, stage=2):
             x = pl.load(a, [0, a_col + kk * k_step], [BATCH, k_step])
             y = pl.load(w, [w_row + kk * k_step, w_col], [k_step, width])
-            acc = pl.matmul_acc(acc, x, y)
+            acc = pl.matmul_acc(acc, x, y, init_cond=(kk == 0))
     else:
         for kk in pl.range(k_chunks):
             x = pl.load(a, [0, a_col + kk * k_step], [BATCH, k_step])
