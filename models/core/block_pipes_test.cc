@@ -181,15 +181,24 @@ TimePs RunOnPipes(const CompiledKernel& kernel, const ChipConfig& config, PipeSc
   return pipes->end_time();
 }
 
-// `steps` matmuls [16, k] x [k, 128] BF16 from L1 into one accumulator.
-CompiledKernel MatmulChain(int64_t k, int steps) {
+// `steps` matmuls [16, k] x [k, 128] BF16 from L1 into one accumulator; with
+// `created`, upstream's form: every step a matmul_acc onto an accumulator
+// created with no contents (pl.tile.create).
+CompiledKernel MatmulChain(int64_t k, int steps, bool created = false) {
   KernelBuilder kb("mm", trace::AIC);
   const uint32_t a = kb.Tile("a", {16, k}, trace::BF16, trace::MAT);
   const uint32_t b = kb.Tile("b", {k, 128}, trace::BF16, trace::MAT);
   const uint32_t c = kb.Tile("c", {16, 128}, trace::FP32, trace::ACC);
   kb.Full(a, 1);
   kb.Full(b, 1);
-  for (int i = 0; i < steps; ++i) kb.Matmul(c, a, b);
+  if (created) kb.Create(c);
+  for (int i = 0; i < steps; ++i) {
+    if (created) {
+      kb.MatmulAcc(c, a, b, c);
+    } else {
+      kb.Matmul(c, a, b);
+    }
+  }
   return *CompileKernel(kb.kernel());
 }
 
@@ -225,26 +234,12 @@ TEST(BlockPipesTest, EightKStepsOf256TakeTheTimeOfOneMatmulOver2048) {
   EXPECT_EQ(a.busy(Pipe::kCube), b.busy(Pipe::kCube));
 }
 
-// The same steps in upstream's form: every step a matmul_acc onto an
-// accumulator created with no contents (pl.tile.create).
-CompiledKernel MatmulAccChainFromCreate(int64_t k, int steps) {
-  KernelBuilder kb("mm", trace::AIC);
-  const uint32_t a = kb.Tile("a", {16, k}, trace::BF16, trace::MAT);
-  const uint32_t b = kb.Tile("b", {k, 128}, trace::BF16, trace::MAT);
-  const uint32_t c = kb.Tile("c", {16, 128}, trace::FP32, trace::ACC);
-  kb.Full(a, 1);
-  kb.Full(b, 1);
-  kb.Create(c);
-  for (int i = 0; i < steps; ++i) kb.MatmulAcc(c, a, b, c);
-  return *CompileKernel(kb.kernel());
-}
-
 TEST(BlockPipesTest, ACreatedAccumulatorIsNoPipeOpAndCostsNoTime) {
   ChipConfig config;
   config.chip.aicore_clock_hz = 1e9;
   PipeScheduler plain, created, whole;
   const TimePs plain_end = RunOnPipes(MatmulChain(256, 8), config, &plain);
-  const TimePs created_end = RunOnPipes(MatmulAccChainFromCreate(256, 8), config, &created);
+  const TimePs created_end = RunOnPipes(MatmulChain(256, 8, /*created=*/true), config, &created);
   EXPECT_EQ(created.size(), plain.size());  // the CREATE added nothing
   EXPECT_EQ(created_end, plain_end);
   EXPECT_EQ(created_end, RunOnPipes(MatmulChain(2048, 1), config, &whole));

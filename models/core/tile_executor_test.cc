@@ -45,6 +45,8 @@ TensorBinding Matrix(uint64_t addr, trace::DType dtype, int64_t rows, int64_t co
   return t;
 }
 
+struct SplitK;
+
 class TileExecutorTest : public ::testing::Test {
  protected:
   TileExecutorTest() : gm_(kGmBase, 1 << 22), exec_(config_) {}
@@ -82,6 +84,9 @@ class TileExecutorTest : public ::testing::Test {
     EXPECT_TRUE(gm_.status().ok()) << gm_.status();
     return s;
   }
+
+  // Writes the split-K kernels' inputs (below).
+  SplitK PutSplitK();
 
   ChipConfig config_;
   FlatGmPort gm_;
@@ -518,6 +523,28 @@ TEST_F(TileExecutorTest, MovesCopyTilesBetweenSpaces) {
   EXPECT_GT(profile_.records[2].cost_ns, 0);
 }
 
+// The split-K kernels' inputs: a [16, 64] and b [64, 16] of small integers
+// (exact in FP32) at kA and kB, and their arguments (out [16, 16] at kOut).
+struct SplitK {
+  static constexpr int kK = 64;
+  std::vector<double> a, b;
+  std::vector<BoundArg> args;
+};
+
+SplitK TileExecutorTest::PutSplitK() {
+  SplitK in;
+  in.a.resize(16 * SplitK::kK);
+  in.b.resize(SplitK::kK * 16);
+  for (size_t i = 0; i < in.a.size(); ++i) in.a[i] = static_cast<double>((i * 37) % 19) - 9;
+  for (size_t i = 0; i < in.b.size(); ++i) in.b[i] = static_cast<double>((i * 11) % 13) - 6;
+  PutAs(trace::FP32, kA, in.a);
+  PutAs(trace::FP32, kB, in.b);
+  in.args = {BoundArg::Tensor(Matrix(kA, trace::FP32, 16, SplitK::kK)),
+             BoundArg::Tensor(Matrix(kB, trace::FP32, SplitK::kK, 16)),
+             BoundArg::Tensor(Matrix(kOut, trace::FP32, 16, 16))};
+  return in;
+}
+
 // sum over k of a[:, k-th chunk] @ b[k-th chunk, :] into a carried
 // accumulator that starts at `first` (a @ b of the first chunk, or with
 // `created` a tile with no contents: pl.tile.create), through a matmul_acc
@@ -551,15 +578,11 @@ CompiledKernel SplitKKernel(const trace::IntExpr* init, bool created = false) {
 }
 
 TEST_F(TileExecutorTest, MatmulAccAccumulatesUnlessItsInitCondHolds) {
-  constexpr int kK = 64;
-  std::vector<double> a(16 * kK), b(kK * 16);
-  for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<double>((i * 37) % 19) - 9;
-  for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<double>((i * 11) % 13) - 6;
-  PutAs(trace::FP32, kA, a);
-  PutAs(trace::FP32, kB, b);
-  const std::vector<BoundArg> args = {BoundArg::Tensor(Matrix(kA, trace::FP32, 16, kK)),
-                                      BoundArg::Tensor(Matrix(kB, trace::FP32, kK, 16)),
-                                      BoundArg::Tensor(Matrix(kOut, trace::FP32, 16, 16))};
+  constexpr int kK = SplitK::kK;
+  const SplitK split_k = PutSplitK();
+  const std::vector<double>& a = split_k.a;
+  const std::vector<double>& b = split_k.b;
+  const std::vector<BoundArg>& args = split_k.args;
   const std::vector<double> full = NaiveMatmul(a, b, 16, 16, kK, false, false);
   // The first chunk's product: a[:, :16] @ b[:16, :].
   std::vector<double> a0(16 * 16), b0(b.begin(), b.begin() + 16 * 16);
@@ -597,25 +620,18 @@ TEST_F(TileExecutorTest, MatmulAccAccumulatesUnlessItsInitCondHolds) {
 }
 
 TEST_F(TileExecutorTest, CreatedTilesHoldNaNUntilAnInitCondOverwritesThem) {
-  constexpr int kK = 64;
-  std::vector<double> a(16 * kK), b(kK * 16);
-  for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<double>((i * 37) % 19) - 9;
-  for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<double>((i * 11) % 13) - 6;
-  PutAs(trace::FP32, kA, a);
-  PutAs(trace::FP32, kB, b);
-  const std::vector<BoundArg> args = {BoundArg::Tensor(Matrix(kA, trace::FP32, 16, kK)),
-                                      BoundArg::Tensor(Matrix(kB, trace::FP32, kK, 16)),
-                                      BoundArg::Tensor(Matrix(kOut, trace::FP32, 16, 16))};
+  const SplitK in = PutSplitK();
   // Upstream's K loop: the first step overwrites the created accumulator.
   const trace::IntExpr k_is_0 = Bin(trace::IntExpr::EQ, LoopVar(0), C(0));
-  ASSERT_TRUE(Run(SplitKKernel(&k_is_0, /*created=*/true), args).ok());
-  EXPECT_EQ(GetAs(trace::FP32, kOut, 256), NaiveMatmul(a, b, 16, 16, kK, false, false));
+  ASSERT_TRUE(Run(SplitKKernel(&k_is_0, /*created=*/true), in.args).ok());
+  EXPECT_EQ(GetAs(trace::FP32, kOut, 256),
+            NaiveMatmul(in.a, in.b, 16, 16, SplitK::kK, false, false));
   // The CREATE is a record of no time on no engine's work.
   ASSERT_EQ(profile_.records[0].kind, Op::CREATE);
   EXPECT_EQ(profile_.records[0].cost_ns, 0);
   EXPECT_EQ(profile_.records[0].engine, EngineKind::kCube);
   // Every step accumulating adds onto the poison: the result is all NaN.
-  ASSERT_TRUE(Run(SplitKKernel(nullptr, /*created=*/true), args).ok());
+  ASSERT_TRUE(Run(SplitKKernel(nullptr, /*created=*/true), in.args).ok());
   for (double v : GetAs(trace::FP32, kOut, 256)) EXPECT_TRUE(std::isnan(v));
 
   // Stored as it is: NaN in every float dtype, 0 in an integer one.
