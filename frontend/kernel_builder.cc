@@ -267,26 +267,6 @@ void AssignLoopEngines(OpList* ops) {
   }
 }
 
-// What the planner may fill of each space: the a2a3 budgets of verifiers.h.
-uint64_t PlanningCapacity(trace::MemSpace space) {
-  switch (space) {
-    case trace::VEC:
-      return kVecBudgetBytes;
-    case trace::MAT:
-      return kMatBudgetBytes;
-    case trace::LEFT:
-      return kLeftBudgetBytes;
-    case trace::RIGHT:
-      return kRightBudgetBytes;
-    case trace::ACC:
-      return kAccBudgetBytes;
-    case trace::BIAS:
-      return kBiasBudgetBytes;
-    default:
-      return 0;
-  }
-}
-
 // A loop-carried tile is one buffer with its init and next tiles.
 struct CarryGroup {
   const trace::Op* loop;
@@ -465,7 +445,7 @@ absl::StatusOr<trace::Kernel> KernelBuilder::Finish(const std::string& origin) {
   plan_options.groups = pipelines_;
   plan_options.pinned = pinned;
   plan_options.capacity = [&reserved](trace::MemSpace space) -> uint64_t {
-    const uint64_t capacity = PlanningCapacity(space);
+    const uint64_t capacity = SpaceBudgetBytes(space);
     const uint64_t held = reserved.count(space) ? reserved.at(space) : 0;
     return capacity == 0 ? 0 : held < capacity ? capacity - held : 1;
   };

@@ -413,6 +413,14 @@ TEST(MemorySpaceTest, CreateTileErrors) {
                         "integers (leading 1s may precede them), got [16, 0]"));
   EXPECT_THAT(CompileError(Body("x = pl.tile.create([2, 16, 16], pl.FP32)")),
               HasSubstr("got [2, 16, 16]"));
+  // Its bytes against its space, before a product can overflow.
+  EXPECT_THAT(CompileError(Body("x = pl.tile.create([256, 256], pl.FP32, pl.Mem.Acc)")),
+              HasSubstr("bad.py:11:28: error: pl.tile.create: a [256, 256] FP32 tile does not fit "
+                        "the 131072 bytes of Acc (L0C); use a smaller tile"));
+  EXPECT_THAT(CompileError(Body("x = pl.tile.create([3037000500, 3037000500], pl.FP32)")),
+              HasSubstr("a [3037000500, 3037000500] FP32 tile does not fit the 188416 bytes of "
+                        "Vec (UB)"));
+  Compile(Body("x = pl.tile.create([128, 256], pl.FP32, pl.Mem.Acc)"));  // exactly L0C
   EXPECT_THAT(
       CompileError(Body("x = pl.tile.create([16, 16], pl.FP32, pl.Level.AIV)")),
       HasSubstr("pl.tile.create target_memory must be a pl.MemorySpace (or pl.Mem) member"));

@@ -9,6 +9,7 @@
 #include "common/dtype.h"
 #include "frontend/pl_values.h"
 #include "frontend/status_macros.h"
+#include "frontend/verifiers.h"
 #include "models/core/kernel_program.h"
 
 namespace pto::ptoc {
@@ -305,6 +306,19 @@ absl::StatusOr<Value> TileCreate(Interpreter* interp, const std::vector<int64_t>
     return interp->Error(shape_loc, absl::StrCat("pl.tile.create shape must be 1 or 2 positive "
                                                  "integers (leading 1s may precede them), got [",
                                                  absl::StrJoin(shape, ", "), "]"));
+  }
+  // Its shape is the author's alone (a load's is bounded by its tensor's):
+  // the tile must fit its space, checked before any product can overflow.
+  const uint64_t budget = SpaceBudgetBytes(space);
+  uint64_t bytes = DTypeSize(dtype);
+  for (int64_t d : tile_shape) {
+    bytes = static_cast<uint64_t>(d) > budget ? budget + 1 : bytes * static_cast<uint64_t>(d);
+  }
+  if (bytes > budget) {
+    return interp->Error(shape_loc,
+                         absl::StrCat("pl.tile.create: a [", absl::StrJoin(tile_shape, ", "), "] ",
+                                      trace::DType_Name(dtype), " tile does not fit the ", budget,
+                                      " bytes of ", PlSpaceName(space), "; use a smaller tile"));
   }
   KernelBuilder* k = interp->kernel();
   auto tile = k->NewTile(tile_shape, dtype, space);

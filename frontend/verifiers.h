@@ -19,6 +19,25 @@ inline constexpr uint64_t kLeftBudgetBytes = 65536;   // 64 KB L0A
 inline constexpr uint64_t kRightBudgetBytes = 65536;  // 64 KB L0B
 inline constexpr uint64_t kAccBudgetBytes = 131072;   // 128 KB L0C
 inline constexpr uint64_t kBiasBudgetBytes = 1024;    // 1 KB BT
+// What one memory space holds of the budgets above; 0 for no space.
+inline uint64_t SpaceBudgetBytes(trace::MemSpace space) {
+  switch (space) {
+    case trace::VEC:
+      return kVecBudgetBytes;
+    case trace::MAT:
+      return kMatBudgetBytes;
+    case trace::LEFT:
+      return kLeftBudgetBytes;
+    case trace::RIGHT:
+      return kRightBudgetBytes;
+    case trace::ACC:
+      return kAccBudgetBytes;
+    case trace::BIAS:
+      return kBiasBudgetBytes;
+    default:
+      return 0;
+  }
+}
 // kDefaultAutoPipeSlotNum of hw-native-sys/pypto@e2d0f78a
 // include/pypto/ir/transforms/utils/cross_core_pipe.h; the "8 slots" of
 // docs/en/user/performance/02-runtime-overhead.md is stale.
