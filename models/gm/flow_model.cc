@@ -24,7 +24,6 @@ FlowModel::ResourceId FlowModel::AddResource(double bytes_per_ns) {
   capacity_.push_back(bytes_per_ns);
   residual_.push_back(0);
   unfrozen_users_.push_back(0);
-  saturating_.push_back(0);
   users_.push_back(0);
   load_.push_back(0);
   fair_.push_back(0);
@@ -43,8 +42,19 @@ FlowModel::FlowId FlowModel::Start(TimePs now, int64_t bytes, absl::Span<const R
   Flow& flow = flows_.emplace_back();
   flow.id = next_id_++;
   flow.path = Enter(path);
-  flow.remaining = static_cast<double>(bytes);
-  flow.since = now;
+  Path& along = paths_[static_cast<size_t>(flow.path)];
+  // A path that had no flow restarts its clock, which so stays small.
+  if (along.flows == 1) {
+    along.clock = 0;
+    along.since = now;
+    along.rate = 0;
+    along.end = kNever;
+  }
+  flow.finish = ClockNow(along) + static_cast<double>(bytes);
+  if (along.flows == 1 || flow.finish < along.first_finish) {
+    along.first_finish = flow.finish;
+    along.end = EndOf(along, flow.finish);
+  }
   for (ResourceId r : path) {
     if (users_[r]++ == 0) {
       used_position_[r] = static_cast<int>(used_.size());
@@ -91,7 +101,7 @@ bool FlowModel::Unsaturated(ResourceId resource, double load, double extra) cons
   return load + extra < capacity_[resource] * (1 - 1e-9);
 }
 
-bool FlowModel::StartAlone(Flow& flow) {
+bool FlowModel::StartAlone(const Flow& flow) {
   // Its own resources' tightest capacity: the rate it gets if the shared
   // ones still have that much to spare, in which case no one else's
   // bottleneck changes and a full recompute would give the same rates.
@@ -103,9 +113,11 @@ bool FlowModel::StartAlone(Flow& flow) {
   for (ResourceId r : PathOf(flow)) {
     if (users_[r] > 1 && !Unsaturated(r, load_[r], own)) return false;
   }
-  SetRate(flow, own);
+  // Alone on its resource: alone on its path too.
+  Path& path = paths_[static_cast<size_t>(flow.path)];
+  SetRate(path, own);
   for (ResourceId r : PathOf(flow)) load_[r] += own;
-  if (earliest_end_ == kNever || flow.end < earliest_end_) earliest_end_ = flow.end;
+  if (earliest_end_ == kNever || path.end < earliest_end_) earliest_end_ = path.end;
   return true;
 }
 
@@ -118,22 +130,41 @@ bool FlowModel::EndsAlone(const Flow& flow) const {
   return true;
 }
 
-TimePs FlowModel::EndOf(const Flow& flow) const {
+TimePs FlowModel::EndOf(const Path& path, double finish) const {
   // Rounded up: the picosecond in which the last byte has moved.
-  return flow.rate > 0 ? flow.since + CeilToPs(flow.remaining / flow.rate * 1000.0) : kNever;
+  return path.rate > 0
+             ? path.since + CeilToPs(std::max(0.0, finish - path.clock) / path.rate * 1000.0)
+             : kNever;
+}
+
+double FlowModel::ClockNow(const Path& path) const {
+  return path.clock + path.rate * (static_cast<double>(now_ - path.since) / 1000.0);
 }
 
 double FlowModel::RemainingNow(const Flow& flow) const {
-  const double ns = static_cast<double>(now_ - flow.since) / 1000.0;
-  return std::max(0.0, flow.remaining - flow.rate * ns);
+  return std::max(0.0, flow.finish - ClockNow(paths_[static_cast<size_t>(flow.path)]));
 }
 
-void FlowModel::SetRate(Flow& flow, double rate) {
-  if (rate == flow.rate) return;  // its end stands
-  flow.remaining = RemainingNow(flow);
-  flow.since = now_;
-  flow.rate = rate;
-  flow.end = EndOf(flow);
+void FlowModel::SetRate(Path& path, double rate) {
+  if (rate == path.rate) return;  // its end stands
+  path.clock = ClockNow(path);
+  path.since = now_;
+  path.rate = rate;
+  path.end = EndOf(path, path.first_finish);
+}
+
+void FlowModel::UpdateFirstFinish(PathId id) {
+  Path& path = paths_[static_cast<size_t>(id)];
+  if (path.flows == 0) {
+    path.end = kNever;
+    return;
+  }
+  double first = -1;
+  for (const Flow& flow : flows_) {
+    if (flow.path == id && (first < 0 || flow.finish < first)) first = flow.finish;
+  }
+  path.first_finish = first;
+  path.end = EndOf(path, first);
 }
 
 void FlowModel::AdvanceTo(TimePs now, std::vector<FlowId>* completed) {
@@ -143,20 +174,23 @@ void FlowModel::AdvanceTo(TimePs now, std::vector<FlowId>* completed) {
     now_ = end;
     // Every flow due now ends together (ids ascending), then the others
     // share, at new rates only if one of them was someone's bottleneck.
-    auto done = [end](const Flow& flow) { return flow.end == end; };
+    // Only a path due now has flows due now.
+    auto done = [this, end](const Flow& flow) {
+      const Path& path = paths_[static_cast<size_t>(flow.path)];
+      return path.end == end && EndOf(path, flow.finish) == end;
+    };
     // (A resource only ending flows share is left to the last of them,
     // which then sees it as its own.)
     bool alone = true;
-    for (const Flow& flow : flows_) {
+    left_.clear();
+    for (Flow& flow : flows_) {
       if (!done(flow)) continue;
       completed->push_back(flow.id);
       alone = alone && EndsAlone(flow);
-    }
-    for (const Flow& flow : flows_) {
-      if (!done(flow)) continue;
+      const double rate = paths_[static_cast<size_t>(flow.path)].rate;
       for (ResourceId r : PathOf(flow)) {
         if (--users_[r] > 0) {
-          load_[r] -= flow.rate;
+          load_[r] -= rate;
           continue;
         }
         // The last flow off a resource leaves it exactly idle, and unused.
@@ -168,8 +202,15 @@ void FlowModel::AdvanceTo(TimePs now, std::vector<FlowId>* completed) {
         used_position_[r] = -1;
       }
       Leave(flow.path);
+      if (std::find(left_.begin(), left_.end(), flow.path) == left_.end()) {
+        left_.push_back(flow.path);
+      }
+      flow.path = -1;  // marks it for removal
     }
-    flows_.erase(std::remove_if(flows_.begin(), flows_.end(), done), flows_.end());
+    flows_.erase(std::remove_if(flows_.begin(), flows_.end(),
+                                [](const Flow& flow) { return flow.path < 0; }),
+                 flows_.end());
+    for (PathId path : left_) UpdateFirstFinish(path);
     if (alone) {
       earliest_end_ = EarliestEnd();
     } else {
@@ -188,7 +229,7 @@ const FlowModel::Flow* FlowModel::Find(FlowId flow) const {
 double FlowModel::rate(FlowId flow) {
   Flush();
   const Flow* found = Find(flow);
-  return found == nullptr ? 0 : found->rate;
+  return found == nullptr ? 0 : paths_[static_cast<size_t>(found->path)].rate;
 }
 
 int64_t FlowModel::remaining(FlowId flow) {
@@ -209,27 +250,25 @@ void FlowModel::Recompute() {
   // what is left of them: all of them at once (N cores at their caps are
   // one round, not N). Only the resources some flow crosses are looked at,
   // and each round only the paths not yet frozen (a path's flows all get
-  // one rate); the loads are summed over the flows in id order, so in one
-  // order whatever the history.
+  // one rate). A path freezes when one of its resources has this round's
+  // share: every resource an unfrozen path crosses has unfrozen users, so
+  // its fair share is this round's. The loads are summed as paths freeze.
   //
-  // The loops work on raw pointers: `saturating` is a char array, and a
-  // char store may alias anything, so through the vectors every store
-  // would reload every vector's data pointer.
+  // The loops work on raw pointers: through the vectors every store would
+  // reload their data pointers.
   double* const residual = residual_.data();
   int* const unfrozen_users = unfrozen_users_.data();
-  char* const saturating = saturating_.data();
   double* const fair = fair_.data();
   double* const load = load_.data();
   const double* const capacity = capacity_.data();
   const int* const users = users_.data();
   const ResourceId* const used = used_.data();
   const size_t used_count = used_.size();
-  Flow* const flows = flows_.data();
-  const size_t flow_count = flows_.size();
   for (size_t k = 0; k < used_count; ++k) {
     const ResourceId r = used[k];
     residual[r] = capacity[r];
     unfrozen_users[r] = users[r];
+    load[r] = 0;
   }
   Path* const paths = paths_.data();
   const ResourceId* const all_hops = hops_.data();
@@ -244,10 +283,6 @@ void FlowModel::Recompute() {
       fair[r] = std::max(0.0, residual[r]) / unfrozen_users[r];
       if (share < 0 || fair[r] < share) share = fair[r];
     }
-    for (size_t k = 0; k < used_count; ++k) {
-      const ResourceId r = used[k];
-      saturating[r] = unfrozen_users[r] > 0 && fair[r] == share;
-    }
     size_t kept = 0;
     for (size_t u = 0; u < unfrozen_count; ++u) {
       const PathId id = unfrozen[u];
@@ -255,38 +290,30 @@ void FlowModel::Recompute() {
       const ResourceId* const hop = all_hops + path.begin;
       const size_t hops = path.hops;
       bool saturated = false;
-      for (size_t h = 0; h < hops; ++h) saturated |= saturating[hop[h]] != 0;
+      for (size_t h = 0; h < hops; ++h) saturated |= fair[hop[h]] == share;
       if (!saturated) {
         unfrozen[kept++] = id;
         continue;
       }
-      path.rate = share;
-      // One subtraction per flow, as if they froze one by one: the same
-      // rounding as a filling over flows.
+      path.share = share;
+      const int flows = path.flows;
+      const double taken = share * flows;
       for (size_t h = 0; h < hops; ++h) {
-        for (int f = 0; f < path.flows; ++f) residual[hop[h]] -= share;
-        unfrozen_users[hop[h]] -= path.flows;  // back to 0 once every flow froze
+        const ResourceId r = hop[h];
+        residual[r] -= taken;
+        load[r] += taken;
+        unfrozen_users[r] -= flows;  // back to 0 once every flow froze
       }
     }
     unfrozen_count = kept;
   }
-  for (size_t k = 0; k < used_count; ++k) {
-    const ResourceId r = used[k];
-    saturating[r] = 0;
-    load[r] = 0;
-  }
   // kNever is -1: as unsigned it is above every end, so the earliest end is
   // the unsigned minimum.
   uint64_t earliest = static_cast<uint64_t>(kNever);
-  for (size_t i = 0; i < flow_count; ++i) {
-    Flow& flow = flows[i];
-    const Path& path = paths[flow.path];
-    SetRate(flow, path.rate);
-    const double rate = flow.rate;
-    const ResourceId* const hop = all_hops + path.begin;
-    const size_t hops = path.hops;
-    for (size_t h = 0; h < hops; ++h) load[hop[h]] += rate;
-    earliest = std::min(earliest, static_cast<uint64_t>(flow.end));
+  for (PathId id : active_paths_) {
+    Path& path = paths[id];
+    SetRate(path, path.share);
+    earliest = std::min(earliest, static_cast<uint64_t>(path.end));
   }
   earliest_end_ = static_cast<TimePs>(earliest);
 }
@@ -294,7 +321,9 @@ void FlowModel::Recompute() {
 TimePs FlowModel::EarliestEnd() const {
   // kNever is -1: as unsigned it is above every end.
   uint64_t earliest = static_cast<uint64_t>(kNever);
-  for (const Flow& flow : flows_) earliest = std::min(earliest, static_cast<uint64_t>(flow.end));
+  for (PathId id : active_paths_) {
+    earliest = std::min(earliest, static_cast<uint64_t>(paths_[static_cast<size_t>(id)].end));
+  }
   return static_cast<TimePs>(earliest);
 }
 
