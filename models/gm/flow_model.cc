@@ -28,6 +28,7 @@ FlowModel::ResourceId FlowModel::AddResource(double bytes_per_ns) {
   load_.push_back(0);
   fair_.push_back(0);
   used_position_.push_back(-1);
+  through_.emplace_back();
   return static_cast<ResourceId>(capacity_.size() - 1);
 }
 
@@ -81,6 +82,7 @@ FlowModel::PathId FlowModel::Enter(absl::Span<const ResourceId> resources) {
   if (path.flows++ == 0) {
     path.position = static_cast<int>(active_paths_.size());
     active_paths_.push_back(it->second);
+    for (ResourceId r : resources) through_[r].push_back(it->second);
   }
   return it->second;
 }
@@ -93,6 +95,11 @@ void FlowModel::Leave(PathId id) {
   paths_[static_cast<size_t>(moved)].position = path.position;
   active_paths_.pop_back();
   path.position = -1;
+  for (uint32_t h = 0; h < path.hops; ++h) {
+    std::vector<PathId>& through = through_[hops_[path.begin + h]];
+    *std::find(through.begin(), through.end(), id) = through.back();
+    through.pop_back();
+  }
 }
 
 bool FlowModel::Unsaturated(ResourceId resource, double load, double extra) const {
@@ -248,11 +255,9 @@ void FlowModel::Recompute() {
   // resources saturate; their flows freeze at that rate; repeat. The
   // resources that saturate first are those with the smallest fair share of
   // what is left of them: all of them at once (N cores at their caps are
-  // one round, not N). Only the resources some flow crosses are looked at,
-  // and each round only the paths not yet frozen (a path's flows all get
-  // one rate). A path freezes when one of its resources has this round's
-  // share: every resource an unfrozen path crosses has unfrozen users, so
-  // its fair share is this round's. The loads are summed as paths freeze.
+  // one round, not N). Only the resources some flow crosses are looked at;
+  // a saturating resource freezes the unfrozen paths through it (a path's
+  // flows all get one rate), and the loads are summed as paths freeze.
   //
   // The loops work on raw pointers: through the vectors every store would
   // reload their data pointers.
@@ -272,9 +277,9 @@ void FlowModel::Recompute() {
   }
   Path* const paths = paths_.data();
   const ResourceId* const all_hops = hops_.data();
-  unfrozen_.assign(active_paths_.begin(), active_paths_.end());
-  PathId* const unfrozen = unfrozen_.data();
-  size_t unfrozen_count = unfrozen_.size();
+  // A stamp per recompute marks the paths frozen in it (none to clear).
+  const uint64_t stamp = ++recomputes_;
+  size_t unfrozen_count = active_paths_.size();
   while (unfrozen_count > 0) {
     double share = -1;
     for (size_t k = 0; k < used_count; ++k) {
@@ -283,29 +288,33 @@ void FlowModel::Recompute() {
       fair[r] = std::max(0.0, residual[r]) / unfrozen_users[r];
       if (share < 0 || fair[r] < share) share = fair[r];
     }
-    size_t kept = 0;
-    for (size_t u = 0; u < unfrozen_count; ++u) {
-      const PathId id = unfrozen[u];
-      Path& path = paths[id];
-      const ResourceId* const hop = all_hops + path.begin;
-      const size_t hops = path.hops;
-      bool saturated = false;
-      for (size_t h = 0; h < hops; ++h) saturated |= fair[hop[h]] == share;
-      if (!saturated) {
-        unfrozen[kept++] = id;
-        continue;
-      }
-      path.share = share;
-      const int flows = path.flows;
-      const double taken = share * flows;
-      for (size_t h = 0; h < hops; ++h) {
-        const ResourceId r = hop[h];
-        residual[r] -= taken;
-        load[r] += taken;
-        unfrozen_users[r] -= flows;  // back to 0 once every flow froze
+    // The resources at that share saturate: every path through them freezes.
+    // (One whose paths all froze through another this round has none left.)
+    for (size_t k = 0; k < used_count; ++k) {
+      const ResourceId r = used[k];
+      if (unfrozen_users[r] == 0 || fair[r] != share) continue;
+      const std::vector<PathId>& through = through_[r];
+      const PathId* const ids = through.data();
+      const size_t count = through.size();
+      for (size_t i = 0; i < count; ++i) {
+        Path& path = paths[ids[i]];
+        if (path.frozen == stamp) continue;
+        path.frozen = stamp;
+        path.share = share;
+        --unfrozen_count;
+        // Locals: an int store (unfrozen_users) may alias the path's fields.
+        const int flows = path.flows;
+        const double taken = share * flows;
+        const ResourceId* const hop = all_hops + path.begin;
+        const uint32_t hops = path.hops;
+        for (uint32_t h = 0; h < hops; ++h) {
+          const ResourceId on = hop[h];
+          residual[on] -= taken;
+          load[on] += taken;
+          unfrozen_users[on] -= flows;  // back to 0 once every flow froze
+        }
       }
     }
-    unfrozen_count = kept;
   }
   // kNever is -1: as unsigned it is above every end, so the earliest end is
   // the unsigned minimum.

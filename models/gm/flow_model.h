@@ -88,10 +88,11 @@ class FlowModel {
   struct Path {
     uint32_t begin = 0;  // its resources: hops_[begin, begin + hops)
     uint32_t hops = 0;
-    int flows = 0;      // active flows along it
-    int position = -1;  // in active_paths_ (-1: no active flow)
-    double share = 0;   // Recompute's scratch: its flows' new rate
-    double rate = 0;    // bytes per ns, each of its flows
+    int flows = 0;        // active flows along it
+    int position = -1;    // in active_paths_ (-1: no active flow)
+    double share = 0;     // Recompute's scratch: its flows' new rate
+    uint64_t frozen = 0;  // the recompute that froze it last
+    double rate = 0;      // bytes per ns, each of its flows
     // The service clock: bytes each flow moved from the path's last idle
     // moment until `since`, when `rate` was set.
     double clock = 0;
@@ -164,9 +165,10 @@ class FlowModel {
   // calls).
   std::vector<double> residual_;
   std::vector<int> unfrozen_users_;
-  std::vector<PathId> unfrozen_;  // the active paths not yet frozen
-  std::vector<PathId> left_;      // AdvanceTo's scratch: paths flows left
-  std::vector<int> users_;        // per resource, the active flows crossing it
+  std::vector<std::vector<PathId>> through_;  // per resource, the active paths crossing it
+  uint64_t recomputes_ = 0;
+  std::vector<PathId> left_;  // AdvanceTo's scratch: paths flows left
+  std::vector<int> users_;    // per resource, the active flows crossing it
   // The resources some active flow crosses, in no order, and each one's
   // place in it (-1: none crosses it).
   std::vector<ResourceId> used_;
