@@ -126,7 +126,7 @@ class FlowModel {
   void SetRate(Path& path, double rate);
   // After flows joined or left `path`: its first finish and end.
   void UpdateFirstFinish(PathId path);
-  // Max-min fair rates by progressive filling, then each flow's end time.
+  // Max-min fair rates by progressive filling, then each path's end time.
   void Recompute();
   // Recomputes if a start left the rates stale.
   void Flush() {
@@ -158,15 +158,17 @@ class FlowModel {
   std::vector<ResourceId> hops_;  // the paths' resources, end to end
   absl::flat_hash_map<absl::InlinedVector<ResourceId, 4>, PathId> path_ids_;
   std::vector<PathId> active_paths_;
-  TimePs earliest_end_ = kNever;  // the earliest flow end (Recompute keeps it)
+  TimePs earliest_end_ = kNever;  // the earliest path end (Recompute keeps it)
   bool stale_ = false;            // flows started at now_ await their rates
   // Recompute's scratch, kept so that it allocates nothing: per resource,
   // what is left of it and how many unfrozen flows cross it (all 0 between
   // calls).
   std::vector<double> residual_;
   std::vector<int> unfrozen_users_;
-  std::vector<std::vector<PathId>> through_;  // per resource, the active paths crossing it
-  uint64_t recomputes_ = 0;
+  // Per resource, the active paths crossing it (a saturating resource
+  // freezes them).
+  std::vector<std::vector<PathId>> through_;
+  uint64_t recomputes_ = 0;   // stamps the paths each recompute froze
   std::vector<PathId> left_;  // AdvanceTo's scratch: paths flows left
   std::vector<int> users_;    // per resource, the active flows crossing it
   // The resources some active flow crosses, in no order, and each one's
@@ -174,7 +176,7 @@ class FlowModel {
   std::vector<ResourceId> used_;
   std::vector<int> used_position_;
   // Per resource, the summed rate of the active flows crossing it: summed
-  // afresh by Recompute (over the active paths), kept up by the shortcuts in
+  // afresh by Recompute (as paths freeze), kept up by the shortcuts in
   // between.
   std::vector<double> load_;
   std::vector<double> fair_;  // Recompute's scratch: per resource, its share
