@@ -519,10 +519,10 @@ absl::StatusOr<std::unique_ptr<TraceReader>> TraceReader::Open(const std::string
         absl::StrCat(path, ": is a directory; expected a trace file (.pb or .pbtxt)"));
   }
 
-  auto header = std::make_unique<trace::StreamHeader>();
+  ArenaHeader header;
   std::unique_ptr<Source> source;
   if (absl::EndsWith(path, ".pbtxt")) {
-    absl::StatusOr<std::unique_ptr<TextSource>> text = TextSource::Open(path, header.get());
+    absl::StatusOr<std::unique_ptr<TextSource>> text = TextSource::Open(path, header.header);
     if (!text.ok()) return text.status();
     source = std::move(*text);
   } else {
@@ -538,28 +538,33 @@ absl::StatusOr<std::unique_ptr<TraceReader>> TraceReader::Open(const std::string
           path, ": empty file; expected a StreamHeader followed by records (as ptoc writes)"));
     }
     absl::StatusOr<std::unique_ptr<BinarySource>> binary =
-        BinarySource::Open(path, fd, file_size, header.get());
+        BinarySource::Open(path, fd, file_size, header.header);
     if (!binary.ok()) return binary.status();
     source = std::move(*binary);
   }
-  return Start(path, std::move(source), header.get());
+  return Start(path, std::move(source), std::move(header));
 }
+
+TraceReader::ArenaHeader::ArenaHeader()
+    : arena(std::make_unique<google::protobuf::Arena>()),
+      header(google::protobuf::Arena::CreateMessage<trace::StreamHeader>(arena.get())) {}
 
 absl::StatusOr<std::unique_ptr<TraceReader>> TraceReader::FromText(trace::TraceText trace,
                                                                    const std::string& name) {
-  trace::StreamHeader header;
+  ArenaHeader header;
   absl::StatusOr<std::unique_ptr<TextSource>> text =
-      TextSource::FromMessage(std::move(trace), name, &header);
+      TextSource::FromMessage(std::move(trace), name, header.header);
   if (!text.ok()) return text.status();
-  return Start(name, std::move(*text), &header);
+  return Start(name, std::move(*text), std::move(header));
 }
 
 absl::StatusOr<std::unique_ptr<TraceReader>> TraceReader::Start(const std::string& path,
                                                                 std::unique_ptr<Source> source,
-                                                                trace::StreamHeader* header) {
+                                                                ArenaHeader header) {
   std::unique_ptr<TraceReader> reader(new TraceReader(path, std::move(source)));
-  reader->header_.Swap(header);
-  for (const trace::Kernel& kernel : reader->header_.kernels()) {
+  reader->owned_header_ = std::move(header);
+  reader->header_ = reader->owned_header_.header;
+  for (const trace::Kernel& kernel : reader->header_->kernels()) {
     reader->kernel_types_.push_back(kernel.core_type());
     reader->kernel_has_program_.push_back(kernel.has_program());
   }
@@ -638,7 +643,7 @@ absl::Status TraceReader::RecordError(const std::string& field, const std::strin
 }
 
 std::string TraceReader::TensorLabel(uint32_t id) const {
-  return absl::StrCat("tensor '", header_.tensors(id).name(), "' (id ", id, ")");
+  return absl::StrCat("tensor '", header_->tensors(id).name(), "' (id ", id, ")");
 }
 
 // ---------------------------------------------------------------------------
@@ -651,11 +656,11 @@ absl::Status TraceReader::ValidateHeader() const {
                      ": ", what));
   };
 
-  if (header_.version() != kTaskStreamVersion) {
-    return error(0, "version", VersionProblem(header_));
+  if (header_->version() != kTaskStreamVersion) {
+    return error(0, "version", VersionProblem(*header_));
   }
   std::string unknown;
-  if (FindUnknownField(header_, &unknown)) {
+  if (FindUnknownField(*header_, &unknown)) {
     return error(0, unknown,
                  absl::StrCat("is not part of schema version ", kTaskStreamVersion,
                               "; expected only known fields (was the trace written by a newer "
@@ -664,7 +669,7 @@ absl::Status TraceReader::ValidateHeader() const {
 
   // Ring sizes: one value for all rings or one per ring, each in the range
   // of its ring.* config key (the schema is the one place limits live).
-  const trace::RingSizes& rings = header_.ring_sizes();
+  const trace::RingSizes& rings = header_->ring_sizes();
   struct RingField {
     const char* name;
     const google::protobuf::RepeatedField<uint64_t>* values;
@@ -698,9 +703,9 @@ absl::Status TraceReader::ValidateHeader() const {
     int id;
   };
   std::vector<Range> ranges;
-  ranges.reserve(header_.tensors_size());
-  for (int t = 0; t < header_.tensors_size(); ++t) {
-    const trace::Tensor& tensor = header_.tensors(t);
+  ranges.reserve(header_->tensors_size());
+  for (int t = 0; t < header_->tensors_size(); ++t) {
+    const trace::Tensor& tensor = header_->tensors(t);
     const int line = source_->TensorLine(t);
     const std::string path = absl::StrCat("tensors[", t, "]");
     const std::string who = absl::StrCat("tensor '", tensor.name(), "'");
@@ -760,7 +765,7 @@ absl::Status TraceReader::ValidateHeader() const {
     ranges.push_back({tensor.gm_addr(), tensor.gm_addr() + bytes, t});
 
     const bool has_contents = tensor.init().contents_case() != trace::TensorInit::CONTENTS_NOT_SET;
-    if (header_.timing_only() && has_contents) {
+    if (header_->timing_only() && has_contents) {
       return error(line, path + ".init",
                    absl::StrCat(who,
                                 " carries initial contents but the header is timing_only; "
@@ -780,8 +785,8 @@ absl::Status TraceReader::ValidateHeader() const {
     const Range& previous = ranges[i - 1];
     const Range& current = ranges[i];
     if (current.begin < previous.end) {
-      const trace::Tensor& a = header_.tensors(previous.id);
-      const trace::Tensor& b = header_.tensors(current.id);
+      const trace::Tensor& a = header_->tensors(previous.id);
+      const trace::Tensor& b = header_->tensors(current.id);
       const int later = std::max(previous.id, current.id);
       const trace::Tensor& other = later == previous.id ? b : a;
       const trace::Tensor& self = later == previous.id ? a : b;
@@ -796,8 +801,8 @@ absl::Status TraceReader::ValidateHeader() const {
   }
 
   // Kernels.
-  for (int k = 0; k < header_.kernels_size(); ++k) {
-    const trace::Kernel& kernel = header_.kernels(k);
+  for (int k = 0; k < header_->kernels_size(); ++k) {
+    const trace::Kernel& kernel = header_->kernels(k);
     const int line = source_->KernelLine(k);
     const std::string path = absl::StrCat("kernels[", k, "]");
     const std::string who = absl::StrCat("kernel '", kernel.name(), "'");
@@ -939,12 +944,12 @@ absl::Status TraceReader::CheckInsideLaunch(const char* kind) const {
 }
 
 absl::Status TraceReader::CheckTensorId(uint32_t id, const std::string& field) const {
-  if (id < static_cast<uint32_t>(header_.tensors_size())) return absl::OkStatus();
+  if (id < static_cast<uint32_t>(header_->tensors_size())) return absl::OkStatus();
   return RecordError(field,
                      absl::StrCat("names tensor ", id, ", but the header declares ",
-                                  header_.tensors_size() == 0
+                                  header_->tensors_size() == 0
                                       ? std::string("no tensors")
-                                      : absl::StrCat("tensors 0..", header_.tensors_size() - 1),
+                                      : absl::StrCat("tensors 0..", header_->tensors_size() - 1),
                                   "; expected a declared tensor id"));
 }
 
@@ -1075,7 +1080,7 @@ absl::Status TraceReader::CheckArgs(const google::protobuf::RepeatedPtrField<tra
         break;
       case trace::Arg::kTensor: {
         const trace::TensorArg& tensor_arg = arg.tensor();
-        if (tensor_arg.tensor_id() >= static_cast<uint32_t>(header_.tensors_size())) {
+        if (tensor_arg.tensor_id() >= static_cast<uint32_t>(header_->tensors_size())) {
           return CheckTensorId(tensor_arg.tensor_id(), path(".tensor.tensor_id"));
         }
         if (tensor_arg.direction() == trace::ARG_DIRECTION_UNSPECIFIED ||
@@ -1088,7 +1093,7 @@ absl::Status TraceReader::CheckArgs(const google::protobuf::RepeatedPtrField<tra
                            "; expected INPUT, OUTPUT, INOUT, OUTPUT_EXISTING or NO_DEP"));
         }
         absl::StatusOr<TensorView> view =
-            MakeView(header_.tensors(tensor_arg.tensor_id()), tensor_arg);
+            MakeView(header_->tensors(tensor_arg.tensor_id()), tensor_arg);
         if (!view.ok()) {
           return RecordError(path(".tensor"), absl::StrCat(view.status().message(),
                                                            "; expected a view inside the tensor"));
@@ -1108,7 +1113,7 @@ absl::Status TraceReader::CheckKernelSlots(const trace::Submit& submit) const {
                                     " entries; expected exactly 3 ([aic, aiv0, aiv1], -1 = "
                                     "inactive)"));
   }
-  const int kernel_count = header_.kernels_size();
+  const int kernel_count = header_->kernels_size();
   int active = 0;
   int mix_kernel = -1;
   for (int slot = 0; slot < 3; ++slot) {
@@ -1128,7 +1133,7 @@ absl::Status TraceReader::CheckKernelSlots(const trace::Submit& submit) const {
     if (type == trace::MIX) mix_kernel = id;
     const bool fits = type == trace::MIX || (slot == 0 ? type == trace::AIC : type == trace::AIV);
     if (!fits) {
-      const trace::Kernel& kernel = header_.kernels(id);
+      const trace::Kernel& kernel = header_->kernels(id);
       return RecordError(field(),
                          absl::StrCat("kernel '", kernel.name(), "' (id ", id, ") is ",
                                       EnumName(trace::CoreType_descriptor(), type), "; expected ",
@@ -1151,7 +1156,7 @@ absl::Status TraceReader::CheckKernelSlots(const trace::Submit& submit) const {
       return RecordError(
           "submit.kernel_ids",
           absl::StrCat("is [", aic, ", ", aiv0, ", ", aiv1, "] with MIX kernel '",
-                       header_.kernels(mix_kernel).name(), "' (id ", mix_kernel,
+                       header_->kernels(mix_kernel).name(), "' (id ", mix_kernel,
                        "); expected the MIX kernel in the AIC slot and in every active AIV slot "
                        "(e.g. [",
                        mix_kernel, ", ", mix_kernel, ", ", mix_kernel, "])"));
@@ -1168,7 +1173,7 @@ absl::Status TraceReader::CheckArgsMatchParams(const trace::Submit& submit) cons
     for (int earlier = 0; earlier < slot; ++earlier) seen |= submit.kernel_ids(earlier) == id;
     if (seen) continue;
     if (!kernel_has_program_[id]) continue;  // cost-only kernels take any args
-    const trace::Kernel& kernel = header_.kernels(id);
+    const trace::Kernel& kernel = header_->kernels(id);
     const auto& params = kernel.program().params();
     // Named only for an error: building it per submit cost ~5 % of a run.
     const auto who = [&kernel, id] {
@@ -1194,7 +1199,7 @@ absl::Status TraceReader::CheckArgsMatchParams(const trace::Submit& submit) cons
                          "; expected a ", wants_tensor ? "tensor" : "scalar"));
       }
       if (wants_tensor && param.dtype() != trace::DTYPE_UNSPECIFIED) {
-        const trace::DType actual = header_.tensors(arg.tensor().tensor_id()).dtype();
+        const trace::DType actual = header_->tensors(arg.tensor().tensor_id()).dtype();
         if (actual != param.dtype()) {
           return RecordError(
               absl::StrCat("submit.args[", i, "].tensor"),
@@ -1211,7 +1216,7 @@ absl::Status TraceReader::CheckArgsMatchParams(const trace::Submit& submit) cons
 absl::Status TraceReader::CheckPredicate(const trace::Predicate& predicate) const {
   absl::Status known = CheckTensorId(predicate.tensor_id(), "submit.predicate.tensor_id");
   if (!known.ok()) return known;
-  const trace::Tensor& tensor = header_.tensors(predicate.tensor_id());
+  const trace::Tensor& tensor = header_->tensors(predicate.tensor_id());
   const trace::DType dtype = tensor.dtype();
   if (!IsSignedInt(dtype)) {
     return RecordError("submit.predicate.tensor_id",
@@ -1308,7 +1313,7 @@ absl::Status TraceReader::CheckHostRead(const trace::HostRead& read) const {
   absl::Status status = CheckInsideLaunch("host_read");
   if (!status.ok()) return status;
   if (!(status = CheckTensorId(read.tensor_id(), "host_read.tensor_id")).ok()) return status;
-  const trace::Tensor& tensor = header_.tensors(read.tensor_id());
+  const trace::Tensor& tensor = header_->tensors(read.tensor_id());
   if (read.indices_size() != tensor.shape_size()) {
     return RecordError(
         "host_read.indices",
@@ -1338,14 +1343,14 @@ absl::Status TraceReader::CheckCheck(const trace::Check& check) const {
                        "appears before any launch; expected checks to follow the launch whose "
                        "results they compare");
   }
-  if (header_.timing_only()) {
+  if (header_->timing_only()) {
     return RecordError("check",
                        "the header is timing_only (tensors carry no contents); expected no "
                        "checks in a timing-only trace");
   }
   absl::Status status = CheckTensorId(check.tensor_id(), "check.tensor_id");
   if (!status.ok()) return status;
-  const trace::Tensor& tensor = header_.tensors(check.tensor_id());
+  const trace::Tensor& tensor = header_->tensors(check.tensor_id());
   if (check.expected().contents_case() == trace::TensorInit::CONTENTS_NOT_SET) {
     return RecordError("check.expected",
                        absl::StrCat("has no contents for ", TensorLabel(check.tensor_id()),

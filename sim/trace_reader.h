@@ -9,6 +9,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "google/protobuf/arena.h"
 #include "proto/stream_version.h"
 #include "proto/task_stream.pb.h"
 
@@ -61,7 +62,7 @@ class TraceReader {
   TraceReader(const TraceReader&) = delete;
   TraceReader& operator=(const TraceReader&) = delete;
 
-  const trace::StreamHeader& header() const { return header_; }
+  const trace::StreamHeader& header() const { return *header_; }
 
   // Reads and validates the next record. Returns false at a clean end of the
   // stream (every launch closed).
@@ -85,10 +86,17 @@ class TraceReader {
 
  private:
   TraceReader(std::string path, std::unique_ptr<Source> source);
+  // The header on an arena of its own: its many small messages (a kernel's
+  // ops and index expressions) are neither allocated nor freed one by one.
+  struct ArenaHeader {
+    ArenaHeader();
+    std::unique_ptr<google::protobuf::Arena> arena;
+    trace::StreamHeader* header;  // on `arena`
+  };
   // Takes the header the source read and validates it.
   static absl::StatusOr<std::unique_ptr<TraceReader>> Start(const std::string& path,
                                                             std::unique_ptr<Source> source,
-                                                            trace::StreamHeader* header);
+                                                            ArenaHeader header);
 
   absl::Status ValidateHeader() const;
   absl::Status ValidateRecord(const trace::StreamRecord& record);
@@ -121,7 +129,8 @@ class TraceReader {
 
   std::string path_;
   std::unique_ptr<Source> source_;
-  trace::StreamHeader header_;
+  ArenaHeader owned_header_;
+  trace::StreamHeader* header_ = nullptr;  // owned_header_'s
   // Each kernel's core type, by id: read for every submit, so kept dense
   // rather than reached through the header's kernel messages.
   std::vector<trace::CoreType> kernel_types_;

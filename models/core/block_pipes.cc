@@ -127,6 +127,21 @@ void BlockPipes::AddMatmul(const CompiledOp& op, const OpRecord& record, PipeSch
   const int64_t incoming =
       op.src2 >= 0 ? kernel_->tile_buffers[static_cast<size_t>(op.src2)] + record.slot[3]
                    : int64_t{-1};
+  // A step's times depend only on its (mt, nt, kb), each the full block or
+  // the remainder: at most eight kinds of step per matmul, each costed once.
+  struct StepTimes {
+    TimePs move = -1;  // -1: not costed yet
+    TimePs mad = 0;
+  };
+  StepTimes step_times[8];
+  auto times_of = [&](int64_t mt, int64_t nt, int64_t kb) -> const StepTimes& {
+    StepTimes& t = step_times[(mt != tile.m0) * 4 + (nt != tile.n0) * 2 + (kb != tile.k0)];
+    if (t.move < 0) {
+      t.move = Ns(CyclesToNs(OperandLoadCycles(mt, nt, kb, dtype, config_.cube), config_));
+      t.mad = Ns(CyclesToNs(MadCycles(mt, nt, kb, /*k_blocks=*/1, dtype, config_.cube), config_));
+    }
+    return t;
+  };
   // Field by field: the operand lists keep their storage.
   spec_.external = spec_.barrier = spec_.touches_gm = spec_.gm_write = false;
   for (int64_t m_at = 0; m_at < op.m; m_at += tile.m0) {
@@ -135,28 +150,34 @@ void BlockPipes::AddMatmul(const CompiledOp& op, const OpRecord& record, PipeSch
       const int64_t nt = std::min(tile.n0, op.n - n_at);
       for (int64_t k_at = 0; k_at < op.k; k_at += tile.k0) {
         const int64_t kb = std::min(tile.k0, op.k - k_at);
+        const StepTimes& times = times_of(mt, nt, kb);
         uint32_t l0a = a, l0b = b;
         if (!in_l0) {
           l0a = l0_base_ + static_cast<uint32_t>(next_a_++ % slots);
           l0b = l0_base_ + 2 + static_cast<uint32_t>(next_b_++ % slots);
           spec_.pipe = Pipe::kMte1;
-          spec_.duration =
-              Ns(CyclesToNs(OperandLoadCycles(mt, nt, kb, dtype, config_.cube), config_));
-          spec_.reads = {a, b};
-          spec_.writes = {l0a, l0b};
+          spec_.duration = times.move;
+          spec_.reads.resize(2);
+          spec_.reads[0] = a;
+          spec_.reads[1] = b;
+          spec_.writes.resize(2);
+          spec_.writes[0] = l0a;
+          spec_.writes[1] = l0b;
           pipes->Add(spec_);
         }
         spec_.pipe = Pipe::kCube;
-        spec_.duration =
-            Ns(CyclesToNs(MadCycles(mt, nt, kb, /*k_blocks=*/1, dtype, config_.cube), config_));
+        spec_.duration = times.mad;
         // The first K-block (re)writes the accumulator; later ones add to it.
-        spec_.reads = {l0a, l0b};
+        spec_.reads.resize(2);
+        spec_.reads[0] = l0a;
+        spec_.reads[1] = l0b;
         if (k_at > 0) {
           spec_.reads.push_back(acc);
         } else if (incoming >= 0) {
           spec_.reads.push_back(static_cast<uint32_t>(incoming));
         }
-        spec_.writes = {acc};
+        spec_.writes.resize(1);
+        spec_.writes[0] = acc;
         pipes->Add(spec_);
       }
     }

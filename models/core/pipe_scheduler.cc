@@ -84,17 +84,21 @@ uint32_t PipeScheduler::Add(const PipeOpSpec& spec) {
   for (uint32_t b : spec.reads) top = std::max(top, b);
   for (uint32_t b : spec.writes) top = std::max(top, b);
   if (!spec.reads.empty() || !spec.writes.empty()) Reserve(top);
+  // An op waits for each predecessor once: a matmul step's MAD reads both
+  // L0 blocks of one move.
+  auto wait_for = [this, &op](int64_t pred) {
+    if (pred < 0) return;
+    if (preds_.size() > op.preds_begin && preds_.back() == static_cast<uint32_t>(pred)) return;
+    preds_.push_back(static_cast<uint32_t>(pred));
+  };
   // RAW: the value's producer.
-  for (uint32_t b : spec.reads) {
-    const int64_t writer = Touch(b).writer;
-    if (writer >= 0) preds_.push_back(static_cast<uint32_t>(writer));
-  }
+  for (uint32_t b : spec.reads) wait_for(Touch(b).writer);
   // WAR and WAW: the previous value's readers and its producer (an op that
   // reads and writes one buffer, in place, does not wait for itself).
   for (uint32_t b : spec.writes) {
     BufferState& state = Touch(b);
-    if (state.writer >= 0) preds_.push_back(static_cast<uint32_t>(state.writer));
-    preds_.insert(preds_.end(), state.readers.begin(), state.readers.end());
+    wait_for(state.writer);
+    for (uint32_t reader : state.readers) wait_for(reader);
   }
   for (uint32_t b : spec.reads) {
     if (std::find(spec.writes.begin(), spec.writes.end(), b) == spec.writes.end()) {
@@ -172,7 +176,7 @@ void PipeScheduler::StartReady() {
     for (int p = 0; p < kPipeCount; ++p) {
       PipeState& pipe = pipes_[p];
       while (pipe.head < pipe.queue.size() && pipe.running < limits_.in_flight[p] &&
-             CanStart(pipe.queue[pipe.head])) {
+             !WaitsForItsNextPred(pipe.queue[pipe.head]) && CanStart(pipe.queue[pipe.head])) {
         StartOp(pipe.queue[pipe.head]);
       }
     }

@@ -155,6 +155,12 @@ class PipeScheduler {
     bool touched = false;
   };
 
+  // Most heads looked at wait for the predecessor they waited for last time:
+  // a check that spares CanStart's call.
+  bool WaitsForItsNextPred(uint32_t id) const {
+    const Op& op = ops_[id];
+    return op.preds_done < op.preds_end && ops_[preds_[op.preds_done]].state != State::kDone;
+  }
   bool CanStart(uint32_t id);
   void StartOp(uint32_t id);
   void Finish(uint32_t id, TimePs at);

@@ -24,11 +24,11 @@ FlowModel::ResourceId FlowModel::AddResource(double bytes_per_ns) {
   capacity_.push_back(bytes_per_ns);
   residual_.push_back(0);
   unfrozen_users_.push_back(0);
-  saturating_.push_back(0);
   users_.push_back(0);
   load_.push_back(0);
   fair_.push_back(0);
   used_position_.push_back(-1);
+  through_.emplace_back();
   return static_cast<ResourceId>(capacity_.size() - 1);
 }
 
@@ -43,8 +43,19 @@ FlowModel::FlowId FlowModel::Start(TimePs now, int64_t bytes, absl::Span<const R
   Flow& flow = flows_.emplace_back();
   flow.id = next_id_++;
   flow.path = Enter(path);
-  flow.remaining = static_cast<double>(bytes);
-  flow.since = now;
+  Path& along = paths_[static_cast<size_t>(flow.path)];
+  // A path that had no flow restarts its clock, which so stays small.
+  if (along.flows == 1) {
+    along.clock = 0;
+    along.since = now;
+    along.rate = 0;
+    along.end = kNever;
+  }
+  flow.finish = ClockNow(along) + static_cast<double>(bytes);
+  if (along.flows == 1 || flow.finish < along.first_finish) {
+    along.first_finish = flow.finish;
+    along.end = EndOf(along, flow.finish);
+  }
   for (ResourceId r : path) {
     if (users_[r]++ == 0) {
       used_position_[r] = static_cast<int>(used_.size());
@@ -71,6 +82,7 @@ FlowModel::PathId FlowModel::Enter(absl::Span<const ResourceId> resources) {
   if (path.flows++ == 0) {
     path.position = static_cast<int>(active_paths_.size());
     active_paths_.push_back(it->second);
+    for (ResourceId r : resources) through_[r].push_back(it->second);
   }
   return it->second;
 }
@@ -83,6 +95,11 @@ void FlowModel::Leave(PathId id) {
   paths_[static_cast<size_t>(moved)].position = path.position;
   active_paths_.pop_back();
   path.position = -1;
+  for (uint32_t h = 0; h < path.hops; ++h) {
+    std::vector<PathId>& through = through_[hops_[path.begin + h]];
+    *std::find(through.begin(), through.end(), id) = through.back();
+    through.pop_back();
+  }
 }
 
 bool FlowModel::Unsaturated(ResourceId resource, double load, double extra) const {
@@ -91,7 +108,7 @@ bool FlowModel::Unsaturated(ResourceId resource, double load, double extra) cons
   return load + extra < capacity_[resource] * (1 - 1e-9);
 }
 
-bool FlowModel::StartAlone(Flow& flow) {
+bool FlowModel::StartAlone(const Flow& flow) {
   // Its own resources' tightest capacity: the rate it gets if the shared
   // ones still have that much to spare, in which case no one else's
   // bottleneck changes and a full recompute would give the same rates.
@@ -103,9 +120,11 @@ bool FlowModel::StartAlone(Flow& flow) {
   for (ResourceId r : PathOf(flow)) {
     if (users_[r] > 1 && !Unsaturated(r, load_[r], own)) return false;
   }
-  SetRate(flow, own);
+  // Alone on its resource: alone on its path too.
+  Path& path = paths_[static_cast<size_t>(flow.path)];
+  SetRate(path, own);
   for (ResourceId r : PathOf(flow)) load_[r] += own;
-  if (earliest_end_ == kNever || flow.end < earliest_end_) earliest_end_ = flow.end;
+  if (earliest_end_ == kNever || path.end < earliest_end_) earliest_end_ = path.end;
   return true;
 }
 
@@ -118,22 +137,41 @@ bool FlowModel::EndsAlone(const Flow& flow) const {
   return true;
 }
 
-TimePs FlowModel::EndOf(const Flow& flow) const {
+TimePs FlowModel::EndOf(const Path& path, double finish) const {
   // Rounded up: the picosecond in which the last byte has moved.
-  return flow.rate > 0 ? flow.since + CeilToPs(flow.remaining / flow.rate * 1000.0) : kNever;
+  return path.rate > 0
+             ? path.since + CeilToPs(std::max(0.0, finish - path.clock) / path.rate * 1000.0)
+             : kNever;
+}
+
+double FlowModel::ClockNow(const Path& path) const {
+  return path.clock + path.rate * (static_cast<double>(now_ - path.since) / 1000.0);
 }
 
 double FlowModel::RemainingNow(const Flow& flow) const {
-  const double ns = static_cast<double>(now_ - flow.since) / 1000.0;
-  return std::max(0.0, flow.remaining - flow.rate * ns);
+  return std::max(0.0, flow.finish - ClockNow(paths_[static_cast<size_t>(flow.path)]));
 }
 
-void FlowModel::SetRate(Flow& flow, double rate) {
-  if (rate == flow.rate) return;  // its end stands
-  flow.remaining = RemainingNow(flow);
-  flow.since = now_;
-  flow.rate = rate;
-  flow.end = EndOf(flow);
+void FlowModel::SetRate(Path& path, double rate) {
+  if (rate == path.rate) return;  // its end stands
+  path.clock = ClockNow(path);
+  path.since = now_;
+  path.rate = rate;
+  path.end = EndOf(path, path.first_finish);
+}
+
+void FlowModel::UpdateFirstFinish(PathId id) {
+  Path& path = paths_[static_cast<size_t>(id)];
+  if (path.flows == 0) {
+    path.end = kNever;
+    return;
+  }
+  double first = -1;
+  for (const Flow& flow : flows_) {
+    if (flow.path == id && (first < 0 || flow.finish < first)) first = flow.finish;
+  }
+  path.first_finish = first;
+  path.end = EndOf(path, first);
 }
 
 void FlowModel::AdvanceTo(TimePs now, std::vector<FlowId>* completed) {
@@ -143,20 +181,23 @@ void FlowModel::AdvanceTo(TimePs now, std::vector<FlowId>* completed) {
     now_ = end;
     // Every flow due now ends together (ids ascending), then the others
     // share, at new rates only if one of them was someone's bottleneck.
-    auto done = [end](const Flow& flow) { return flow.end == end; };
+    // Only a path due now has flows due now.
+    auto done = [this, end](const Flow& flow) {
+      const Path& path = paths_[static_cast<size_t>(flow.path)];
+      return path.end == end && EndOf(path, flow.finish) == end;
+    };
     // (A resource only ending flows share is left to the last of them,
     // which then sees it as its own.)
     bool alone = true;
-    for (const Flow& flow : flows_) {
+    left_.clear();
+    for (Flow& flow : flows_) {
       if (!done(flow)) continue;
       completed->push_back(flow.id);
       alone = alone && EndsAlone(flow);
-    }
-    for (const Flow& flow : flows_) {
-      if (!done(flow)) continue;
+      const double rate = paths_[static_cast<size_t>(flow.path)].rate;
       for (ResourceId r : PathOf(flow)) {
         if (--users_[r] > 0) {
-          load_[r] -= flow.rate;
+          load_[r] -= rate;
           continue;
         }
         // The last flow off a resource leaves it exactly idle, and unused.
@@ -168,8 +209,15 @@ void FlowModel::AdvanceTo(TimePs now, std::vector<FlowId>* completed) {
         used_position_[r] = -1;
       }
       Leave(flow.path);
+      if (std::find(left_.begin(), left_.end(), flow.path) == left_.end()) {
+        left_.push_back(flow.path);
+      }
+      flow.path = -1;  // marks it for removal
     }
-    flows_.erase(std::remove_if(flows_.begin(), flows_.end(), done), flows_.end());
+    flows_.erase(std::remove_if(flows_.begin(), flows_.end(),
+                                [](const Flow& flow) { return flow.path < 0; }),
+                 flows_.end());
+    for (PathId path : left_) UpdateFirstFinish(path);
     if (alone) {
       earliest_end_ = EarliestEnd();
     } else {
@@ -188,7 +236,7 @@ const FlowModel::Flow* FlowModel::Find(FlowId flow) const {
 double FlowModel::rate(FlowId flow) {
   Flush();
   const Flow* found = Find(flow);
-  return found == nullptr ? 0 : found->rate;
+  return found == nullptr ? 0 : paths_[static_cast<size_t>(found->path)].rate;
 }
 
 int64_t FlowModel::remaining(FlowId flow) {
@@ -207,35 +255,31 @@ void FlowModel::Recompute() {
   // resources saturate; their flows freeze at that rate; repeat. The
   // resources that saturate first are those with the smallest fair share of
   // what is left of them: all of them at once (N cores at their caps are
-  // one round, not N). Only the resources some flow crosses are looked at,
-  // and each round only the paths not yet frozen (a path's flows all get
-  // one rate); the loads are summed over the flows in id order, so in one
-  // order whatever the history.
+  // one round, not N). Only the resources some flow crosses are looked at;
+  // a saturating resource freezes the unfrozen paths through it (a path's
+  // flows all get one rate), and the loads are summed as paths freeze.
   //
-  // The loops work on raw pointers: `saturating` is a char array, and a
-  // char store may alias anything, so through the vectors every store
-  // would reload every vector's data pointer.
+  // The loops work on raw pointers: through the vectors every store would
+  // reload their data pointers.
   double* const residual = residual_.data();
   int* const unfrozen_users = unfrozen_users_.data();
-  char* const saturating = saturating_.data();
   double* const fair = fair_.data();
   double* const load = load_.data();
   const double* const capacity = capacity_.data();
   const int* const users = users_.data();
   const ResourceId* const used = used_.data();
   const size_t used_count = used_.size();
-  Flow* const flows = flows_.data();
-  const size_t flow_count = flows_.size();
   for (size_t k = 0; k < used_count; ++k) {
     const ResourceId r = used[k];
     residual[r] = capacity[r];
     unfrozen_users[r] = users[r];
+    load[r] = 0;
   }
   Path* const paths = paths_.data();
   const ResourceId* const all_hops = hops_.data();
-  unfrozen_.assign(active_paths_.begin(), active_paths_.end());
-  PathId* const unfrozen = unfrozen_.data();
-  size_t unfrozen_count = unfrozen_.size();
+  // A stamp per recompute marks the paths frozen in it (none to clear).
+  const uint64_t stamp = ++recomputes_;
+  size_t unfrozen_count = active_paths_.size();
   while (unfrozen_count > 0) {
     double share = -1;
     for (size_t k = 0; k < used_count; ++k) {
@@ -244,49 +288,41 @@ void FlowModel::Recompute() {
       fair[r] = std::max(0.0, residual[r]) / unfrozen_users[r];
       if (share < 0 || fair[r] < share) share = fair[r];
     }
+    // The resources at that share saturate: every path through them freezes.
+    // (One whose paths all froze through another this round has none left.)
     for (size_t k = 0; k < used_count; ++k) {
       const ResourceId r = used[k];
-      saturating[r] = unfrozen_users[r] > 0 && fair[r] == share;
-    }
-    size_t kept = 0;
-    for (size_t u = 0; u < unfrozen_count; ++u) {
-      const PathId id = unfrozen[u];
-      Path& path = paths[id];
-      const ResourceId* const hop = all_hops + path.begin;
-      const size_t hops = path.hops;
-      bool saturated = false;
-      for (size_t h = 0; h < hops; ++h) saturated |= saturating[hop[h]] != 0;
-      if (!saturated) {
-        unfrozen[kept++] = id;
-        continue;
+      if (unfrozen_users[r] == 0 || fair[r] != share) continue;
+      const std::vector<PathId>& through = through_[r];
+      const PathId* const ids = through.data();
+      const size_t count = through.size();
+      for (size_t i = 0; i < count; ++i) {
+        Path& path = paths[ids[i]];
+        if (path.frozen == stamp) continue;
+        path.frozen = stamp;
+        path.share = share;
+        --unfrozen_count;
+        // Locals: an int store (unfrozen_users) may alias the path's fields.
+        const int flows = path.flows;
+        const double taken = share * flows;
+        const ResourceId* const hop = all_hops + path.begin;
+        const uint32_t hops = path.hops;
+        for (uint32_t h = 0; h < hops; ++h) {
+          const ResourceId on = hop[h];
+          residual[on] -= taken;
+          load[on] += taken;
+          unfrozen_users[on] -= flows;  // back to 0 once every flow froze
+        }
       }
-      path.rate = share;
-      // One subtraction per flow, as if they froze one by one: the same
-      // rounding as a filling over flows.
-      for (size_t h = 0; h < hops; ++h) {
-        for (int f = 0; f < path.flows; ++f) residual[hop[h]] -= share;
-        unfrozen_users[hop[h]] -= path.flows;  // back to 0 once every flow froze
-      }
     }
-    unfrozen_count = kept;
-  }
-  for (size_t k = 0; k < used_count; ++k) {
-    const ResourceId r = used[k];
-    saturating[r] = 0;
-    load[r] = 0;
   }
   // kNever is -1: as unsigned it is above every end, so the earliest end is
   // the unsigned minimum.
   uint64_t earliest = static_cast<uint64_t>(kNever);
-  for (size_t i = 0; i < flow_count; ++i) {
-    Flow& flow = flows[i];
-    const Path& path = paths[flow.path];
-    SetRate(flow, path.rate);
-    const double rate = flow.rate;
-    const ResourceId* const hop = all_hops + path.begin;
-    const size_t hops = path.hops;
-    for (size_t h = 0; h < hops; ++h) load[hop[h]] += rate;
-    earliest = std::min(earliest, static_cast<uint64_t>(flow.end));
+  for (PathId id : active_paths_) {
+    Path& path = paths[id];
+    SetRate(path, path.share);
+    earliest = std::min(earliest, static_cast<uint64_t>(path.end));
   }
   earliest_end_ = static_cast<TimePs>(earliest);
 }
@@ -294,7 +330,9 @@ void FlowModel::Recompute() {
 TimePs FlowModel::EarliestEnd() const {
   // kNever is -1: as unsigned it is above every end.
   uint64_t earliest = static_cast<uint64_t>(kNever);
-  for (const Flow& flow : flows_) earliest = std::min(earliest, static_cast<uint64_t>(flow.end));
+  for (PathId id : active_paths_) {
+    earliest = std::min(earliest, static_cast<uint64_t>(paths_[static_cast<size_t>(id)].end));
+  }
   return static_cast<TimePs>(earliest);
 }
 

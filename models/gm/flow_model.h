@@ -18,15 +18,18 @@
 //   model.AdvanceTo(model.next_completion(), &done);
 //
 // Arithmetic: rates are doubles computed in a fixed order (resources and
-// flows by id), bytes and times integers; a flow ends at the picosecond its
-// last byte moves (rounded up), so runs are bit-for-bit repeatable. Rates
-// are recomputed only when a starting or ending flow crosses a shared
-// resource that is (or becomes) full: otherwise no other flow's bottleneck
-// changes, and the others keep their rates and end times. A flow's bytes
-// are brought up to date only when its rate changes, so an event costs the
-// flows it changes, not every active one. Flows started at one instant share
-// one recompute: a start that needs one only marks the rates stale, and the
-// next query (or a start at a later time) brings them up to date.
+// paths in a fixed order), bytes and times integers; a flow ends at the
+// picosecond its last byte moves (rounded up), so runs are bit-for-bit
+// repeatable. Rates are recomputed only when a starting or ending flow
+// crosses a shared resource that is (or becomes) full: otherwise no other
+// flow's bottleneck changes, and the others keep their rates and end times.
+// The flows along one path (the same resources) always share one rate, so
+// each path keeps a service clock (SimGrid's lazy update): the bytes each of
+// its flows has moved since the path last had none. A flow is done when the
+// clock passes its start reading plus its bytes, so a rate change costs the
+// path, not each of its flows. Flows started at one instant share one
+// recompute: a start that needs one only marks the rates stale, and the next
+// query (or a start at a later time) brings them up to date.
 
 #include <cstdint>
 #include <vector>
@@ -81,24 +84,28 @@ class FlowModel {
  private:
   // The flows that cross the same resources get the same max-min rate, so
   // the filling rounds go over paths, not flows: a path's flows freeze
-  // together, and each still takes its share off every resource it crosses
-  // (`flows` subtractions), as one by one.
+  // together and take their shares off every resource it crosses.
   struct Path {
     uint32_t begin = 0;  // its resources: hops_[begin, begin + hops)
     uint32_t hops = 0;
-    int flows = 0;      // active flows along it
-    int position = -1;  // in active_paths_ (-1: no active flow)
-    double rate = 0;    // Recompute's scratch: its flows' new rate
+    int flows = 0;        // active flows along it
+    int position = -1;    // in active_paths_ (-1: no active flow)
+    double share = 0;     // Recompute's scratch: its flows' new rate
+    uint64_t frozen = 0;  // the recompute that froze it last
+    double rate = 0;      // bytes per ns, each of its flows
+    // The service clock: bytes each flow moved from the path's last idle
+    // moment until `since`, when `rate` was set.
+    double clock = 0;
+    TimePs since = 0;
+    double first_finish = 0;  // the smallest finish among its flows
+    TimePs end = kNever;      // when that flow's last byte moves
   };
   using PathId = int32_t;
 
   struct Flow {
     FlowId id;
     PathId path;
-    double remaining;  // bytes left at `since`
-    TimePs since = 0;  // when `rate` was set
-    double rate = 0;   // bytes per ns
-    TimePs end = kNever;
+    double finish;  // the path's clock reading when its last byte has moved
   };
 
   const Flow* Find(FlowId flow) const;
@@ -111,11 +118,15 @@ class FlowModel {
   PathId Enter(absl::Span<const ResourceId> resources);
   // One flow fewer along `path`.
   void Leave(PathId path);
+  // The path's clock at now_.
+  double ClockNow(const Path& path) const;
   // The bytes `flow` has left at now_.
   double RemainingNow(const Flow& flow) const;
-  // Gives `flow` a new rate from now_ on, and the end that follows.
-  void SetRate(Flow& flow, double rate);
-  // Max-min fair rates by progressive filling, then each flow's end time.
+  // Gives the path's flows a new rate from now_ on, and the end that follows.
+  void SetRate(Path& path, double rate);
+  // After flows joined or left `path`: its first finish and end.
+  void UpdateFirstFinish(PathId path);
+  // Max-min fair rates by progressive filling, then each path's end time.
   void Recompute();
   // Recomputes if a start left the rates stale.
   void Flush() {
@@ -129,13 +140,14 @@ class FlowModel {
   // spare changes no other flow's rate, so those keep their rates and end
   // times. StartAlone sets the new flow's rate and end and says whether it
   // applied; EndsAlone says whether an ending flow qualifies.
-  bool StartAlone(Flow& flow);
+  bool StartAlone(const Flow& flow);
   bool EndsAlone(const Flow& flow) const;
   // Whether `resource` carrying `load` has more than `extra` to spare.
   bool Unsaturated(ResourceId resource, double load, double extra) const;
-  // The picosecond the flow's last byte moves at its rate (kNever at 0).
-  TimePs EndOf(const Flow& flow) const;
-  // The earliest end among the active flows, or kNever.
+  // The picosecond the path's flow with `finish` moves its last byte at the
+  // path's rate (kNever at 0).
+  TimePs EndOf(const Path& path, double finish) const;
+  // The earliest end among the active paths, or kNever.
   TimePs EarliestEnd() const;
 
   std::vector<double> capacity_;  // by resource
@@ -146,23 +158,26 @@ class FlowModel {
   std::vector<ResourceId> hops_;  // the paths' resources, end to end
   absl::flat_hash_map<absl::InlinedVector<ResourceId, 4>, PathId> path_ids_;
   std::vector<PathId> active_paths_;
-  TimePs earliest_end_ = kNever;  // the earliest flow end (Recompute keeps it)
+  TimePs earliest_end_ = kNever;  // the earliest path end (Recompute keeps it)
   bool stale_ = false;            // flows started at now_ await their rates
   // Recompute's scratch, kept so that it allocates nothing: per resource,
   // what is left of it and how many unfrozen flows cross it (all 0 between
-  // calls); per resource, whether it
-  // saturates at the current level (0 between rounds).
+  // calls).
   std::vector<double> residual_;
   std::vector<int> unfrozen_users_;
-  std::vector<char> saturating_;
-  std::vector<PathId> unfrozen_;  // the active paths not yet frozen
-  std::vector<int> users_;        // per resource, the active flows crossing it
+  // Per resource, the active paths crossing it (a saturating resource
+  // freezes them).
+  std::vector<std::vector<PathId>> through_;
+  uint64_t recomputes_ = 0;   // stamps the paths each recompute froze
+  std::vector<PathId> left_;  // AdvanceTo's scratch: paths flows left
+  std::vector<int> users_;    // per resource, the active flows crossing it
   // The resources some active flow crosses, in no order, and each one's
   // place in it (-1: none crosses it).
   std::vector<ResourceId> used_;
   std::vector<int> used_position_;
   // Per resource, the summed rate of the active flows crossing it: summed
-  // afresh by Recompute, kept up by the shortcuts in between.
+  // afresh by Recompute (as paths freeze), kept up by the shortcuts in
+  // between.
   std::vector<double> load_;
   std::vector<double> fair_;  // Recompute's scratch: per resource, its share
   FlowId next_id_ = 0;

@@ -291,6 +291,40 @@ TEST(FlowModelTest, FlowsAlongOnePathShareOneRate) {
   EXPECT_EQ(model.next_completion(), 11'000);
 }
 
+TEST(FlowModelTest, FlowsJoiningAPathLateReadItsClockFromThen) {
+  // One 100 B/ns resource. A (1000 B) starts alone at 0: 100 B/ns. B
+  // (1000 B) joins its path at 5 ns, when A has 500 B left: 50 B/ns each,
+  // so A ends at 5 + 500 / 50 = 15 ns, B having moved 500 B by then; alone
+  // again, B moves its last 500 B at 100 B/ns: it ends at 20 ns.
+  FlowModel model;
+  const auto hbm = model.AddResource(100);
+  const FlowId a = model.Start(0, 1000, {hbm});
+  EXPECT_EQ(model.next_completion(), 10'000);
+  const FlowId b = model.Start(5'000, 1000, {hbm});
+  EXPECT_DOUBLE_EQ(model.rate(a), 50);
+  EXPECT_DOUBLE_EQ(model.rate(b), 50);
+  EXPECT_EQ(model.remaining(a), 500);
+  EXPECT_EQ(model.remaining(b), 1000);
+  EXPECT_EQ(model.next_completion(), 15'000);
+  std::vector<FlowId> done;
+  model.AdvanceTo(15'000, &done);
+  EXPECT_THAT(done, ElementsAre(a));
+  EXPECT_EQ(model.remaining(b), 500);
+  EXPECT_DOUBLE_EQ(model.rate(b), 100);
+  EXPECT_EQ(model.next_completion(), 20'000);
+  // A third flow joins at 18 ns (B: 200 B left, then 50 B/ns: 4 ns more);
+  // C's 300 B move 200 B by 22 ns, the last 100 B alone: 1 ns more.
+  const FlowId c = model.Start(18'000, 300, {hbm});
+  EXPECT_EQ(model.next_completion(), 22'000);
+  done.clear();
+  model.AdvanceTo(30'000, &done);
+  EXPECT_THAT(done, ElementsAre(b, c));
+  EXPECT_EQ(model.remaining(c), 0);
+  // Idle since, the path's clock starts afresh: 200 B alone, 2 ns.
+  model.Start(40'000, 200, {hbm});
+  EXPECT_EQ(model.next_completion(), 42'000);
+}
+
 TEST(FlowModelTest, RatesStayMaxMinFairAsFlowsComeAndGo) {
   // Requester ports of 5..40 B/ns in front of an L2 and an HBM, flows
   // starting at random times over random paths: after every start and
