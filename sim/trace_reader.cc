@@ -660,7 +660,7 @@ absl::Status TraceReader::ValidateHeader() const {
     return error(0, "version", VersionProblem(*header_));
   }
   std::string unknown;
-  if (FindUnknownField(*header_, &unknown)) {
+  if (!HeaderIsKnown(*header_) && FindUnknownField(*header_, &unknown)) {
     return error(0, unknown,
                  absl::StrCat("is not part of schema version ", kTaskStreamVersion,
                               "; expected only known fields (was the trace written by a newer "

@@ -133,6 +133,93 @@ bool SubmitRecordIsKnown(const trace::StreamRecord& record) {
   return !submit.has_predicate() || known(kPredicate, submit.predicate());
 }
 
+namespace {
+
+// One generated type's unknown fields, read through its reflection (looked
+// up once per type).
+template <typename M>
+bool Known(const M& message) {
+  static const Reflection* const kReflection = M::GetReflection();
+  return kReflection->GetUnknownFields(message).empty();
+}
+
+bool Known(const trace::IntExpr& expr) {
+  if (!Known<trace::IntExpr>(expr)) return false;
+  if (!expr.has_binary()) return true;
+  const trace::IntExpr::Binary& binary = expr.binary();
+  return Known<trace::IntExpr::Binary>(binary) && (!binary.has_lhs() || Known(binary.lhs())) &&
+         (!binary.has_rhs() || Known(binary.rhs()));
+}
+
+bool Known(const trace::Op& op) {
+  if (!Known<trace::Op>(op)) return false;
+  if (op.has_scalar() && !Known<trace::ScalarOperand>(op.scalar())) return false;
+  for (const trace::IntExpr& offset : op.offsets()) {
+    if (!Known(offset)) return false;
+  }
+  if (op.has_init_cond() && !Known(op.init_cond())) return false;
+  if (op.has_sync()) {
+    const trace::Op::Sync& sync = op.sync();
+    if (!Known<trace::Op::Sync>(sync) || (sync.has_used_cores() && !Known(sync.used_cores()))) {
+      return false;
+    }
+  }
+  if (!op.has_loop()) return true;
+  const trace::Op::Loop& loop = op.loop();
+  if (!Known<trace::Op::Loop>(loop)) return false;
+  for (const trace::IntExpr* bound : {&loop.start(), &loop.stop(), &loop.step()}) {
+    if (!Known(*bound)) return false;  // an unset bound is the default instance
+  }
+  for (const trace::Op& body : loop.body()) {
+    if (!Known(body)) return false;
+  }
+  for (const trace::Op::Loop::Carry& carry : loop.carries()) {
+    if (!Known<trace::Op::Loop::Carry>(carry)) return false;
+  }
+  return true;
+}
+
+bool Known(const trace::Kernel& kernel) {
+  if (!Known<trace::Kernel>(kernel)) return false;
+  if (kernel.has_cost()) return Known<trace::CostSummary>(kernel.cost());
+  if (!kernel.has_program()) return true;
+  const trace::KernelProgram& program = kernel.program();
+  if (!Known<trace::KernelProgram>(program)) return false;
+  for (const trace::KernelParam& param : program.params()) {
+    if (!Known<trace::KernelParam>(param)) return false;
+  }
+  for (const trace::TileDecl& tile : program.tiles()) {
+    if (!Known<trace::TileDecl>(tile) || (tile.has_slot() && !Known(tile.slot()))) return false;
+  }
+  for (const trace::Op& op : program.ops()) {
+    if (!Known(op)) return false;
+  }
+  return true;
+}
+
+bool Known(const trace::Tensor& tensor) {
+  if (!Known<trace::Tensor>(tensor)) return false;
+  if (!tensor.has_init()) return true;
+  const trace::TensorInit& init = tensor.init();
+  return Known<trace::TensorInit>(init) &&
+         (!init.has_fill() || Known<trace::TensorInit::Fill>(init.fill())) &&
+         (!init.has_generator() || Known<trace::TensorInit::Generator>(init.generator()));
+}
+
+}  // namespace
+
+bool HeaderIsKnown(const trace::StreamHeader& header) {
+  if (!Known<trace::StreamHeader>(header)) return false;
+  if (header.has_ring_sizes() && !Known<trace::RingSizes>(header.ring_sizes())) return false;
+  for (const trace::Tensor& tensor : header.tensors()) {
+    if (!Known(tensor)) return false;
+  }
+  for (const trace::Kernel& kernel : header.kernels()) {
+    if (!Known(kernel)) return false;
+  }
+  return true;
+}
+
 bool FindUnknownField(const Message& message, std::string* path) {
   thread_local Plans plans;
   thread_local const Descriptor* last_descriptor = nullptr;

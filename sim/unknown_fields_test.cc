@@ -2,6 +2,7 @@
 
 #include <set>
 #include <string>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "proto/task_stream.pb.h"
@@ -116,6 +117,92 @@ TEST(SubmitRecordIsKnownTest, CoversEveryMessageTypeASubmitCanHold) {
   EXPECT_EQ(names,
             (std::set<std::string>{"pto.trace.Submit", "pto.trace.Arg", "pto.trace.TensorArg",
                                    "pto.trace.ScalarArg", "pto.trace.Predicate"}));
+}
+
+// A header with at least one message of every type a header can hold, set
+// where the fast path must look: a loop's bounds and body, a nested
+// expression's operands, a tile's runtime slot, each tensor contents form.
+trace::StreamHeader HeaderWithEveryMessageType() {
+  trace::StreamHeader header;
+  header.mutable_ring_sizes()->add_task_window(16);
+  header.add_tensors()->mutable_init()->mutable_fill()->set_value(1);
+  header.add_tensors()->mutable_init()->mutable_generator()->set_seed(7);
+  header.add_kernels()->mutable_cost()->set_cube_flops(1);
+  trace::KernelProgram* program = header.add_kernels()->mutable_program();
+  program->add_params()->set_name("x");
+  trace::TileDecl* tile = program->add_tiles();
+  tile->set_slots(2);
+  tile->mutable_slot()->set_loop_var(0);
+  trace::Op* loop_op = program->add_ops();
+  loop_op->set_kind(trace::Op::LOOP);
+  trace::Op::Loop* loop = loop_op->mutable_loop();
+  loop->mutable_start()->set_constant(0);
+  loop->mutable_stop()->set_constant(4);
+  loop->mutable_step()->set_constant(1);
+  loop->add_carries()->set_tile(0);
+  trace::Op* body = loop->add_body();
+  body->mutable_scalar()->set_literal(2);
+  trace::IntExpr::Binary* binary = body->add_offsets()->mutable_binary();
+  binary->mutable_lhs()->set_loop_var(0);
+  binary->mutable_rhs()->set_constant(64);
+  body->mutable_init_cond()->set_constant(1);
+  trace::Op* sync = program->add_ops();
+  sync->mutable_sync()->mutable_used_cores()->set_constant(2);
+  return header;
+}
+
+// Every message inside `message`, itself first, in field order.
+void ListMessages(google::protobuf::Message* message,
+                  std::vector<google::protobuf::Message*>* messages) {
+  messages->push_back(message);
+  const google::protobuf::Reflection* reflection = message->GetReflection();
+  std::vector<const google::protobuf::FieldDescriptor*> fields;
+  reflection->ListFields(*message, &fields);
+  for (const google::protobuf::FieldDescriptor* field : fields) {
+    if (field->message_type() == nullptr) continue;
+    if (field->is_repeated()) {
+      for (int i = 0; i < reflection->FieldSize(*message, field); ++i) {
+        ListMessages(reflection->MutableRepeatedMessage(message, field, i), messages);
+      }
+    } else {
+      ListMessages(reflection->MutableMessage(message, field), messages);
+    }
+  }
+}
+
+TEST(HeaderIsKnownTest, AcceptsAKnownHeader) {
+  EXPECT_TRUE(HeaderIsKnown(HeaderWithEveryMessageType()));
+  EXPECT_TRUE(HeaderIsKnown(trace::StreamHeader()));
+}
+
+TEST(HeaderIsKnownTest, SeesAnUnknownFieldInEveryMessageOfAHeader) {
+  trace::StreamHeader reference = HeaderWithEveryMessageType();
+  std::vector<google::protobuf::Message*> messages;
+  ListMessages(&reference, &messages);
+  for (size_t i = 0; i < messages.size(); ++i) {
+    trace::StreamHeader header = reference;
+    std::vector<google::protobuf::Message*> copies;
+    ListMessages(&header, &copies);
+    ASSERT_EQ(copies.size(), messages.size());
+    AddUnknown(copies[i], 99);
+    EXPECT_FALSE(HeaderIsKnown(header)) << "in a " << copies[i]->GetTypeName();
+    std::string path;
+    EXPECT_TRUE(FindUnknownField(header, &path));
+  }
+}
+
+// The fast path asks the messages it knows a header holds; the header above
+// must hold every type the schema allows, so that a message-typed field
+// added to the schema fails here until both learn it.
+TEST(HeaderIsKnownTest, TheTestHeaderHoldsEveryMessageTypeAHeaderCan) {
+  std::set<std::string> schema;
+  CollectMessageTypes(trace::StreamHeader::descriptor(), &schema);
+  trace::StreamHeader header = HeaderWithEveryMessageType();
+  std::vector<google::protobuf::Message*> messages;
+  ListMessages(&header, &messages);
+  std::set<std::string> held;
+  for (const google::protobuf::Message* message : messages) held.insert(message->GetTypeName());
+  EXPECT_EQ(held, schema);
 }
 
 }  // namespace
