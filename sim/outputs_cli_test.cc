@@ -151,6 +151,43 @@ TEST(OutputsCliTest, DoubleBufferingWritesItsPipesEverywhere) {
   }
 }
 
+// Each task record carries the GM bytes its blocks moved: a program's
+// loads and stores as issued, a cost summary's bytes_in and bytes_out; over
+// the launch they add up to the memory system's totals.
+TEST(OutputsCliTest, TaskRecordsCarryTheirGmBytes) {
+  // double_buffering: one AIV block loads, exps and stores 8 tiles of
+  // [64, 128] FP32 (32 KiB each) in every launch.
+  const SimRun run = Simulate(Compiled("double_buffering"));
+  ASSERT_EQ(run.cli.exit_code, 0) << run.cli.err;
+  const nlohmann::json stats = ReadJson(run.out_dir + "/launch_0/stats.json");
+  ASSERT_EQ(stats["task_records"].size(), 1u);
+  EXPECT_EQ(stats["task_records"][0]["gm_read_bytes"], 8 * 64 * 128 * 4);
+  EXPECT_EQ(stats["task_records"][0]["gm_write_bytes"], 8 * 64 * 128 * 4);
+  const nlohmann::json& gm = stats["gm"];
+  EXPECT_EQ(stats["task_records"][0]["gm_read_bytes"].get<uint64_t>(),
+            gm["l2_read_hit_bytes"].get<uint64_t>() + gm["l2_read_miss_bytes"].get<uint64_t>());
+  EXPECT_EQ(stats["task_records"][0]["gm_write_bytes"], gm["l2_write_bytes"]);
+
+  // A cost summary over 4 blocks: its bytes, not its blocks' shares.
+  ::pto::testing::TraceBuilder builder("summary_bytes");
+  const uint32_t in = builder.Tensor("in", 1024, 1024, /*contents=*/false);
+  const uint32_t out = builder.Tensor("out", 1024, 1024, /*contents=*/false);
+  const uint32_t kernel = builder.CostKernel("k", trace::AIV, 1000);
+  builder.BeginScope();
+  builder.Submit("summary", kernel, {{in, trace::INPUT}, {out, trace::OUTPUT_EXISTING}}, {},
+                 /*blocks=*/4);
+  trace::TraceText text = builder.Finish();
+  trace::CostSummary* cost = text.mutable_header()->mutable_kernels(0)->mutable_cost();
+  cost->set_bytes_in(3 << 20);
+  cost->set_bytes_out(1 << 20);
+  text.mutable_header()->set_timing_only(true);
+  const SimRun summary = Simulate(::pto::testing::SaveTraceFile(text, "summary_bytes"));
+  ASSERT_EQ(summary.cli.exit_code, 0) << summary.cli.err;
+  const nlohmann::json task = ReadJson(summary.out_dir + "/stats.json")["task_records"][0];
+  EXPECT_EQ(task["gm_read_bytes"], 3 << 20);
+  EXPECT_EQ(task["gm_write_bytes"], 1 << 20);
+}
+
 TEST(OutputsCliTest, PipeStripsAreOptionalAndTheSummaryOnlyTextNamesTheBoundPipes) {
   const SimRun plain = Simulate(Compiled("double_buffering"));
   ASSERT_EQ(plain.cli.exit_code, 0) << plain.cli.err;

@@ -102,6 +102,10 @@ class ForwardingObserver : public RunObserver {
       t->OnGmRows(task, block, core, kind, addr, rows, row_bytes, stride);
     }
   }
+  void OnSummaryBytes(TaskSeq task, int64_t block, int core, GmAccess kind,
+                      uint64_t bytes) override {
+    for (RunObserver* t : targets_) t->OnSummaryBytes(task, block, core, kind, bytes);
+  }
   void OnBlockSync(TaskSeq task, int64_t block, int core, BlockSync kind, uint64_t addr) override {
     for (RunObserver* t : targets_) t->OnBlockSync(task, block, core, kind, addr);
   }

@@ -345,6 +345,14 @@ const std::vector<StatSpec>& Table() {
       {"task_records/[]/bound_pipe", U::kText,
        "its pipe with the most busy time over its blocks (null: it ran nothing on the pipes)", {},
        {}, T::kNone, false, true},
+      {"task_records/[]/gm_read_bytes", U::kBytes,
+       "GM bytes its blocks read: tile loads and scalar reads as issued (L2 hits included), or a "
+       "cost summary's bytes_in",
+       {}, {}, T::kNone, false, true},
+      {"task_records/[]/gm_write_bytes", U::kBytes,
+       "GM bytes its blocks wrote: stores, atomic adds and scalar writes, or a cost summary's "
+       "bytes_out",
+       {}, {}, T::kNone, false, true},
       {"task_records/[]/submit_us", U::kMicroseconds, "the orchestrator finished submitting it",
        {}, {}, T::kNone, false, true},
       {"task_records/[]/ready_us", U::kMicroseconds, "its last dependency was satisfied", {}, {},

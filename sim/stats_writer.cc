@@ -72,9 +72,33 @@ void StatsWriter::OnEngineBusy(const EngineInterval& interval) {
   Append(engine_intervals_, line_);
 }
 
+void StatsWriter::AddGmBytes(TaskSeq task, GmAccess kind, uint64_t bytes) {
+  if (!records_) return;
+  GmBytes& sum = gm_bytes_[task];
+  (kind == GmAccess::kRead ? sum.read : sum.write) += bytes;
+}
+
+void StatsWriter::OnGmAccess(TaskSeq task, int64_t, int, GmAccess kind, uint64_t, uint64_t size) {
+  AddGmBytes(task, kind, size);
+}
+
+void StatsWriter::OnGmRows(TaskSeq task, int64_t, int, GmAccess kind, uint64_t, int64_t rows,
+                           uint64_t row_bytes, uint64_t) {
+  AddGmBytes(task, kind, static_cast<uint64_t>(rows) * row_bytes);
+}
+
+void StatsWriter::OnSummaryBytes(TaskSeq task, int64_t, int, GmAccess kind, uint64_t bytes) {
+  AddGmBytes(task, kind, bytes);
+}
+
 void StatsWriter::OnTaskRetired(const Task& task) {
   const std::optional<Pipe> bound = pipes_.Retire(task.seq);
   if (!records_) return;
+  GmBytes gm;
+  if (const auto it = gm_bytes_.find(task.seq); it != gm_bytes_.end()) {
+    gm = it->second;
+    gm_bytes_.erase(it);
+  }
   nlohmann::json j = {{"index", task.index_in_launch},
                       {"seq", task.seq},
                       {"task_id", std::to_string(task.runtime_id)},
@@ -92,7 +116,9 @@ void StatsWriter::OnTaskRetired(const Task& task) {
                       {"finish_us", TimeOrNull(task.times.finish)},
                       {"core", task.first_core},
                       {"bound_pipe", bound ? nlohmann::json(std::string(PipeName(*bound)))
-                                           : nlohmann::json(nullptr)}};
+                                           : nlohmann::json(nullptr)},
+                      {"gm_read_bytes", gm.read},
+                      {"gm_write_bytes", gm.write}};
   Append(tasks_, j.dump());
 }
 

@@ -5,6 +5,7 @@
 #include <ostream>
 #include <string>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "models/run_observer.h"
 #include "nlohmann/json.hpp"
@@ -31,6 +32,15 @@ class StatsWriter : public RunObserver {
   // task's bounding pipe.
   bool wants_pipe_ops() const override { return true; }
   void OnPipeOps(const PipeSegment& segment) override { pipes_.Add(segment); }
+  // Each task's GM bytes (task_records' gm_read_bytes, gm_write_bytes):
+  // what its blocks' loads, stores, atomic adds and scalar accesses touched,
+  // or a cost summary's bytes. Kept only with records.
+  void OnGmAccess(TaskSeq task, int64_t block, int core, GmAccess kind, uint64_t addr,
+                  uint64_t size) override;
+  void OnGmRows(TaskSeq task, int64_t block, int core, GmAccess kind, uint64_t addr, int64_t rows,
+                uint64_t row_bytes, uint64_t stride) override;
+  void OnSummaryBytes(TaskSeq task, int64_t block, int core, GmAccess kind,
+                      uint64_t bytes) override;
   void OnTaskRetired(const Task& task) override;
 
   // The launch's pipe totals so far (complete once every task retired).
@@ -56,8 +66,15 @@ class StatsWriter : public RunObserver {
   Stream edges_;
   Stream intervals_;
   Stream engine_intervals_;
+  void AddGmBytes(TaskSeq task, GmAccess kind, uint64_t bytes);
+
   PipeStats pipes_;
-  std::string line_;  // reused
+  struct GmBytes {
+    uint64_t read = 0;
+    uint64_t write = 0;
+  };
+  absl::flat_hash_map<TaskSeq, GmBytes> gm_bytes_;  // of tasks not yet retired
+  std::string line_;                                // reused
 };
 
 // Microseconds from picoseconds, for output.

@@ -92,6 +92,11 @@ class CoreObserver {
   // `task`: a dcci over the whole cache or over the line holding `addr`, a
   // fence, or arriving at a syncall; in the block's program order with its
   // OnGmAccess calls.
+  // A cost-summary block's share of its kernel's bytes_in (kRead) or
+  // bytes_out (kWrite), as the core hands it to the memory system: such a
+  // kernel touches no rows a core could report.
+  virtual void OnSummaryBytes(TaskSeq task, int64_t block, int core, GmAccess kind,
+                              uint64_t bytes) {}
   enum class BlockSync : uint8_t { kCacheInvalidAll, kCacheInvalidLine, kFence, kSyncall };
   virtual void OnBlockSync(TaskSeq task, int64_t block, int core, BlockSync kind, uint64_t addr) {}
 };

@@ -491,6 +491,10 @@ void CorePhases::IssueSummaryBytes(const std::vector<GmSpan>& spans, uint64_t to
                                    const SummaryShare& share, GmDirection direction) {
   const ByteSlice slice = SummarySlice(total, share);
   if (slice.bytes == 0) return;
+  deps_.observer->OnSummaryBytes(running_.task, running_.block, id_,
+                                 direction == GmDirection::kRead ? CoreObserver::GmAccess::kRead
+                                                                 : CoreObserver::GmAccess::kWrite,
+                                 slice.bytes);
   if (spans.empty()) {
     deps_.host->StartUnplacedTransfer(slice.bytes, direction);
     ++summary_outstanding_;
