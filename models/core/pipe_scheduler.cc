@@ -87,7 +87,8 @@ uint32_t PipeScheduler::Add(const PipeOpSpec& spec) {
   // An op waits for each predecessor once: a matmul step's MAD reads both
   // L0 blocks of one move.
   auto wait_for = [this, &op](int64_t pred) {
-    if (pred < 0) return;
+    // A predecessor on the op's own pipe is ordered by the queue.
+    if (pred < 0 || ops_[static_cast<size_t>(pred)].pipe == op.pipe) return;
     if (preds_.size() > op.preds_begin && preds_.back() == static_cast<uint32_t>(pred)) return;
     preds_.push_back(static_cast<uint32_t>(pred));
   };

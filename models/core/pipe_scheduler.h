@@ -19,6 +19,14 @@
 //   - for each buffer it writes, the ops that read the buffer's previous
 //     value and the op that wrote it have ended (WAR / WAW, the backward
 //     flag),
+//     where only ops of other pipes count: two instructions of one queue are
+//     ordered by the queue (no flag between them, and a DMA queue lands its
+//     transfers in issue order), so DataCopies back to back into one buffer
+//     stream at the queue's depth rather than one at a time (Huawei's
+//     DataCopy best practice, mirror-cann/asc-devkit@82b89a15
+//     examples/01_simd_cpp_api/05_best_practices/04_memory_access/data_copy:
+//     48 cores copying 128 B at a time into one UB buffer each still move
+//     0.55 TB/s),
 //   - every earlier op whose GM bytes overlap its own, one of the two
 //     writing, has ended (the block's GM accesses keep program order), and
 //   - no earlier barrier is still pending; a barrier itself waits for every

@@ -168,6 +168,25 @@ TEST(PipeSchedulerTest, Mte2KeepsAtMostItsOutstandingLoadsInFlight) {
   EXPECT_EQ(pipes.busy(Pipe::kMte2), 3000);
 }
 
+TEST(PipeSchedulerTest, LoadsIntoOneBufferAreOrderedByTheirQueueAlone) {
+  // Three loads of 1000 into buffer 0, back to back and never read (a
+  // DataCopy stream): no flag between them, so they stream at MTE2's depth
+  // of two (0, 0, 1000); the vector op reading buffer 0 waits for the last
+  // (2000), and the load after it for that reader (WAR across pipes, 2500).
+  PipeLimits limits;
+  limits.in_flight[static_cast<int>(Pipe::kMte2)] = 2;
+  PipeScheduler pipes(limits);
+  for (int i = 0; i < 3; ++i) pipes.Add(Load(0));
+  const uint32_t read = pipes.Add(Compute(Pipe::kVector, 500, {0}, {1}));
+  const uint32_t reload = pipes.Add(Load(0));
+  Drive(&pipes, 0, [](uint32_t) { return 1000; });
+  std::vector<TimePs> starts;
+  for (uint32_t i = 0; i < 3; ++i) starts.push_back(pipes.timing(i).start);
+  EXPECT_THAT(starts, ElementsAre(0, 0, 1000));
+  EXPECT_EQ(Span(pipes, read), Interval(2000, 2500));
+  EXPECT_EQ(Span(pipes, reload), Interval(2500, 3500));
+}
+
 TEST(PipeSchedulerTest, LoadsIssueInOrderEvenWhenALaterOneIsFree) {
   // In-order queue: load1 waits for buffer 0's reader (WAR); load2, free
   // to go, still waits behind it.
