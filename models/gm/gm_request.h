@@ -40,6 +40,11 @@ bool RunsOverlap(const GmRuns& a, const GmRuns& b);
 struct L2Split {
   int64_t hit_bytes = 0;
   int64_t miss_bytes = 0;  // reads: fetched from HBM; writes: 0 (write-back L2)
+  // Reads: what HBM moves to fill the missed lines, whole lines (0: the
+  // miss bytes themselves). A transfer that reads part of a line still
+  // brings the line into L2, so a 128 B read of a 512 B line costs HBM
+  // 512 B, and the next reads of that line are hits.
+  int64_t fill_bytes = 0;
   int64_t bytes() const { return hit_bytes + miss_bytes; }
 };
 

@@ -34,6 +34,7 @@ TEST(L2CacheTest, ATransfersRowsSplitIntoHitAndMissBytes) {
   const L2Split split = l2.AccessRuns(GmRuns{0, 256, 4, 512}, /*is_write=*/false, &evicted);
   EXPECT_EQ(split.hit_bytes, 512);
   EXPECT_EQ(split.miss_bytes, 512);
+  EXPECT_EQ(split.fill_bytes, 2 * 512);  // HBM fills the two missed lines whole
   EXPECT_EQ(evicted, 0);
   // Now all four are resident: a re-read hits entirely.
   const L2Split again = l2.AccessRuns(GmRuns{0, 256, 4, 512}, false, &evicted);

@@ -55,7 +55,7 @@ L2Split L2Model::AccessRuns(const GmRuns& runs, bool is_write, int64_t* dirty_ev
   const int64_t miss =
       lines == 0 ? 0
                  : static_cast<int64_t>(static_cast<__int128>(bytes) * total.miss_lines / lines);
-  return L2Split{bytes - miss, miss};
+  return L2Split{bytes - miss, miss, total.miss_lines * line_bytes_};
 }
 
 int64_t L2Model::LatencyPs(const L2Access& access) const {

@@ -70,13 +70,17 @@ MemorySystem::TransferId MemorySystem::Start(TimePs now, RequesterId requester,
   transfer.latency = split.miss_bytes > 0 ? params_.l2_miss_latency : params_.l2_hit_latency;
   counters_.l2_read_hit_bytes += split.hit_bytes;
   counters_.l2_read_miss_bytes += split.miss_bytes;
-  counters_.hbm_read_bytes += split.miss_bytes;
+  // The rest of the missed lines comes from HBM alongside: the transfer
+  // ends once its lines are in.
+  const int64_t fill_rest = std::max<int64_t>(0, split.fill_bytes - split.miss_bytes);
+  counters_.hbm_read_bytes += split.miss_bytes + fill_rest;
   if (split.hit_bytes > 0) {
     StartPart(now, id, FlowBytes(split.hit_bytes, bandwidth_factor), {who.read, l2_read_});
   }
   if (split.miss_bytes > 0) {
     StartPart(now, id, FlowBytes(split.miss_bytes, bandwidth_factor), {who.read, l2_read_, hbm_});
   }
+  if (fill_rest > 0) StartPart(now, id, fill_rest, {hbm_});
   NoteHbmRateAfterStart(now);
   return id;
 }

@@ -140,9 +140,9 @@ class MemorySystem {
   struct Transfer {
     RequesterId requester;
     TimePs latency;
-    int parts = 0;       // flows started (hit and/or miss part)
+    int parts = 0;       // flows started (hit, miss and line-fill part)
     int parts_left = 0;  // ... not yet ended
-    FlowModel::FlowId part[2];
+    FlowModel::FlowId part[3];
   };
   static constexpr TransferId kWriteBack = ~TransferId{0};
 

@@ -42,6 +42,27 @@ TEST(MemorySystemTest, ALoneMissRunsAtTheCoreCapAndPaysTheMissLatencyOnce) {
   EXPECT_EQ(gm.counters().l2_read_miss_bytes, 10'000);
 }
 
+TEST(MemorySystemTest, APartialLineMissMovesTheWholeLineFromHbm) {
+  // 1000 B asked of lines that hold 4000 B: the core's 1000 B cross its cap
+  // and L2, and HBM moves the whole 4000 B. Twenty such reads at once keep
+  // HBM (100 B/ns) busy for 20 x 4000 / 100 = 800 ns, while their core-side
+  // bytes alone (20 x 1000 at 10 B/ns each) would take 100 ns; + 500 ns.
+  MemorySystem gm(RoundMemoryParams());
+  for (int i = 0; i < 20; ++i) gm.AddRequester(kCore);
+  for (int i = 0; i < 20; ++i) {
+    gm.Start(0, i, GmDirection::kRead, L2Split{0, 1000, /*fill_bytes=*/4000});
+  }
+  const std::vector<Completion> done = RunToEnd(gm);
+  ASSERT_EQ(done.size(), 20u);
+  EXPECT_EQ(
+      std::max_element(done.begin(), done.end(),
+                       [](const Completion& a, const Completion& b) { return a.done < b.done; })
+          ->done,
+      Ns(800 + 500));
+  EXPECT_EQ(gm.counters().hbm_read_bytes, 20 * 4000);
+  EXPECT_EQ(gm.counters().l2_read_miss_bytes, 20 * 1000);
+}
+
 // N cores each read 10 000 B from HBM at once: each gets min(cap, HBM / N),
 // so they end together at 10 000 / min(10, 100 / N) ns; throughput is
 // min(N × cap, HBM) whatever N.
