@@ -27,7 +27,7 @@ CompiledKernel ExpHeavy() {
   const uint32_t y = kb.TensorParam("y", trace::FP32, trace::KernelParam::OUT);
   const uint32_t t = kb.Tile("t", {1, 16}, trace::FP32);
   kb.Load(t, x, {C(0), C(0)});
-  kb.BeginLoop(0, C(0), C(400));
+  kb.BeginLoop(0, C(0), C(1600));
   kb.Unary(trace::Op::EXP, t, t);
   kb.EndLoop();
   kb.Store(t, y, {C(0), C(0)});
@@ -131,20 +131,20 @@ class OneCore : public CoreHost, public CoreOwner, public CoreObserver {
 
 TEST(PipeStatsTest, TwoBuffersStatsSumEachPipesUnionAndEachOpKindsOwnTime) {
   // The two-buffer loop of core_phases_test, every transfer taking 1000 ns:
-  // LOADs 2265-3265 (twice), 3269-4269 and 3273-4273: MTE2 busy 1000 + 1004,
-  // 4000 of LOAD; EXPs 3265-3269, 3269-3273, 4269-4273, 4273-4277: 16;
-  // STOREs 3269-4269, 3273-4273, 4273-5273, 4277-5277: MTE3 busy 2008 (the
-  // runs touch at 4273), 4000 of STORE. The bound pipe is MTE3 (2008).
+  // LOADs 2265-3265 (twice), 3266-4266 and 3267-4267: MTE2 busy 1000 + 1001,
+  // 4000 of LOAD; EXPs 3265-3266, 3266-3267, 4266-4267, 4267-4268: 4;
+  // STOREs 3266-4266, 3267-4267, 4267-5267, 4268-5268: MTE3 busy 2002 (the
+  // runs touch at 4267), 4000 of STORE. The bound pipe is MTE3 (2002).
   OneCore core(Ns(1000), Ns(1000));
   const TaskSeq task = core.Run(ExpLoop(2));
   const nlohmann::json j = core.stats.ToJson();
-  EXPECT_EQ(j["busy_ns"]["aiv"]["mte2"], 2004.0);
-  EXPECT_EQ(j["busy_ns"]["aiv"]["vector"], 16.0);
-  EXPECT_EQ(j["busy_ns"]["aiv"]["mte3"], 2008.0);
+  EXPECT_EQ(j["busy_ns"]["aiv"]["mte2"], 2001.0);
+  EXPECT_EQ(j["busy_ns"]["aiv"]["vector"], 4.0);
+  EXPECT_EQ(j["busy_ns"]["aiv"]["mte3"], 2002.0);
   EXPECT_EQ(j["busy_ns"]["aiv"]["scalar"], 0.0);
   EXPECT_EQ(j["busy_ns"]["aic"]["mte2"], 0.0);
   EXPECT_EQ(j["op_ns"], nlohmann::json::parse(
-                            R"({"mte2": {"LOAD": 4000.0}, "vector": {"EXP": 16.0},
+                            R"({"mte2": {"LOAD": 4000.0}, "vector": {"EXP": 4.0},
                                 "mte3": {"STORE": 4000.0}})"));
   EXPECT_EQ(j["bound_tasks"]["mte3"], 0);  // counted when the task retires
   EXPECT_EQ(core.stats.Retire(task), Pipe::kMte3);
@@ -154,23 +154,23 @@ TEST(PipeStatsTest, TwoBuffersStatsSumEachPipesUnionAndEachOpKindsOwnTime) {
 
 TEST(PipeStatsTest, ALoadBoundAndAComputeBoundTaskAreCountedByTheirPipes) {
   // Single-buffered loop, loads 1000 ns, stores their core-side 501: MTE2
-  // busy 4000 against MTE3 2004 and vector 16 -> mte2. 400 EXPs on one tile
-  // (1600 ns) between a 1000 ns load and a 501 ns store -> vector.
+  // busy 4000 against MTE3 2004 and vector 4 -> mte2. 1600 EXPs on one tile
+  // (1 ns each: 1600 ns) between a 1000 ns load and a 501 ns store -> vector.
   OneCore core(Ns(1000), 0);
   const TaskSeq loads = core.Run(ExpLoop(1));
   const TaskSeq computes = core.Run(ExpHeavy());
   const nlohmann::json j = core.stats.ToJson();
   EXPECT_EQ(j["busy_ns"]["aiv"]["mte2"], 4000.0 + 1000.0);
   EXPECT_EQ(j["busy_ns"]["aiv"]["mte3"], 4 * 501.0 + 501.0);
-  EXPECT_EQ(j["busy_ns"]["aiv"]["vector"], 16.0 + 1600.0);
-  EXPECT_EQ(j["op_ns"]["vector"]["EXP"], 1616.0);
+  EXPECT_EQ(j["busy_ns"]["aiv"]["vector"], 4.0 + 1600.0);
+  EXPECT_EQ(j["op_ns"]["vector"]["EXP"], 1604.0);
   EXPECT_EQ(core.stats.Retire(loads), Pipe::kMte2);
   EXPECT_EQ(core.stats.Retire(computes), Pipe::kVector);
   EXPECT_EQ(core.stats.ToJson()["bound_tasks"],
             nlohmann::json::parse(R"({"scalar": 0, "mte2": 1, "mte1": 0, "cube": 0,
                                       "fixpipe": 0, "vector": 1, "mte3": 0})"));
   EXPECT_EQ(DescribePipes(core.stats),
-            "pipes: AIV busy mte2 5.000 us, vector 1.616 us, mte3 2.505 us; tasks bound by mte2 "
+            "pipes: AIV busy mte2 5.000 us, vector 1.604 us, mte3 2.505 us; tasks bound by mte2 "
             "1, vector 1");
 }
 

@@ -61,7 +61,7 @@ struct CoreParams {
   double gm_latency_ns = 500;             // assumption: first byte of a GM access
   double mte_bytes_per_cycle = 64;        // assumption: one core's GM<->local rate
   // Transfers each GM-facing pipe keeps in flight (assumptions).
-  int64_t mte2_outstanding = 4;
+  int64_t mte2_outstanding = 44;
   int64_t mte3_outstanding = 4;
   int64_t fixpipe_outstanding = 4;
   // On-chip buffer capacities (CANN's 910B-class platform file).
@@ -72,10 +72,12 @@ struct CoreParams {
   int64_t l0c_bytes = 131072;  // Acc
   int64_t bt_bytes = 1024;     // Bias
   // Vector throughput in elements per cycle by dtype (assumptions).
-  double vector_fp32_per_cycle = 64;
-  double vector_fp16_per_cycle = 128;
-  double vector_int32_per_cycle = 64;
-  double vector_exp_slowdown = 4;  // transcendental ops cost this many passes
+  // The vector unit's throughput by instruction class (op_cost.h
+  // VectorClassOf), in bytes of the input dtype per cycle, as measured.
+  double vector_binary_bytes_per_cycle = 128;  // tile op tile
+  double vector_unary_bytes_per_cycle = 256;   // tile op scalar, casts, neg
+  double vector_exp_elements_per_cycle = 32;   // exp, sqrt
+  double vector_div_bytes_per_cycle = 64;      // tile / tile
   // Data-cache maintenance and in-kernel barriers (ns).
   double dcci_ns = 200;               // one dcci + dsb (150-300 ns)
   double fence_ns = 30;               // fence with nothing outstanding (dsb st ~30 ns)
@@ -88,11 +90,11 @@ struct CoreParams {
 };
 
 struct GmParams {
-  double hbm_bandwidth_bytes_per_s = 1.6e12;  // assumption: peak
-  double hbm_efficiency = 0.69;               // effective / peak: calibrated
+  double hbm_bandwidth_bytes_per_s = 1.6e12;  // peak
+  double hbm_efficiency = 0.88;               // effective / peak: calibrated
   int64_t l2_line_bytes = 512;
   int64_t dcache_line_bytes = 64;
-  int64_t l2_capacity_bytes = 192ll << 20;  // assumption for 910B (bytes)
+  int64_t l2_capacity_bytes = 192ll << 20;  // 910B (bytes)
   int64_t l2_associativity = 0;             // assumption: 0 = fully associative
   double l2_hit_latency_ns = 150;           // assumption
   double l2_miss_latency_ns = 500;          // assumption (HBM round trip)

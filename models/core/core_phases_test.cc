@@ -610,39 +610,39 @@ TaskSeq CorePhasesTest::RunExpLoop(int copies) {
 
 TEST_F(CorePhasesTest, ASingleBufferedLoopWaitsForEachTilesBuffers) {
   // 1 GHz: a 64-byte transfer is 501 ns core-side, and GM takes 1000; exp
-  // of 16 FP32 elements is 1 cycle x 4 passes = 4 ns. The ops start at 2265
-  // (start 1865 + the 400 ns prologue); the epilogue is 200 ns.
+  // of 16 elements is 1 cycle (32 a cycle, rounded up) = 1 ns. The ops start
+  // at 2265 (start 1865 + the 400 ns prologue); the epilogue is 200 ns.
   //
   // Single buffer (t, u reused): load i waits for exp i-1 to read t, exp i
-  // for store i-1 to read u. Load0 2265-3265, exp0 -3269, store0 -4269;
-  // load1 3269-4269, exp1 4269-4273, store1 -5273; load2 4273-5273, ...:
-  // a period of 1004, the last store ends at 7281 and the block at 7481.
+  // for store i-1 to read u. Load0 2265-3265, exp0 -3266, store0 -4266;
+  // load1 3266-4266, exp1 4266-4267, store1 -5267; load2 4267-5267, ...:
+  // a period of 1001, the last store ends at 7269 and the block at 7469.
   RunExpLoop(1);
   ASSERT_EQ(started_.size(), 8u);
-  EXPECT_EQ(started_[2].at, Ns(3269));  // load1, after exp0
-  EXPECT_EQ(core().IntervalOf(1)->end, Ns(7481));
+  EXPECT_EQ(started_[2].at, Ns(3266));  // load1, after exp0
+  EXPECT_EQ(core().IntervalOf(1)->end, Ns(7469));
 }
 
 TEST_F(CorePhasesTest, TwoBuffersPerIterationOverlapLoadsWithComputeAndStores) {
   // As above with two tile pairs per iteration (t0/u0, t1/u1), two
-  // iterations. Both loads of iteration 0 start at 2265 (MTE2 keeps four in
-  // flight) and land at 3265; exp 3265-3269 and 3269-3273; the stores
-  // 3269-4269 and 3273-4273. Iteration 1's loads wait for their buffers'
-  // readers (exp: 3269 and 3273) and land at 4269 and 4273; its exps wait
-  // for the stores of iteration 0 (4269, 4273): 4269-4273 and 4273-4277;
-  // its stores end at 5273 and 5277. The block ends at 5477.
+  // iterations. Both loads of iteration 0 start at 2265 (MTE2 keeps several
+  // in flight) and land at 3265; exp 3265-3266 and 3266-3267; the stores
+  // 3266-4266 and 3267-4267. Iteration 1's loads wait for their buffers'
+  // readers (exp: 3266 and 3267) and land at 4266 and 4267; its exps wait
+  // for the stores of iteration 0 (4266, 4267): 4266-4267 and 4267-4268;
+  // its stores end at 5267 and 5268. The block ends at 5468.
   RunExpLoop(2);
   ASSERT_EQ(started_.size(), 8u);
   EXPECT_EQ(started_[0].at, Ns(2265));
   EXPECT_EQ(started_[1].at, Ns(2265));
   EXPECT_EQ(started_[1].runs.base, 0x1000u + 64);
-  EXPECT_EQ(core().IntervalOf(1)->end, Ns(5477));
+  EXPECT_EQ(core().IntervalOf(1)->end, Ns(5468));
 }
 
 TEST_F(CorePhasesTest, TheObserverHearsEachOpsPipeAndTimesWhenTheSegmentsPipesFinish) {
-  // The two-buffer loop above: LOADs on MTE2 2265-3265 (twice), 3269-4269
-  // and 3273-4273: MTE2 busy 1000 + 1004; EXPs 4 ns each; STOREs on MTE3
-  // 3269-4269, 3273-4273, 4273-5273, 4277-5277: busy 2008 (touching runs).
+  // The two-buffer loop above: LOADs on MTE2 2265-3265 (twice), 3266-4266
+  // and 3267-4267: MTE2 busy 1000 + 1001; EXPs 1 ns each; STOREs on MTE3
+  // 3266-4266, 3267-4267, 4267-5267, 4268-5268: busy 2002 (touching runs).
   observer_.wants = true;
   const TaskSeq task = RunExpLoop(2);
   ASSERT_EQ(observer_.segments.size(), 1u);
@@ -651,10 +651,10 @@ TEST_F(CorePhasesTest, TheObserverHearsEachOpsPipeAndTimesWhenTheSegmentsPipesFi
   EXPECT_EQ(s.core, 0);
   EXPECT_FALSE(s.aic);
   EXPECT_EQ(s.start, Ns(2265));
-  EXPECT_EQ(s.end, Ns(5277));
-  EXPECT_EQ(s.busy[static_cast<int>(Pipe::kMte2)], Ns(2004));
-  EXPECT_EQ(s.busy[static_cast<int>(Pipe::kVector)], Ns(16));
-  EXPECT_EQ(s.busy[static_cast<int>(Pipe::kMte3)], Ns(2008));
+  EXPECT_EQ(s.end, Ns(5268));
+  EXPECT_EQ(s.busy[static_cast<int>(Pipe::kMte2)], Ns(2001));
+  EXPECT_EQ(s.busy[static_cast<int>(Pipe::kVector)], Ns(4));
+  EXPECT_EQ(s.busy[static_cast<int>(Pipe::kMte3)], Ns(2002));
   EXPECT_EQ(s.busy[static_cast<int>(Pipe::kScalar)], 0);
   const std::vector<PipeOpInterval>& ops = observer_.segments[0].ops;
   ASSERT_EQ(ops.size(), 12u);  // program order: (load, exp, store) x 2 x 2
@@ -665,30 +665,30 @@ TEST_F(CorePhasesTest, TheObserverHearsEachOpsPipeAndTimesWhenTheSegmentsPipesFi
   EXPECT_EQ(ops[1].pipe, Pipe::kVector);
   EXPECT_EQ(ops[1].kind, trace::Op::EXP);
   EXPECT_EQ(ops[1].start, Ns(3265));
-  EXPECT_EQ(ops[1].end, Ns(3269));
+  EXPECT_EQ(ops[1].end, Ns(3266));
   EXPECT_EQ(ops[2].pipe, Pipe::kMte3);
   EXPECT_EQ(ops[2].kind, trace::Op::STORE);
-  EXPECT_EQ(ops[11].start, Ns(4277));
-  EXPECT_EQ(ops[11].end, Ns(5277));
+  EXPECT_EQ(ops[11].start, Ns(4268));
+  EXPECT_EQ(ops[11].end, Ns(5268));
   EXPECT_EQ(ops[3].op, ops[0].op + 3);  // the second tile pair's load, in the kernel's program
   EXPECT_EQ(ops[6].op, ops[0].op);      // iteration 1: the same program op
 }
 
 TEST_F(CorePhasesTest, NoPipeOpsAreReportedToAnObserverThatWantsNone) {
   RunExpLoop(2);
-  EXPECT_EQ(core().IntervalOf(1)->end, Ns(5477));
+  EXPECT_EQ(core().IntervalOf(1)->end, Ns(5468));
   EXPECT_TRUE(observer_.segments.empty());
 }
 
 TEST_F(CorePhasesTest, OneOutstandingLoadSerialisesTheLoads) {
   // core.mte2_outstanding = 1: iteration 0's second load waits for the
-  // first to land (3265-4265); exp 4265-4269, store 4269-5269. Iteration
-  // 1's first load follows at 4265 (after exp 3265-3269 read t0 and the
+  // first to land (3265-4265); exp 4265-4266, store 4266-5266. Iteration
+  // 1's first load follows at 4265 (after exp 3265-3266 read t0 and the
   // second load left MTE2), landing 5265; its second 5265-6265; the last
-  // exp 6265-6269 and store 6269-7269: the block ends at 7469.
+  // exp 6265-6266 and store 6266-7266: the block ends at 7466.
   config_.core.mte2_outstanding = 1;
   RunExpLoop(2);
-  EXPECT_EQ(core().IntervalOf(1)->end, Ns(7469));
+  EXPECT_EQ(core().IntervalOf(1)->end, Ns(7466));
 }
 
 TEST_F(CorePhasesTest, ACostSummaryPhaseEndsWhenBothItsComputeAndItsBytesAreDone) {

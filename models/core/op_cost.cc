@@ -19,19 +19,6 @@ int64_t OddPart(int64_t x) {
 // Halves an L0 tile dimension, keeping it a multiple of the 16-element fractal.
 int64_t HalveDim(int64_t x) { return std::max<int64_t>(16, CeilDiv(CeilDiv(x, 2), 16) * 16); }
 
-bool IsTranscendental(trace::Op::Kind kind) {
-  switch (kind) {
-    case trace::Op::EXP:
-    case trace::Op::SQRT:
-    case trace::Op::RSQRT:
-    case trace::Op::RECIP:
-    case trace::Op::DIV:
-      return true;
-    default:
-      return false;
-  }
-}
-
 // MOVE: the tile's bytes at the L1 -> L0A rate into LEFT and BIAS, L1 -> L0B
 // into RIGHT, the MTE rate otherwise.
 double MoveNs(const CompiledTile& to, const ChipConfig& config) {
@@ -57,26 +44,47 @@ double GmTransferNs(int64_t bytes, const ChipConfig& config) {
          CyclesToNs(static_cast<double>(bytes) / config.core.mte_bytes_per_cycle, config);
 }
 
-double VectorElementsPerCycle(trace::DType dtype, const CoreParams& core) {
-  switch (dtype) {
-    case trace::FP32:
-      return core.vector_fp32_per_cycle;
-    case trace::INT32:
-    case trace::UINT32:
-      return core.vector_int32_per_cycle;
-    case trace::INT64:
-    case trace::UINT64:
-      return core.vector_int32_per_cycle / 2;
-    default:  // FP16, BF16, 8/16-bit integers, BOOL
-      return core.vector_fp16_per_cycle;
+VectorClass VectorClassOf(trace::Op::Kind kind, bool has_scalar) {
+  switch (kind) {
+    case trace::Op::EXP:
+    case trace::Op::SQRT:
+      return VectorClass::kExp;
+    case trace::Op::DIV:
+      return has_scalar ? VectorClass::kUnary : VectorClass::kDivide;
+    case trace::Op::ADD:
+    case trace::Op::SUB:
+    case trace::Op::MUL:
+    case trace::Op::MAX:
+    case trace::Op::MIN:
+      return has_scalar ? VectorClass::kUnary : VectorClass::kBinary;
+    case trace::Op::ROW_SUM:
+    case trace::Op::ROW_MAX:
+      return VectorClass::kBinary;
+    default:  // CAST, NEG, RSQRT, RECIP, FULL
+      return VectorClass::kUnary;
   }
 }
 
-double VectorOpNs(trace::Op::Kind kind, trace::DType dtype, int64_t elements,
+double VectorOpNs(VectorClass vector_class, trace::DType dtype, int64_t elements,
                   const ChipConfig& config) {
-  double cycles =
-      std::ceil(static_cast<double>(elements) / VectorElementsPerCycle(dtype, config.core));
-  if (IsTranscendental(kind)) cycles *= config.core.vector_exp_slowdown;
+  const CoreParams& core = config.core;
+  const auto n = static_cast<double>(elements);
+  const double bytes = n * static_cast<double>(std::max<size_t>(1, DTypeSize(dtype)));
+  double cycles = 0;
+  switch (vector_class) {
+    case VectorClass::kBinary:
+      cycles = std::ceil(bytes / core.vector_binary_bytes_per_cycle);
+      break;
+    case VectorClass::kUnary:
+      cycles = std::ceil(bytes / core.vector_unary_bytes_per_cycle);
+      break;
+    case VectorClass::kExp:
+      cycles = std::ceil(n / core.vector_exp_elements_per_cycle);
+      break;
+    case VectorClass::kDivide:
+      cycles = std::ceil(bytes / core.vector_div_bytes_per_cycle);
+      break;
+  }
   return CyclesToNs(cycles, config);
 }
 
@@ -168,13 +176,8 @@ double OpCostNs(const CompiledOp& op, const CompiledKernel& kernel, const ChipCo
       return MatmulNs(op.m, op.n, op.k, kernel.tiles[op.src0].dtype, config);
     case trace::Op::MOVE:
       return MoveNs(kernel.tiles[op.dst], config);
-    case trace::Op::CAST: {
-      const trace::DType from = kernel.tiles[op.src0].dtype;
-      const trace::DType to = kernel.tiles[op.dst].dtype;
-      const bool from_slower =
-          VectorElementsPerCycle(from, config.core) < VectorElementsPerCycle(to, config.core);
-      return VectorOpNs(op.kind, from_slower ? from : to, op.elements, config);
-    }
+    case trace::Op::CAST:  // rated on its input, as VCONV was measured
+      return VectorOpNs(VectorClass::kUnary, kernel.tiles[op.src0].dtype, op.elements, config);
     case trace::Op::ADD:
     case trace::Op::SUB:
     case trace::Op::MUL:
@@ -189,7 +192,8 @@ double OpCostNs(const CompiledOp& op, const CompiledKernel& kernel, const ChipCo
     case trace::Op::ROW_SUM:
     case trace::Op::ROW_MAX:
     case trace::Op::FULL:
-      return VectorOpNs(op.kind, kernel.tiles[op.dst].dtype, op.elements, config);
+      return VectorOpNs(VectorClassOf(op.kind, op.has_scalar),
+                        kernel.tiles[op.src0 >= 0 ? op.src0 : op.dst].dtype, op.elements, config);
     default:
       return 0;
   }
@@ -209,7 +213,7 @@ CostSummaryTiming CostSummaryTime(const trace::CostSummary& cost, trace::CoreTyp
   } else {
     const double cube_ns = cost.cube_flops() / (2.0 * 4096.0 * clock) * 1e9;
     const double vector_ns =
-        cost.vector_elements() / (config.core.vector_fp32_per_cycle * clock) * 1e9;
+        cost.vector_elements() / (config.core.vector_binary_bytes_per_cycle / 4 * clock) * 1e9;
     const double mte_ns = static_cast<double>(cost.bytes_in() + cost.bytes_out()) /
                           (config.core.mte_bytes_per_cycle * clock) * 1e9;
     const double blocks = static_cast<double>(std::max<int64_t>(1, block_num));

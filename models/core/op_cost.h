@@ -33,19 +33,20 @@ double CyclesToNs(double cycles, const ChipConfig& config);
 // are the GM model's business, not this first-order term.
 double GmTransferNs(int64_t bytes, const ChipConfig& config);
 
-// Vector elements per cycle for `dtype`: FP32 -> vector_fp32_per_cycle,
-// FP16/BF16 -> vector_fp16_per_cycle, INT32/UINT32 -> vector_int32_per_cycle;
-// 8/16-bit integers and BOOL use the FP16 rate and 64-bit integers half the
-// INT32 rate (assumption: the vector unit moves a fixed number of bytes).
-double VectorElementsPerCycle(trace::DType dtype, const CoreParams& core);
+// The vector unit's instruction classes, by throughput. Measured on one
+// 910B1 AIV (Ascend/mskpp@065b75cc csrc/prof_data/resource910b.cpp, at the
+// peak, in bytes of the input dtype per cycle): a tile-tile op (VADD, VSUB,
+// VMUL, VMAX) moves 128 B a cycle, a tile-scalar op and the one-input ops
+// (VADDS, VMULS, VCONV, VDUP, VREC, VRSQRT) 256 B, VDIV 62-64 B; VEXP and
+// VSQRT take about 32 elements a cycle in FP16 and FP32 alike.
+enum class VectorClass { kBinary, kUnary, kExp, kDivide };
+// DIV with a scalar divisor is a multiply by its inverse (kUnary); row sums
+// and maxima are taken as tile-tile ops (no isolating measurement).
+VectorClass VectorClassOf(trace::Op::Kind kind, bool has_scalar);
 
-// A vector op: ceil(elements / VectorElementsPerCycle(dtype)) cycles, times
-// core.vector_exp_slowdown for EXP, SQRT, RSQRT, RECIP and DIV (transcendental
-// and divide passes). CAST runs at the slower of its two dtypes' rates (pass
-// the slower dtype). Source: chip_config.h assumptions; no vector throughput is
-// stated in hw-native-sys/simpler@6ebaf771, hw-native-sys/pypto@e2d0f78a or
-// hw-native-sys/pypto-lib@634e77bd.
-double VectorOpNs(trace::Op::Kind kind, trace::DType dtype, int64_t elements,
+// A vector op over `elements` of `dtype` (its input's): ceil(bytes / rate)
+// cycles for the byte-rated classes, ceil(elements / rate) for kExp.
+double VectorOpNs(VectorClass vector_class, trace::DType dtype, int64_t elements,
                   const ChipConfig& config);
 
 // The cube matmul dst[m,n] = a[m,k] @ b[k,n] with inputs of `in_dtype`, in
@@ -95,7 +96,8 @@ double OpCostNs(const CompiledOp& op, const CompiledKernel& kernel, const ChipCo
 // (the work fields describe the whole call, all `block_num` blocks together,
 // as a vendor kernel's profile does):
 //   max(cube_flops / (2 * 4096 * clock)          [4096 FP16 MAC/cycle, L0CostModel],
-//       vector_elements / (vector_fp32_per_cycle * clock),
+//       vector_elements / (vector_binary_bytes_per_cycle / 4 * clock) (FP32
+//       tile-tile elements),
 //       (bytes_in + bytes_out) / (mte_bytes_per_cycle * clock)) / block_num,
 // split evenly over barrier_phases + 1 phases (the barriers themselves are
 // the chip model's). `engine`: cube for AIC kernels, vector for AIV ones; for

@@ -22,14 +22,34 @@ TEST(OpCostTest, GmTransferIsLatencyPlusBytesOverMteRate) {
   EXPECT_NEAR(GmTransferNs(4096, config), 32 / kClockGhz, 1e-9);
 }
 
-TEST(OpCostTest, VectorOpsCostCeilElementsOverThroughputAndTranscendentalsMore) {
+TEST(OpCostTest, VectorOpsCostTheirClassesMeasuredRates) {
+  // The defaults: tile-tile 128 B/cycle, tile-scalar and one-input 256,
+  // divide 64; exp and sqrt 32 elements a cycle whatever the dtype.
   ChipConfig config;
-  EXPECT_NEAR(VectorOpNs(trace::Op::ADD, trace::FP32, 1024, config), 16 / kClockGhz, 1e-9);
-  EXPECT_NEAR(VectorOpNs(trace::Op::ADD, trace::FP32, 1025, config), 17 / kClockGhz, 1e-9);
-  EXPECT_NEAR(VectorOpNs(trace::Op::ADD, trace::FP16, 1024, config), 8 / kClockGhz, 1e-9);
-  EXPECT_NEAR(VectorOpNs(trace::Op::EXP, trace::FP16, 1000, config), 8 * 4 / kClockGhz, 1e-9);
-  EXPECT_NEAR(VectorOpNs(trace::Op::DIV, trace::FP32, 64, config), 4 / kClockGhz, 1e-9);
-  EXPECT_NEAR(VectorOpNs(trace::Op::MAX, trace::INT32, 64, config), 1 / kClockGhz, 1e-9);
+  using C = VectorClass;
+  EXPECT_NEAR(VectorOpNs(C::kBinary, trace::FP32, 1024, config), 32 / kClockGhz, 1e-9);
+  EXPECT_NEAR(VectorOpNs(C::kBinary, trace::FP32, 1025, config), 33 / kClockGhz, 1e-9);
+  EXPECT_NEAR(VectorOpNs(C::kBinary, trace::FP16, 1024, config), 16 / kClockGhz, 1e-9);
+  EXPECT_NEAR(VectorOpNs(C::kUnary, trace::FP32, 1024, config), 16 / kClockGhz, 1e-9);
+  EXPECT_NEAR(VectorOpNs(C::kExp, trace::FP16, 1000, config), 32 / kClockGhz, 1e-9);
+  EXPECT_NEAR(VectorOpNs(C::kExp, trace::FP32, 1000, config), 32 / kClockGhz, 1e-9);
+  EXPECT_NEAR(VectorOpNs(C::kDivide, trace::FP32, 64, config), 4 / kClockGhz, 1e-9);
+  EXPECT_NEAR(VectorOpNs(C::kBinary, trace::INT32, 64, config), 2 / kClockGhz, 1e-9);
+}
+
+TEST(OpCostTest, EachVectorOpHasTheClassItWasMeasuredAs) {
+  using K = trace::Op;
+  EXPECT_EQ(VectorClassOf(K::ADD, /*has_scalar=*/false), VectorClass::kBinary);
+  EXPECT_EQ(VectorClassOf(K::ADD, /*has_scalar=*/true), VectorClass::kUnary);
+  EXPECT_EQ(VectorClassOf(K::MUL, /*has_scalar=*/true), VectorClass::kUnary);
+  EXPECT_EQ(VectorClassOf(K::MAX, /*has_scalar=*/false), VectorClass::kBinary);
+  EXPECT_EQ(VectorClassOf(K::DIV, /*has_scalar=*/false), VectorClass::kDivide);
+  EXPECT_EQ(VectorClassOf(K::DIV, /*has_scalar=*/true), VectorClass::kUnary);
+  EXPECT_EQ(VectorClassOf(K::EXP, /*has_scalar=*/false), VectorClass::kExp);
+  EXPECT_EQ(VectorClassOf(K::SQRT, /*has_scalar=*/false), VectorClass::kExp);
+  EXPECT_EQ(VectorClassOf(K::RSQRT, /*has_scalar=*/false), VectorClass::kUnary);
+  EXPECT_EQ(VectorClassOf(K::CAST, /*has_scalar=*/false), VectorClass::kUnary);
+  EXPECT_EQ(VectorClassOf(K::ROW_SUM, /*has_scalar=*/false), VectorClass::kBinary);
 }
 
 TEST(OpCostTest, MatmulFp16MatchesTheL0CostModelByHand) {
