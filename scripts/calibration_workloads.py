@@ -10,6 +10,9 @@ Standard library only (CI has no pip).
 AICORE_HZ = 1.85e9  # chip.aicore_clock_hz: cost kernels are given in cycles
 
 
+DTYPE_BYTES = {"FP32": 4, "FP16": 2, "BF16": 2, "INT32": 4}
+
+
 def cycles(us):
     return int(round(us * 1e-6 * AICORE_HZ))
 
@@ -28,7 +31,7 @@ class Stream:
         self.submits_in_launch = 0
 
     def tensor(self, name, rows, cols, dtype="FP32", contents=False):
-        size = rows * cols * 4
+        size = rows * cols * DTYPE_BYTES[dtype]
         tid = len(self.tensors)
         init = "\n    init { zeros: true }" if contents else ""
         self.tensors.append(
@@ -102,7 +105,6 @@ SETS = {
     "poll_round": ("aicpu.scheduler_threads=1",),
     "resolve_fanout": ("aicpu.scheduler_threads=1",),
     "submit_burst": (),
-    "weight_stream": (),
 }
 
 
@@ -238,62 +240,247 @@ split (lookup + dep, param copy, tensor-map insert).""",
     return s
 
 
-WEIGHT_ROWS_PER_BLOCK = 256  # x 1024 FP32 columns = 1 MiB per block
-WEIGHT_COLS = 1024
-WEIGHT_TILE_ROWS = 16        # 16 x 1024 FP32 = 64 KiB per load
-AIC_BLOCKS, AIV_BLOCKS = 24, 48
+
+# --- memory: the DataCopy best-practice example of mirror-cann/asc-devkit
+# (examples/01_simd_cpp_api/05_best_practices/04_memory_access/data_copy,
+# measured with msprof on Atlas A2/A3): a [12288, 12288] FP16 matrix split by
+# rows over the cores, each core copying its rows tile by tile, back to back,
+# into one on-chip buffer (no computation, no synchronisation between the
+# copies).
+
+# Integer expressions of a kernel program, in text format.
+def const(value):
+    return f"constant: {value}"
 
 
-def stream_kernel(s, core_type, space, first_band):
-    """Loads band first_band + block_idx of the weights, one tile at a time."""
-    tiles = WEIGHT_ROWS_PER_BLOCK // WEIGHT_TILE_ROWS
-    band = f"binary {{ op: ADD lhs {{ var: BLOCK_IDX }} rhs {{ constant: {first_band} }} }}"
-    row = (f"binary {{ op: ADD lhs {{ binary {{ op: MUL lhs {{ {band} }} "
-           f"rhs {{ constant: {WEIGHT_ROWS_PER_BLOCK} }} }} }} rhs {{ binary {{ op: MUL "
-           f"lhs {{ loop_var: 0 }} rhs {{ constant: {WEIGHT_TILE_ROWS} }} }} }} }}")
-    return s.raw_kernel(
-        f'  kernels {{\n    id: @ID@\n    name: "stream_{core_type.lower()}"\n'
-        f"    core_type: {core_type}\n    program {{\n"
-        '      params { name: "w" kind: TENSOR dtype: FP32 direction: IN }\n'
-        f'      tiles {{ name: "t" shape: [{WEIGHT_TILE_ROWS}, {WEIGHT_COLS}] dtype: FP32 '
-        f"space: {space} }}\n"
-        f"      ops {{ kind: LOOP loop {{ var: 0 start {{ constant: 0 }} stop {{ constant: {tiles} }} "
-        "step { constant: 1 }\n"
-        f"        body {{ kind: LOAD dst: 0 param: 0 offsets {{ {row} }} offsets {{ constant: 0 }} }}"
-        " } }\n    }\n  }")
+def loop_var(index):
+    return f"loop_var: {index}"
 
 
-def weight_stream():
-    s = Stream("weight_stream", """
-A memory-bound weight-streaming step, like a decode step at short context
-that streams its weights once on every core: after a warm-up launch that
-takes every core's first-dispatch cost, 24 AIC and 48 AIV blocks each load
-a 1 MiB band of a 72 MiB FP32 weight tensor (64 KiB tiles, one pass,
-nothing stored). The effective HBM read bandwidth is bytes read / makespan;
-the Qwen3-14B decode step streams ~28 GB in ~28 ms, about 1 TB/s per a2a3
-die.""",
-               run_hint("weight_stream"))
-    w = s.tensor("weights", (AIC_BLOCKS + AIV_BLOCKS) * WEIGHT_ROWS_PER_BLOCK, WEIGHT_COLS)
-    aic = stream_kernel(s, "AIC", "MAT", 0)
-    aiv = stream_kernel(s, "AIV", "VEC", AIC_BLOCKS)
-    warm_aic = s.cost_kernel("aic_2us", "AIC", 2.0)
-    warm_aiv = s.cost_kernel("aiv_2us", "AIV", 2.0)
-    s.launch("warmup")
+def binary(op, lhs, rhs):
+    return f"binary {{ op: {op} lhs {{ {lhs} }} rhs {{ {rhs} }} }}"
+
+
+def loop(var, count, body):
+    return (f"ops {{ kind: LOOP loop {{ var: {var} start {{ constant: 0 }} "
+            f"stop {{ constant: {count} }} step {{ constant: 1 }}\n        {body} }} }}")
+
+
+def program_kernel(s, name, core_type, params, tiles, ops):
+    lines = [f'  kernels {{\n    id: @ID@\n    name: "{name}"\n    core_type: {core_type}\n'
+             "    program {"]
+    lines += [f"      params {{ {p} }}" for p in params]
+    lines += [f"      tiles {{ {t} }}" for t in tiles]
+    lines += [f"      {o}" for o in ops]
+    lines.append("    }\n  }")
+    return s.raw_kernel("\n".join(lines))
+
+
+COPY_M = COPY_N = 12288  # the example's aligned matrix, FP16
+COPY_BYTES = COPY_M * COPY_N * 2
+
+
+def copy_kernel(s, name, core_type, space, blocks, tile_m, tile_n, repeats=1, n_parts=1):
+    """Each block copies its COPY_M / blocks rows tile by tile into one
+    buffer; with n_parts > 1 the columns are split into that many parts and
+    each part is copied `repeats` times before the next (the example's
+    sliced re-read), else the whole band `repeats` times."""
+    single_m = COPY_M // blocks
+    part_n = COPY_N // n_parts
+    row = binary("ADD", binary("MUL", "var: BLOCK_IDX", const(single_m)),
+                 binary("MUL", loop_var(2), const(tile_m)))
+    col = binary("ADD", binary("MUL", loop_var(0), const(part_n)),
+                 binary("MUL", loop_var(3), const(tile_n)))
+    load = (f"body {{ kind: LOAD dst: 0 param: 0 offsets {{ {row} }} offsets {{ {col} }} "
+            f'origin: "{name}" }}')
+    body = loop(0, n_parts, loop(1, repeats, loop(2, single_m // tile_m,
+                                                  loop(3, part_n // tile_n, load)
+                                                  .replace("ops {", "body {", 1))
+                                 .replace("ops {", "body {", 1))
+                .replace("ops {", "body {", 1))
+    return program_kernel(
+        s, name, core_type, ['name: "src" kind: TENSOR dtype: FP16 direction: IN'],
+        [f'name: "tile" shape: [{tile_m}, {tile_n}] dtype: FP16 space: {space}'], [body])
+
+
+def data_copy(name, about, core_type, space, blocks, tile_m, tile_n, repeats=1, n_parts=1):
+    def build():
+        s = Stream(name, about, run_hint(name))
+        src = s.tensor("src", COPY_M, COPY_N, dtype="FP16")
+        k = copy_kernel(s, "copy", core_type, space, blocks, tile_m, tile_n, repeats, n_parts)
+        warm = s.cost_kernel("warm_2us", core_type, 2.0)
+        s.launch("warmup")
+        s.scope(1)
+        s.submit("warm", warm, core_type, blocks=blocks)
+        s.end_scope(1)
+        s.end_launch()
+        s.launch(name)
+        s.scope(1)
+        s.submit("copy", k, core_type, args=((src, "INPUT"),), blocks=blocks)
+        s.end_scope(1)
+        s.end_launch()
+        return s
+    build.__name__ = name
+    SETS[name] = ()
+    return build
+
+
+COPY_ABOUT = """
+Mirrors scenario {scenario} of the DataCopy best-practice example of
+mirror-cann/asc-devkit@82b89a15 (examples/01_simd_cpp_api/05_best_practices/
+04_memory_access/data_copy, data_copy_{path}.h): a [12288, 12288] FP16 matrix
+(301.99 MB) split by rows over {blocks} {core} blocks. Each block copies its
+rows {what}
+in [{tile_m}, {tile_n}] tiles ({tile_bytes} per copy), one after the other
+into one {space} buffer, nothing computed. After a warm-up launch (every
+core's first dispatch), the copy task's duration (its last block's end - its
+first block's start) is msprof's Task Duration."""
+
+
+def copy_about(scenario, path, blocks, core, what, tile_m, tile_n, space):
+    tile_bytes = tile_m * tile_n * 2
+    size = f"{tile_bytes // 1024} KiB" if tile_bytes >= 1024 else f"{tile_bytes} B"
+    return COPY_ABOUT.format(scenario=scenario, path=path, blocks=blocks, core=core, what=what,
+                             tile_m=tile_m, tile_n=tile_n, tile_bytes=size, space=space)
+
+
+copy_ub_large = data_copy(
+    "copy_ub_large", copy_about(3, "ub", 48, "AIV", "once", 64, 1024, "UB"),
+    "AIV", "VEC", 48, 64, 1024)
+copy_ub_medium = data_copy(
+    "copy_ub_medium", copy_about(2, "ub", 48, "AIV", "once", 64, 64, "UB"),
+    "AIV", "VEC", 48, 64, 64)
+copy_ub_small = data_copy(
+    "copy_ub_small", copy_about(1, "ub", 48, "AIV", "once", 1, 64, "UB"),
+    "AIV", "VEC", 48, 1, 64)
+copy_l1_large = data_copy(
+    "copy_l1_large", copy_about(2, "l1", 24, "AIC", "once", 64, 256, "L1"),
+    "AIC", "MAT", 24, 64, 256)
+copy_l1_medium = data_copy(
+    "copy_l1_medium", copy_about(1, "l1", 24, "AIC", "once", 64, 64, "L1"),
+    "AIC", "MAT", 24, 64, 64)
+copy_ub_repeat = data_copy(
+    "copy_ub_repeat", copy_about(5, "ub", 48, "AIV", "four times over", 64, 1024, "UB"),
+    "AIV", "VEC", 48, 64, 1024, repeats=4)
+copy_l1_repeat = data_copy(
+    "copy_l1_repeat", copy_about(4, "l1", 24, "AIC", "four times over", 64, 1024, "L1"),
+    "AIC", "MAT", 24, 64, 1024, repeats=4)
+copy_l1_sliced = data_copy(
+    "copy_l1_sliced", copy_about(5, "l1", 24, "AIC",
+                                 "in four column slices, each slice four times over",
+                                 64, 1024, "L1"),
+    "AIC", "MAT", 24, 64, 1024, repeats=4, n_parts=4)
+copy_ub_sliced = data_copy(
+    "copy_ub_sliced", copy_about(6, "ub", 48, "AIV",
+                                 "in four column slices, each slice four times over",
+                                 64, 1024, "UB"),
+    "AIV", "VEC", 48, 64, 1024, repeats=4, n_parts=4)
+
+
+# --- compute: one core's vector and cube rates at their peaks, as the
+# single-core 910B1 measurements of Ascend/mskpp@065b75cc
+# (csrc/prof_data/resource910b.cpp) and the L0 cost model of
+# hw-native-sys/pypto@e2d0f78a (include/pypto/backend/common/backend_handler.h)
+# give them: one block per launch, its operands loaded once, then the op
+# VECTOR_REPEATS (CUBE_REPEATS) times.
+
+VECTOR_REPEATS = 8
+VECTOR_ROWS, VECTOR_COLS = 32, 256
+# launch -> (op kind, dtype, with a scalar operand)
+VECTOR_LAUNCHES = {
+    "vadd_fp32": ("ADD", "FP32", False),
+    "vadd_fp16": ("ADD", "FP16", False),
+    "vadds_fp32": ("ADD", "FP32", True),
+    "vmuls_fp16": ("MUL", "FP16", True),
+    "vexp_fp32": ("EXP", "FP32", False),
+    "vexp_fp16": ("EXP", "FP16", False),
+    "vdiv_fp32": ("DIV", "FP32", False),
+    "vdiv_fp16": ("DIV", "FP16", False),
+}
+
+
+def vector_kernel(s, name, kind, dtype, scalar):
+    tile = f'shape: [{VECTOR_ROWS}, {VECTOR_COLS}] dtype: {dtype} space: VEC'
+    if kind == "EXP":
+        op = "kind: EXP dst: 2 srcs: [0]"
+    elif scalar:
+        op = f"kind: {kind} dst: 2 srcs: [0] scalar {{ literal: 2 }}"
+    else:
+        op = f"kind: {kind} dst: 2 srcs: [0, 1]"
+    load = ("ops { kind: LOAD dst: %d param: 0 offsets { constant: 0 } "
+            "offsets { constant: 0 } }")
+    return program_kernel(
+        s, name, "AIV", [f'name: "x" kind: TENSOR dtype: {dtype} direction: IN'],
+        [f'name: "a" {tile}', f'name: "b" {tile}', f'name: "c" {tile}'],
+        [load % 0, load % 1, loop(0, VECTOR_REPEATS, f'body {{ {op} origin: "{name}" }}')])
+
+
+def vector_rates():
+    s = Stream("vector_rates", f"""
+One AIV block per launch: two [{VECTOR_ROWS}, {VECTOR_COLS}] tiles loaded once, then
+one vector op {VECTOR_REPEATS} times over them (launch names: vadd_fp32 is a
+tile-tile add, vadds_fp32 a tile-scalar add, vexp, vdiv, ...). Its rate in
+bytes of the input dtype per cycle is elements x dtype bytes / (its op time
+x clock), as Ascend/mskpp@065b75cc csrc/prof_data/resource910b.cpp gives the
+single-AIV 910B1 measurements at their peak.""", run_hint("vector_rates"))
+    tensors = {d: s.tensor(f"x_{d.lower()}", VECTOR_ROWS, VECTOR_COLS, dtype=d)
+               for d in ("FP32", "FP16")}
+    kernels = {launch: vector_kernel(s, launch, kind, dtype, scalar)
+               for launch, (kind, dtype, scalar) in VECTOR_LAUNCHES.items()}
+    for launch, (kind, dtype, scalar) in VECTOR_LAUNCHES.items():
+        s.launch(launch)
+        s.scope(1)
+        s.submit(launch, kernels[launch], "AIV", args=((tensors[dtype], "INPUT"),))
+        s.end_scope(1)
+        s.end_launch()
+    return s
+
+
+CUBE_REPEATS = 16
+CUBE_M, CUBE_K, CUBE_N = 128, 256, 128  # L0A, L0B full in BF16; L0C half in FP32
+
+
+def cube_rates():
+    s = Stream("cube_rates", f"""
+One AIC block: A [{CUBE_M}, {CUBE_K}] and B [{CUBE_K}, {CUBE_N}] BF16 loaded into L1, moved
+into L0A and L0B (MTE1) once, then {CUBE_REPEATS} accumulating matmuls into one
+[{CUBE_M}, {CUBE_N}] FP32 L0C accumulator (the explicit form of pl.matmul_acc) and
+one store of it (FIXPIPE). The cube's multiply-accumulates per cycle, and the
+MTE1 rates into L0A and L0B, from the op times.""", run_hint("cube_rates"))
+    a = s.tensor("a", CUBE_M, CUBE_K, dtype="BF16")
+    b = s.tensor("b", CUBE_K, CUBE_N, dtype="BF16")
+    c = s.tensor("c", CUBE_M, CUBE_N, dtype="FP32")
+    zero = "offsets { constant: 0 } offsets { constant: 0 }"
+    k = program_kernel(
+        s, "mad_loop", "AIC",
+        ['name: "a" kind: TENSOR dtype: BF16 direction: IN',
+         'name: "b" kind: TENSOR dtype: BF16 direction: IN',
+         'name: "c" kind: TENSOR dtype: FP32 direction: OUT'],
+        [f'name: "a_l1" shape: [{CUBE_M}, {CUBE_K}] dtype: BF16 space: MAT',
+         f'name: "b_l1" shape: [{CUBE_K}, {CUBE_N}] dtype: BF16 space: MAT',
+         f'name: "a_l0" shape: [{CUBE_M}, {CUBE_K}] dtype: BF16 space: LEFT',
+         f'name: "b_l0" shape: [{CUBE_K}, {CUBE_N}] dtype: BF16 space: RIGHT',
+         f'name: "acc" shape: [{CUBE_M}, {CUBE_N}] dtype: FP32 space: ACC'],
+        [f"ops {{ kind: LOAD dst: 0 param: 0 {zero} }}",
+         f"ops {{ kind: LOAD dst: 1 param: 1 {zero} }}",
+         "ops { kind: MOVE dst: 2 srcs: [0] }",
+         "ops { kind: MOVE dst: 3 srcs: [1] }",
+         "ops { kind: CREATE dst: 4 }",
+         loop(0, CUBE_REPEATS, "body { kind: MATMUL dst: 4 srcs: [2, 3, 4] accumulate: true }"),
+         f"ops {{ kind: STORE srcs: [4] param: 2 {zero} }}"])
+    s.launch("cube_rates")
     s.scope(1)
-    s.submit("warm_aic", warm_aic, "AIC", blocks=AIC_BLOCKS)
-    s.submit("warm_aiv", warm_aiv, "AIV", blocks=AIV_BLOCKS)
-    s.end_scope(1)
-    s.end_launch()
-    s.launch("weight_stream")
-    s.scope(1)
-    s.submit("stream_aic", aic, "AIC", args=((w, "INPUT"),), blocks=AIC_BLOCKS)
-    s.submit("stream_aiv", aiv, "AIV", args=((w, "INPUT"),), blocks=AIV_BLOCKS)
+    s.submit("mad_loop", k, "AIC", args=((a, "INPUT"), (b, "INPUT"), (c, "OUTPUT_EXISTING")))
     s.end_scope(1)
     s.end_launch()
     return s
 
 
-WEIGHT_BYTES = (AIC_BLOCKS + AIV_BLOCKS) * WEIGHT_ROWS_PER_BLOCK * WEIGHT_COLS * 4
+SETS["vector_rates"] = ()
+SETS["cube_rates"] = ()
+
 
 ALL = (switch_gap, mix_chain, vector_example, poll_round, resolve_fanout, submit_burst,
-       weight_stream)
+       copy_ub_large, copy_ub_medium, copy_ub_small, copy_l1_large,
+       copy_l1_medium, copy_ub_repeat, copy_ub_sliced, copy_l1_repeat, copy_l1_sliced,
+       vector_rates, cube_rates)

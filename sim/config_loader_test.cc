@@ -81,6 +81,8 @@ TEST(ShippedConfigs, A5YamlDiffersFromA2a3InExactlyItsDocumentedKeys) {
   expected.chip.clusters = 36;
   expected.aicpu.scheduler_threads = 4;
   expected.chip.counter_hz = 1e9;
+  expected.gm.hbm_efficiency = 1;
+  expected.gm.l2_capacity_bytes = 134217728;
   expected.gm.l2_read_bytes_per_cycle = 100;
   expected.gm.l2_write_bytes_per_cycle = 100;
   expected.chip.aicore_clock_hz = 1.65e9;

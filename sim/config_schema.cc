@@ -202,15 +202,21 @@ constexpr ConfigKeySpec kSchema[] = {
      "assumption",
      "One core's GM <-> local memory transfer rate"},
     {PTO_CONFIG_KEY(core, mte2_outstanding), "transfers", 1, 64, false,
-     "assumption (no public source gives the MTE queues' outstanding DMA instructions; a5: the "
-     "a2a3 value, unsourced for a5)",
+     "mirror-cann/asc-devkit@82b89a15 examples/01_simd_cpp_api/05_best_practices/"
+     "04_memory_access/data_copy/README_en.md (Atlas A2/A3, scenario 1: 48 AIV copy 301.99 MB "
+     "GM -> UB 128 B at a time, back to back, in 564.84 us: about 11.5 ns a copy per core "
+     "against 150-500 ns of L2 latency); calibrated (docs/calibration.md: the copy_ub_small "
+     "workload; no public source gives the queue's depth); a5: the a2a3 value, unsourced for "
+     "a5",
      "Tile loads (GM -> UB/L1) one core's MTE2 pipe keeps in flight; each waits for its "
      "destination buffer, so a multi-buffered loop pays the GM latency once per pipeline fill"},
     {PTO_CONFIG_KEY(core, mte3_outstanding), "transfers", 1, 64, false,
-     "assumption (as core.mte2_outstanding; a5: the a2a3 value, unsourced for a5)",
+     "assumption (no measured store stream; core.mte2_outstanding is fitted to a load "
+     "stream; a5: the a2a3 value, unsourced for a5)",
      "Tile stores (UB -> GM) one core's MTE3 pipe keeps in flight"},
     {PTO_CONFIG_KEY(core, fixpipe_outstanding), "transfers", 1, 64, false,
-     "assumption (as core.mte2_outstanding; a5: the a2a3 value, unsourced for a5)",
+     "assumption (no measured drain stream, as core.mte3_outstanding; a5: the a2a3 value, "
+     "unsourced for a5)",
      "Accumulator stores (L0C -> GM) one core's FIXPIPE keeps in flight"},
     {PTO_CONFIG_KEY(core, ub_bytes), "bytes", 1, 1ll << 30, false,
      "CANN platform file, hicann/pypto@a54925fd framework/src/platform/parser/simulation_platform/platform_config/910PR_9363.ini ([AICoreSpec] ub_size = 196608)"
@@ -236,18 +242,27 @@ constexpr ConfigKeySpec kSchema[] = {
      "CANN platform file, hicann/pypto@a54925fd framework/src/platform/parser/simulation_platform/platform_config/910PR_9363.ini ([AICoreSpec] bt_size = 1024)"
      "; a5: 4096 (950PR_957x.ini @883e7dfb: bt_size = 4096)",
      "BT (Bias): the cube's bias table"},
-    {PTO_CONFIG_KEY(core, vector_fp32_per_cycle), "elements/cycle", 1, 65536, false,
-     "assumption",
-     "Vector unit throughput on FP32 elements"},
-    {PTO_CONFIG_KEY(core, vector_fp16_per_cycle), "elements/cycle", 1, 65536, false,
-     "assumption",
-     "Vector unit throughput on FP16/BF16 elements"},
-    {PTO_CONFIG_KEY(core, vector_int32_per_cycle), "elements/cycle", 1, 65536, false,
-     "assumption",
-     "Vector unit throughput on INT32 elements"},
-    {PTO_CONFIG_KEY(core, vector_exp_slowdown), "passes", 1, 1000, false,
-     "assumption",
-     "Passes a transcendental vector op (exp, log, ...) costs relative to a simple op"},
+    {PTO_CONFIG_KEY(core, vector_binary_bytes_per_cycle), "bytes/cycle", 1, 65536, false,
+     "Ascend/mskpp@065b75cc csrc/prof_data/resource910b.cpp (single-AIV 910B1 measurements: "
+     "VADD/VSUB/VMUL/VMAX 128 B of the input dtype per cycle at the peak); calibrated "
+     "(docs/calibration.md); a5: the a2a3 value, unsourced for a5",
+     "Vector throughput of a tile-tile op (add, sub, mul, max, min; row sums and maxima)"},
+    {PTO_CONFIG_KEY(core, vector_unary_bytes_per_cycle), "bytes/cycle", 1, 65536, false,
+     "Ascend/mskpp@065b75cc csrc/prof_data/resource910b.cpp (single-AIV 910B1 measurements: "
+     "VADDS/VMULS/VMAXS/VCONV/VDUP/VREC/VRSQRT 256 B of the input dtype per cycle at the peak); "
+     "calibrated (docs/calibration.md); a5: the a2a3 value, unsourced for a5",
+     "Vector throughput of a tile-scalar op, a cast, neg, recip, rsqrt or fill"},
+    {PTO_CONFIG_KEY(core, vector_exp_elements_per_cycle), "elements/cycle", 1, 65536, false,
+     "Ascend/mskpp@065b75cc csrc/prof_data/resource910b.cpp (single-AIV 910B1 measurements: "
+     "VEXP 65.7 B/cycle on FP16 and 127.9 on FP32, VSQRT 64 and 128: about 32 elements per "
+     "cycle in either dtype); calibrated (docs/calibration.md); a5: the a2a3 value, unsourced "
+     "for a5",
+     "Vector throughput of exp and sqrt, in elements whatever the dtype"},
+    {PTO_CONFIG_KEY(core, vector_div_bytes_per_cycle), "bytes/cycle", 1, 65536, false,
+     "Ascend/mskpp@065b75cc csrc/prof_data/resource910b.cpp (single-AIV 910B1 measurements: "
+     "VDIV 62 B/cycle on FP16, 64 on FP32); calibrated (docs/calibration.md); a5: the a2a3 "
+     "value, unsourced for a5",
+     "Vector throughput of a tile-tile divide"},
     {PTO_CONFIG_KEY(core, dcci_ns), "ns", 0, kMaxNs, false,
      "hw-native-sys/simpler@6ebaf771 docs/hardware/mmio-performance.md (write + dcci of one line "
      "150-300 ns)",
@@ -276,12 +291,15 @@ constexpr ConfigKeySpec kSchema[] = {
      "Rate at which a cross-core push moves the tile's bytes"},
     // ---- gm ----
     {PTO_CONFIG_KEY(gm, hbm_bandwidth_bytes_per_s), "bytes/s", 1e6, 1e15, false,
-     "assumption (1.6 TB/s peak; no public document pinned)",
+     "hicann/ops-nn@e5c3fa93 docs/zh/develop/cross_platform_migration_guide.md (the A2 vs 950 "
+     "spec table: A2 memory bandwidth 1.6 TB/s); a5: 1.6e12 (the same table: 950PR 1.6 TB/s)",
      "Peak HBM bandwidth shared by all cores"},
     {PTO_CONFIG_KEY(gm, hbm_efficiency), "ratio", 0.01, 1, false,
-     "hw-native-sys/simpler@6ebaf771 .claude/skills/multi-repo-qwen-setup/SKILL.md (~28 GB of "
-     "weights in ~28 ms per decode step: ~1 TB/s effective, derived); calibrated "
-     "(docs/calibration.md) so that the weight_stream workload reads at it",
+     "mirror-cann/asc-devkit@82b89a15 examples/01_simd_cpp_api/05_best_practices/"
+     "04_memory_access/data_copy/README_en.md (Atlas A2/A3, scenario 3: 48 AIV copy 301.99 MB GM "
+     "-> UB in 128 KiB copies in 215.82 us, msprof); calibrated (docs/calibration.md: the "
+     "copy_ub_large workload); a5: 1 (the same table's Ascend 950 row: 188.52 us, 1.60 TB/s, at "
+     "the 1.6 TB/s peak)",
      "Achieved fraction of the peak HBM bandwidth"},
     {PTO_CONFIG_KEY(gm, l2_line_bytes), "bytes", 32, 65536, true,
      "hw-native-sys/pypto@e2d0f78a docs/en/dev/passes/92-diagnostics.md (GetL2CacheLineBytes() = "
@@ -292,7 +310,9 @@ constexpr ConfigKeySpec kSchema[] = {
      "a2a3)",
      "AICore data-cache line size (dcci granularity; whole-line write-back)"},
     {PTO_CONFIG_KEY(gm, l2_capacity_bytes), "bytes", 1024, 1ll << 32, false,
-     "assumption (910B; no public source gives the L2 capacity)",
+     "CANN platform file, hicann/pypto@eac69048 framework/src/platform/parser/"
+     "simulation_platform/platform_config/A2A3.ini (Ascend910B1: l2_size = 201326592); a5: "
+     "134217728 (950PR_957x.ini @b4350f7e: l2_size = 134217728)",
      "Shared L2 cache capacity (LRU over L2 lines)"},
     {PTO_CONFIG_KEY(gm, l2_associativity), "count", 0, 1024, false,
      "assumption (no public source gives the L2's ways; 0 models none; a5: the a2a3 value, "

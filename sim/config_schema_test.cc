@@ -95,14 +95,17 @@ TEST(ConfigSchema, FixedKeyNamesExistWithTheirTypes) {
 
 // ---- where a source may point ----
 
-// The length of the pinned upstream citation "hw-native-sys/<repo>@<commit>" that `s` starts
-// with (the commit 7 to 40 lowercase hex digits, not followed by a letter or digit), or 0.
+// The length of the pinned citation "<owner>/<repo>@<commit>" of a public repository that `s`
+// starts with (the commit 7 to 40 lowercase hex digits, not followed by a letter or digit), or 0.
 size_t PinnedCitationLength(absl::string_view s) {
-  constexpr absl::string_view kOrg = "hw-native-sys/";
-  if (!absl::StartsWith(s, kOrg)) return 0;
-  const size_t at = s.find('@', kOrg.size());
-  if (at == absl::string_view::npos || at == kOrg.size()) return 0;
-  const absl::string_view repo = s.substr(kOrg.size(), at - kOrg.size());
+  const size_t slash = s.find('/');
+  if (slash == absl::string_view::npos || slash == 0) return 0;
+  for (char c : s.substr(0, slash)) {
+    if (!absl::ascii_isalnum(c) && c != '-' && c != '_' && c != '.') return 0;
+  }
+  const size_t at = s.find('@', slash + 1);
+  if (at == absl::string_view::npos || at == slash + 1) return 0;
+  const absl::string_view repo = s.substr(slash + 1, at - slash - 1);
   if (repo.find_first_of(" /") != absl::string_view::npos) return 0;
   size_t end = at + 1;
   while (end < s.size() && absl::ascii_isxdigit(s[end]) && !absl::ascii_isupper(s[end])) ++end;
@@ -112,11 +115,12 @@ size_t PinnedCitationLength(absl::string_view s) {
 }
 
 // Why `source` is not a citation a reader of this repository can check, or "" when it is.
-// A source starts with a file of a public upstream repository at a pinned commit
-// ("hw-native-sys/<repo>@<commit> <path> ..."), a CANN document ("CANN <document> ..."),
-// "assumption" or "calibrated (docs/calibration.md)"; every upstream repository it names is
-// pinned to a commit; a section sign (§) only follows such a pinned citation; and it names no
-// internal note (the design notes, the semantics notes, seed pages or /work paths).
+// A source starts with a file of a public repository at a pinned commit
+// ("<owner>/<repo>@<commit> <path> ...", e.g. hw-native-sys/simpler@6ebaf771 ...), a CANN document
+// ("CANN <document> ..."), "assumption" or "calibrated (docs/calibration.md)"; every upstream
+// repository it names is pinned to a commit; a section sign (§) only follows such a pinned
+// citation; and it names no internal note (the design notes, the semantics notes, seed pages or
+// /work paths).
 std::string SourceProblem(absl::string_view source) {
   const size_t pinned = PinnedCitationLength(source);
   const bool upstream_file = pinned > 0 && source.size() > pinned + 1 && source[pinned] == ' ' &&
@@ -124,7 +128,7 @@ std::string SourceProblem(absl::string_view source) {
   if (!upstream_file && !absl::StartsWith(source, "CANN ") &&
       !absl::StartsWith(source, "assumption") &&
       !absl::StartsWith(source, "calibrated (docs/calibration.md)")) {
-    return "starts with neither 'hw-native-sys/<repo>@<commit> <path>', 'CANN ', 'assumption' "
+    return "starts with neither '<owner>/<repo>@<commit> <path>', 'CANN ', 'assumption' "
            "nor 'calibrated (docs/calibration.md)'";
   }
   for (absl::string_view note :
@@ -157,6 +161,8 @@ TEST(ConfigSchema, SourceRuleAcceptsOnlyCheckablePublicCitations) {
            "assumption",
            "assumption (an L2 hit away: hw-native-sys/pypto@e2d0f78a docs/en/dev/passes/x.md)",
            "calibrated (docs/calibration.md)",
+           "Ascend/mskpp@065b75cc csrc/prof_data/resource910b.cpp (VADD 128 B/cycle)",
+           "mirror-cann/asc-devkit@82b89a15 examples/data_copy/README_en.md (215.82 us)",
        }) {
     EXPECT_EQ(SourceProblem(ok), "") << ok;
   }
@@ -175,6 +181,8 @@ TEST(ConfigSchema, SourceRuleAcceptsOnlyCheckablePublicCitations) {
            "hw-native-sys/simpler@main docs/hardware/mmio-performance.md",
            "hw-native-sys/simpler@6ebaf7 docs/hardware/mmio-performance.md",
            "hw-native-sys/simpler@6ebaf771",
+           "Ascend/mskpp csrc/prof_data/resource910b.cpp",
+           "Ascend/mskpp@latest csrc/prof_data/resource910b.cpp",
            "assumption (as hw-native-sys/pypto docs say)",
            "docs/hardware/mmio-performance.md",
            "calibrated",

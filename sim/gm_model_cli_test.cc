@@ -306,7 +306,7 @@ trace::TraceText ReadStreamTrace(int64_t blocks, int64_t rows) {
 // its bytes over its max-min share, min(cap, HBM / N), so the streams end
 // together and move min(N x cap, peak x efficiency) bytes per ns between the
 // first start and the last end. cap = 64 B/cycle x 1.85 GHz = 118.4 B/ns;
-// HBM = 1.6 TB/s x 0.69 = 1104 B/ns (saturated from N = 10 on).
+// HBM = 1.6 TB/s x 0.88 = 1408 B/ns (saturated from N = 12 on).
 TEST(GmSharingTest, IdenticalStreamsShareHbmFairlyAndReachItsRate) {
   const std::vector<std::string> isolated = {
       "--set",        "gm.l2_miss_latency_ns=0",    "--set", "gm.l2_hit_latency_ns=0",
@@ -327,7 +327,7 @@ TEST(GmSharingTest, IdenticalStreamsShareHbmFairlyAndReachItsRate) {
     }
     ASSERT_EQ(run.stats["core_intervals"].size(), static_cast<size_t>(n));
     const double bytes_per_ns = bytes / ((last_end - first_start) * 1e3);
-    const double expected = std::min(static_cast<double>(n) * 118.4, 1104.0);
+    const double expected = std::min(static_cast<double>(n) * 118.4, 1408.0);
     EXPECT_NEAR(bytes_per_ns / expected, 1.0, 0.03) << "N = " << n;
     EXPECT_LT((last_end - first_end) / (last_end - first_start), 0.05) << "N = " << n;
     // Every byte came from HBM (a cold L2), and the stats say so.
@@ -385,7 +385,7 @@ TEST(GmSharingTest, NoLaunchReadsFasterThanTheConfiguredPeak) {
   const int64_t rows = 48 * 32 * kTileRows;
   const SimRun run = Simulate(ReadStreamTrace(48, rows), "read_stream_peak", {"--timing-only"});
   ASSERT_EQ(run.cli.exit_code, 0) << run.cli.out << run.cli.err;
-  const double floor_us = static_cast<double>(rows) * kCols * 4 / 1104.0 / 1e3;
+  const double floor_us = static_cast<double>(rows) * kCols * 4 / 1408.0 / 1e3;
   EXPECT_GT(Makespan(run), floor_us);
 }
 
@@ -439,9 +439,9 @@ TEST(ExternTrafficTest, HalvingHbmBandwidthSlowsAMemoryBoundExtern) {
     const double ratio = Makespan(half) / Makespan(full);
     EXPECT_GT(ratio, 1.8);
     EXPECT_LT(ratio, 2.2);
-    // No faster than peak x efficiency (1104 B/ns), and every byte from HBM
+    // No faster than peak x efficiency (1408 B/ns), and every byte from HBM
     // but where two lanes' shares meet inside a 512 B line (one fetch).
-    EXPECT_GT(Makespan(full), static_cast<double>(bytes) / 1104.0 / 1e3);
+    EXPECT_GT(Makespan(full), static_cast<double>(bytes) / 1408.0 / 1e3);
     const nlohmann::json& gm = full.stats["gm"];
     EXPECT_EQ(gm["l2_read_hit_bytes"].get<double>() + gm["l2_read_miss_bytes"].get<double>(),
               static_cast<double>(bytes));
@@ -638,8 +638,10 @@ TEST(GmBandwidthTest, NarrowRowsCostMoreThanWideRowsOfTheSameBytes) {
   // 32 KiB tiles: 128 rows of 256 B (below one 512 B L2 line) against 16
   // rows of 2 KiB, so both move the same bytes. Each narrow transfer takes
   // 1 + gm.narrow_row_penalty (1.2) times its bytes' worth of its share;
-  // latency and the store's issue time are unaffected, so the whole copy
-  // slows by more than nothing and less than the full 20 %.
+  // latency and the store's issue time are unaffected, and HBM fills whole
+  // lines, so the next tile's half of each line is an L2 hit off HBM's
+  // path: the whole copy slows by more than nothing and less than the full
+  // 20 %.
   const int64_t tiles = 4;
   const CopyShape narrow{128, 64, 64};
   const CopyShape wide{16, 512, 512};
@@ -648,7 +650,7 @@ TEST(GmBandwidthTest, NarrowRowsCostMoreThanWideRowsOfTheSameBytes) {
   ASSERT_EQ(n.cli.exit_code, 0) << n.cli.out << n.cli.err;
   ASSERT_EQ(w.cli.exit_code, 0) << w.cli.out << w.cli.err;
   const double ratio = Makespan(n) / Makespan(w);
-  EXPECT_GT(ratio, 1.05);
+  EXPECT_GT(ratio, 1.02);
   EXPECT_LT(ratio, 1.2);
 }
 

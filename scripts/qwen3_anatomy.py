@@ -1,0 +1,184 @@
+#!/usr/bin/env python3
+"""Where a Qwen3-14B decode step's time goes: bytes, time and bandwidth per phase.
+
+Runs pto_sim on the decode-step traces (traces/qwen3_14b_decode.py and its
+context variants) and groups the step's tasks into phases by name: the q/k/v
+projections, the attention (the fused paged-attention kernel), the out
+projection, the MLP (gate, up, SiLU, down), the LM head, and the rest
+(norms, residuals, zero seeds, embedding, sampling). For each phase:
+
+  bytes      GM bytes its tasks moved (task_records' gm_read_bytes +
+             gm_write_bytes: weights, KV cache, activations)
+  time       the wall time during which at least one of its tasks ran (the
+             union of their start..end intervals)
+  bandwidth  bytes / time
+
+  scripts/qwen3_anatomy.py --pto-sim build/sim/pto_sim \\
+      --trace 1024=build/regress/traces/qwen3_ctx1024.pb \\
+      --trace 3300=build/traces/qwen3_14b_decode.pb \\
+      --trace 8192=build/regress/traces/qwen3_ctx8192.pb [--markdown] [--check]
+
+--check asserts what a decode step's anatomy must show (exit 1 if not): each
+weight-streaming phase moves its bytes within 15 % of the HBM stream rate
+(gm.hbm_bandwidth_bytes_per_s x gm.hbm_efficiency, from --print-config), the
+attention phase never runs above the HBM peak, and it grows with the context.
+Exit codes: 0 ok, 1 a check failed, 2 bad usage or a pto_sim run that failed.
+Standard library only.
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PHASES = [
+    ("q/k/v projections", ("q_proj", "k_proj", "v_proj")),
+    ("attention", ("fa_fused",)),
+    ("out projection", ("out_proj",)),
+    ("MLP", ("gate_proj", "up_proj", "silu", "down_proj")),
+    ("LM head", ("lm_head",)),
+]
+OTHER = "other"
+WEIGHT_PHASES = ("q/k/v projections", "out projection", "MLP", "LM head")
+STREAM_TOLERANCE = 0.15
+
+
+def phase_of(name):
+    for phase, names in PHASES:
+        if name in names:
+            return phase
+    return OTHER
+
+
+def union_us(intervals):
+    total, end = 0.0, None
+    for start, stop in sorted(intervals):
+        if end is None or start > end:
+            total += stop - start
+            end = stop
+        elif stop > end:
+            total += stop - end
+            end = stop
+    return total
+
+
+def anatomy(stats):
+    """{phase: (bytes, time_us)} and the makespan in us."""
+    bytes_by, spans = {}, {}
+    for task in stats["task_records"]:
+        if task["start_us"] is None or task["end_us"] is None:
+            continue  # a dummy or alloc: it ran on no core
+        phase = phase_of(task["name"])
+        bytes_by[phase] = bytes_by.get(phase, 0) + task["gm_read_bytes"] + task["gm_write_bytes"]
+        spans.setdefault(phase, []).append((task["start_us"], task["end_us"]))
+    order = [p for p, _ in PHASES] + [OTHER]
+    return {p: (bytes_by.get(p, 0), union_us(spans.get(p, []))) for p in order}, \
+        stats["makespan_us"]
+
+
+def simulate(pto_sim, config, trace, scratch):
+    out = os.path.join(scratch, os.path.basename(trace))
+    cmd = [pto_sim, "--config", config, "--trace", trace, "--out", out, "--timing-only",
+           "--no-hazards"]
+    result = subprocess.run(cmd, capture_output=True, text=True)
+    if result.returncode != 0:
+        sys.stderr.write(f"qwen3_anatomy: {' '.join(cmd)} exited {result.returncode}\n"
+                         f"{result.stdout}{result.stderr}")
+        sys.exit(2)
+    with open(os.path.join(out, "stats.json")) as f:
+        stats = json.load(f)
+    for name in os.listdir(out):  # the step's other outputs run to hundreds of MB
+        if name != "stats.json":
+            os.remove(os.path.join(out, name))
+    return stats
+
+
+def hbm_rates(pto_sim, config):
+    """(stream rate, peak) in bytes/s."""
+    result = subprocess.run([pto_sim, "--config", config, "--print-config"],
+                            capture_output=True, text=True)
+    if result.returncode != 0:
+        sys.stderr.write(f"qwen3_anatomy: --print-config failed\n{result.stderr}")
+        sys.exit(2)
+    values = dict(line.split(": ", 1) for line in result.stdout.splitlines() if ": " in line)
+    peak = float(values["gm.hbm_bandwidth_bytes_per_s"])
+    return peak * float(values["gm.hbm_efficiency"]), peak
+
+
+def table(results, markdown):
+    lines = []
+    for context, (phases, makespan) in results:
+        if markdown:
+            lines += [f"Context {context}: makespan {makespan / 1000:.2f} ms", "",
+                      "| phase | bytes GB | time ms | share of step | bandwidth TB/s |",
+                      "| --- | ---: | ---: | ---: | ---: |"]
+        else:
+            lines.append(f"context {context}: makespan {makespan / 1000:.3f} ms")
+        for phase, (moved, time_us) in phases.items():
+            bandwidth = moved / (time_us * 1e-6) / 1e12 if time_us > 0 else 0.0
+            cells = (phase, f"{moved / 1e9:.3f}", f"{time_us / 1000:.3f}",
+                     f"{100 * time_us / makespan:.1f} %", f"{bandwidth:.3f}")
+            lines.append("| " + " | ".join(cells) + " |" if markdown else
+                         f"  {cells[0]:<18} {cells[1]:>8} GB {cells[2]:>8} ms {cells[3]:>7} "
+                         f"{cells[4]:>6} TB/s")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def check(results, stream, peak):
+    failures = []
+    for context, (phases, _) in results:
+        for phase in WEIGHT_PHASES:
+            moved, time_us = phases[phase]
+            rate = moved / (time_us * 1e-6)
+            if abs(rate - stream) > STREAM_TOLERANCE * stream:
+                failures.append(f"context {context}: {phase} at {rate / 1e12:.3f} TB/s, not "
+                                f"within 15 % of the stream rate {stream / 1e12:.3f} TB/s")
+        moved, time_us = phases["attention"]
+        if moved / (time_us * 1e-6) > peak * (1 + 1e-9):
+            failures.append(f"context {context}: attention at "
+                            f"{moved / (time_us * 1e-6) / 1e12:.3f} TB/s, above the HBM peak "
+                            f"{peak / 1e12:.3f} TB/s")
+    times = [(int(c), phases["attention"][1]) for c, (phases, _) in results]
+    for (c0, t0), (c1, t1) in zip(sorted(times), sorted(times)[1:]):
+        if not t1 > t0:
+            failures.append(f"attention does not grow with context: {t0:.1f} us at {c0}, "
+                            f"{t1:.1f} us at {c1}")
+    return failures
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--pto-sim", required=True)
+    parser.add_argument("--config", default=os.path.join(REPO, "configs", "ascend.yaml"))
+    parser.add_argument("--trace", action="append", required=True, metavar="CONTEXT=PATH",
+                        help="a decode-step trace and its context length (repeatable)")
+    parser.add_argument("--markdown", action="store_true", help="print markdown tables")
+    parser.add_argument("--check", action="store_true", help="assert the anatomy's properties")
+    args = parser.parse_args()
+    traces = []
+    for item in args.trace:
+        context, sep, path = item.partition("=")
+        if not sep or not context.isdigit() or not os.path.exists(path):
+            parser.error(f"--trace {item}: expected CONTEXT=PATH with a number and an existing "
+                         "file")
+        traces.append((context, path))
+    with tempfile.TemporaryDirectory(prefix="qwen3_anatomy_") as scratch:
+        results = [(c, anatomy(simulate(args.pto_sim, args.config, p, scratch)))
+                   for c, p in traces]
+    print(table(results, args.markdown))
+    if not args.check:
+        return 0
+    stream, peak = hbm_rates(args.pto_sim, args.config)
+    failures = check(results, stream, peak)
+    for failure in failures:
+        print(f"qwen3_anatomy: FAIL {failure}")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
