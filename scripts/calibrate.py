@@ -240,6 +240,13 @@ class Row:
         return self.gated or self.lacks is None
 
 
+def copy_duration(what, workload, scenario, measured_us, lacks=None):
+    """A row of the DataCopy example: the copy task's duration in `workload`."""
+    return Row(f"{what}: task duration", workload, f"{measured_us:g} us (scenario {scenario})",
+               DATA_COPY, task_duration_us, "us", mode="plain", mean=measured_us,
+               launch=workload, lacks=lacks)
+
+
 RESOLVE_SRC = SCHEDULER_DIR + "scheduler_completion.cpp, pto_scheduler.h (comments)"
 ROWS = [
     # back-to-back tasks on one core
@@ -325,71 +332,43 @@ ROWS = [
         lambda s: submit_share(s, "tensormap_insert"), "%", mode="plain", mean=12.9,
         gated=True),
     # GM -> UB and GM -> L1 streams (Atlas A2/A3; one msprof run each)
-    Row("GM -> UB, 48 AIV, 128 KiB copies of 2 KiB rows: task duration", "copy_ub_large",
-        "215.82 us (scenario 3)", DATA_COPY, task_duration_us, "us", mode="plain",
-        mean=215.82, launch="copy_ub_large"),
-    Row("GM -> UB, 48 AIV, 8 KiB copies of 128 B rows: task duration", "copy_ub_medium",
-        "233.54 us (scenario 2)", DATA_COPY, task_duration_us, "us", mode="plain",
-        mean=233.54, launch="copy_ub_medium"),
-    Row("GM -> UB, 48 AIV, 128 B copies: task duration", "copy_ub_small",
-        "564.84 us (scenario 1)", DATA_COPY, task_duration_us, "us", mode="plain",
-        mean=564.84, launch="copy_ub_small"),
-    Row("GM -> L1, 24 AIC, 32 KiB copies of 512 B rows: task duration", "copy_l1_large",
-        "230.24 us (scenario 2)", DATA_COPY, task_duration_us, "us", mode="plain",
-        mean=230.24, launch="copy_l1_large"),
-    Row("GM -> L1, 24 AIC, 8 KiB copies of 128 B rows: task duration", "copy_l1_medium",
-        "300.7 us (scenario 1)", DATA_COPY, task_duration_us, "us", mode="plain",
-        mean=300.7, launch="copy_l1_medium",
-        lacks="the ND2NZ conversion into L1 costs nothing apart from the narrow-row penalty; "
-        "the example itself puts its L1 paths' extra time on the format conversion"),
+    copy_duration("GM -> UB, 48 AIV, 128 KiB copies of 2 KiB rows", "copy_ub_large", 3, 215.82),
+    copy_duration("GM -> UB, 48 AIV, 8 KiB copies of 128 B rows", "copy_ub_medium", 2, 233.54),
+    copy_duration("GM -> UB, 48 AIV, 128 B copies", "copy_ub_small", 1, 564.84),
+    copy_duration("GM -> L1, 24 AIC, 32 KiB copies of 512 B rows", "copy_l1_large", 2, 230.24),
+    copy_duration("GM -> L1, 24 AIC, 8 KiB copies of 128 B rows", "copy_l1_medium", 1, 300.7,
+                  lacks="the ND2NZ conversion into L1 costs nothing apart from the narrow-row "
+                  "penalty; the example itself puts its L1 paths' extra time on the format "
+                  "conversion"),
     # L2: a working set larger than L2 read four times, and one a quarter of it
-    Row("GM -> UB, the matrix four times over: task duration", "copy_ub_repeat",
-        "828.06 us (scenario 5)", DATA_COPY, task_duration_us, "us", mode="plain",
-        mean=828.06, launch="copy_ub_repeat"),
+    copy_duration("GM -> UB, the matrix four times over", "copy_ub_repeat", 5, 828.06),
     Row("GM -> UB, the matrix four times over: L2 read hit rate", "copy_ub_repeat",
         "0.005 % (scenario 5)", DATA_COPY, l2_hit_percent, "%", mode="plain", lo=0, hi=1,
         launch="copy_ub_repeat",
         lacks="a fully associative LRU L2: cores a round ahead re-read lines the cores a round "
         "behind just brought in; the silicon's replacement (undocumented) keeps almost none"),
-    Row("GM -> UB, four 75.5 MB slices, each four times over: task duration",
-        "copy_ub_sliced", "365.74 us (scenario 6)", DATA_COPY, task_duration_us, "us",
-        mode="plain", mean=365.74, launch="copy_ub_sliced",
-        lacks="L2 hits stream at the platform file's 110 B/cycle x 24 cores (4.9 TB/s) behind "
-        "64 B/cycle per core; the silicon re-read the slices at about 3.3 TB/s all told"),
+    copy_duration("GM -> UB, four 75.5 MB slices, each four times over", "copy_ub_sliced", 6,
+                  365.74,
+                  lacks="L2 hits stream at the platform file's 110 B/cycle x 24 cores (4.9 TB/s) "
+                  "behind 64 B/cycle per core; the silicon re-read the slices at about 3.3 TB/s "
+                  "all told"),
     Row("GM -> UB, four slices four times over: L2 read hit rate", "copy_ub_sliced",
         "75.00 % (scenario 6)", DATA_COPY, l2_hit_percent, "%", mode="plain", mean=75.0,
         launch="copy_ub_sliced"),
-    Row("GM -> L1, 24 AIC, 128 KiB copies, the matrix four times over: task duration",
-        "copy_l1_repeat", "899.34 us (scenario 4)", DATA_COPY, task_duration_us, "us",
-        mode="plain", mean=899.34, launch="copy_l1_repeat"),
-    Row("GM -> L1, four slices four times over: task duration", "copy_l1_sliced",
-        "414.96 us (scenario 5)", DATA_COPY, task_duration_us, "us", mode="plain",
-        mean=414.96, launch="copy_l1_sliced"),
+    copy_duration("GM -> L1, 24 AIC, 128 KiB copies, the matrix four times over",
+                  "copy_l1_repeat", 4, 899.34),
+    copy_duration("GM -> L1, four slices four times over", "copy_l1_sliced", 5, 414.96),
     # one core's compute at its peak
-    Row("vector VADD FP32: bytes of input per cycle", "vector_rates", "128 B/cycle",
-        MSKPP, vector_bytes_per_cycle("vadd_fp32"), "B/cycle", mode="plain", mean=128,
-        launch="vadd_fp32"),
-    Row("vector VADD FP16: bytes of input per cycle", "vector_rates", "128 B/cycle",
-        MSKPP, vector_bytes_per_cycle("vadd_fp16"), "B/cycle", mode="plain", mean=128,
-        launch="vadd_fp16"),
-    Row("vector VADDS FP32: bytes of input per cycle", "vector_rates", "256 B/cycle",
-        MSKPP, vector_bytes_per_cycle("vadds_fp32"), "B/cycle", mode="plain", mean=256,
-        launch="vadds_fp32"),
-    Row("vector VMULS FP16: bytes of input per cycle", "vector_rates", "256 B/cycle",
-        MSKPP, vector_bytes_per_cycle("vmuls_fp16"), "B/cycle", mode="plain", mean=256,
-        launch="vmuls_fp16"),
-    Row("vector VEXP FP32: bytes of input per cycle", "vector_rates", "127.9 B/cycle",
-        MSKPP, vector_bytes_per_cycle("vexp_fp32"), "B/cycle", mode="plain", mean=127.9,
-        launch="vexp_fp32"),
-    Row("vector VEXP FP16: bytes of input per cycle", "vector_rates", "65.7 B/cycle",
-        MSKPP, vector_bytes_per_cycle("vexp_fp16"), "B/cycle", mode="plain", mean=65.7,
-        launch="vexp_fp16"),
-    Row("vector VDIV FP32: bytes of input per cycle", "vector_rates", "64 B/cycle",
-        MSKPP, vector_bytes_per_cycle("vdiv_fp32"), "B/cycle", mode="plain", mean=64,
-        launch="vdiv_fp32"),
-    Row("vector VDIV FP16: bytes of input per cycle", "vector_rates", "62 B/cycle",
-        MSKPP, vector_bytes_per_cycle("vdiv_fp16"), "B/cycle", mode="plain", mean=62,
-        launch="vdiv_fp16"),
+] + [
+    # (mskpp's per-op peaks, in bytes of the input dtype per cycle)
+    Row(f"vector {op}: bytes of input per cycle", "vector_rates", f"{measured:g} B/cycle", MSKPP,
+        vector_bytes_per_cycle(launch), "B/cycle", mode="plain", mean=measured, launch=launch)
+    for launch, op, measured in (
+        ("vadd_fp32", "VADD FP32", 128), ("vadd_fp16", "VADD FP16", 128),
+        ("vadds_fp32", "VADDS FP32", 256), ("vmuls_fp16", "VMULS FP16", 256),
+        ("vexp_fp32", "VEXP FP32", 127.9), ("vexp_fp16", "VEXP FP16", 65.7),
+        ("vdiv_fp32", "VDIV FP32", 64), ("vdiv_fp16", "VDIV FP16", 62))
+] + [
     Row("cube MMAD BF16/FP16 -> FP32, large: multiply-accumulates per cycle", "cube_rates",
         "4037 MAC/cycle (98.6 % of 16x16x16)", MSKPP, cube_macs_per_cycle, "MAC/cycle",
         mode="plain", mean=4037),
