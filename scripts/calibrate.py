@@ -208,6 +208,10 @@ def cube_macs_per_cycle(stats):
     return macs / (stats["pipes"]["op_ns"]["cube"]["MATMUL"] * 1e-9 * AICORE_HZ)
 
 
+def load_ns(stats):
+    return stats["pipes"]["op_ns"]["mte2"]["LOAD"] / workloads.LATENCY_LOADS
+
+
 def mte1_cycles(stats):
     return stats["pipes"]["op_ns"]["mte1"]["MOVE"] * 1e-9 * AICORE_HZ
 
@@ -340,6 +344,10 @@ ROWS = [
                   lacks="the ND2NZ conversion into L1 costs nothing apart from the narrow-row "
                   "penalty; the example itself puts its L1 paths' extra time on the format "
                   "conversion"),
+    # one copy alone: the latency
+    Row("GM -> UB, one 1 KiB copy alone, L2-resident: time", "mte2_latency",
+        "131 ns (1 KiB at 7.3 GiB/s)", MSKPP, load_ns, "ns", mode="plain", mean=131,
+        launch="mte2_latency"),
     # L2: a working set larger than L2 read four times, and one a quarter of it
     copy_duration("GM -> UB, the matrix four times over", "copy_ub_repeat", 5, 828.06),
     Row("GM -> UB, the matrix four times over: L2 read hit rate", "copy_ub_repeat",
@@ -357,7 +365,11 @@ ROWS = [
         launch="copy_ub_sliced"),
     copy_duration("GM -> L1, 24 AIC, 128 KiB copies, the matrix four times over",
                   "copy_l1_repeat", 4, 899.34),
-    copy_duration("GM -> L1, four slices four times over", "copy_l1_sliced", 5, 414.96),
+    copy_duration("GM -> L1, four slices four times over", "copy_l1_sliced", 5, 414.96,
+                  lacks="the MTE2 queue's depth is one count of transfers whatever their size "
+                  "(19, fitted to 128 B copies), not the bytes a core keeps in flight; here it "
+                  "decides how far a core's L2-hit rounds overlap its HBM round (44 gave "
+                  "426 us)"),
     # one core's compute at its peak
 ] + [
     # (mskpp's per-op peaks, in bytes of the input dtype per cycle)
@@ -437,6 +449,8 @@ CALIBRATED_KEYS = [
     ("aicpu.submit_per_insert_ns", "tensor-map insert share"),
     ("gm.hbm_efficiency", "GM -> UB with 48 AIV in 128 KiB copies (215.82 us)"),
     ("core.mte2_outstanding", "GM -> UB with 48 AIV in 128 B copies (564.84 us)"),
+    ("core.gm_latency_ns", "one L2-resident 1 KiB copy alone (131 ns)"),
+    ("gm.l2_hit_latency_ns", "one L2-resident 1 KiB copy alone (131 ns)"),
     ("core.vector_binary_bytes_per_cycle", "vector tile-tile add (128 B/cycle)"),
     ("core.vector_unary_bytes_per_cycle", "vector tile-scalar add and multiply (256 B/cycle)"),
     ("core.vector_exp_elements_per_cycle", "vector exp (127.9 B/cycle FP32, 65.7 FP16)"),
@@ -467,8 +481,9 @@ All from the run's `stats.json` (`core_intervals`: dispatch, receive, start, end
 
 Each memory and compute row isolates one rate, fitted to it and to nothing else:
 `gm.hbm_efficiency` to the large GM -> UB copy (a stream HBM alone bounds),
-`core.mte2_outstanding` to the 128 B copies (the queue depth alone bounds them, given the L2
-latencies), the vector and cube rates to the single-core measurements. The other copy rows are
+`core.gm_latency_ns` and `gm.l2_hit_latency_ns` to one L2-resident copy alone (its time is
+the larger of the two plus its bytes), `core.mte2_outstanding` to the 128 B copies (the queue
+depth alone bounds them, given the latencies), the vector and cube rates to the single-core measurements. The other copy rows are
 predictions from those: narrow rows, GM -> L1, an L2 thrashed and an L2 reused. The
 whole-step figure that fitted the HBM rate before (the Qwen3-14B decode step's ~28 GB in
 ~28 ms, hw-native-sys/simpler@6ebaf771 .claude/skills/multi-repo-qwen-setup/SKILL.md) is no

@@ -480,7 +480,40 @@ SETS["vector_rates"] = ()
 SETS["cube_rates"] = ()
 
 
+LATENCY_LOADS = 16
+LATENCY_COLS = 256  # one 1 KiB row of FP32
+
+
+def mte2_latency():
+    s = Stream("mte2_latency", f"""
+One AIV copying one 1 KiB row GM -> UB, alone: a warm-up launch brings the
+row into L2, then {LATENCY_LOADS} times a load into one buffer and an add that
+reads it, so that each load waits for the add before it (single-buffered,
+dependent) and runs with nothing else in flight. A load's time is its L2 hit
+latency and 1 KiB at the core's rate, as Ascend/mskpp@065b75cc
+csrc/prof_data/resource910b.cpp gives one such copy (7.3 GiB/s at 1 KiB).""",
+               run_hint("mte2_latency"))
+    x = s.tensor("x", 1, LATENCY_COLS)
+    tile = f'shape: [1, {LATENCY_COLS}] dtype: FP32 space: VEC'
+    load = "kind: LOAD dst: 0 param: 0 offsets { constant: 0 } offsets { constant: 0 }"
+    param = ['name: "x" kind: TENSOR dtype: FP32 direction: IN']
+    warm = program_kernel(s, "warm", "AIV", param, [f'name: "t" {tile}'], [f"ops {{ {load} }}"])
+    chain = program_kernel(
+        s, "chain", "AIV", param, [f'name: "t" {tile}', f'name: "u" {tile}'],
+        [loop(0, LATENCY_LOADS, f"body {{ {load} }} body {{ kind: ADD dst: 1 srcs: [0, 0] }}")])
+    for name, kernel in (("warm", warm), ("mte2_latency", chain)):
+        s.launch(name)
+        s.scope(1)
+        s.submit(name, kernel, "AIV", args=((x, "INPUT"),))
+        s.end_scope(1)
+        s.end_launch()
+    return s
+
+
+SETS["mte2_latency"] = ()
+
+
 ALL = (switch_gap, mix_chain, vector_example, poll_round, resolve_fanout, submit_burst,
        copy_ub_large, copy_ub_medium, copy_ub_small, copy_l1_large,
        copy_l1_medium, copy_ub_repeat, copy_ub_sliced, copy_l1_repeat, copy_l1_sliced,
-       vector_rates, cube_rates)
+       vector_rates, cube_rates, mte2_latency)

@@ -196,8 +196,11 @@ constexpr ConfigKeySpec kSchema[] = {
      "assumption",
      "Kernel epilogue after the last op, before FIN"},
     {PTO_CONFIG_KEY(core, gm_latency_ns), "ns", 0, kMaxNs, false,
-     "assumption",
-     "Latency to the first byte of a GM access"},
+     "Ascend/mskpp@065b75cc csrc/prof_data/resource910b.cpp (one 1 KiB GM -> UB copy on a "
+     "910B1 AIV at 7.3 GiB/s: 131 ns, of which 1 KiB at the core's rate is 9); calibrated "
+     "(docs/calibration.md: the mte2_latency workload); a5: the a2a3 value, unsourced for a5",
+     "Latency to the first byte of a GM access, on the core's side: the least a transfer takes "
+     "beyond its bytes"},
     {PTO_CONFIG_KEY(core, mte_bytes_per_cycle), "bytes/cycle", 1, 65536, false,
      "assumption",
      "One core's GM <-> local memory transfer rate"},
@@ -205,7 +208,7 @@ constexpr ConfigKeySpec kSchema[] = {
      "mirror-cann/asc-devkit@82b89a15 examples/01_simd_cpp_api/05_best_practices/"
      "04_memory_access/data_copy/README_en.md (Atlas A2/A3, scenario 1: 48 AIV copy 301.99 MB "
      "GM -> UB 128 B at a time, back to back, in 564.84 us: about 11.5 ns a copy per core "
-     "against 150-500 ns of L2 latency); calibrated (docs/calibration.md: the copy_ub_small "
+     "against 122-500 ns of latency); calibrated (docs/calibration.md: the copy_ub_small "
      "workload; no public source gives the queue's depth); a5: the a2a3 value, unsourced for "
      "a5",
      "Tile loads (GM -> UB/L1) one core's MTE2 pipe keeps in flight; each waits for its "
@@ -321,10 +324,15 @@ constexpr ConfigKeySpec kSchema[] = {
      "transfer (the fast model: no conflict misses); N > 0: N-way sets, tracked per 32 KiB "
      "region (slower)"},
     {PTO_CONFIG_KEY(gm, l2_hit_latency_ns), "ns", 0, kMaxNs, false,
-     "assumption",
+     "Ascend/mskpp@065b75cc csrc/prof_data/resource910b.cpp (an L2-resident 1 KiB GM -> UB copy "
+     "alone: 131 ns, 9 of them its bytes); calibrated (docs/calibration.md: the mte2_latency "
+     "workload); a5: the a2a3 value, unsourced for a5",
      "Latency to the first byte of a GM transfer whose lines all hit L2"},
     {PTO_CONFIG_KEY(gm, l2_miss_latency_ns), "ns", 0, kMaxNs, false,
-     "assumption",
+     "assumption (no measured HBM round trip; the cost model of hicann/pypto@98139754 "
+     "framework/src/cost_model/simulation/arch/PipeSimulatorFast.cpp adds rGmLatency = 1400 "
+     "cycles at 2 GHz, 700 ns, to a read: a model constant; a5: the a2a3 value, unsourced for "
+     "a5)",
      "Latency to the first byte of a GM transfer with at least one L2 miss (HBM round trip)"},
     {PTO_CONFIG_KEY(gm, l2_read_bytes_per_cycle), "bytes/cycle", 1, 65536, false,
      "CANN platform file, hicann/pypto@a54925fd "

@@ -36,7 +36,7 @@ CompiledKernel ExpHeavy() {
 
 // One AIV core (CorePhases) running one block at a time at 1 GHz, its
 // transfers timed by the test: a load lands `load` after it starts, a store
-// `store` after (a transfer takes at least its core-side 501 ns). What the
+// `store` after (a transfer takes at least its core-side 123 ns). What the
 // core reports on its pipes goes to `stats`.
 class OneCore : public CoreHost, public CoreOwner, public CoreObserver {
  public:
@@ -153,15 +153,16 @@ TEST(PipeStatsTest, TwoBuffersStatsSumEachPipesUnionAndEachOpKindsOwnTime) {
 }
 
 TEST(PipeStatsTest, ALoadBoundAndAComputeBoundTaskAreCountedByTheirPipes) {
-  // Single-buffered loop, loads 1000 ns, stores their core-side 501: MTE2
-  // busy 4000 against MTE3 2004 and vector 4 -> mte2. 1600 EXPs on one tile
-  // (1 ns each: 1600 ns) between a 1000 ns load and a 501 ns store -> vector.
+  // Single-buffered loop, loads 1000 ns, stores their core-side 123 (122 ns
+  // of latency and 64 B at 64 B/cycle): MTE2 busy 4000 against MTE3 492 and
+  // vector 4 -> mte2. 1600 EXPs on one tile (1 ns each: 1600 ns) between a
+  // 1000 ns load and a 123 ns store -> vector.
   OneCore core(Ns(1000), 0);
   const TaskSeq loads = core.Run(ExpLoop(1));
   const TaskSeq computes = core.Run(ExpHeavy());
   const nlohmann::json j = core.stats.ToJson();
   EXPECT_EQ(j["busy_ns"]["aiv"]["mte2"], 4000.0 + 1000.0);
-  EXPECT_EQ(j["busy_ns"]["aiv"]["mte3"], 4 * 501.0 + 501.0);
+  EXPECT_EQ(j["busy_ns"]["aiv"]["mte3"], 4 * 123.0 + 123.0);
   EXPECT_EQ(j["busy_ns"]["aiv"]["vector"], 4.0 + 1600.0);
   EXPECT_EQ(j["op_ns"]["vector"]["EXP"], 1604.0);
   EXPECT_EQ(core.stats.Retire(loads), Pipe::kMte2);
@@ -170,7 +171,7 @@ TEST(PipeStatsTest, ALoadBoundAndAComputeBoundTaskAreCountedByTheirPipes) {
             nlohmann::json::parse(R"({"scalar": 0, "mte2": 1, "mte1": 0, "cube": 0,
                                       "fixpipe": 0, "vector": 1, "mte3": 0})"));
   EXPECT_EQ(DescribePipes(core.stats),
-            "pipes: AIV busy mte2 5.000 us, vector 1.604 us, mte3 2.505 us; tasks bound by mte2 "
+            "pipes: AIV busy mte2 5.000 us, vector 1.604 us, mte3 0.615 us; tasks bound by mte2 "
             "1, vector 1");
 }
 

@@ -58,10 +58,10 @@ struct CoreParams {
   double cold_far_propagation_ns = 2400;  // more of it on the upper half of the clusters
   double kernel_start_ns = 400;           // assumption: kernel prologue on the core
   double kernel_finish_ns = 200;          // assumption: epilogue before FIN
-  double gm_latency_ns = 500;             // assumption: first byte of a GM access
+  double gm_latency_ns = 122;             // first byte of a GM access: calibrated
   double mte_bytes_per_cycle = 64;        // assumption: one core's GM<->local rate
   // Transfers each GM-facing pipe keeps in flight (assumptions).
-  int64_t mte2_outstanding = 44;
+  int64_t mte2_outstanding = 19;
   int64_t mte3_outstanding = 4;
   int64_t fixpipe_outstanding = 4;
   // On-chip buffer capacities (CANN's 910B-class platform file).
@@ -96,7 +96,7 @@ struct GmParams {
   int64_t dcache_line_bytes = 64;
   int64_t l2_capacity_bytes = 192ll << 20;  // 910B (bytes)
   int64_t l2_associativity = 0;             // assumption: 0 = fully associative
-  double l2_hit_latency_ns = 150;           // assumption
+  double l2_hit_latency_ns = 122;           // calibrated
   double l2_miss_latency_ns = 500;          // assumption (HBM round trip)
   // L2 bandwidth per AI core (CANN platform file); the L2's aggregate is
   // this × chip.clusters × chip.aicore_clock_hz.

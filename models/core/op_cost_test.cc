@@ -16,7 +16,7 @@ constexpr double kClockGhz = 1.85;  // ChipParams default, cycles per ns
 
 TEST(OpCostTest, GmTransferIsLatencyPlusBytesOverMteRate) {
   ChipConfig config;
-  EXPECT_NEAR(GmTransferNs(4096, config), 500 + 4096.0 / 64 / kClockGhz, 1e-9);
+  EXPECT_NEAR(GmTransferNs(4096, config), 122 + 4096.0 / 64 / kClockGhz, 1e-9);
   config.core.gm_latency_ns = 0;
   config.core.mte_bytes_per_cycle = 128;
   EXPECT_NEAR(GmTransferNs(4096, config), 32 / kClockGhz, 1e-9);

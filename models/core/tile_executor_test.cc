@@ -936,9 +936,9 @@ TEST_F(TileExecutorTest, PinnedDurationOfA32x32Fp32AddKernel) {
                   {}, /*functional=*/false)
                   .ok());
   const double ns = KernelDurationNs(profile_, config_);
-  // 400 start + 3 x (500 + 4096 B / 64 B/cycle / 1.85 GHz) + 4096 B at
+  // 400 start + 3 x (122 + 4096 B / 64 B/cycle / 1.85 GHz) + 4096 B at
   // 128 B/cycle (a tile-tile add: 32 cycles) + 200.
-  EXPECT_NEAR(ns, 400 + 3 * (500 + 4096 / 64 / 1.85) + 32 / 1.85 + 200, 1e-6);
+  EXPECT_NEAR(ns, 400 + 3 * (122 + 4096 / 64 / 1.85) + 32 / 1.85 + 200, 1e-6);
   EXPECT_GE(ns, 1000);
   EXPECT_LE(ns, 3000);
 }
@@ -952,10 +952,10 @@ TEST_F(TileExecutorTest, PinnedDurationOfA128CubedFp16MatmulKernel) {
                   {}, /*functional=*/false)
                   .ok());
   const double ns = KernelDurationNs(profile_, config_);
-  // 400 + 2 x (500 + 32768 B / 118.4 B/ns) + matmul 1369.94 cycles / 1.85 GHz
-  // + (500 + 65536 B / 118.4 B/ns) + 200. Above the add kernel's 1-3 us band: two
-  // 32 KB loads and a 64 KB store at 118.4 B/ns dominate.
-  EXPECT_NEAR(ns, 3947.5377289574994, 1e-6);
+  // 400 + 2 x (122 + 32768 B / 118.4 B/ns) + matmul 1369.94 cycles / 1.85 GHz
+  // + (122 + 65536 B / 118.4 B/ns) + 200. Above the add kernel's: two 32 KB
+  // loads and a 64 KB store at 118.4 B/ns dominate.
+  EXPECT_NEAR(ns, 2813.5377289574994, 1e-6);
   EXPECT_GE(ns, 1000);
   EXPECT_LE(ns, 10000);
 }
