@@ -22,6 +22,7 @@ projection, the MLP (gate, up, SiLU, down), the LM head, and the rest
 weight-streaming phase moves its bytes within 15 % of the HBM stream rate
 (gm.hbm_bandwidth_bytes_per_s x gm.hbm_efficiency, from --print-config), the
 attention phase never runs above the HBM peak, and it grows with the context.
+--self-test checks the phase arithmetic on a made-up step and exits.
 Exit codes: 0 ok, 1 a check failed, 2 bad usage or a pto_sim run that failed.
 Standard library only.
 """
@@ -150,7 +151,49 @@ def check(results, stream, peak):
     return failures
 
 
+def self_test():
+    """The arithmetic on a step whose answer is known by hand."""
+    assert union_us([(0, 2), (1, 3), (5, 6)]) == 4.0
+    assert union_us([(5, 6), (0, 1), (0, 1)]) == 2.0
+    assert union_us([]) == 0.0
+
+    def task(name, start, end, read, write=0):
+        return {"name": name, "start_us": start, "end_us": end, "gm_read_bytes": read,
+                "gm_write_bytes": write}
+
+    # 1.4 MB of q_proj in 1 us (two tasks overlapping), attention twice as
+    # long at another context, an alloc that ran on no core.
+    short = {"makespan_us": 10.0, "task_records": [
+        task("q_proj", 0, 1, 700_000), task("q_proj", 0.5, 1, 700_000),
+        task("fa_fused", 1, 2, 1_000_000), task("out_proj", 2, 3, 1_400_000),
+        task("gate_proj", 3, 4, 1_400_000), task("lm_head", 4, 5, 1_400_000),
+        task("x_gamma0", 5, 6, 10, 10),
+        {"name": "alloc", "start_us": None, "end_us": None, "gm_read_bytes": 0,
+         "gm_write_bytes": 0}]}
+    phases, makespan = anatomy(short)
+    assert makespan == 10.0
+    assert phases["q/k/v projections"] == (1_400_000, 1.0), phases
+    assert phases["other"] == (20, 1.0), phases
+    longer = json.loads(json.dumps(short))
+    longer["task_records"][2]["end_us"] = 3
+    results = [("1024", anatomy(short)), ("4096", anatomy(longer))]
+    assert check(results, stream=1.4e12, peak=1.6e12) == []
+    # A weight phase 20 % slow, attention above the peak, attention not growing.
+    slow = json.loads(json.dumps(short))
+    slow["task_records"][3]["end_us"] = 3.25
+    fast = json.loads(json.dumps(short))
+    fast["task_records"][2]["gm_read_bytes"] = 2_000_000
+    failures = check([("1024", anatomy(slow)), ("4096", anatomy(fast))], 1.4e12, 1.6e12)
+    assert any("out projection" in f for f in failures), failures
+    assert any("above the HBM peak" in f for f in failures), failures
+    assert any("does not grow" in f for f in failures), failures
+    print("qwen3_anatomy: self-test passed")
+    return 0
+
+
 def main():
+    if sys.argv[1:] == ["--self-test"]:
+        return self_test()
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--pto-sim", required=True)
