@@ -303,7 +303,34 @@ def copy_kernel(s, name, core_type, space, blocks, tile_m, tile_n, repeats=1, n_
         [f'name: "tile" shape: [{tile_m}, {tile_n}] dtype: FP16 space: {space}'], [body])
 
 
-def data_copy(name, about, core_type, space, blocks, tile_m, tile_n, repeats=1, n_parts=1):
+# Where each core type copies to in the example: its blocks, the path's
+# header file, the tile's memory space and the buffer's name.
+COPY_TARGETS = {"AIV": (48, "ub", "VEC", "UB"), "AIC": (24, "l1", "MAT", "L1")}
+
+COPY_ABOUT = """
+Mirrors scenario {scenario} of the DataCopy best-practice example of
+mirror-cann/asc-devkit@82b89a15 (examples/01_simd_cpp_api/05_best_practices/
+04_memory_access/data_copy, data_copy_{path}.h): a [12288, 12288] FP16 matrix
+(301.99 MB) split by rows over {blocks} {core} blocks. Each block copies its
+rows {what}
+in [{tile_m}, {tile_n}] tiles ({tile_bytes} per copy), one after the other
+into one {buffer} buffer, nothing computed. After a warm-up launch (every
+core's first dispatch), the copy task's duration (its last block's end - its
+first block's start) is msprof's Task Duration."""
+
+
+def data_copy(name, scenario, core_type, tile_m, tile_n, repeats=1, n_parts=1):
+    """The workload of one scenario: `core_type`'s cores copy the matrix once,
+    `repeats` times over, or in `n_parts` column slices each `repeats` times."""
+    blocks, path, space, buffer = COPY_TARGETS[core_type]
+    what = ("in four column slices, each slice four times over" if n_parts > 1 else
+            "four times over" if repeats > 1 else "once")
+    tile_bytes = tile_m * tile_n * 2
+    about = COPY_ABOUT.format(
+        scenario=scenario, path=path, blocks=blocks, core=core_type, what=what, tile_m=tile_m,
+        tile_n=tile_n, buffer=buffer,
+        tile_bytes=f"{tile_bytes // 1024} KiB" if tile_bytes >= 1024 else f"{tile_bytes} B")
+
     def build():
         s = Stream(name, about, run_hint(name))
         src = s.tensor("src", COPY_M, COPY_N, dtype="FP16")
@@ -325,56 +352,15 @@ def data_copy(name, about, core_type, space, blocks, tile_m, tile_n, repeats=1, 
     return build
 
 
-COPY_ABOUT = """
-Mirrors scenario {scenario} of the DataCopy best-practice example of
-mirror-cann/asc-devkit@82b89a15 (examples/01_simd_cpp_api/05_best_practices/
-04_memory_access/data_copy, data_copy_{path}.h): a [12288, 12288] FP16 matrix
-(301.99 MB) split by rows over {blocks} {core} blocks. Each block copies its
-rows {what}
-in [{tile_m}, {tile_n}] tiles ({tile_bytes} per copy), one after the other
-into one {space} buffer, nothing computed. After a warm-up launch (every
-core's first dispatch), the copy task's duration (its last block's end - its
-first block's start) is msprof's Task Duration."""
-
-
-def copy_about(scenario, path, blocks, core, what, tile_m, tile_n, space):
-    tile_bytes = tile_m * tile_n * 2
-    size = f"{tile_bytes // 1024} KiB" if tile_bytes >= 1024 else f"{tile_bytes} B"
-    return COPY_ABOUT.format(scenario=scenario, path=path, blocks=blocks, core=core, what=what,
-                             tile_m=tile_m, tile_n=tile_n, tile_bytes=size, space=space)
-
-
-copy_ub_large = data_copy(
-    "copy_ub_large", copy_about(3, "ub", 48, "AIV", "once", 64, 1024, "UB"),
-    "AIV", "VEC", 48, 64, 1024)
-copy_ub_medium = data_copy(
-    "copy_ub_medium", copy_about(2, "ub", 48, "AIV", "once", 64, 64, "UB"),
-    "AIV", "VEC", 48, 64, 64)
-copy_ub_small = data_copy(
-    "copy_ub_small", copy_about(1, "ub", 48, "AIV", "once", 1, 64, "UB"),
-    "AIV", "VEC", 48, 1, 64)
-copy_l1_large = data_copy(
-    "copy_l1_large", copy_about(2, "l1", 24, "AIC", "once", 64, 256, "L1"),
-    "AIC", "MAT", 24, 64, 256)
-copy_l1_medium = data_copy(
-    "copy_l1_medium", copy_about(1, "l1", 24, "AIC", "once", 64, 64, "L1"),
-    "AIC", "MAT", 24, 64, 64)
-copy_ub_repeat = data_copy(
-    "copy_ub_repeat", copy_about(5, "ub", 48, "AIV", "four times over", 64, 1024, "UB"),
-    "AIV", "VEC", 48, 64, 1024, repeats=4)
-copy_l1_repeat = data_copy(
-    "copy_l1_repeat", copy_about(4, "l1", 24, "AIC", "four times over", 64, 1024, "L1"),
-    "AIC", "MAT", 24, 64, 1024, repeats=4)
-copy_l1_sliced = data_copy(
-    "copy_l1_sliced", copy_about(5, "l1", 24, "AIC",
-                                 "in four column slices, each slice four times over",
-                                 64, 1024, "L1"),
-    "AIC", "MAT", 24, 64, 1024, repeats=4, n_parts=4)
-copy_ub_sliced = data_copy(
-    "copy_ub_sliced", copy_about(6, "ub", 48, "AIV",
-                                 "in four column slices, each slice four times over",
-                                 64, 1024, "UB"),
-    "AIV", "VEC", 48, 64, 1024, repeats=4, n_parts=4)
+copy_ub_large = data_copy("copy_ub_large", 3, "AIV", 64, 1024)
+copy_ub_medium = data_copy("copy_ub_medium", 2, "AIV", 64, 64)
+copy_ub_small = data_copy("copy_ub_small", 1, "AIV", 1, 64)
+copy_l1_large = data_copy("copy_l1_large", 2, "AIC", 64, 256)
+copy_l1_medium = data_copy("copy_l1_medium", 1, "AIC", 64, 64)
+copy_ub_repeat = data_copy("copy_ub_repeat", 5, "AIV", 64, 1024, repeats=4)
+copy_l1_repeat = data_copy("copy_l1_repeat", 4, "AIC", 64, 1024, repeats=4)
+copy_l1_sliced = data_copy("copy_l1_sliced", 5, "AIC", 64, 1024, repeats=4, n_parts=4)
+copy_ub_sliced = data_copy("copy_ub_sliced", 6, "AIV", 64, 1024, repeats=4, n_parts=4)
 
 
 # --- compute: one core's vector and cube rates at their peaks, as the
