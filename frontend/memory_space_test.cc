@@ -386,6 +386,57 @@ TEST(MemorySpaceTest, CreatedAccumulatorIsOverwrittenByInitCond) {
   EXPECT_THAT(warnings[0], HasSubstr("assert_close"));
 }
 
+// pypto-lib's LM head form: the weight stored [N, K], each K chunk loaded as
+// [N, KT] and accumulated transposed (b_trans=True) in a pipelined loop. The
+// harness checks it against one transposed pl.matmul over the whole K.
+constexpr char kTransposedAccumulation[] =
+    "M, K, N, KT = 16, 64, 32, 16\n"
+    "@pl.jit\n"
+    "def split_k(a: pl.Tensor, b: pl.Tensor, c: pl.Out[pl.Tensor]):\n"
+    "    with pl.at(level=pl.Level.CORE_GROUP):\n"
+    "        acc = pl.tile.create([M, N], dtype=pl.FP32, target_memory=pl.Mem.Acc)\n"
+    "        for k in pl.pipeline(K // KT, stage=2):\n"
+    "            x = pl.load(a, [0, k * KT], [M, KT])\n"
+    "            y = pl.load(b, [0, k * KT], [N, KT])\n"
+    "            acc = pl.matmul_acc(acc, x, y, b_trans=True, init_cond=(k == 0))\n"
+    "        pl.store(acc, [0, 0], c)\n"
+    "    return c\n"
+    "@pl.jit\n"
+    "def whole_k(a: pl.Tensor, b: pl.Tensor, c: pl.Out[pl.Tensor]):\n"
+    "    with pl.at(level=pl.Level.CORE_GROUP):\n"
+    "        x = pl.load(a, [0, 0], [M, K])\n"
+    "        y = pl.load(b, [0, 0], [N, K])\n"
+    "        pl.store(pl.matmul(x, y, b_trans=True), [0, 0], c)\n"
+    "    return c\n"
+    "a = torch.randn(M, K)\n"
+    "b = torch.randn(N, K)\n"
+    "c = torch.zeros(M, N)\n"
+    "expected = torch.zeros(M, N)\n"
+    "split_k(a, b, c)\n"
+    "whole_k(a, b, expected)\n"
+    "torch.testing.assert_close(c, expected, rtol=1e-4, atol=1e-4)\n";
+
+TEST(MemorySpaceTest, MatmulAccAccumulatesATransposedOperand) {
+  std::vector<std::string> warnings;
+  const trace::TraceText t = Compile(kTransposedAccumulation, &warnings);
+  // ptoc's reference gives both kernels the same product.
+  EXPECT_TRUE(warnings.empty()) << warnings[0];
+  int transposed = 0;
+  for (const trace::Op& op : FlatOps(t)) {
+    if (op.kind() != trace::Op::MATMUL) continue;
+    EXPECT_TRUE(op.accumulate());
+    EXPECT_FALSE(op.a_trans());
+    transposed += op.b_trans();
+  }
+  EXPECT_GE(transposed, 1);
+  // Without the flag the shapes do not chain: [16, 16] @ [32, 16].
+  EXPECT_THAT(CompileError(absl::StrReplaceAll(kTransposedAccumulation, {{", b_trans=True", ""}})),
+              HasSubstr("pl.matmul_acc"));
+  EXPECT_THAT(CompileError(absl::StrReplaceAll(kTransposedAccumulation,
+                                               {{"b_trans=True, init", "b_trans=2, init"}})),
+              HasSubstr("b_trans must be True or False"));
+}
+
 TEST(MemorySpaceTest, CreateTileSpellingsAndSpaces) {
   // pl.create_tile and pl.tile.create_tile are upstream's other names; Vec is
   // the default space, and an annotation may name the created tile's space.

@@ -704,12 +704,16 @@ std::shared_ptr<Namespace> MakePlModule(Interpreter* interp) {
     return TileMatmul(I, *r.Get(0), *r.Get(1), out, at, bt, args.loc);
   });
   auto matmul_acc = [I](const CallArgs& args) -> absl::StatusOr<Value> {
-    ArgReader r(I, args, "pl.matmul_acc", {"acc", "lhs", "rhs", "init_cond"});
+    // The order of pypto@e2d0f78a python/pypto/language/op/unified_ops.py:
+    // pypto-lib's LM head accumulates a transposed weight (b_trans=True).
+    ArgReader r(I, args, "pl.matmul_acc", {"acc", "lhs", "rhs", "a_trans", "b_trans", "init_cond"});
     PTOC_RETURN_IF_ERROR(r.Check());
     for (size_t i = 0; i < 3; ++i) {
       if (!r.Has(i)) return r.Missing(i);
     }
-    return TileMatmulAcc(I, *r.Get(0), *r.Get(1), *r.Get(2), r.Get(3), args.loc);
+    PTOC_ASSIGN_OR_RETURN(at, BoolArg(I, r, 3, "a_trans must be True or False"));
+    PTOC_ASSIGN_OR_RETURN(bt, BoolArg(I, r, 4, "b_trans must be True or False"));
+    return TileMatmulAcc(I, *r.Get(0), *r.Get(1), *r.Get(2), at, bt, r.Get(5), args.loc);
   };
   auto move = [I](const CallArgs& args) -> absl::StatusOr<Value> {
     ArgReader r(I, args, "pl.move", {"tile", "target_memory"});

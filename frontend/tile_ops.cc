@@ -246,7 +246,8 @@ absl::StatusOr<Value> TileMatmul(Interpreter* interp, const Value& a, const Valu
 }
 
 absl::StatusOr<Value> TileMatmulAcc(Interpreter* interp, const Value& acc, const Value& a,
-                                    const Value& b, const Value* init_cond, SourceLocation loc) {
+                                    const Value& b, bool a_trans, bool b_trans,
+                                    const Value* init_cond, SourceLocation loc) {
   PTOC_RETURN_IF_ERROR(RequireKernel(interp, loc, "pl.matmul_acc"));
   PTOC_ASSIGN_OR_RETURN(tacc, interp->AsTile(acc, loc));
   PTOC_ASSIGN_OR_RETURN(ta, interp->AsTile(a, loc));
@@ -258,7 +259,7 @@ absl::StatusOr<Value> TileMatmulAcc(Interpreter* interp, const Value& acc, const
                                            "target_memory=pl.Mem.Acc), but the accumulator is in ",
                                            PlSpaceName(k->space(*tacc))));
   }
-  PTOC_ASSIGN_OR_RETURN(mn, MatmulShape(interp, *ta, *tb, false, false, "pl.matmul_acc", loc));
+  PTOC_ASSIGN_OR_RETURN(mn, MatmulShape(interp, *ta, *tb, a_trans, b_trans, "pl.matmul_acc", loc));
   const std::vector<int64_t> product = {mn.first, mn.second};
   if (tacc->shape() != product) {
     return interp->Error(
@@ -285,6 +286,8 @@ absl::StatusOr<Value> TileMatmulAcc(Interpreter* interp, const Value& acc, const
   op->set_dst(dst->index());
   op->add_srcs(ta->index());
   op->add_srcs(tb->index());
+  op->set_a_trans(a_trans);
+  op->set_b_trans(b_trans);
   if (accumulate) {
     op->add_srcs(tacc->index());
     op->set_accumulate(true);

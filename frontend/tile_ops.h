@@ -44,10 +44,12 @@ absl::StatusOr<Value> TileUnary(Interpreter* interp, trace::Op::Kind kind, const
 absl::StatusOr<Value> TileMatmul(Interpreter* interp, const Value& a, const Value& b,
                                  trace::DType out_dtype, bool a_trans, bool b_trans,
                                  SourceLocation loc);
-// pl.matmul_acc(acc, lhs, rhs, init_cond=): an accumulating MATMUL into a new
-// Acc tile; `init_cond` may be null (always accumulate).
+// pl.matmul_acc(acc, lhs, rhs, a_trans=, b_trans=, init_cond=): an
+// accumulating MATMUL into a new Acc tile; `init_cond` may be null (always
+// accumulate).
 absl::StatusOr<Value> TileMatmulAcc(Interpreter* interp, const Value& acc, const Value& a,
-                                    const Value& b, const Value* init_cond, SourceLocation loc);
+                                    const Value& b, bool a_trans, bool b_trans,
+                                    const Value* init_cond, SourceLocation loc);
 // pl.tile.create(shape, dtype, target_memory=): a CREATE, a new tile of that
 // space with no defined contents. `shape_loc` locates the shape argument.
 absl::StatusOr<Value> TileCreate(Interpreter* interp, const std::vector<int64_t>& shape,
