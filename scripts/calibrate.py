@@ -44,7 +44,8 @@ MMIO_DOC = f"{SIMPLER} docs/hardware/mmio-performance.md"
 SCHEDULER_DIR = f"{SIMPLER} src/a2a3/runtime/tensormap_and_ringbuffer/runtime/scheduler/"
 PROFILE_DOC = f"{SIMPLER} src/a2a3/runtime/tensormap_and_ringbuffer/docs/device_log_profiling.md"
 # Huawei's DataCopy best-practice example, measured with msprof on Atlas A2/A3.
-MSKPP = "Ascend/mskpp@065b75cc csrc/prof_data/resource910b.cpp (single core, 910B1)"
+MSKPP_BASE = "Ascend/mskpp@065b75cc csrc/prof_data/resource910b.cpp"
+MSKPP = f"{MSKPP_BASE} (single core, 910B1)"
 L0_COST = ("hw-native-sys/pypto@e2d0f78a include/pypto/backend/common/backend_handler.h "
            "(L0CostModel, a2a3 on-device sweep)")
 DATA_COPY = ("mirror-cann/asc-devkit@82b89a15 examples/01_simd_cpp_api/05_best_practices/"
@@ -212,6 +213,10 @@ def load_ns(stats):
     return stats["pipes"]["op_ns"]["mte2"]["LOAD"] / workloads.LATENCY_LOADS
 
 
+def pipe_op_ns(pipe, kind):
+    return lambda stats: stats["pipes"]["op_ns"][pipe][kind]
+
+
 def mte1_cycles(stats):
     return stats["pipes"]["op_ns"]["mte1"]["MOVE"] * 1e-9 * AICORE_HZ
 
@@ -357,19 +362,18 @@ ROWS = [
         "behind just brought in; the silicon's replacement (undocumented) keeps almost none"),
     copy_duration("GM -> UB, four 75.5 MB slices, each four times over", "copy_ub_sliced", 6,
                   365.74,
-                  lacks="L2 hits stream at the platform file's 110 B/cycle x 24 cores (4.9 TB/s) "
-                  "behind 64 B/cycle per core; the silicon re-read the slices at about 3.3 TB/s "
-                  "all told"),
+                  lacks="L2 hits stream at the platform file's 110 B/cycle x 24 cores (4.9 TB/s), "
+                  "which 48 AIV at core.gm_to_ub_bytes_per_cycle each can fill; the silicon "
+                  "re-read the slices at about 3.3 TB/s all told"),
     Row("GM -> UB, four slices four times over: L2 read hit rate", "copy_ub_sliced",
         "75.00 % (scenario 6)", DATA_COPY, l2_hit_percent, "%", mode="plain", mean=75.0,
         launch="copy_ub_sliced"),
     copy_duration("GM -> L1, 24 AIC, 128 KiB copies, the matrix four times over",
                   "copy_l1_repeat", 4, 899.34),
     copy_duration("GM -> L1, four slices four times over", "copy_l1_sliced", 5, 414.96,
-                  lacks="the MTE2 queue's depth is one count of transfers whatever their size "
-                  "(19, fitted to 128 B copies), not the bytes a core keeps in flight; here it "
-                  "decides how far a core's L2-hit rounds overlap its HBM round (44 gave "
-                  "426 us)"),
+                  lacks="L2 hits stream at the platform file's 4.9 TB/s, which 24 AIC at "
+                  "core.gm_to_l1_bytes_per_cycle each can fill (as in copy_ub_sliced: the "
+                  "silicon's re-reads run at about 3.3 TB/s)"),
     # one core's compute at its peak
 ] + [
     # (mskpp's per-op peaks, in bytes of the input dtype per cycle)
@@ -387,6 +391,32 @@ ROWS = [
     Row("MTE1 moves L1 -> L0A and L1 -> L0B, 64 KiB each: cycles", "cube_rates",
         "1273 cycles (129.7 and 85.4 B/cycle)", L0_COST, mte1_cycles, "cycles", mode="plain",
         mean=65536 / 129.7 + 65536 / 85.4),
+] + [
+    # one core's transfer paths, one copy alone (mskpp's rate in MiB/ms at that size)
+    Row(f"{path}, one {size} copy alone{', L2-resident' if pipe == 'mte2' else ''}: time",
+        "mte_paths", f"{measured_ns:g} ns ({size} at {rate:g} MiB/ms)", f"{MSKPP_BASE} ({table})",
+        pipe_op_ns(pipe, kind), "ns", mode="plain", mean=measured_ns, launch=launch,
+        lacks=lacks)
+    for launch, path, size, pipe, kind, table, rate, measured_ns, lacks in (
+        ("gm_to_l1_64k", "GM -> L1", "64 KiB", "mte2", "LOAD", "GM_TO_L1_910b1", 176.3, 354.5,
+         None),
+        ("gm_to_l1_256k", "GM -> L1", "256 KiB", "mte2", "LOAD", "GM_TO_L1_910b1", 261.4, 956.5,
+         None),
+        ("gm_to_ub_8k", "GM -> UB", "8 KiB", "mte2", "LOAD", "GM_TO_UB_910b1", 42.7, 182.8, None),
+        ("gm_to_ub_32k", "GM -> UB", "32 KiB", "mte2", "LOAD", "GM_TO_UB_910b1", 77.2, 404.8,
+         None),
+        ("gm_to_ub_128k", "GM -> UB", "128 KiB", "mte2", "LOAD", "GM_TO_UB_910b1", 78.5, 1592.5,
+         "one rate with core.gm_latency_ns, fitted to the 4-64 KiB a UB tile takes (within 15 %); "
+         "from 32 KiB on the silicon's copies add only 82.7 GB/s"),
+        ("ub_to_gm_64k", "UB -> GM", "64 KiB", "mte3", "STORE", "UB_TO_GM_910b1", 110.7, 564.8,
+         "a store pays a load's first-byte latency (core.gm_latency_ns, 122 ns) before its "
+         "bytes; the silicon's 1 KiB store takes 86 ns all told"),
+        ("l0c_to_gm_64k", "L0C -> GM (FIXPIPE)", "64 KiB", "fixpipe", "STORE", "L0C_TO_GM_910b1",
+         196.5, 318.0,
+         "the drain of a [128, 128] FP32 accumulator pays core.gm_latency_ns and pypto's fixed "
+         "164 cycles before its rows; the rows' rate agrees (4.45 cycles a 512 B row, 213 GB/s, "
+         "against 204 GB/s from 16 to 64 KiB), the silicon's fixed part is 47 ns at 1 KiB"),
+    )
 ]
 
 # Measured quantities none of the workloads can observe, and why.
@@ -423,11 +453,8 @@ NOT_OBSERVED = [
     ("many cores reading the same addresses in the same order: 474.7 against 307.4 us "
      "staggered (DataCopy example, optimization point 4)", "same-address serialisation in "
      "HBM or L2 is not modelled"),
-    ("one core's MTE curves over transfer sizes (Ascend/mskpp@065b75cc "
-     "csrc/prof_data/resource910b.cpp: GM -> UB 46.9 B/cycle, UB -> GM 66, GM -> L1 up to "
-     "156-168)", "one MTE rate for reads and writes on both core types (core.mte_bytes_per_cycle, "
-     "64, an assumption) and no per-copy fixed cost; the all-core copies above are what the "
-     "model is fitted to"),
+    ("a store stream on all cores (pure UB -> GM or L0C -> GM at the HBM)", "no public "
+     "measurement found; the single-core store paths are above (mte_paths)"),
 ]
 
 
@@ -450,6 +477,12 @@ CALIBRATED_KEYS = [
     ("gm.hbm_efficiency", "GM -> UB with 48 AIV in 128 KiB copies (215.82 us)"),
     ("core.mte2_outstanding", "GM -> UB with 48 AIV in 128 B copies (564.84 us)"),
     ("core.gm_latency_ns", "one L2-resident 1 KiB copy alone (131 ns)"),
+    ("core.gm_to_l1_bytes_per_cycle", "the slope of one AIC's GM -> L1 copies from 16 KiB on "
+     "(mskpp GM_TO_L1_910b1: 307.6 GB/s); rows: 64 and 256 KiB copies alone"),
+    ("core.gm_to_ub_bytes_per_cycle", "one AIV's GM -> UB copies of 4-64 KiB, with the latency "
+     "(mskpp GM_TO_UB_910b1, within 15 %); rows: 8, 32 and 128 KiB copies alone"),
+    ("core.ub_to_gm_bytes_per_cycle", "the slope of one AIV's UB -> GM copies from 16 KiB on "
+     "(mskpp UB_TO_GM_910b1: 120.9 GB/s); row: a 64 KiB store alone"),
     ("gm.l2_hit_latency_ns", "one L2-resident 1 KiB copy alone (131 ns)"),
     ("core.vector_binary_bytes_per_cycle", "vector tile-tile add (128 B/cycle)"),
     ("core.vector_unary_bytes_per_cycle", "vector tile-scalar add and multiply (256 B/cycle)"),

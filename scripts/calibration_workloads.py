@@ -499,7 +499,59 @@ csrc/prof_data/resource910b.cpp gives one such copy (7.3 GiB/s at 1 KiB).""",
 SETS["mte2_latency"] = ()
 
 
+# One transfer alone on one core per launch, by path and size: (launch, core
+# type, tile space, rows, columns, BF16). Rows of 1 KiB or more (no narrow-row
+# penalty); each load's data is brought into L2 by a warm-up launch first.
+MTE_PATH_LAUNCHES = (
+    ("gm_to_l1_64k", "AIC", "MAT", 64, 512),
+    ("gm_to_l1_256k", "AIC", "MAT", 256, 512),
+    ("gm_to_ub_8k", "AIV", "VEC", 8, 512),
+    ("gm_to_ub_32k", "AIV", "VEC", 32, 512),
+    ("gm_to_ub_128k", "AIV", "VEC", 128, 512),
+    ("ub_to_gm_64k", "AIV", "VEC", 64, 512),
+    ("l0c_to_gm_64k", "AIC", "ACC", 128, 128),
+)
+
+
+def mte_paths():
+    s = Stream("mte_paths", """
+One transfer alone on one core per launch, each path at its sizes, as
+Ascend/mskpp@065b75cc csrc/prof_data/resource910b.cpp measures one 910B1
+core's copies: GM -> L1 (an AIC's load into MAT), GM -> UB (an AIV's load
+into VEC), UB -> GM (an AIV's store of a tile it filled) and L0C -> GM (an
+AIC's store of an accumulator, the FIXPIPE drain). A load's launch follows a
+warm-up launch of the same kernel, so its bytes are L2 hits; launch names
+give path and size (gm_to_l1_64k, ...). The quantity is the op's time on its
+pipe.""", run_hint("mte_paths"))
+    zero = "offsets { constant: 0 } offsets { constant: 0 }"
+    for launch, core, space, rows, cols in MTE_PATH_LAUNCHES:
+        dtype = "FP32" if space == "ACC" else "BF16"
+        x = s.tensor(f"x_{launch}", rows, cols, dtype=dtype)
+        tile = f'name: "t" shape: [{rows}, {cols}] dtype: {dtype} space: {space}'
+        if launch.startswith("gm_to"):
+            param = f'name: "x" kind: TENSOR dtype: {dtype} direction: IN'
+            ops = [f'ops {{ kind: LOAD dst: 0 param: 0 {zero} origin: "{launch}" }}']
+            direction, runs = "INPUT", (f"warm_{launch}", launch)
+        else:
+            param = f'name: "x" kind: TENSOR dtype: {dtype} direction: OUT'
+            fill = ("ops { kind: CREATE dst: 0 }" if space == "ACC"
+                    else "ops { kind: FULL dst: 0 scalar { literal: 1 } }")
+            ops = [fill, f'ops {{ kind: STORE srcs: [0] param: 0 {zero} origin: "{launch}" }}']
+            direction, runs = "OUTPUT_EXISTING", (launch,)
+        kernel = program_kernel(s, launch, core, [param], [tile], ops)
+        for name in runs:
+            s.launch(name)
+            s.scope(1)
+            s.submit(name, kernel, core, args=((x, direction),))
+            s.end_scope(1)
+            s.end_launch()
+    return s
+
+
+SETS["mte_paths"] = ()
+
+
 ALL = (switch_gap, mix_chain, vector_example, poll_round, resolve_fanout, submit_burst,
        copy_ub_large, copy_ub_medium, copy_ub_small, copy_l1_large,
        copy_l1_medium, copy_ub_repeat, copy_ub_sliced, copy_l1_repeat, copy_l1_sliced,
-       vector_rates, cube_rates, mte2_latency)
+       vector_rates, cube_rates, mte2_latency, mte_paths)

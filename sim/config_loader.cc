@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <utility>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
@@ -33,7 +34,20 @@ absl::string_view NodeKind(const YAML::Node& node) {
   }
 }
 
+// Keys an older config may still set, and what replaced them.
+constexpr std::pair<absl::string_view, absl::string_view> kReplacedKeys[] = {
+    {"core.mte_bytes_per_cycle",
+     "one rate per transfer path: core.gm_to_l1_bytes_per_cycle, core.gm_to_ub_bytes_per_cycle, "
+     "core.ub_to_gm_bytes_per_cycle (and cube.drain_bytes_per_cycle out of L0C)"},
+};
+
 std::string UnknownKeyMessage(absl::string_view key) {
+  for (const auto& [old_key, replacement] : kReplacedKeys) {
+    if (key == old_key) {
+      return absl::StrCat("unknown key '", key, "': it was replaced by ", replacement,
+                          " (docs/config.md lists every key)");
+    }
+  }
   return absl::StrCat("unknown key '", key, "'; did you mean '", NearestConfigKey(key),
                       "'? (docs/config.md lists every key)");
 }

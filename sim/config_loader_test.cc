@@ -89,6 +89,9 @@ TEST(ShippedConfigs, A5YamlDiffersFromA2a3InExactlyItsDocumentedKeys) {
   expected.core.ub_bytes = 253952;
   expected.core.l0c_bytes = 262144;
   expected.core.bt_bytes = 4096;
+  expected.core.gm_to_l1_bytes_per_cycle = 162.3;
+  expected.core.gm_to_ub_bytes_per_cycle = 68.7;
+  expected.core.ub_to_gm_bytes_per_cycle = 55.8;
   expected.cube.mad_fp32_passes = 8;
   ExpectSameConfig(*config, expected, "configs/a5.yaml");
   EXPECT_EQ(config->core_count(), 108);  // PLATFORM_MAX_CORES on a5
@@ -165,6 +168,14 @@ TEST(ParseChipConfig, UnknownKeyNamesFileLineKeyAndSuggestion) {
   EXPECT_THAT(ParseError(yaml),
               StartsWith("configs/x.yaml:4: unknown key 'aicpu.scheduler_thread'; did you mean "
                          "'aicpu.scheduler_threads'?"));
+}
+
+TEST(ParseChipConfig, AReplacedKeyNamesItsReplacements) {
+  EXPECT_THAT(ParseError("core:\n  mte_bytes_per_cycle: 64\n"),
+              StartsWith("configs/x.yaml:2: unknown key 'core.mte_bytes_per_cycle': it was "
+                         "replaced by one rate per transfer path: "
+                         "core.gm_to_l1_bytes_per_cycle, core.gm_to_ub_bytes_per_cycle, "
+                         "core.ub_to_gm_bytes_per_cycle"));
 }
 
 TEST(ParseChipConfig, UnknownSectionReportsItsKeysWithSuggestions) {

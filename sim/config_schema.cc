@@ -201,9 +201,27 @@ constexpr ConfigKeySpec kSchema[] = {
      "(docs/calibration.md: the mte2_latency workload); a5: the a2a3 value, unsourced for a5",
      "Latency to the first byte of a GM access, on the core's side: the least a transfer takes "
      "beyond its bytes"},
-    {PTO_CONFIG_KEY(core, mte_bytes_per_cycle), "bytes/cycle", 1, 65536, false,
-     "assumption",
-     "One core's GM <-> local memory transfer rate"},
+    {PTO_CONFIG_KEY(core, gm_to_l1_bytes_per_cycle), "bytes/cycle", 1, 65536, false,
+     "Ascend/mskpp@065b75cc csrc/prof_data/resource910b.cpp (GM_TO_L1_910b1: one 910B1 AIC "
+     "copying 1 KiB-512 KiB; from 16 KiB on each copy takes 123 ns + its bytes at 307.6 GB/s, "
+     "within 8 %); calibrated (docs/calibration.md: the mte_paths workload); a5: 162.3 (the "
+     "same file's GM_TO_L1_91095, the Ascend910_95 of src/core/arch/arch_info.cpp at 1650 MHz: "
+     "its 16-32 KiB slope, the curve's largest sizes)",
+     "One AIC's MTE2 rate from GM into L1"},
+    {PTO_CONFIG_KEY(core, gm_to_ub_bytes_per_cycle), "bytes/cycle", 1, 65536, false,
+     "Ascend/mskpp@065b75cc csrc/prof_data/resource910b.cpp (GM_TO_UB_910b1: one 910B1 AIV "
+     "copying 1-200 KiB; with core.gm_latency_ns, the rate that keeps 4-64 KiB copies, the "
+     "sizes a UB tile takes, closest: within 15 %; from 32 KiB on the copies add 82.7 GB/s); "
+     "calibrated (docs/calibration.md: the mte_paths workload); a5: 68.7 (GM_TO_UB_91095's "
+     "16-32 KiB slope at 1650 MHz)",
+     "One AIV's MTE2 rate from GM into UB"},
+    {PTO_CONFIG_KEY(core, ub_to_gm_bytes_per_cycle), "bytes/cycle", 1, 65536, false,
+     "Ascend/mskpp@065b75cc csrc/prof_data/resource910b.cpp (UB_TO_GM_910b1: one 910B1 AIV "
+     "copying 1-76 KiB; from 16 KiB on the copies add 120.9 GB/s); calibrated "
+     "(docs/calibration.md: the mte_paths workload); a5: 55.8 (UB_TO_GM_91095's 16-32 KiB "
+     "slope at 1650 MHz)",
+     "One AIV's MTE3 rate from UB into GM (also an L1 tile's store, and moves between L1 and "
+     "UB)"},
     {PTO_CONFIG_KEY(core, mte2_outstanding), "transfers", 1, 64, false,
      "mirror-cann/asc-devkit@82b89a15 examples/01_simd_cpp_api/05_best_practices/"
      "04_memory_access/data_copy/README_en.md (Atlas A2/A3, scenario 1: 48 AIV copy 301.99 MB "
@@ -290,7 +308,7 @@ constexpr ConfigKeySpec kSchema[] = {
      "docs/en/dev/passes/22-inject_gm_pipe_buffer.md)",
      "Fixed time of one cross-core push (TPUSH) of a tile into the consumer's slot"},
     {PTO_CONFIG_KEY(core, cross_core_bytes_per_cycle), "bytes/cycle", 1, 65536, false,
-     "assumption (the MTE rate of core.mte_bytes_per_cycle)",
+     "assumption (about one core's MTE rate, cf. core.ub_to_gm_bytes_per_cycle)",
      "Rate at which a cross-core push moves the tile's bytes"},
     // ---- gm ----
     {PTO_CONFIG_KEY(gm, hbm_bandwidth_bytes_per_s), "bytes/s", 1e6, 1e15, false,

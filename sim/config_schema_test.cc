@@ -63,7 +63,7 @@ TEST(ConfigSchema, EveryChipConfigFieldHasExactlyOneRow) {
   EXPECT_EQ(SchemaRowsInSection("gm"), AggregateFieldCount<GmParams>()) << kHint;
   EXPECT_EQ(SchemaRowsInSection("profiling"), AggregateFieldCount<ProfilingParams>()) << kHint;
   EXPECT_EQ(SchemaRowsInSection("cube"), AggregateFieldCount<CubeParams>()) << kHint;
-  EXPECT_EQ(ConfigSchema().size(), 80u);
+  EXPECT_EQ(ConfigSchema().size(), 82u);
 }
 
 TEST(ConfigSchema, KeysAreUniqueDottedSectionFieldNames) {

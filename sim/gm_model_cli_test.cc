@@ -305,8 +305,9 @@ trace::TraceText ReadStreamTrace(int64_t blocks, int64_t rows) {
 // together; with the latencies and cold starts set to zero, each load takes
 // its bytes over its max-min share, min(cap, HBM / N), so the streams end
 // together and move min(N x cap, peak x efficiency) bytes per ns between the
-// first start and the last end. cap = 64 B/cycle x 1.85 GHz = 118.4 B/ns;
-// HBM = 1.6 TB/s x 0.88 = 1408 B/ns (saturated from N = 12 on).
+// first start and the last end. cap = core.gm_to_ub_bytes_per_cycle 62.3 x
+// 1.85 GHz = 115.3 B/ns; HBM = 1.6 TB/s x 0.88 = 1408 B/ns (saturated from
+// N = 13 on).
 TEST(GmSharingTest, IdenticalStreamsShareHbmFairlyAndReachItsRate) {
   const std::vector<std::string> isolated = {
       "--set",        "gm.l2_miss_latency_ns=0",    "--set", "gm.l2_hit_latency_ns=0",
@@ -327,7 +328,7 @@ TEST(GmSharingTest, IdenticalStreamsShareHbmFairlyAndReachItsRate) {
     }
     ASSERT_EQ(run.stats["core_intervals"].size(), static_cast<size_t>(n));
     const double bytes_per_ns = bytes / ((last_end - first_start) * 1e3);
-    const double expected = std::min(static_cast<double>(n) * 118.4, 1408.0);
+    const double expected = std::min(static_cast<double>(n) * 62.3 * 1.85, 1408.0);
     EXPECT_NEAR(bytes_per_ns / expected, 1.0, 0.03) << "N = " << n;
     EXPECT_LT((last_end - first_end) / (last_end - first_start), 0.05) << "N = " << n;
     // Every byte came from HBM (a cold L2), and the stats say so.
@@ -529,7 +530,8 @@ TEST(ExternTrafficTest, AMixExternsLanesMeetAtItsPhaseBarrier) {
 
 // A fixed-time extern whose bytes cannot move in that time takes what they
 // take, and the run warns once per kernel: 1 MiB per block at one core's
-// cap (118.4 B/ns) is ~8.9 us against 1 us of fixed_cycles.
+// GM -> UB cap (62.3 B/cycle x 1.85 GHz = 115.3 B/ns) is ~9.1 us against
+// 1 us of fixed_cycles.
 TEST(ExternTrafficTest, AFixedTimeExternWhoseBytesCannotMoveStretchesWithOneWarning) {
   const int64_t rows = 24 * 64;
   const uint64_t per_block = 1 << 20;
@@ -539,7 +541,7 @@ TEST(ExternTrafficTest, AFixedTimeExternWhoseBytesCannotMoveStretchesWithOneWarn
   EXPECT_EQ(Occurrences(run.cli.err, "warning: launch 0: extern kernel 'stream_extern'"), 1)
       << run.cli.err;
   EXPECT_THAT(run.cli.err, HasSubstr("fixed_cycles = 1.000 us"));
-  const double at_cap_us = static_cast<double>(per_block) / 118.4 / 1e3;
+  const double at_cap_us = static_cast<double>(per_block) / (62.3 * 1.85) / 1e3;
   for (const auto& interval : run.stats["core_intervals"]) {
     const double us = interval[6].get<double>() - interval[5].get<double>();
     EXPECT_GT(us, at_cap_us);

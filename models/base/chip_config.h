@@ -59,7 +59,12 @@ struct CoreParams {
   double kernel_start_ns = 400;           // assumption: kernel prologue on the core
   double kernel_finish_ns = 200;          // assumption: epilogue before FIN
   double gm_latency_ns = 122;             // first byte of a GM access: calibrated
-  double mte_bytes_per_cycle = 64;        // assumption: one core's GM<->local rate
+  // One core's GM transfer rate by path (measured on one 910B1 core): AIC
+  // MTE2 into L1, AIV MTE2 into UB, AIV MTE3 out of UB. L0C -> GM is the
+  // FIXPIPE drain (cube.drain_bytes_per_cycle).
+  double gm_to_l1_bytes_per_cycle = 166.3;
+  double gm_to_ub_bytes_per_cycle = 62.3;
+  double ub_to_gm_bytes_per_cycle = 65.3;
   // Transfers each GM-facing pipe keeps in flight (assumptions).
   int64_t mte2_outstanding = 19;
   int64_t mte3_outstanding = 4;

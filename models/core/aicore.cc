@@ -1,6 +1,7 @@
 #include "models/core/aicore.h"
 
 #include "models/base/sc_time.h"
+#include "models/core/op_cost.h"
 #include "models/gm/global_memory.h"
 #include "models/gm/hbm_model.h"
 
@@ -21,7 +22,9 @@ AiCore::AiCore(sc_core::sc_module_name name, int id, CoreKind kind, int cluster,
               CoreDeps{env.config, env.functional, env.tasks, env.observer, env.failure,
                        /*host=*/this, env.mix_board}) {
   if (memory_service_ != nullptr) {
-    requester_ = memory_service_->AddRequester(CoreCapsOf(*env.config), this);
+    const CoreGmRates rates = CoreGmRatesOf(*env.config, kind == CoreKind::kAic);
+    requester_ = memory_service_->AddRequester(
+        RequesterCaps{rates.read_bytes_per_ns, rates.write_bytes_per_ns}, this);
   }
 }
 

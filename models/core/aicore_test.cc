@@ -170,6 +170,8 @@ PTO_SYSTEMC_TEST(AiCoreModuleTest, BlockStartsEndsAndFinsAtItsHandDerivedTimes) 
   // core-side. GM takes 800 ns per read and accepts a write after 300 ns.
   ChipConfig config;
   config.chip.aicore_clock_hz = 1e9;
+  config.core.gm_to_ub_bytes_per_cycle = 64;
+  config.core.ub_to_gm_bytes_per_cycle = 64;
   CoreBench bench(config, /*gm_read_ps=*/Ns(800), /*gm_write_ps=*/Ns(300));
   const TaskSeq task = bench.AddTask(kCopy, {Matrix1x16(0x1000), Matrix1x16(0x2000)});
   bench.DispatchAt(0, task, /*token=*/1);

@@ -667,7 +667,9 @@ MixRingParams CorePhases::MixRing() const {
   ring.transfer_latency_ns = params.cross_core_latency_ns;
   const double clock_ghz = config_.chip.aicore_clock_hz / 1e9;
   ring.transfer_bytes_per_ns = params.cross_core_bytes_per_cycle * clock_ghz;
-  ring.gm_bytes_per_ns = params.mte_bytes_per_cycle * clock_ghz;
+  const CoreGmRates aiv = CoreGmRatesOf(config_, /*cube=*/false);
+  ring.gm_read_bytes_per_ns = aiv.read_bytes_per_ns;
+  ring.gm_write_bytes_per_ns = aiv.write_bytes_per_ns;
   return ring;
 }
 
@@ -686,8 +688,7 @@ absl::StatusOr<TimePs> CorePhases::MixSegmentEnd() {
       if (measured < 0) continue;
       OpRecord& r = mix_records_[i];
       const bool halved = r.engine == EngineKind::kVector && ring.split != trace::SPLIT_NONE;
-      const double bytes = static_cast<double>(r.gm_bytes_read + r.gm_bytes_written);
-      const double whole = halved ? measured + bytes / ring.gm_bytes_per_ns * 0.5 : measured;
+      const double whole = halved ? measured + GmBytesNs(r, ring) * 0.5 : measured;
       r.cost_ns = std::max(r.cost_ns, whole);
     }
     segment = mix_records_;
@@ -883,9 +884,10 @@ void CorePhases::GmBackend::StallForRead(TimePs issued, TimePs done, uint64_t by
   // The op cost already holds the core-side transfer (latency + MTE rate);
   // the kernel stalls for whatever GM takes beyond that.
   const ChipConfig& config = core_->config_;
-  const TimePs core_side = Ns(config.core.gm_latency_ns +
-                              static_cast<double>(bytes) * 1e9 /
-                                  (config.core.mte_bytes_per_cycle * config.chip.aicore_clock_hz));
+  const TimePs core_side =
+      Ns(config.core.gm_latency_ns +
+         static_cast<double>(bytes) /
+             CoreGmRatesOf(config, core_->kind_ == CoreKind::kAic).read_bytes_per_ns);
   if (done > issued + core_side) {
     core_->stall_ps_ += done - issued - core_side;
     core_->counters_.gm_stall += done - issued - core_side;

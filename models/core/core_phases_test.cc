@@ -476,6 +476,8 @@ TEST_F(CorePhasesTest, GmReadsStallTheKernelAndFinWaitsForTheWriteBack) {
   // 1 GHz and 64 bytes per cycle: a 64-byte line moves in 1 ns, so a LOAD
   // or STORE of the tile costs 500 + 1 ns core-side.
   config_.chip.aicore_clock_hz = 1e9;
+  config_.core.gm_to_ub_bytes_per_cycle = 64;
+  config_.core.ub_to_gm_bytes_per_cycle = 64;
   gm_read_ps_ = Ns(800);
   gm_write_ps_ = Ns(300);
   const TaskSeq task = AddTask(kCopy, {Matrix1x16(0x1000), Matrix1x16(0x2000)});

@@ -36,9 +36,9 @@ struct Step {
 // half the bytes.
 double OpNs(const OpRecord& record, bool halved, const MixRingParams& params) {
   if (!halved) return record.cost_ns;
-  const double bytes = static_cast<double>(record.gm_bytes_read + record.gm_bytes_written);
-  if (bytes <= 0 || params.gm_bytes_per_ns <= 0) return record.cost_ns * 0.5;
-  const double byte_ns = std::min(record.cost_ns, bytes / params.gm_bytes_per_ns);
+  const double bytes_ns = GmBytesNs(record, params);
+  if (bytes_ns <= 0) return record.cost_ns * 0.5;
+  const double byte_ns = std::min(record.cost_ns, bytes_ns);
   return record.cost_ns - byte_ns * 0.5;
 }
 
@@ -233,6 +233,12 @@ double EngineBusyNs(const MixTimeline& timeline, EngineKind engine) {
     if (b.engine == engine) busy += b.end_ns - b.start_ns;
   }
   return busy;
+}
+
+double GmBytesNs(const OpRecord& record, const MixRingParams& params) {
+  if (params.gm_read_bytes_per_ns <= 0 || params.gm_write_bytes_per_ns <= 0) return 0;
+  return static_cast<double>(record.gm_bytes_read) / params.gm_read_bytes_per_ns +
+         static_cast<double>(record.gm_bytes_written) / params.gm_write_bytes_per_ns;
 }
 
 }  // namespace pto

@@ -20,10 +20,15 @@ struct MixRingParams {
   // A push moves the crossing tile into a ring slot; a pop copies it out.
   double transfer_latency_ns = 0;
   double transfer_bytes_per_ns = 1;
-  // The core's GM transfer rate (core.mte_bytes_per_cycle), to split a
-  // halved vector LOAD/STORE into its fixed and per-byte parts.
-  double gm_bytes_per_ns = 0;
+  // The AIV's GM rates (CoreGmRatesOf), to split a halved vector LOAD/STORE
+  // into its fixed and per-byte parts.
+  double gm_read_bytes_per_ns = 0;
+  double gm_write_bytes_per_ns = 0;
 };
+
+// The per-byte part of a record's GM transfer at the ring's AIV rates (0 when
+// they are unset).
+double GmBytesNs(const OpRecord& record, const MixRingParams& params);
 
 // One stretch of time an engine was busy, relative to the segment's start.
 struct EngineBusy {

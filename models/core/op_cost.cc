@@ -20,9 +20,11 @@ int64_t OddPart(int64_t x) {
 int64_t HalveDim(int64_t x) { return std::max<int64_t>(16, CeilDiv(CeilDiv(x, 2), 16) * 16); }
 
 // MOVE: the tile's bytes at the L1 -> L0A rate into LEFT and BIAS, L1 -> L0B
-// into RIGHT, the MTE rate otherwise.
-double MoveNs(const CompiledTile& to, const ChipConfig& config) {
-  double rate = config.core.mte_bytes_per_cycle;
+// into RIGHT; out of L0C at the drain rate; between L1 and UB at the MTE3
+// rate (no single-core measurement of those moves on a2a3).
+double MoveNs(const CompiledTile& from, const CompiledTile& to, const ChipConfig& config) {
+  double rate = config.core.ub_to_gm_bytes_per_cycle;
+  if (from.space == trace::ACC) rate = config.cube.drain_bytes_per_cycle;
   if (to.space == trace::LEFT || to.space == trace::BIAS) rate = config.cube.l0a_bytes_per_cycle;
   if (to.space == trace::RIGHT) rate = config.cube.l0b_bytes_per_cycle;
   return CyclesToNs(static_cast<double>(to.elements() * DTypeSize(to.dtype)) / rate, config);
@@ -39,9 +41,40 @@ double CyclesToNs(double cycles, const ChipConfig& config) {
   return cycles / config.chip.aicore_clock_hz * 1e9;
 }
 
-double GmTransferNs(int64_t bytes, const ChipConfig& config) {
+GmPath GmPathOf(const CompiledOp& op, const CompiledKernel& kernel) {
+  // A load's engine is its destination's (kernel_program.cc: cube spaces).
+  if (op.kind == trace::Op::LOAD) {
+    return op.engine == EngineKind::kCube ? GmPath::kGmToL1 : GmPath::kGmToUb;
+  }
+  return kernel.tiles[static_cast<size_t>(op.src0)].space == trace::ACC ? GmPath::kL0cToGm
+                                                                        : GmPath::kUbToGm;
+}
+
+double GmPathBytesPerCycle(GmPath path, const ChipConfig& config) {
+  switch (path) {
+    case GmPath::kGmToL1:
+      return config.core.gm_to_l1_bytes_per_cycle;
+    case GmPath::kGmToUb:
+      return config.core.gm_to_ub_bytes_per_cycle;
+    case GmPath::kUbToGm:
+      return config.core.ub_to_gm_bytes_per_cycle;
+    case GmPath::kL0cToGm:
+      return config.cube.drain_bytes_per_cycle;
+  }
+  return config.core.ub_to_gm_bytes_per_cycle;
+}
+
+double GmTransferNs(int64_t bytes, GmPath path, const ChipConfig& config) {
   return config.core.gm_latency_ns +
-         CyclesToNs(static_cast<double>(bytes) / config.core.mte_bytes_per_cycle, config);
+         CyclesToNs(static_cast<double>(bytes) / GmPathBytesPerCycle(path, config), config);
+}
+
+CoreGmRates CoreGmRatesOf(const ChipConfig& config, bool cube) {
+  const double ghz = config.chip.aicore_clock_hz / 1e9;
+  return cube ? CoreGmRates{GmPathBytesPerCycle(GmPath::kGmToL1, config) * ghz,
+                            GmPathBytesPerCycle(GmPath::kL0cToGm, config) * ghz}
+              : CoreGmRates{GmPathBytesPerCycle(GmPath::kGmToUb, config) * ghz,
+                            GmPathBytesPerCycle(GmPath::kUbToGm, config) * ghz};
 }
 
 VectorClass VectorClassOf(trace::Op::Kind kind, bool has_scalar) {
@@ -171,11 +204,11 @@ double OpCostNs(const CompiledOp& op, const CompiledKernel& kernel, const ChipCo
   switch (op.kind) {
     case trace::Op::LOAD:
     case trace::Op::STORE:
-      return GmTransferNs(op.gm_bytes, config);
+      return GmTransferNs(op.gm_bytes, GmPathOf(op, kernel), config);
     case trace::Op::MATMUL:  // accumulating or not
       return MatmulNs(op.m, op.n, op.k, kernel.tiles[op.src0].dtype, config);
     case trace::Op::MOVE:
-      return MoveNs(kernel.tiles[op.dst], config);
+      return MoveNs(kernel.tiles[op.src0], kernel.tiles[op.dst], config);
     case trace::Op::CAST:  // rated on its input, as VCONV was measured
       return VectorOpNs(VectorClass::kUnary, kernel.tiles[op.src0].dtype, op.elements, config);
     case trace::Op::ADD:
@@ -214,8 +247,16 @@ CostSummaryTiming CostSummaryTime(const trace::CostSummary& cost, trace::CoreTyp
     const double cube_ns = cost.cube_flops() / (2.0 * 4096.0 * clock) * 1e9;
     const double vector_ns =
         cost.vector_elements() / (config.core.vector_binary_bytes_per_cycle / 4 * clock) * 1e9;
-    const double mte_ns = static_cast<double>(cost.bytes_in() + cost.bytes_out()) /
-                          (config.core.mte_bytes_per_cycle * clock) * 1e9;
+    // A MIX call's bytes move on its cluster's three cores: one AIC, two AIV.
+    const CoreGmRates aic = CoreGmRatesOf(config, /*cube=*/true);
+    const CoreGmRates aiv = CoreGmRatesOf(config, /*cube=*/false);
+    CoreGmRates rates = core_type == trace::AIC ? aic : aiv;
+    if (core_type == trace::MIX) {
+      rates = {aic.read_bytes_per_ns + 2 * aiv.read_bytes_per_ns,
+               aic.write_bytes_per_ns + 2 * aiv.write_bytes_per_ns};
+    }
+    const double mte_ns = static_cast<double>(cost.bytes_in()) / rates.read_bytes_per_ns +
+                          static_cast<double>(cost.bytes_out()) / rates.write_bytes_per_ns;
     const double blocks = static_cast<double>(std::max<int64_t>(1, block_num));
     total_ns = std::max({cube_ns, vector_ns, mte_ns}) / blocks;
     compute_ns = std::max(cube_ns, vector_ns) / blocks;

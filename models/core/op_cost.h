@@ -27,11 +27,30 @@ CubeCostModel CubeCostModelOf(const ChipConfig& config);
 
 double CyclesToNs(double cycles, const ChipConfig& config);
 
+// The paths a core's GM transfers take, each at its own single-core rate
+// (Ascend/mskpp@065b75cc csrc/prof_data/resource910b.cpp measures each on one
+// 910B1 core): GM -> L1 (AIC MTE2), GM -> UB (AIV MTE2), UB -> GM (AIV MTE3;
+// also an L1 tile's store) and L0C -> GM (the FIXPIPE drain).
+enum class GmPath { kGmToL1, kGmToUb, kUbToGm, kL0cToGm };
+// A LOAD's path by its engine (its destination's space), a STORE's by its
+// source's space: L0C -> GM from an accumulator, UB -> GM otherwise.
+GmPath GmPathOf(const CompiledOp& op, const CompiledKernel& kernel);
+// core.gm_to_l1_bytes_per_cycle, ..., cube.drain_bytes_per_cycle.
+double GmPathBytesPerCycle(GmPath path, const ChipConfig& config);
+
 // GM <-> local transfer by the core's MTE (one LOAD or STORE):
-//   core.gm_latency_ns + bytes / (core.mte_bytes_per_cycle * clock).
-// Both parameters are assumptions (chip_config.h); GM contention and caches
-// are the GM model's business, not this first-order term.
-double GmTransferNs(int64_t bytes, const ChipConfig& config);
+//   core.gm_latency_ns + bytes / (the path's bytes per cycle * clock).
+// GM contention and caches are the GM model's business, not this
+// first-order term.
+double GmTransferNs(int64_t bytes, GmPath path, const ChipConfig& config);
+
+// One core's caps on the shared memory system: an AIC reads into L1 and
+// drains L0C, an AIV reads into and writes from UB.
+struct CoreGmRates {
+  double read_bytes_per_ns = 0;
+  double write_bytes_per_ns = 0;
+};
+CoreGmRates CoreGmRatesOf(const ChipConfig& config, bool cube);
 
 // The vector unit's instruction classes, by throughput. Measured on one
 // 910B1 AIV (Ascend/mskpp@065b75cc csrc/prof_data/resource910b.cpp, at the
@@ -84,11 +103,11 @@ double DrainCycles(int64_t mt, int64_t nt, const CubeParams& cube);
 double MatmulNs(int64_t m, int64_t n, int64_t k, trace::DType in_dtype, const ChipConfig& config);
 
 // The cost of one instance of `op` of `kernel`: LOAD/STORE -> GmTransferNs of
-// the tile bytes; MATMUL (accumulating too) -> MatmulNs; MOVE -> the tile
-// bytes at the cube's L1 -> L0A (LEFT, BIAS) or L1 -> L0B (RIGHT) rate, the
-// MTE rate otherwise; vector ops -> VectorOpNs on the op's
-// element count (for ROW_SUM/ROW_MAX the input's); SYNCALL, FENCE,
-// CACHE_INVALID and LOOP -> 0 (their time belongs to the chip model).
+// the tile bytes on its GmPathOf; MATMUL (accumulating too) -> MatmulNs; MOVE -> the tile
+// bytes at the cube's L1 -> L0A (LEFT, BIAS) or L1 -> L0B (RIGHT) rate, out of
+// ACC at the drain rate, core.ub_to_gm_bytes_per_cycle otherwise; vector ops -> VectorOpNs on the
+// op's element count (for ROW_SUM/ROW_MAX the input's); SYNCALL, FENCE, CACHE_INVALID and LOOP -> 0
+// (their time belongs to the chip model).
 double OpCostNs(const CompiledOp& op, const CompiledKernel& kernel, const ChipConfig& config);
 
 // One block of a CostSummary kernel: fixed_cycles / clock if fixed_cycles > 0
@@ -98,13 +117,13 @@ double OpCostNs(const CompiledOp& op, const CompiledKernel& kernel, const ChipCo
 //   max(cube_flops / (2 * 4096 * clock)          [4096 FP16 MAC/cycle, L0CostModel],
 //       vector_elements / (vector_binary_bytes_per_cycle / 4 * clock) (FP32
 //       tile-tile elements),
-//       (bytes_in + bytes_out) / (mte_bytes_per_cycle * clock)) / block_num,
+//       bytes_in / read rate + bytes_out / write rate) / block_num,
 // split evenly over barrier_phases + 1 phases (the barriers themselves are
-// the chip model's). `engine`: cube for AIC kernels, vector for AIV ones; for
-// MIX, cube when the cube term is at least the vector term.
-// `compute_phase_ns` leaves the bytes out (fixed_cycles, or the cube and
-// vector terms only): a core that moves them over the chip's shared memory
-// system (CorePhases) takes the later of that and the bytes' transfers.
+// the chip model's); the rates are the core type's (CoreGmRatesOf), a MIX
+// call's its cluster's one AIC and two AIV together. `engine`: cube for AIC kernels, vector for AIV
+// ones; for MIX, cube when the cube term is at least the vector term. `compute_phase_ns` leaves the
+// bytes out (fixed_cycles, or the cube and vector terms only): a core that moves them over the
+// chip's shared memory system (CorePhases) takes the later of that and the bytes' transfers.
 struct CostSummaryTiming {
   int64_t phases = 1;
   double phase_ns = 0;

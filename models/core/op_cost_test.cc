@@ -1,6 +1,7 @@
 #include "models/core/op_cost.h"
 
 #include <algorithm>
+#include <cmath>
 #include <utility>
 #include <vector>
 
@@ -14,12 +15,42 @@ const CubeCostModel kCube = CubeCostModelOf(ChipConfig{});
 
 constexpr double kClockGhz = 1.85;  // ChipParams default, cycles per ns
 
-TEST(OpCostTest, GmTransferIsLatencyPlusBytesOverMteRate) {
+TEST(OpCostTest, GmTransferIsLatencyPlusBytesAtItsPathsRate) {
   ChipConfig config;
-  EXPECT_NEAR(GmTransferNs(4096, config), 122 + 4096.0 / 64 / kClockGhz, 1e-9);
+  EXPECT_NEAR(GmTransferNs(4096, GmPath::kGmToL1, config), 122 + 4096.0 / 166.3 / kClockGhz, 1e-9);
+  EXPECT_NEAR(GmTransferNs(4096, GmPath::kGmToUb, config), 122 + 4096.0 / 62.3 / kClockGhz, 1e-9);
+  EXPECT_NEAR(GmTransferNs(4096, GmPath::kUbToGm, config), 122 + 4096.0 / 65.3 / kClockGhz, 1e-9);
+  EXPECT_NEAR(GmTransferNs(4096, GmPath::kL0cToGm, config), 122 + 4096.0 / 118 / kClockGhz, 1e-9);
   config.core.gm_latency_ns = 0;
-  config.core.mte_bytes_per_cycle = 128;
-  EXPECT_NEAR(GmTransferNs(4096, config), 32 / kClockGhz, 1e-9);
+  config.core.gm_to_ub_bytes_per_cycle = 128;
+  EXPECT_NEAR(GmTransferNs(4096, GmPath::kGmToUb, config), 32 / kClockGhz, 1e-9);
+}
+
+TEST(OpCostTest, EachTransferTakesItsPath) {
+  CompiledKernel k;
+  k.tiles.resize(2);
+  k.tiles[0].space = trace::VEC;
+  k.tiles[1].space = trace::ACC;
+  CompiledOp load;
+  load.kind = trace::Op::LOAD;
+  load.engine = EngineKind::kCube;  // into L1 (kernel_program.cc)
+  EXPECT_EQ(GmPathOf(load, k), GmPath::kGmToL1);
+  load.engine = EngineKind::kVector;
+  EXPECT_EQ(GmPathOf(load, k), GmPath::kGmToUb);
+  CompiledOp store;
+  store.kind = trace::Op::STORE;
+  store.src0 = 0;
+  EXPECT_EQ(GmPathOf(store, k), GmPath::kUbToGm);
+  store.src0 = 1;
+  EXPECT_EQ(GmPathOf(store, k), GmPath::kL0cToGm);
+  // An AIC reads into L1 and drains L0C; an AIV reads into and writes UB.
+  ChipConfig config;
+  const CoreGmRates aic = CoreGmRatesOf(config, /*cube=*/true);
+  const CoreGmRates aiv = CoreGmRatesOf(config, /*cube=*/false);
+  EXPECT_NEAR(aic.read_bytes_per_ns, 166.3 * kClockGhz, 1e-9);
+  EXPECT_NEAR(aic.write_bytes_per_ns, 118 * kClockGhz, 1e-9);
+  EXPECT_NEAR(aiv.read_bytes_per_ns, 62.3 * kClockGhz, 1e-9);
+  EXPECT_NEAR(aiv.write_bytes_per_ns, 65.3 * kClockGhz, 1e-9);
 }
 
 TEST(OpCostTest, VectorOpsCostTheirClassesMeasuredRates) {
@@ -80,13 +111,14 @@ TEST(OpCostTest, MovesTakeTheL1ToL0RatesAndAccumulatingMatmulsAPlainOnes) {
   move.src0 = mat;
   const double bytes = 64 * 128 * 2;
   for (auto [space, rate] : std::vector<std::pair<trace::MemSpace, double>>{
-           {trace::LEFT, 129.7}, {trace::BIAS, 129.7}, {trace::RIGHT, 85.4}, {trace::VEC, 64}}) {
+           {trace::LEFT, 129.7}, {trace::BIAS, 129.7}, {trace::RIGHT, 85.4}, {trace::VEC, 65.3}}) {
     move.dst = tile(space, trace::FP16);
     EXPECT_NEAR(OpCostNs(move, kernel, config), bytes / rate / kClockGhz, 1e-9) << space;
   }
+  // Out of L0C at the FIXPIPE drain rate.
   move.src0 = tile(trace::ACC, trace::FP32);
   move.dst = tile(trace::MAT, trace::FP32);
-  EXPECT_NEAR(OpCostNs(move, kernel, config), 2 * bytes / 64 / kClockGhz, 1e-9);
+  EXPECT_NEAR(OpCostNs(move, kernel, config), 2 * bytes / 118 / kClockGhz, 1e-9);
 
   CompiledOp mm;
   mm.kind = trace::Op::MATMUL;
@@ -150,16 +182,26 @@ TEST(OpCostTest, CostSummaryTakesTheDominantTermSplitOverPhases) {
   EXPECT_NEAR(t.total_ns(), 2000, 1e-6);
   EXPECT_EQ(t.engine, EngineKind::kVector);
 
+  // An AIV reads at core.gm_to_ub_bytes_per_cycle and writes at
+  // core.ub_to_gm_bytes_per_cycle: 1 us each here.
   trace::CostSummary mte;
-  mte.set_bytes_in(64 * 1850);
-  mte.set_bytes_out(64 * 1850);
+  mte.set_bytes_in(std::llround(62.3 * 1850));
+  mte.set_bytes_out(std::llround(65.3 * 1850));
   EXPECT_NEAR(CostSummaryTime(mte, trace::AIV, 1, config).total_ns(), 2000, 1e-6);
+  // An AIC reads into L1 and drains L0C; a MIX call uses its cluster's AIC
+  // and both AIV.
+  mte.set_bytes_in(std::llround(166.3 * 1850));
+  mte.set_bytes_out(118 * 1850);
+  EXPECT_NEAR(CostSummaryTime(mte, trace::AIC, 1, config).total_ns(), 2000, 1e-6);
+  mte.set_bytes_in(std::llround((166.3 + 2 * 62.3) * 1850));
+  mte.set_bytes_out(std::llround((118 + 2 * 65.3) * 1850));
+  EXPECT_NEAR(CostSummaryTime(mte, trace::MIX, 1, config).total_ns(), 2000, 1e-6);
 }
 
 TEST(OpCostTest, CostSummaryWorkIsTheCallsSharedOverItsBlocksButFixedCyclesArePerBlock) {
   ChipConfig config;
   trace::CostSummary work;
-  work.set_bytes_in(64 * 1850 * 8);  // 8 us of MTE traffic for the whole call
+  work.set_bytes_in(std::llround(62.3 * 1850 * 8));  // 8 us of AIV reads for the whole call
   EXPECT_NEAR(CostSummaryTime(work, trace::AIV, 1, config).total_ns(), 8000, 1e-6);
   EXPECT_NEAR(CostSummaryTime(work, trace::AIV, 4, config).total_ns(), 2000, 1e-6);
   trace::CostSummary fixed;

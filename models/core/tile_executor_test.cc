@@ -915,7 +915,7 @@ TEST_F(TileExecutorTest, ProfileRecordsEnginesBytesAndCosts) {
   EXPECT_EQ(load.kind, Op::LOAD);
   EXPECT_EQ(load.engine, EngineKind::kCube);
   EXPECT_EQ(load.gm_bytes_read, 128 * 128 * 2);
-  EXPECT_NEAR(load.cost_ns, GmTransferNs(128 * 128 * 2, config_), 1e-9);
+  EXPECT_NEAR(load.cost_ns, GmTransferNs(128 * 128 * 2, GmPath::kGmToL1, config_), 1e-9);
   const OpRecord& mm = profile_.records[2];
   EXPECT_EQ(mm.kind, Op::MATMUL);
   EXPECT_EQ(mm.elements, 128 * 128);
@@ -936,9 +936,12 @@ TEST_F(TileExecutorTest, PinnedDurationOfA32x32Fp32AddKernel) {
                   {}, /*functional=*/false)
                   .ok());
   const double ns = KernelDurationNs(profile_, config_);
-  // 400 start + 3 x (122 + 4096 B / 64 B/cycle / 1.85 GHz) + 4096 B at
+  // 400 start + 2 loads of (122 + 4096 B / 62.3 B/cycle (GM -> UB) / 1.85 GHz)
+  // + a store of (122 + 4096 B / 65.3 B/cycle (UB -> GM) / 1.85) + 4096 B at
   // 128 B/cycle (a tile-tile add: 32 cycles) + 200.
-  EXPECT_NEAR(ns, 400 + 3 * (122 + 4096 / 64 / 1.85) + 32 / 1.85 + 200, 1e-6);
+  EXPECT_NEAR(ns,
+              400 + 2 * (122 + 4096 / 62.3 / 1.85) + (122 + 4096 / 65.3 / 1.85) + 32 / 1.85 + 200,
+              1e-6);
   EXPECT_GE(ns, 1000);
   EXPECT_LE(ns, 3000);
 }
@@ -952,10 +955,14 @@ TEST_F(TileExecutorTest, PinnedDurationOfA128CubedFp16MatmulKernel) {
                   {}, /*functional=*/false)
                   .ok());
   const double ns = KernelDurationNs(profile_, config_);
-  // 400 + 2 x (122 + 32768 B / 118.4 B/ns) + matmul 1369.94 cycles / 1.85 GHz
-  // + (122 + 65536 B / 118.4 B/ns) + 200. Above the add kernel's: two 32 KB
-  // loads and a 64 KB store at 118.4 B/ns dominate.
-  EXPECT_NEAR(ns, 2813.5377289574994, 1e-6);
+  // 400 + 2 x (122 + 32768 B at 166.3 B/cycle, GM -> L1) + the matmul's
+  // cycles + (122 + 65536 B at 118 B/cycle, the L0C -> GM drain) + 200, all at
+  // 1.85 GHz. Above the add kernel's: the 64 KB store dominates.
+  const double matmul_ns = MatmulNs(128, 128, 128, trace::FP16, config_);
+  EXPECT_NEAR(matmul_ns, 1369.94 / 1.85, 0.01);
+  EXPECT_NEAR(
+      ns, 400 + 2 * (122 + 32768 / 166.3 / 1.85) + matmul_ns + (122 + 65536 / 118.0 / 1.85) + 200,
+      1e-6);
   EXPECT_GE(ns, 1000);
   EXPECT_LE(ns, 10000);
 }
@@ -1413,7 +1420,8 @@ TEST_F(TileExecutorTest, CostSummaryBlocksShareTheCallsWork) {
   trace::Kernel ext;
   ext.set_name("vendor_gemm");
   ext.set_core_type(trace::AIC);
-  ext.mutable_cost()->set_bytes_in(64 * 1850 * 8 + 3);  // 8 us of MTE time for the call
+  // 8 us of GM -> L1 time for the call (an AIC reads at 166.3 B/cycle).
+  ext.mutable_cost()->set_bytes_in(std::llround(166.3 * 1850 * 8) + 3);
   CompiledKernel k = *CompileKernel(ext);
   int64_t bytes = 0;
   for (int64_t b = 0; b < 4; ++b) {
@@ -1422,7 +1430,8 @@ TEST_F(TileExecutorTest, CostSummaryBlocksShareTheCallsWork) {
     EXPECT_NEAR(profile_.cube_ns, 2000, 0.01) << "block " << b;
     bytes += profile_.gm_bytes_read;
   }
-  EXPECT_EQ(bytes, 64 * 1850 * 8 + 3);  // every byte once; the last block takes the remainder
+  // Every byte once; the last block takes the remainder.
+  EXPECT_EQ(bytes, std::llround(166.3 * 1850 * 8) + 3);
 }
 
 }  // namespace

@@ -26,7 +26,7 @@ struct GmTransfer {
 //     not fetched either — a simplification).
 //   * Dirty lines L2 evicts are written to HBM at once, taking bandwidth from
 //     everyone's later transfers but not delaying this one.
-// The core-side rate (core.mte_bytes_per_cycle) is the op cost's business;
+// The core-side rates (core.gm_to_l1_bytes_per_cycle, ...) are the op cost's business;
 // the transfer ends at the later of the two.
 class GmTiming {
  public:

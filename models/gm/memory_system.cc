@@ -29,11 +29,6 @@ MemorySystemParams MemorySystemParams::Of(const ChipConfig& config) {
   return params;
 }
 
-RequesterCaps CoreCapsOf(const ChipConfig& config) {
-  const double bytes_per_ns = config.core.mte_bytes_per_cycle * config.chip.aicore_clock_hz / 1e9;
-  return RequesterCaps{bytes_per_ns, bytes_per_ns};
-}
-
 MemorySystem::MemorySystem(const MemorySystemParams& params)
     : params_(params),
       hbm_(flows_.AddResource(params.hbm_bytes_per_ns)),

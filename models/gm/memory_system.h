@@ -62,9 +62,6 @@ struct RequesterCaps {
   double write_bytes_per_ns = 0;
 };
 
-// A core's caps: core.mte_bytes_per_cycle at chip.aicore_clock_hz each way.
-RequesterCaps CoreCapsOf(const ChipConfig& config);
-
 class MemorySystem {
  public:
   using RequesterId = int32_t;
