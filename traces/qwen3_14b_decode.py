@@ -349,13 +349,24 @@ def decode_fwd(tokens_in: pl.Tensor, embed: pl.Tensor, context_lens: pl.Tensor,
         for c in pl.range(HIDDEN // CHUNK):
             t = pl.mul(pl.load(x, [0, c * CHUNK], [BATCH, CHUNK]), 1.0)
             pl.store(pl.cast(t, pl.BF16), [0, c * CHUNK], normed)
+    # The weight is [VOCAB, HIDDEN]: each K chunk is accumulated transposed in a
+    # pl.pipeline(stage=2) loop, as hw-native-sys/pypto-lib@634e77bd
+    # models/qwen3_14b/rms_lm_head.py does (its peeled first step is init_cond
+    # here, as in matmul_k_loop).
     for lm_core in pl.spmd(LM_BLOCKS, allow_early_resolve=True, name_hint="lm_head"):
         for ch in pl.range(LM_CHUNKS_PER_BLOCK):
             col = (lm_core * LM_CHUNKS_PER_BLOCK + ch) * LM_CHUNK
-            for kk in pl.range(HIDDEN // LM_TK):
-                a = pl.load(normed, [0, kk * LM_TK], [BATCH, LM_TK])
-                w = pl.load(lm_w, [col, kk * LM_TK], [LM_CHUNK, LM_TK])
-                acc = pl.matmul(a, w, out_dtype=pl.FP32, b_trans=True)
+            if PIPELINED:
+                acc = pl.tile.create([BATCH, LM_CHUNK], dtype=pl.FP32, target_memory=pl.Mem.Acc)
+                for kk in pl.pipeline(HIDDEN // LM_TK, stage=2):
+                    a = pl.load(normed, [0, kk * LM_TK], [BATCH, LM_TK])
+                    w = pl.load(lm_w, [col, kk * LM_TK], [LM_CHUNK, LM_TK])
+                    acc = pl.matmul_acc(acc, a, w, b_trans=True, init_cond=(kk == 0))
+            else:
+                for kk in pl.range(HIDDEN // LM_TK):
+                    a = pl.load(normed, [0, kk * LM_TK], [BATCH, LM_TK])
+                    w = pl.load(lm_w, [col, kk * LM_TK], [LM_CHUNK, LM_TK])
+                    acc = pl.matmul(a, w, out_dtype=pl.FP32, b_trans=True)
             pl.store(acc, [0, col], logits)
     for b in pl.parallel(BATCH):
         greedy_sample(pl.slice(logits, [1, VOCAB], [b, 0]), pl.slice(tokens_out, [1, 1], [b, 0]))
