@@ -459,6 +459,32 @@ NOT_OBSERVED = [
 
 
 # The config keys the rows calibrate, and which rows fix them.
+# The memory and compute rates no isolating measurement fixes: each kept
+# with its label (assumed: no source gives it; derived: reasoned from one
+# that does not measure it alone) and why.
+UNCALIBRATED_KEYS = [
+    ("gm.l2_miss_latency_ns", "assumed", "no public measurement of an HBM round trip alone; the "
+     "cost model of hicann/pypto@98139754 "
+     "framework/src/cost_model/simulation/arch/PipeSimulatorFast.cpp charges 700 ns, a constant "
+     "of its own. The measured streams hide it (the DataCopy copies keep 19 loads in flight), and "
+     "the Qwen3 step moves by 3 % when every GM latency doubles (the heavy suite bounds it at 5 "
+     "%)"),
+    ("core.mte3_outstanding", "assumed", "4 stores in flight: no measured store stream; the "
+     "single-core store row (mte_paths) has one store in flight"),
+    ("core.fixpipe_outstanding", "assumed", "4 drains in flight, as core.mte3_outstanding"),
+    ("gm.narrow_row_penalty", "derived", "0.2: hw-native-sys/pypto@e2d0f78a "
+     "docs/en/user/performance/04-incore.md measures 128 B rows 16-25 % slower; copy_ub_medium "
+     "(128 B rows) lands within 3.1 %"),
+    ("gm.l2_associativity", "assumed", "0, fully associative LRU: no public source gives the "
+     "ways (copy_ub_repeat's hit rate is what it misses)"),
+    ("core.cross_core_latency_ns, core.cross_core_bytes_per_cycle", "assumed", "a MIX ring "
+     "push is an L2 hit away on a2a3 (150 ns) at about one core's store rate (64 B/cycle); no "
+     "workload isolates a push"),
+    ("core.kernel_start_ns, core.kernel_finish_ns", "assumed", "the kernel prologue (400 ns) "
+     "and epilogue (200 ns) on the core; the measured head OH and switch gaps above end where a "
+     "kernel starts"),
+]
+
 CALIBRATED_KEYS = [
     ("core.setup_ns", "local setup of pending pickups (349 ns) and the unprofiled switch (~0.3 us)"),
     ("core.idle_setup_ns", "warm local setup (0-0.02 us), later tasks' head OH"),
@@ -541,6 +567,13 @@ def key_table(pto_sim, config):
              "Defaults in `configs/ascend.yaml` (their sources in [config.md](config.md)):", "",
              "| key | default | fixed by |", "| --- | --- | --- |"]
     lines += [f"| `{key}` | {values.get(key, '?')} | {why} |" for key, why in CALIBRATED_KEYS]
+    lines += ["", "## Memory and compute rates without an isolating measurement", "",
+              "Kept, labelled, with the reason:", "",
+              "| key | default | label | why |", "| --- | --- | --- | --- |"]
+    for keys, label, why in UNCALIBRATED_KEYS:
+        names = [k.strip() for k in keys.split(",")]
+        defaults = ", ".join(values.get(k, "?") for k in names)
+        lines.append(f"| {', '.join(f'`{k}`' for k in names)} | {defaults} | {label} | {why} |")
     return "\n".join(lines) + "\n"
 
 
