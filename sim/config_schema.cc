@@ -62,34 +62,34 @@ constexpr ConfigKeySpec kSchema[] = {
     {PTO_CONFIG_KEY(aicpu, submit_base_ns), "ns", 0, kMaxNs, false,
      "hw-native-sys/simpler@6ebaf771 "
      "src/a2a3/runtime/tensormap_and_ringbuffer/docs/device_log_profiling.md (submit 0.874 us/task "
-     "avg, its split); calibrated (docs/calibration.md)",
+     "avg, its split); calibrated (docs/calibration.md); a5: the a2a3 value, unsourced for a5",
      "Orchestrator cost per submitted task, fixed part"},
     {PTO_CONFIG_KEY(aicpu, submit_per_tensor_arg_ns), "ns", 0, kMaxNs, false,
      "hw-native-sys/simpler@6ebaf771 "
      "src/a2a3/runtime/tensormap_and_ringbuffer/docs/device_log_profiling.md (submit 0.874 us/task "
-     "avg, its split); calibrated (docs/calibration.md)",
+     "avg, its split); calibrated (docs/calibration.md); a5: the a2a3 value, unsourced for a5",
      "Orchestrator submit cost per tensor argument (param copy, tensor-map insert)"},
     {PTO_CONFIG_KEY(aicpu, submit_per_probe_ns), "ns", 0, kMaxNs, false,
      "hw-native-sys/simpler@6ebaf771 "
      "src/a2a3/runtime/tensormap_and_ringbuffer/docs/device_log_profiling.md (submit 0.874 us/task "
-     "avg, its split); calibrated (docs/calibration.md)",
+     "avg, its split); calibrated (docs/calibration.md); a5: the a2a3 value, unsourced for a5",
      "Orchestrator submit cost per tensor-map entry probed during dependency lookup"},
     {PTO_CONFIG_KEY(aicpu, submit_per_lookup_ns), "ns", 0, kMaxNs, false,
      "hw-native-sys/simpler@6ebaf771 "
      "src/a2a3/runtime/tensormap_and_ringbuffer/docs/device_log_profiling.md (lookup+dep 49.9 % of "
-     "0.874 us); calibrated (docs/calibration.md)",
+     "0.874 us); calibrated (docs/calibration.md); a5: the a2a3 value, unsourced for a5",
      "Orchestrator submit cost per tensor-map lookup (Step B, INPUT/INOUT args)"},
     {PTO_CONFIG_KEY(aicpu, submit_per_insert_ns), "ns", 0, kMaxNs, false,
      "hw-native-sys/simpler@6ebaf771 "
      "src/a2a3/runtime/tensormap_and_ringbuffer/docs/device_log_profiling.md (tensormap_ins 12.9 % "
-     "of 0.874 us); calibrated (docs/calibration.md)",
+     "of 0.874 us); calibrated (docs/calibration.md); a5: the a2a3 value, unsourced for a5",
      "Orchestrator submit cost per tensor-map registration (STEP 4, INOUT/OUTPUT_EXISTING)"},
     {PTO_CONFIG_KEY(aicpu, alloc_ns), "ns", 0, kMaxNs, false,
      "assumption",
      "Orchestrator cost of an alloc_tensors task"},
     {PTO_CONFIG_KEY(aicpu, cond_poll_ns), "ns", 0, kMaxNs, false,
      "hw-native-sys/simpler@6ebaf771 docs/hardware/mmio-performance.md (COND MMIO LDR 95-105 ns); "
-     "calibrated (docs/calibration.md)",
+     "calibrated (docs/calibration.md); a5: the a2a3 value, unsourced for a5",
      "One COND register read by a scheduler thread (serial per thread)"},
     {PTO_CONFIG_KEY(aicpu, dispatch_publish_ns), "ns", 0, kMaxNs, false,
      "hw-native-sys/simpler@6ebaf771 docs/investigations/2026-06-aicore-cold-start-warmup.md "
@@ -114,14 +114,14 @@ constexpr ConfigKeySpec kSchema[] = {
      "hw-native-sys/simpler@6ebaf771 "
      "src/a2a3/runtime/tensormap_and_ringbuffer/runtime/scheduler/scheduler_completion.cpp, "
      "pto_scheduler.h comments (resolve ~500 ns for 1-2 consumers, ~5 us for 50); calibrated "
-     "(docs/calibration.md)",
+     "(docs/calibration.md); a5: the a2a3 value, unsourced for a5",
      "Fan-out walk of a completed task that has consumers, fixed part (a task without "
      "consumers walks nothing)"},
     {PTO_CONFIG_KEY(aicpu, resolve_per_consumer_ns), "ns", 0, kMaxNs, false,
      "hw-native-sys/simpler@6ebaf771 "
      "src/a2a3/runtime/tensormap_and_ringbuffer/runtime/scheduler/scheduler_completion.cpp, "
      "pto_scheduler.h comments (resolve ~500 ns for 1-2 consumers, ~5 us for 50); calibrated "
-     "(docs/calibration.md)",
+     "(docs/calibration.md); a5: the a2a3 value, unsourced for a5",
      "Fan-out walk cost per consumer released"},
     {PTO_CONFIG_KEY(aicpu, dummy_retire_ns), "ns", 0, kMaxNs, false,
      "assumption",
@@ -161,12 +161,12 @@ constexpr ConfigKeySpec kSchema[] = {
      "docs/investigations/2026-07-aicore-fills-all-args-ready-path.md (local setup 349 ns mean, "
      "0.28-0.35 us typical); switch ~0.3 us unprofiled, derived from "
      "docs/investigations/2026-07-aicore-swimlane-switch-overhead-and-ack-gate.md; calibrated "
-     "(docs/calibration.md)",
+     "(docs/calibration.md); a5: the a2a3 value, unsourced for a5",
      "Core-local setup (receive to kernel start: payload dcci + ACK) when the core picks up its "
      "pending task right after a FIN"},
     {PTO_CONFIG_KEY(core, idle_setup_ns), "ns", 0, kMaxNs, false,
      "hw-native-sys/simpler@6ebaf771 docs/investigations/2026-06-aicore-cold-start-warmup.md "
-     "(local setup warm 0-0.02 us); calibrated (docs/calibration.md)",
+     "(local setup warm 0-0.02 us); calibrated (docs/calibration.md); a5: the a2a3 value, unsourced for a5",
      "Core-local setup when the dispatch reaches a warm core idling on its dispatch register "
      "(the payload dcci finds nothing to clean)"},
     {PTO_CONFIG_KEY(core, staged_setup_ns), "ns", 0, kMaxNs, false,
@@ -177,16 +177,16 @@ constexpr ConfigKeySpec kSchema[] = {
      "payload before waiting for the doorbell"},
     {PTO_CONFIG_KEY(core, cold_start_ns), "ns", 0, kMaxNs, false,
      "hw-native-sys/simpler@6ebaf771 docs/investigations/2026-06-aicore-cold-start-warmup.md "
-     "(local setup cold 0.5-1 us); calibrated (docs/calibration.md)",
+     "(local setup cold 0.5-1 us); calibrated (docs/calibration.md); a5: the a2a3 value, unsourced for a5",
      "Extra setup of each core's first task (cold instruction and data paths)"},
     {PTO_CONFIG_KEY(core, cold_propagation_ns), "ns", 0, kMaxNs, false,
      "hw-native-sys/simpler@6ebaf771 docs/investigations/2026-06-aicore-cold-start-warmup.md "
-     "(propagation cold 0.8-1.2 us vs warm 0.16-0.34); calibrated (docs/calibration.md)",
+     "(propagation cold 0.8-1.2 us vs warm 0.16-0.34); calibrated (docs/calibration.md); a5: the a2a3 value, unsourced for a5",
      "Extra delivery time of the first dispatch a core receives"},
     {PTO_CONFIG_KEY(core, cold_far_propagation_ns), "ns", 0, kMaxNs, false,
      "hw-native-sys/simpler@6ebaf771 docs/investigations/2026-06-aicore-cold-start-warmup.md "
      "(first-task head OH bimodal, 3-5 us on about half the cores; which half is an assumption); "
-     "calibrated (docs/calibration.md)",
+     "calibrated (docs/calibration.md); a5: the a2a3 value, unsourced for a5",
      "Further first-dispatch delivery time on the cores of the upper half of the clusters "
      "(NoC/FFTS routing)"},
     {PTO_CONFIG_KEY(core, kernel_start_ns), "ns", 0, kMaxNs, false,
@@ -385,12 +385,12 @@ constexpr ConfigKeySpec kSchema[] = {
     {PTO_CONFIG_KEY(profiling, timestamp_read_ns), "ns", 0, kMaxNs, false,
      "hw-native-sys/simpler@6ebaf771 "
      "docs/investigations/2026-07-aicore-swimlane-switch-overhead-and-ack-gate.md (get_sys_cnt SPR "
-     "read ~100-200 ns); calibrated (docs/calibration.md)",
+     "read ~100-200 ns); calibrated (docs/calibration.md); a5: the a2a3 value, unsourced for a5",
      "Profiled: the end-time counter read between the kernel's end and FIN"},
     {PTO_CONFIG_KEY(profiling, record_writeback_ns), "ns", 0, kMaxNs, false,
      "hw-native-sys/simpler@6ebaf771 "
      "docs/investigations/2026-07-aicore-swimlane-switch-overhead-and-ack-gate.md (switch 0.81 us "
-     "= record write-back ~0.52 + setup ~0.29); calibrated (docs/calibration.md)",
+     "= record write-back ~0.52 + setup ~0.29); calibrated (docs/calibration.md); a5: the a2a3 value, unsourced for a5",
      "Profiled: the swimlane record write-back (dcci OUT + dsb) after FIN, before the core "
      "picks up its next task"},
     // ---- cube ----

@@ -206,6 +206,15 @@ TEST(ConfigSchema, EveryRowIsDocumentedWithUnitSourceAndMeaning) {
   }
 }
 
+// Issue 21: a calibrated key says what a5 takes, a value with its source or
+// "the a2a3 value, unsourced for a5".
+TEST(ConfigSchema, EveryCalibratedKeyNamesItsA5Value) {
+  for (const ConfigKeySpec& spec : ConfigSchema()) {
+    if (spec.source.find("calibrated") == absl::string_view::npos) continue;
+    EXPECT_NE(spec.source.find("a5: "), absl::string_view::npos) << spec.key;
+  }
+}
+
 TEST(ConfigSchema, DefaultsAreInRangeAndReparseToThemselves) {
   const ChipConfig defaults;
   for (const ConfigKeySpec& spec : ConfigSchema()) {
