@@ -26,7 +26,6 @@ FlowModel::ResourceId FlowModel::AddResource(double bytes_per_ns) {
   unfrozen_users_.push_back(0);
   users_.push_back(0);
   load_.push_back(0);
-  fair_.push_back(0);
   used_position_.push_back(-1);
   through_.emplace_back();
   return static_cast<ResourceId>(capacity_.size() - 1);
@@ -263,7 +262,6 @@ void FlowModel::Recompute() {
   // reload their data pointers.
   double* const residual = residual_.data();
   int* const unfrozen_users = unfrozen_users_.data();
-  double* const fair = fair_.data();
   double* const load = load_.data();
   const double* const capacity = capacity_.data();
   const int* const users = users_.data();
@@ -280,19 +278,24 @@ void FlowModel::Recompute() {
   // A stamp per recompute marks the paths frozen in it (none to clear).
   const uint64_t stamp = ++recomputes_;
   size_t unfrozen_count = active_paths_.size();
+  std::vector<ResourceId>& saturating = saturating_;
   while (unfrozen_count > 0) {
+    // The smallest fair share, and the resources at it (in `used` order).
     double share = -1;
+    saturating.clear();
     for (size_t k = 0; k < used_count; ++k) {
       const ResourceId r = used[k];
       if (unfrozen_users[r] == 0) continue;
-      fair[r] = std::max(0.0, residual[r]) / unfrozen_users[r];
-      if (share < 0 || fair[r] < share) share = fair[r];
+      const double fair = std::max(0.0, residual[r]) / unfrozen_users[r];
+      if (share < 0 || fair < share) {
+        share = fair;
+        saturating.clear();
+      }
+      if (fair == share) saturating.push_back(r);
     }
     // The resources at that share saturate: every path through them freezes.
     // (One whose paths all froze through another this round has none left.)
-    for (size_t k = 0; k < used_count; ++k) {
-      const ResourceId r = used[k];
-      if (unfrozen_users[r] == 0 || fair[r] != share) continue;
+    for (const ResourceId r : saturating) {
       const std::vector<PathId>& through = through_[r];
       const PathId* const ids = through.data();
       const size_t count = through.size();

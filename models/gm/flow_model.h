@@ -179,7 +179,7 @@ class FlowModel {
   // afresh by Recompute (as paths freeze), kept up by the shortcuts in
   // between.
   std::vector<double> load_;
-  std::vector<double> fair_;  // Recompute's scratch: per resource, its share
+  std::vector<ResourceId> saturating_;  // Recompute's scratch: a round's saturating resources
   FlowId next_id_ = 0;
   TimePs now_ = 0;
 };
