@@ -500,8 +500,9 @@ SETS["mte2_latency"] = ()
 
 
 # One transfer alone on one core per launch, by path and size: (launch, core
-# type, tile space, rows, columns, BF16). Rows of 1 KiB or more (no narrow-row
-# penalty); each load's data is brought into L2 by a warm-up launch first.
+# type, tile space, rows, columns); BF16 tiles, the accumulator FP32. Rows of
+# 1 KiB or more (no narrow-row penalty); each load's data is brought into L2
+# by a warm-up launch first.
 MTE_PATH_LAUNCHES = (
     ("gm_to_l1_64k", "AIC", "MAT", 64, 512),
     ("gm_to_l1_256k", "AIC", "MAT", 256, 512),
