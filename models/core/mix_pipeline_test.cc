@@ -83,6 +83,19 @@ MixRingParams Ring(int64_t slots, trace::SplitMode split = trace::SPLIT_NONE) {
   return params;
 }
 
+// A halved vector transfer's per-byte part: its reads at the AIV's read rate,
+// its writes at its write rate; nothing to split when the rates are unset.
+TEST(MixPipelineTest, GmBytesTakeTheirDirectionsRates) {
+  OpRecord record;
+  record.gm_bytes_read = 1000;
+  record.gm_bytes_written = 600;
+  MixRingParams ring;
+  EXPECT_EQ(GmBytesNs(record, ring), 0);
+  ring.gm_read_bytes_per_ns = 100;
+  ring.gm_write_bytes_per_ns = 20;
+  EXPECT_DOUBLE_EQ(GmBytesNs(record, ring), 10 + 30);
+}
+
 TEST(MixPipelineTest, ASingleTileRunsItsEnginesOneAfterTheOther) {
   const CompiledKernel kernel = MixKernel();
   const auto timeline = ScheduleMixBlock(Stream(kernel, 1, 400, 400), kernel, Ring(2));
