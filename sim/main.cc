@@ -39,6 +39,9 @@ int Main(int argc, char** argv) {
   app.add_option("--out", options.out_dir,
                  "directory for stats.json, chip_swimlane_records.json, deps.json, perfetto.json, "
                  "swimlane.svg");
+  app.add_option("--write-tensors", options.tensors_dir,
+                 "after the run, write every tensor's final contents to this directory "
+                 "(tensors.json and <id>.bin, little-endian row-major)");
   app.add_option("--set", options.overrides, "override a config key: --set key=value (repeatable)");
   app.add_option("--swimlane-level", options.swimlane_level,
                  "chip_swimlane_records.json detail: 1 cores, 2 + dispatch/finish, 3 + scheduler "

@@ -31,6 +31,7 @@
 #include "sim/stats_schema.h"
 #include "sim/stats_writer.h"
 #include "sim/stop_signal.h"
+#include "sim/tensor_dump.h"
 #include "sim/trace_reader.h"
 #include "systemc"
 
@@ -692,6 +693,10 @@ int Session::Run() {
     if (absl::Status s = FinishLaunch(); !s.ok()) return Fail(s, kExitRuntime);
   }
   if (absl::Status s = WriteRunSummary(); !s.ok()) return Fail(s, kExitRuntime);
+  if (!options_.tensors_dir.empty()) {
+    absl::Status s = WriteTensorDump(options_.tensors_dir, reader_->header(), memory_, functional_);
+    if (!s.ok()) return Fail(s, kExitRuntime);
+  }
   out_ << absl::StrFormat("checks: %d passed, %d failed\n", checks_passed_, checks_failed_);
   if (options_.hazards) out_ << absl::StrFormat("hazards: %d\n", hazards_found_);
   if (options_.engine_stats) PrintEngineStats();

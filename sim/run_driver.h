@@ -38,6 +38,8 @@ struct RunOptions {
   bool engine_stats = false;      // --engine-stats: print the simulation kernel's work
   // --swimlane-detail: "tasks", or "pipes" (swimlane.svg's pipe strips under each core's lane).
   std::string swimlane_detail = "tasks";
+  // --write-tensors: the tensors' final contents go here (sim/tensor_dump.h).
+  std::string tensors_dir;
 };
 
 // Elaborates the chip once and runs every launch of the trace on it, printing
