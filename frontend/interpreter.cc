@@ -1209,14 +1209,15 @@ void Interpreter::Warn(SourceLocation loc, absl::string_view message) {
   warnings_.push_back(std::move(text));
 }
 
-absl::StatusOr<trace::TraceText> CompileSource(const SourceFile& source,
+absl::StatusOr<trace::TraceText> CompileModule(const SourceFile& source, const Module& module,
                                                std::vector<std::string>* warnings,
-                                               const CompileOptions& options) {
-  PTOC_ASSIGN_OR_RETURN(module, Parse(source));
+                                               const CompileOptions& options,
+                                               const std::function<void(Interpreter&)>& setup) {
   Interpreter interp(source, MakeTileExecutorReference());
   if (options.timing_only) interp.set_timing_only();
   interp.set_max_statements(options.max_statements);
   for (auto& verifier : StandardVerifiers()) interp.AddVerifier(std::move(verifier));
+  if (setup) setup(interp);
   absl::Status status = interp.Run(module);
   if (warnings) *warnings = interp.warnings();
   PTOC_RETURN_IF_ERROR(status);
@@ -1226,6 +1227,13 @@ absl::StatusOr<trace::TraceText> CompileSource(const SourceFile& source,
     for (auto& t : *text.mutable_header()->mutable_tensors()) t.clear_init();
   }
   return text;
+}
+
+absl::StatusOr<trace::TraceText> CompileSource(const SourceFile& source,
+                                               std::vector<std::string>* warnings,
+                                               const CompileOptions& options) {
+  PTOC_ASSIGN_OR_RETURN(module, Parse(source));
+  return CompileModule(source, module, warnings, options);
 }
 
 }  // namespace pto::ptoc

@@ -1,6 +1,7 @@
 #ifndef PTO_FRONTEND_INTERPRETER_H_
 #define PTO_FRONTEND_INTERPRETER_H_
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -54,6 +55,9 @@ class Interpreter {
     verifiers_.push_back(std::move(verifier));
   }
   trace::TraceText Finish() const { return program_.Finish(); }
+  // Binds a module-level name before Run (a value the caller computed: the
+  // pypto package's call arguments, see call_compiler.h).
+  void SetGlobal(const std::string& name, Value value) { globals_->Set(name, std::move(value)); }
   // At most this many statements run at compile time (kMaxStatementsRun).
   void set_max_statements(int64_t max) { max_statements_ = max; }
   void set_timing_only() {
@@ -333,6 +337,12 @@ struct CompileOptions {
   // Compile-time work limit (statements run); tests and fuzzers lower it.
   int64_t max_statements = kMaxStatementsRun;
 };
+
+// Runs `module` (parsed from `source`) on an interpreter set up as ptoc's
+// (verifiers, limits, --timing-only); `setup`, if given, binds globals first.
+absl::StatusOr<trace::TraceText> CompileModule(
+    const SourceFile& source, const Module& module, std::vector<std::string>* warnings,
+    const CompileOptions& options, const std::function<void(Interpreter&)>& setup = nullptr);
 
 // Compiles a whole kernel description into a trace; warnings (if given)
 // receive non-fatal diagnostics.

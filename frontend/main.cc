@@ -1,5 +1,7 @@
 // ptoc FILE.py -o OUT.pb [--pbtxt] [--timing-only]: compiles a PyPTO-syntax kernel description
-// into a pto_sim task stream. Exit 0 on success, 2 on any error.
+// into a pto_sim task stream. ptoc --call REQUEST.json -o OUT.pb compiles one kernel call of a
+// CPython script (the pypto package writes the request; frontend/call_compiler.h). Exit 0 on
+// success, 2 on any error.
 #include <exception>
 #include <filesystem>
 #include <fstream>
@@ -8,6 +10,7 @@
 #include <string>
 
 #include "common/trace_writer.h"
+#include "frontend/call_compiler.h"
 #include "frontend/interpreter.h"
 
 namespace {
@@ -19,6 +22,7 @@ constexpr uintmax_t kMaxSourceBytes = 16 << 20;  // docs/ptoc.md, "Limits"
 int Usage(const char* message) {
   std::cerr << "ptoc: error: " << message << "\n"
             << "usage: ptoc FILE.py -o OUT.pb [--pbtxt] [--timing-only]\n"
+            << "       ptoc --call REQUEST.json -o OUT.pb [--pbtxt] [--timing-only]\n"
             << "  --pbtxt        write the stream as protobuf text (one TraceText message)\n"
             << "  --timing-only  tensors without contents, no checks, no reference "
                "evaluation\n";
@@ -35,9 +39,36 @@ absl::Status WriteStream(const pto::trace::TraceText& trace, const std::string& 
   return (*writer)->Finish();
 }
 
+int Report(const absl::StatusOr<pto::trace::TraceText>& trace,
+           const std::vector<std::string>& warnings, const std::string& output, bool pbtxt) {
+  for (const std::string& w : warnings) std::cerr << w << "\n";
+  if (!trace.ok()) {
+    std::cerr << trace.status().message() << "\n";
+    return kExitError;
+  }
+  absl::Status written = pbtxt ? pto::WriteTraceText(output, *trace) : WriteStream(*trace, output);
+  if (!written.ok()) {
+    std::cerr << output << ": error: " << written.message() << "\n";
+    return kExitError;
+  }
+  return kExitOk;
+}
+
+int CompileCallRequest(const std::string& request_path, const std::string& output, bool pbtxt,
+                       const pto::ptoc::CompileOptions& options) {
+  absl::StatusOr<pto::ptoc::CallRequest> request = pto::ptoc::ReadCallRequest(request_path);
+  if (!request.ok()) {
+    std::cerr << "ptoc: error: " << request.status().message() << "\n";
+    return kExitError;
+  }
+  std::vector<std::string> warnings;
+  return Report(pto::ptoc::CompileCall(*request, &warnings, options), warnings, output, pbtxt);
+}
+
 int Run(int argc, char** argv) {
   std::string input, output;
   bool pbtxt = false;
+  bool call = false;
   pto::ptoc::CompileOptions options;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -46,6 +77,8 @@ int Run(int argc, char** argv) {
       output = argv[i];
     } else if (arg == "--pbtxt") {
       pbtxt = true;
+    } else if (arg == "--call") {
+      call = true;
     } else if (arg == "--timing-only") {
       options.timing_only = true;
     } else if (arg == "-h" || arg == "--help") {
@@ -59,8 +92,9 @@ int Run(int argc, char** argv) {
       return Usage("more than one input file");
     }
   }
-  if (input.empty()) return Usage("no input file");
+  if (input.empty()) return Usage(call ? "no call request" : "no input file");
   if (output.empty()) return Usage("no output file (-o OUT.pb)");
+  if (call) return CompileCallRequest(input, output, pbtxt, options);
   std::error_code ec;
   if (std::filesystem::is_directory(input, ec)) {
     std::cerr << input << ": error: is a directory; expected a kernel description (.py)\n";
@@ -80,18 +114,7 @@ int Run(int argc, char** argv) {
   text << in.rdbuf();
   pto::ptoc::SourceFile source(input, text.str());
   std::vector<std::string> warnings;
-  auto trace = pto::ptoc::CompileSource(source, &warnings, options);
-  for (const std::string& w : warnings) std::cerr << w << "\n";
-  if (!trace.ok()) {
-    std::cerr << trace.status().message() << "\n";
-    return kExitError;
-  }
-  absl::Status written = pbtxt ? pto::WriteTraceText(output, *trace) : WriteStream(*trace, output);
-  if (!written.ok()) {
-    std::cerr << output << ": error: " << written.message() << "\n";
-    return kExitError;
-  }
-  return kExitOk;
+  return Report(pto::ptoc::CompileSource(source, &warnings, options), warnings, output, pbtxt);
 }
 
 }  // namespace

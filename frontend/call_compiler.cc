@@ -1,0 +1,159 @@
+#include "frontend/call_compiler.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "common/dtype.h"
+#include "frontend/host_tensor.h"
+#include "frontend/parser.h"
+#include "frontend/status_macros.h"
+#include "nlohmann/json.hpp"
+
+namespace pto::ptoc {
+namespace {
+
+absl::StatusOr<std::string> ReadWhole(const std::string& path, const std::string& what) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot open the ", what));
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+absl::StatusOr<trace::DType> DTypeByName(const std::string& name) {
+  for (int d = trace::DType_MIN; d <= trace::DType_MAX; ++d) {
+    const auto dtype = static_cast<trace::DType>(d);
+    if (trace::DType_IsValid(d) && dtype != trace::DTYPE_UNSPECIFIED && name == DTypeName(dtype)) {
+      return dtype;
+    }
+  }
+  return absl::InvalidArgumentError(absl::StrCat("unknown dtype '", name, "'"));
+}
+
+// The request's own errors (it is written by the pypto package, not by the
+// user): "REQUEST: field: what was expected".
+absl::Status Bad(const std::string& path, const std::string& field, const std::string& what) {
+  return absl::InvalidArgumentError(absl::StrCat(path, ": ", field, ": ", what));
+}
+
+}  // namespace
+
+absl::StatusOr<CallRequest> ReadCallRequest(const std::string& path) {
+  PTOC_ASSIGN_OR_RETURN(text, ReadWhole(path, "call request"));
+  nlohmann::json json = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (json.is_discarded() || !json.is_object()) {
+    return Bad(path, "(top level)", "expected a JSON object as the pypto package writes it");
+  }
+  CallRequest request;
+  auto string_field = [&](const char* key, std::string* out) -> absl::Status {
+    if (!json.contains(key) || !json[key].is_string()) return Bad(path, key, "expected a string");
+    *out = json[key].get<std::string>();
+    return absl::OkStatus();
+  };
+  auto line_field = [&](const char* key, int* out) -> absl::Status {
+    if (!json.contains(key) || !json[key].is_number_integer() || json[key].get<int64_t>() < 1) {
+      return Bad(path, key, "expected a line number >= 1");
+    }
+    *out = json[key].get<int>();
+    return absl::OkStatus();
+  };
+  PTOC_RETURN_IF_ERROR(string_field("source_name", &request.source_name));
+  PTOC_RETURN_IF_ERROR(string_field("source_text", &request.source_text));
+  PTOC_RETURN_IF_ERROR(line_field("call_line", &request.call_line));
+  PTOC_RETURN_IF_ERROR(line_field("prelude_line", &request.prelude_line));
+  std::string data_file;
+  PTOC_RETURN_IF_ERROR(string_field("data_file", &data_file));
+  if (!json.contains("tensors") || !json["tensors"].is_array()) {
+    return Bad(path, "tensors", "expected an array");
+  }
+  std::string data;
+  bool data_read = false;
+  for (size_t i = 0; i < json["tensors"].size(); ++i) {
+    const nlohmann::json& t = json["tensors"][i];
+    const std::string field = absl::StrCat("tensors[", i, "]");
+    if (!t.is_object() || !t.contains("name") || !t["name"].is_string() || !t.contains("dtype") ||
+        !t["dtype"].is_string() || !t.contains("shape") || !t["shape"].is_array()) {
+      return Bad(path, field, "expected {name, dtype, shape, offset, nbytes}");
+    }
+    CallTensor tensor;
+    tensor.name = t["name"].get<std::string>();
+    auto dtype = DTypeByName(t["dtype"].get<std::string>());
+    if (!dtype.ok()) return Bad(path, field + ".dtype", std::string(dtype.status().message()));
+    tensor.dtype = *dtype;
+    for (const nlohmann::json& d : t["shape"]) {
+      if (!d.is_number_integer() || d.get<int64_t>() < 0) {
+        return Bad(path, field + ".shape", "expected non-negative integers");
+      }
+      tensor.shape.push_back(d.get<int64_t>());
+    }
+    const uint64_t expected = static_cast<uint64_t>(NumElements(tensor.shape)) *
+                              static_cast<uint64_t>(DTypeSize(tensor.dtype));
+    if (t.contains("nbytes") && !t["nbytes"].is_null()) {
+      if (!t["nbytes"].is_number_unsigned() || !t.contains("offset") ||
+          !t["offset"].is_number_unsigned()) {
+        return Bad(path, field, "expected non-negative integers offset and nbytes");
+      }
+      const uint64_t offset = t["offset"].get<uint64_t>();
+      const uint64_t nbytes = t["nbytes"].get<uint64_t>();
+      if (nbytes != expected) {
+        return Bad(path, field + ".nbytes",
+                   absl::StrCat(nbytes, " bytes for ", expected, " bytes of shape and dtype"));
+      }
+      if (!data_read) {
+        const std::string resolved =
+            (std::filesystem::path(path).parent_path() / data_file).string();
+        PTOC_ASSIGN_OR_RETURN(bytes, ReadWhole(resolved, "call's tensor data"));
+        data = std::move(bytes);
+        data_read = true;
+      }
+      if (offset > data.size() || nbytes > data.size() - offset) {
+        return Bad(path, field,
+                   absl::StrCat("bytes [", offset, ", ", offset + nbytes,
+                                ") beyond the data file's ", data.size()));
+      }
+      tensor.has_contents = true;
+      tensor.bytes = data.substr(offset, nbytes);
+    }
+    request.tensors.push_back(std::move(tensor));
+  }
+  return request;
+}
+
+absl::StatusOr<trace::TraceText> CompileCall(const CallRequest& request,
+                                             std::vector<std::string>* warnings,
+                                             const CompileOptions& options) {
+  const SourceFile source(request.source_name, request.source_text);
+  PTOC_ASSIGN_OR_RETURN(module, Parse(source));
+  // The prelude first, then the kernels' definitions, then the call.
+  auto rank = [&request](const StmtPtr& stmt) {
+    if (stmt->loc.line == request.call_line) return 2;
+    return stmt->loc.line >= request.prelude_line ? 0 : 1;
+  };
+  std::stable_sort(module.body.begin(), module.body.end(),
+                   [&rank](const StmtPtr& a, const StmtPtr& b) { return rank(a) < rank(b); });
+  auto bind_arguments = [&request, &options](Interpreter& interp) {
+    for (const CallTensor& t : request.tensors) {
+      const bool values = t.has_contents && !options.timing_only;
+      auto host = std::make_shared<HostTensor>(
+          t.shape, t.dtype,
+          values ? HostTensor::Contents::kValues : HostTensor::Contents::kShapeOnly);
+      if (values) {
+        const size_t size = DTypeSize(t.dtype);
+        std::vector<double> decoded(static_cast<size_t>(host->numel()));
+        for (size_t i = 0; i < decoded.size(); ++i) {
+          decoded[i] = LoadAsDouble(t.dtype, t.bytes.data() + i * size);
+        }
+        host->Assign(decoded);
+      }
+      interp.SetGlobal(t.name, Value::Obj(std::move(host)));
+    }
+  };
+  return CompileModule(source, module, warnings, options, bind_arguments);
+}
+
+}  // namespace pto::ptoc

@@ -1,0 +1,59 @@
+#ifndef PTO_FRONTEND_CALL_COMPILER_H_
+#define PTO_FRONTEND_CALL_COMPILER_H_
+
+// One kernel call made from a real CPython script (the pypto package of
+// python/), compiled by the same interpreter, DSL, verifiers and messages as
+// a whole description. CPython runs the harness; ptoc sees only what the
+// call needs:
+//
+//   - the user's file with every line blanked except the kernels' (so every
+//     message names the user's file, line and column);
+//   - a prelude of imports and the module constants the kernels read, as
+//     CPython computed them, on lines after the file's end;
+//   - the call statement, on the line of the script that made the call;
+//   - the argument tensors (dtype, shape, and the bytes unless timing-only),
+//     bound as globals under the names the call statement uses.
+//
+// ptoc --call REQUEST.json -o OUT.pb reads a request written by the package
+// (ParseCallRequest documents the fields).
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "frontend/interpreter.h"
+#include "proto/task_stream.pb.h"
+
+namespace pto::ptoc {
+
+struct CallTensor {
+  std::string name;  // the global the call statement names
+  trace::DType dtype = trace::DTYPE_UNSPECIFIED;
+  std::vector<int64_t> shape;
+  bool has_contents = false;
+  std::string bytes;  // little-endian, row-major, when has_contents
+};
+
+struct CallRequest {
+  std::string source_name;
+  std::string source_text;  // prelude and call included, at their lines
+  int call_line = 0;        // the call statement's line (1-based)
+  int prelude_line = 0;     // the prelude's first line; it runs first
+  std::vector<CallTensor> tensors;
+};
+
+// The request JSON:
+//   {"source_name": str, "source_text": str, "call_line": int,
+//    "prelude_line": int, "data_file": str (relative to the request's directory),
+//    "tensors": [{"name": str, "dtype": "FP32", "shape": [int],
+//                 "offset": int, "nbytes": int | null}]}
+// `nbytes` null: a shape-only tensor (timing-only). Errors name the field.
+absl::StatusOr<CallRequest> ReadCallRequest(const std::string& path);
+
+absl::StatusOr<trace::TraceText> CompileCall(const CallRequest& request,
+                                             std::vector<std::string>* warnings,
+                                             const CompileOptions& options);
+
+}  // namespace pto::ptoc
+
+#endif  // PTO_FRONTEND_CALL_COMPILER_H_
