@@ -10,7 +10,7 @@ from pypto.runtime import RunConfig
 
 BANDS, BAND_ROWS, K, N = 4, 32, 128, 128
 M = BANDS * BAND_ROWS
-CFG = RunConfig(platform="__PLATFORM__")
+CFG = RunConfig(platform="a2a3sim")
 
 torch.manual_seed(0)
 A = torch.randn(M, K, dtype=torch.float16)

@@ -8,7 +8,7 @@ import torch
 from pypto.runtime import RunConfig
 
 M, K, N, KT = 64, 128, 64, 32
-CFG = RunConfig(platform="__PLATFORM__")
+CFG = RunConfig(platform="a2a3sim")
 
 torch.manual_seed(0)
 A = torch.randn(M, K, dtype=torch.float32)

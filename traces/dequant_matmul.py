@@ -12,7 +12,7 @@ from pypto.runtime import RunConfig
 
 M, K, BANDS, BAND_N = 16, 256, 8, 128
 N = BANDS * BAND_N
-CFG = RunConfig(platform="__PLATFORM__")
+CFG = RunConfig(platform="a2a3sim")
 
 torch.manual_seed(0)
 X = torch.randn(M, K, dtype=torch.float16)

@@ -11,7 +11,7 @@ from pypto.runtime import RunConfig
 
 AIV_CORES, TILE_ROWS, COLS = 48, 16, 128
 ROWS = AIV_CORES * TILE_ROWS
-CFG = RunConfig(platform="__PLATFORM__")
+CFG = RunConfig(platform="a2a3sim")
 
 torch.manual_seed(0)
 A = torch.randn(ROWS, COLS, dtype=torch.float32)

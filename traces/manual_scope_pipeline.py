@@ -12,7 +12,7 @@ from pypto.runtime import RunConfig
 
 N, T = 128, 32
 PHASES, BRANCHES, TILE_M, BIG_N = 4, 4, 64, 64
-CFG = RunConfig(platform="__PLATFORM__")
+CFG = RunConfig(platform="a2a3sim")
 
 
 @pl.program

@@ -9,7 +9,7 @@ import torch
 from pypto.runtime import RunConfig
 
 M, K, N = 128, 256, 128
-CFG = RunConfig(platform="__PLATFORM__")
+CFG = RunConfig(platform="a2a3sim")
 
 torch.manual_seed(0)
 A = torch.randn(M, K, dtype=torch.float16)

@@ -9,7 +9,7 @@ import torch
 from pypto.runtime import RunConfig
 
 ROWS, COLS = 128, 128
-CFG = RunConfig(platform="__PLATFORM__")
+CFG = RunConfig(platform="a2a3sim")
 
 
 @pl.program

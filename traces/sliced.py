@@ -8,7 +8,7 @@ from pypto.runtime import RunConfig
 
 N, TILE_ROWS, COLS = 4, 64, 128
 ROWS = N * TILE_ROWS
-CFG = RunConfig(platform="__PLATFORM__")
+CFG = RunConfig(platform="a2a3sim")
 
 torch.manual_seed(0)
 A = torch.randn(ROWS, COLS, dtype=torch.float32)
