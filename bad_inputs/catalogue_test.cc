@@ -63,6 +63,7 @@ std::string Binary(const std::string& name) {
   if (name == "pto_sim") return PTO_SIM_BINARY;
   if (name == "ptoc") return PTOC_BINARY;
   if (name == "stress_trace_gen") return STRESS_TRACE_GEN_BINARY;
+  if (name == "python") return PTO_PYTHON;  // Debian's, with the build's pypto first
   ADD_FAILURE() << "unknown program " << name;
   return name;
 }
@@ -125,8 +126,17 @@ std::string Wrap(const std::string& bytes, const YAML::Node& input) {
 
 class Catalogue : public ::testing::TestWithParam<Case> {};
 
+// Whether Debian's interpreter imports torch (the python cases need it).
+bool PythonHasTorch() {
+  static const bool has = RunCli(PTO_PYTHON, {"-c", "import torch"}).exit_code == 0;
+  return has;
+}
+
 TEST_P(Catalogue, Rejects) {
   const YAML::Node& c = GetParam().node;
+  if (c["run"][0].as<std::string>() == "python" && !PythonHasTorch()) {
+    GTEST_SKIP() << PTO_PYTHON << " cannot import torch (apt-get install python3-torch)";
+  }
   const std::string dir = FreshDir("case_" + GetParam().name);
   std::string input_path;
   if (const YAML::Node input = c["input"]) {

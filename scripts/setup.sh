@@ -9,6 +9,7 @@ packages=(
   cmake ninja-build g++ pkg-config python3
   libsystemc-dev libprotobuf-dev protobuf-compiler libabsl-dev libyaml-cpp-dev
   libgtest-dev libgmock-dev libbenchmark-dev libeigen3-dev nlohmann-json3-dev libcli11-dev
+  python3-torch python3-numpy
 )
 missing=()
 for p in "${packages[@]}"; do
@@ -21,5 +22,7 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
-cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+# Debian's interpreter by name: a python3 earlier on PATH (a pyenv shim) may not
+# see Debian's python3-torch.
+cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPTO_PYTHON=/usr/bin/python3 >/dev/null
 cmake --build "$build_dir" -j"$(nproc)"

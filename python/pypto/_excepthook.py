@@ -1,0 +1,58 @@
+"""Uncaught pypto errors end the script as a compiler would: message, exit 2.
+
+A DSL error prints ptoc's located message (file, line, column, the caret)
+without a Python traceback and exits 2; a failed simulation exits 3 (as
+pto_sim does); anything else (the script's own harness) keeps Python's
+traceback and exit code.
+"""
+
+import os
+import sys
+
+from pypto.errors import CompileError, ConfigError, PyptoError, SimulationError
+
+EXIT_BAD_INPUT = 2
+EXIT_RUNTIME = 3
+
+
+def _hook(previous):
+    def hook(kind, value, traceback):
+        if not isinstance(value, PyptoError):
+            previous(kind, value, traceback)
+            return
+        sys.stdout.flush()
+        message = str(value)
+        if not isinstance(value, CompileError):  # ptoc's messages carry their place
+            where = _user_frame(traceback)
+            if where:
+                message = f"{where}: error: {message}"
+        print(message, file=sys.stderr)
+        sys.stderr.flush()
+        code = EXIT_BAD_INPUT
+        if isinstance(value, SimulationError) and not isinstance(value, (CompileError, ConfigError)):
+            code = value.exit_code if value.exit_code in (1, 2, 3) else EXIT_RUNTIME
+        os._exit(code)
+
+    return hook
+
+
+def _user_frame(traceback):
+    """"file:line" of the script's innermost frame (not pypto's own)."""
+    package = os.path.dirname(os.path.abspath(__file__)) + os.sep
+    where = None
+    while traceback is not None:
+        name = traceback.tb_frame.f_code.co_filename
+        path = os.path.abspath(name)
+        # Not pypto's frames, nor generated code ("<string>": a dataclass's __init__).
+        if not path.startswith(package) and not name.startswith("<"):
+            where = f"{path}:{traceback.tb_lineno}"
+        traceback = traceback.tb_next
+    return where
+
+
+def install():
+    if getattr(sys.excepthook, "_pypto", False):
+        return
+    hook = _hook(sys.excepthook)
+    hook._pypto = True
+    sys.excepthook = hook

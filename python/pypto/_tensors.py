@@ -1,0 +1,86 @@
+"""Argument tensors across the process boundary: torch <-> little-endian bytes."""
+
+import torch
+
+from pypto.errors import ConfigError
+
+# torch dtype -> the stream's dtype name (proto/task_stream.proto DType).
+_DTYPES = {
+    torch.float32: "FP32",
+    torch.float16: "FP16",
+    torch.bfloat16: "BF16",
+    torch.int64: "INT64",
+    torch.int32: "INT32",
+    torch.int16: "INT16",
+    torch.int8: "INT8",
+    torch.uint8: "UINT8",
+    torch.bool: "BOOL",
+}
+
+
+def dtype_name(dtype, what):
+    if dtype in _DTYPES:
+        return _DTYPES[dtype]
+    names = ", ".join(str(d).replace("torch.", "") for d in _DTYPES)
+    raise ConfigError(f"{what}: dtype {dtype} is not supported on the device model; use one of {names}")
+
+
+class ArgumentTensor:
+    def __init__(self, name, tensor, dtype, shape, shape_only):
+        self.name = name
+        self.tensor = tensor  # the caller's torch tensor (None for a TensorSpec)
+        self.dtype = dtype
+        self.shape = shape
+        self.shape_only = shape_only
+
+    def payload(self):
+        t = self.tensor.detach().contiguous()
+        # Bytes through a same-size integer view: numpy has no bfloat16.
+        width = t.element_size()
+        as_int = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}[width]
+        if t.dtype == torch.bool:
+            t = t.to(torch.uint8)
+        return t.view(as_int).numpy().tobytes() if t.numel() else b""
+
+    def store(self, data):
+        t = self.tensor
+        width = t.element_size()
+        as_int = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}[width]
+        raw = torch.frombuffer(bytearray(data), dtype=as_int) if data else torch.empty(0, dtype=as_int)
+        values = raw.view(torch.uint8).to(torch.bool) if t.dtype == torch.bool else raw.view(t.dtype)
+        with torch.no_grad():
+            t.copy_(values.reshape(t.shape))
+
+
+def argument_tensor(name, value, what):
+    from pypto.runtime import TensorSpec
+
+    if isinstance(value, TensorSpec):
+        return ArgumentTensor(name, None, dtype_name(value.dtype, what), list(value.shape), True)
+    if not isinstance(value, torch.Tensor):
+        raise ConfigError(
+            f"{what}: expected a torch.Tensor, a TensorSpec or a number, got {type(value).__name__}"
+        )
+    device = value.device.type
+    if device not in ("cpu", "meta"):
+        raise ConfigError(
+            f"{what}: a tensor on device '{value.device}'; pto_sim takes CPU tensors (real data) "
+            "or torch.device('meta') tensors (timing only)"
+        )
+    if value.dim() == 0:
+        raise ConfigError(f"{what}: a 0-dim tensor; the runtime's tensors have 1 to 5 dims")
+    return ArgumentTensor(name, value, dtype_name(value.dtype, what), list(value.shape),
+                          device == "meta")
+
+
+def scalar_literal(value):
+    """The literal for a number argument, or None for anything else."""
+    if isinstance(value, bool):
+        return repr(value)
+    if isinstance(value, int):
+        return repr(value)
+    if isinstance(value, float):
+        if value != value or value in (float("inf"), float("-inf")):
+            return f"float({str(value)!r})"
+        return repr(value)
+    return None

@@ -1,0 +1,1 @@
+"""A kernel package: kernels in one module, the harness in another."""

@@ -1,0 +1,10 @@
+import pypto.language as pl
+import torch
+
+
+@pl.jit
+def never(a: pl.Tensor):
+    return a
+
+
+raise ValueError("the harness failed before any launch")

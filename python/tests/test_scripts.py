@@ -1,0 +1,158 @@
+"""python3 kernel.py as a user runs it: the scripts of scripts/ under Debian's
+interpreter, their exit codes, results and messages."""
+
+import json
+import os
+import re
+import shutil
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _harness import PYTHON, SCRIPTS, main, run_script  # noqa: E402
+
+LAUNCH = re.compile(r"^pto_sim: launch (\d+) '([^']+)': makespan ([0-9.]+) us", re.M)
+
+
+class HarnessStyle(unittest.TestCase):
+    def test_the_scripts_own_checks_pass_on_the_simulated_results(self):
+        r = run_script("harness_style.py")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("scaled_add: OK", r.stdout)
+        self.assertIn("row_copy: OK", r.stdout)
+        launches = LAUNCH.findall(r.stderr)
+        self.assertEqual([(n, k) for n, k, _ in launches], [("0", "scaled_add"), ("1", "row_copy")])
+        self.assertTrue(all(float(t) > 0 for _, _, t in launches))
+        # Said once, not per launch.
+        self.assertEqual(r.stderr.count("launches run on pto_sim"), 1)
+
+    def test_a_wrong_golden_fails_the_scripts_own_assert(self):
+        r = run_script("harness_style.py", "--wrong-golden")
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("Traceback", r.stderr)  # the harness's own exception
+        self.assertIn("AssertionError: scaled_add: max diff", r.stderr)
+
+    def test_a5_platform_uses_the_a5_config(self):
+        r = run_script("harness_style.py", "--platform", "a5sim")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("a5.yaml", r.stderr)
+
+    def test_a_package_with_relative_imports(self):
+        r = run_script("pkg.main", module=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("OK", r.stdout)
+
+    def test_a_library_module_launches_nothing(self):
+        r = run_script("library_only.py")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout.strip(), "library loaded")
+        self.assertNotIn("pto_sim", r.stderr)
+
+
+class Errors(unittest.TestCase):
+    def test_an_uncaught_dsl_error_is_located_without_a_traceback(self):
+        r = run_script("dsl_error.py")
+        self.assertEqual(r.returncode, 2)
+        path = os.path.join(SCRIPTS, "dsl_error.py")
+        self.assertIn(f"{path}:9:21: error: pl.no_such_op is not supported", r.stderr)
+        self.assertIn("        pl.store(pl.no_such_op(t), [0, 0], c)\n                    ^", r.stderr)
+        self.assertNotIn("Traceback", r.stderr)
+
+    def test_a_dsl_error_is_catchable_as_upstreams_class(self):
+        r = run_script("dsl_error_caught.py")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("caught PartialCodegenError", r.stdout)
+        self.assertIn("dsl_error.py:9:21", r.stdout)
+
+    def test_bad_inputs_exit_2_with_the_call_located(self):
+        path = os.path.join(SCRIPTS, "bad_inputs.py")
+        for case, message in [
+            ("platform", "RunConfig(platform='tpu_v4')"),
+            ("threads", "RunConfig(aicpu_thread_num=9)"),
+            ("ring", "RunConfig(ring_task_window=[1, 2])"),
+            ("dtype", "dtype torch.complex64 is not supported"),
+            ("device", "a tensor on device 'cuda:0'"),
+            ("argument", "expected a torch.Tensor, a TensorSpec or a number, got str"),
+        ]:
+            with self.subTest(case=case):
+                r = run_script("bad_inputs.py", case)
+                self.assertEqual(r.returncode, 2, r.stderr)
+                self.assertRegex(r.stderr, re.escape(path) + r":\d+: error: ")
+                self.assertIn(message, r.stderr)
+                self.assertNotIn("Traceback", r.stderr)
+
+    def test_missing_torch_names_the_package_and_the_interpreter(self):
+        fake = tempfile.mkdtemp()
+        try:
+            os.makedirs(os.path.join(fake, "torch"))
+            with open(os.path.join(fake, "torch", "__init__.py"), "w") as f:
+                f.write("raise ImportError('No module named torch')\n")
+            path = os.pathsep.join([fake, os.environ.get("PYTHONPATH", "")])
+            r = run_script("library_only.py", env={"PYTHONPATH": path})
+            self.assertNotEqual(r.returncode, 0)
+            self.assertIn("pypto needs torch", r.stderr)
+            self.assertIn("apt-get install python3-torch", r.stderr)
+        finally:
+            shutil.rmtree(fake)
+
+
+class Interpreter(unittest.TestCase):
+    def test_debians_interpreter_imports_torch_and_pypto(self):
+        r = run_script("-c", "import torch, pypto, pypto.language as pl; print(pl.FP32)",
+                       module=False)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout.strip(), "pl.FP32")
+        self.assertEqual(os.path.realpath(PYTHON), os.path.realpath("/usr/bin/python3"))
+
+
+class TimingOnly(unittest.TestCase):
+    def test_meta_tensors_and_tensor_specs_run_timing_only(self):
+        r = run_script("meta_tensors.py")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        launches = LAUNCH.findall(r.stderr)
+        self.assertEqual(len(launches), 2)
+        # The same kernel on the same shapes, each on a fresh chip.
+        self.assertEqual(launches[0][2], launches[1][2])
+        self.assertGreater(float(launches[0][2]), 0)
+
+
+class Outputs(unittest.TestCase):
+    def test_pto_sim_out_writes_each_launchs_files(self):
+        out = tempfile.mkdtemp()
+        try:
+            r = run_script("harness_style.py", env={"PTO_SIM_OUT": out})
+            self.assertEqual(r.returncode, 0, r.stderr)
+            dirs = sorted(os.listdir(out))
+            self.assertEqual(dirs, ["launch_0_scaled_add", "launch_1_row_copy"])
+            with open(os.path.join(out, dirs[0], "stats.json")) as f:
+                stats = json.load(f)
+            makespan = float(LAUNCH.findall(r.stderr)[0][2])
+            self.assertAlmostEqual(stats["makespan_us"], makespan, places=3)
+            self.assertTrue(os.path.isfile(os.path.join(out, dirs[1], "swimlane.svg")))
+        finally:
+            shutil.rmtree(out)
+
+    def test_quiet_drops_the_summary(self):
+        r = run_script("harness_style.py", env={"PTO_SIM_QUIET": "1"})
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(LAUNCH.findall(r.stderr), [])
+
+
+class Lowering(unittest.TestCase):
+    def test_lower_lists_the_entry_and_the_kernels_it_calls(self):
+        code = (
+            "import harness_style as h\n"
+            "p = h.scaled_add.lower()\n"
+            "print(p.name, sorted(p.functions), p.functions['scaled_add'].func_type)\n"
+            "print('pl.mul' in p.as_python())\n"
+        )
+        r = run_script("-c", code)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout.split("\n")[0],
+                         "scaled_add ['scaled_add'] FunctionType.Orchestration")
+        self.assertEqual(r.stdout.split("\n")[1], "True")
+
+
+if __name__ == "__main__":
+    main()
