@@ -173,6 +173,34 @@ TEST(TaskApiTest, TimingOnlyNeverMaterialisesHostTensors) {
   EXPECT_FALSE(Build(program).ok());
 }
 
+TEST(TaskApiTest, MetaTensorsAreShapesUnderTimingOnly) {
+  // torch.device("meta") as CPython's torch has it: a shape without contents.
+  const std::string program =
+      std::string(kCopy) +
+      "@pl.jit\n"
+      "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+      "    copy(a, out)\n"
+      "    return out\n"
+      "DEV = torch.device('meta')\n"
+      "W = torch.randn(1 << 20, 1 << 16, dtype=torch.bfloat16, device=DEV)\n"
+      "f(W[:8, :8].float(), torch.zeros(8, 8, device='meta'))\n";
+  CompileOptions timing;
+  timing.timing_only = true;
+  auto t = Build(program, timing);
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(Submits(*t).size(), 1u);
+  // Without --timing-only a meta tensor has no contents to launch with.
+  auto full = Build(program);
+  ASSERT_FALSE(full.ok());
+  EXPECT_THAT(std::string(full.status().message()),
+              HasSubstr("torch.randn(device=\"meta\") makes a tensor without contents; compile "
+                        "with ptoc --timing-only"));
+  auto cuda = Build("import torch\nx = torch.zeros(2, 2, device='cuda')\n");
+  ASSERT_FALSE(cuda.ok());
+  EXPECT_THAT(std::string(cuda.status().message()),
+              HasSubstr("torch.zeros(device=...) must be \"cpu\" or \"meta\""));
+}
+
 TEST(TaskApiTest, TimingOnlyHasNoHostValuesToRead) {
   CompileOptions timing;
   timing.timing_only = true;

@@ -88,6 +88,28 @@ std::shared_ptr<HostTensor> Filled(Interpreter* I, const std::vector<int64_t>& s
   return t;
 }
 
+// device= of a tensor factory: the CPU (the default), or "meta" (a shape
+// without contents, as every tensor is under --timing-only). CPython runs
+// such launches timing-only; ptoc needs --timing-only for them.
+absl::Status DeviceKeyword(Interpreter* I, const CallArgs& args, const char* fn) {
+  const Value* device = args.Keyword("device");
+  if (!device) return absl::OkStatus();
+  if (!device->is_str() || (device->s() != "cpu" && device->s() != "meta")) {
+    return I->Error(args.KeywordLoc("device"),
+                    absl::StrCat(fn,
+                                 "(device=...) must be \"cpu\" or \"meta\" (a shape without "
+                                 "contents), got ",
+                                 device->Repr()));
+  }
+  if (device->s() == "meta" && !I->timing_only()) {
+    return I->Error(args.KeywordLoc("device"),
+                    absl::StrCat(fn,
+                                 "(device=\"meta\") makes a tensor without contents; "
+                                 "compile with ptoc --timing-only"));
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::shared_ptr<HostTensor>> TensorArg(Interpreter* I, const CallArgs& args,
                                                       size_t i, const char* fn) {
   if (i >= args.positional.size()) {
@@ -117,6 +139,12 @@ std::shared_ptr<Namespace> MakeTorchModule(Interpreter* interp) {
     torch->Set(name, Value::Obj(std::make_shared<DTypeValue>(dtype, absl::StrCat("torch.", name))));
   }
 
+  torch->AddFunction("device", [I](const CallArgs& args) -> absl::StatusOr<Value> {
+    if (args.positional.size() != 1 || !args.positional[0].is_str()) {
+      return I->Error(args.loc, "torch.device(name) needs one string, e.g. torch.device(\"meta\")");
+    }
+    return args.positional[0];
+  });
   torch->AddFunction("manual_seed", [I](const CallArgs& args) -> absl::StatusOr<Value> {
     if (args.positional.size() != 1 || !args.positional[0].is_integral()) {
       return I->Error(args.loc, "torch.manual_seed(seed) needs one integer");
@@ -125,7 +153,8 @@ std::shared_ptr<Namespace> MakeTorchModule(Interpreter* interp) {
     return Value::None();
   });
   torch->AddFunction("randn", [I](const CallArgs& args) -> absl::StatusOr<Value> {
-    PTOC_RETURN_IF_ERROR(OnlyKeywords(I, args, "torch.randn", {"dtype"}));
+    PTOC_RETURN_IF_ERROR(OnlyKeywords(I, args, "torch.randn", {"dtype", "device"}));
+    PTOC_RETURN_IF_ERROR(DeviceKeyword(I, args, "torch.randn"));
     if (args.positional.empty()) return I->Error(args.loc, "torch.randn needs a shape");
     PTOC_ASSIGN_OR_RETURN(shape, ShapeArgs(I, args, 0, args.positional.size()));
     PTOC_ASSIGN_OR_RETURN(dtype, DTypeKeyword(I, args, trace::FP32));
@@ -151,7 +180,8 @@ std::shared_ptr<Namespace> MakeTorchModule(Interpreter* interp) {
     const std::string fn = absl::StrCat("torch.", name);
     const double value = fill;
     torch->AddFunction(name, [I, fn, value](const CallArgs& args) -> absl::StatusOr<Value> {
-      PTOC_RETURN_IF_ERROR(OnlyKeywords(I, args, fn.c_str(), {"dtype"}));
+      PTOC_RETURN_IF_ERROR(OnlyKeywords(I, args, fn.c_str(), {"dtype", "device"}));
+      PTOC_RETURN_IF_ERROR(DeviceKeyword(I, args, fn.c_str()));
       if (args.positional.empty()) return I->Error(args.loc, absl::StrCat(fn, " needs a shape"));
       PTOC_ASSIGN_OR_RETURN(shape, ShapeArgs(I, args, 0, args.positional.size()));
       PTOC_ASSIGN_OR_RETURN(dtype, DTypeKeyword(I, args, trace::FP32));
@@ -159,7 +189,8 @@ std::shared_ptr<Namespace> MakeTorchModule(Interpreter* interp) {
     });
   }
   torch->AddFunction("full", [I](const CallArgs& args) -> absl::StatusOr<Value> {
-    PTOC_RETURN_IF_ERROR(OnlyKeywords(I, args, "torch.full", {"dtype"}));
+    PTOC_RETURN_IF_ERROR(OnlyKeywords(I, args, "torch.full", {"dtype", "device"}));
+    PTOC_RETURN_IF_ERROR(DeviceKeyword(I, args, "torch.full"));
     if (args.positional.size() != 2 || !args.positional[1].is_number()) {
       return I->Error(args.loc, "torch.full(shape, value, dtype=...) needs a shape and a number");
     }
@@ -169,7 +200,8 @@ std::shared_ptr<Namespace> MakeTorchModule(Interpreter* interp) {
     return Value::Obj(Filled(I, shape, dtype, args.positional[1].f()));
   });
   torch->AddFunction("arange", [I](const CallArgs& args) -> absl::StatusOr<Value> {
-    PTOC_RETURN_IF_ERROR(OnlyKeywords(I, args, "torch.arange", {"dtype"}));
+    PTOC_RETURN_IF_ERROR(OnlyKeywords(I, args, "torch.arange", {"dtype", "device"}));
+    PTOC_RETURN_IF_ERROR(DeviceKeyword(I, args, "torch.arange"));
     const auto& p = args.positional;
     if (p.empty() || p.size() > 3) return I->Error(args.loc, "torch.arange takes 1 to 3 numbers");
     for (const Value& v : p) {

@@ -38,7 +38,10 @@ def gemm(a: pl.Tensor, b: pl.Tensor, c: pl.Out[pl.Tensor]):
     return c
 
 
-A = torch.zeros(M, K, dtype=torch.bfloat16)
-B = torch.zeros(K, N, dtype=torch.bfloat16)
-C = torch.zeros(M, N, dtype=torch.float32)
+# The operands are shapes without contents (this workload is timing-only:
+# torch.device("meta") under python3, ptoc --timing-only).
+DEVICE = "meta"
+A = torch.zeros(M, K, dtype=torch.bfloat16, device=DEVICE)
+B = torch.zeros(K, N, dtype=torch.bfloat16, device=DEVICE)
+C = torch.zeros(M, N, dtype=torch.float32, device=DEVICE)
 gemm(A, B, C)

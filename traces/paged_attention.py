@@ -76,9 +76,12 @@ def paged_attention(query: pl.Tensor, key_cache: pl.Tensor, value_cache: pl.Tens
     return out
 
 
+# The operands are shapes without contents (this workload is timing-only:
+# torch.device("meta") under python3, ptoc --timing-only).
+DEVICE = "meta"
 torch.manual_seed(0)
-query = torch.randn(BATCH * HEADS, HEAD_DIM, dtype=torch.bfloat16)
-key_cache = torch.randn(BATCH * MAX_BLOCKS * BLOCK, HEAD_DIM, dtype=torch.bfloat16)
-value_cache = torch.randn(BATCH * MAX_BLOCKS * BLOCK, HEAD_DIM, dtype=torch.bfloat16)
-out = torch.zeros(BATCH * HEADS, HEAD_DIM, dtype=torch.float32)
+query = torch.randn(BATCH * HEADS, HEAD_DIM, dtype=torch.bfloat16, device=DEVICE)
+key_cache = torch.randn(BATCH * MAX_BLOCKS * BLOCK, HEAD_DIM, dtype=torch.bfloat16, device=DEVICE)
+value_cache = torch.randn(BATCH * MAX_BLOCKS * BLOCK, HEAD_DIM, dtype=torch.bfloat16, device=DEVICE)
+out = torch.zeros(BATCH * HEADS, HEAD_DIM, dtype=torch.float32, device=DEVICE)
 paged_attention(query, key_cache, value_cache, out, config=CFG)

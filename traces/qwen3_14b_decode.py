@@ -53,6 +53,10 @@ CHUNK = 256  # vector-side column chunk
 LM_CHUNK, LM_TK = 192, 512
 LM_CHUNKS_PER_BLOCK = VOCAB // LM_CHUNK // LM_BLOCKS  # 33
 SAMPLE_CHUNKS = (VOCAB + 511) // 512  # 297
+# The weights and caches are shapes without contents (40 layers of BF16 would
+# not fit in memory): torch.device("meta") under python3, and ptoc compiles
+# this file --timing-only.
+DEVICE = "meta"
 # <<< model sizes
 
 CFG = RunConfig(platform="a2a3")
@@ -375,29 +379,29 @@ def decode_fwd(tokens_in: pl.Tensor, embed: pl.Tensor, context_lens: pl.Tensor,
 
 # Harness: weights stacked by layer (row block `layer` of each), BF16.
 torch.manual_seed(0)
-tokens_in = torch.zeros(BATCH, 1, dtype=torch.int32)
-embed = torch.randn(VOCAB, HIDDEN, dtype=torch.bfloat16)
-context_lens = torch.full((BATCH,), CONTEXT, dtype=torch.int32)
-wq = torch.randn(LAYERS * HIDDEN, HEADS * HEAD_DIM, dtype=torch.bfloat16)
-wk = torch.randn(LAYERS * HIDDEN, KV_DIM, dtype=torch.bfloat16)
-wv = torch.randn(LAYERS * HIDDEN, KV_DIM, dtype=torch.bfloat16)
-wo = torch.randn(LAYERS * HIDDEN, HIDDEN, dtype=torch.bfloat16)
-wgate = torch.randn(LAYERS * HIDDEN, INTER, dtype=torch.bfloat16)
-wup = torch.randn(LAYERS * HIDDEN, INTER, dtype=torch.bfloat16)
-wdown = torch.randn(LAYERS * INTER, HIDDEN, dtype=torch.bfloat16)
-lm_w = torch.randn(VOCAB, HIDDEN, dtype=torch.bfloat16)
-k_cache = torch.randn(LAYERS * BATCH * MAX_SEQ, KV_DIM, dtype=torch.bfloat16)
-v_cache = torch.randn(LAYERS * BATCH * MAX_SEQ, KV_DIM, dtype=torch.bfloat16)
-hidden = torch.zeros(BATCH, HIDDEN, dtype=torch.float32)
-x = torch.zeros(BATCH, HIDDEN, dtype=torch.float32)
-normed = torch.zeros(BATCH, HIDDEN, dtype=torch.bfloat16)
-pa_meta = torch.zeros(BATCH, MAX_SEQ // PAGE, dtype=torch.int32)
-logits = torch.zeros(BATCH, VOCAB, dtype=torch.float32)
-tokens_out = torch.zeros(BATCH, 1, dtype=torch.int32)
-final_inv_rms = torch.zeros(BATCH, 1, dtype=torch.float32)
+tokens_in = torch.zeros(BATCH, 1, dtype=torch.int32, device=DEVICE)
+embed = torch.randn(VOCAB, HIDDEN, dtype=torch.bfloat16, device=DEVICE)
+context_lens = torch.full((BATCH,), CONTEXT, dtype=torch.int32, device=DEVICE)
+wq = torch.randn(LAYERS * HIDDEN, HEADS * HEAD_DIM, dtype=torch.bfloat16, device=DEVICE)
+wk = torch.randn(LAYERS * HIDDEN, KV_DIM, dtype=torch.bfloat16, device=DEVICE)
+wv = torch.randn(LAYERS * HIDDEN, KV_DIM, dtype=torch.bfloat16, device=DEVICE)
+wo = torch.randn(LAYERS * HIDDEN, HIDDEN, dtype=torch.bfloat16, device=DEVICE)
+wgate = torch.randn(LAYERS * HIDDEN, INTER, dtype=torch.bfloat16, device=DEVICE)
+wup = torch.randn(LAYERS * HIDDEN, INTER, dtype=torch.bfloat16, device=DEVICE)
+wdown = torch.randn(LAYERS * INTER, HIDDEN, dtype=torch.bfloat16, device=DEVICE)
+lm_w = torch.randn(VOCAB, HIDDEN, dtype=torch.bfloat16, device=DEVICE)
+k_cache = torch.randn(LAYERS * BATCH * MAX_SEQ, KV_DIM, dtype=torch.bfloat16, device=DEVICE)
+v_cache = torch.randn(LAYERS * BATCH * MAX_SEQ, KV_DIM, dtype=torch.bfloat16, device=DEVICE)
+hidden = torch.zeros(BATCH, HIDDEN, dtype=torch.float32, device=DEVICE)
+x = torch.zeros(BATCH, HIDDEN, dtype=torch.float32, device=DEVICE)
+normed = torch.zeros(BATCH, HIDDEN, dtype=torch.bfloat16, device=DEVICE)
+pa_meta = torch.zeros(BATCH, MAX_SEQ // PAGE, dtype=torch.int32, device=DEVICE)
+logits = torch.zeros(BATCH, VOCAB, dtype=torch.float32, device=DEVICE)
+tokens_out = torch.zeros(BATCH, 1, dtype=torch.int32, device=DEVICE)
+final_inv_rms = torch.zeros(BATCH, 1, dtype=torch.float32, device=DEVICE)
 decode_fwd(tokens_in, embed, context_lens, wq, wk, wv, wo, wgate, wup, wdown, lm_w, k_cache,
            v_cache, hidden, x, normed, pa_meta, logits, tokens_out, final_inv_rms, config=CFG)
 # The final RMSNorm's inv_rms of the last layer's output x (checked in the
 # functional one-layer copy; --timing-only keeps no values and no checks).
-mean_square = (x * x) @ torch.full((HIDDEN, 1), 1.0 / HIDDEN)
+mean_square = (x * x) @ torch.full((HIDDEN, 1), 1.0 / HIDDEN, device=DEVICE)
 torch.testing.assert_close(final_inv_rms, (mean_square + 1e-6) ** -0.5, rtol=1e-4, atol=1e-6)

@@ -175,7 +175,7 @@ def _run(obj, method, label, args, kwargs, config, work):
     _state["launches"] += 1
     results = os.path.join(work, "results")
     sim = [_tool("pto_sim"), "--config", _config_path(config), "--trace", stream,
-           "--write-tensors", results, "--no-hazards"]
+           "--write-tensors", results]
     out_root = os.environ.get("PTO_SIM_OUT")
     wants_files = config.enable_chip_swimlane or config.enable_dep_gen
     if out_root or wants_files:
@@ -204,9 +204,12 @@ def _run(obj, method, label, args, kwargs, config, work):
 
 def _print_summary(number, stdout):
     # pto_sim numbers the launches of its stream; the script's count is ours.
+    # Hazards (unordered overlapping GM accesses) are shown when there are any.
     for line in stdout.splitlines():
         if line.startswith("launch 0 "):
             print(f"pto_sim: launch {number} {line[len('launch 0 '):]}", file=sys.stderr)
+        elif "hazard" in line and line.strip() != "hazards: 0":
+            print(f"pto_sim: {line.strip()}", file=sys.stderr)
 
 
 def _write_back(tensors, results):
