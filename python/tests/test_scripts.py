@@ -82,6 +82,12 @@ class Errors(unittest.TestCase):
                 self.assertIn(message, r.stderr)
                 self.assertNotIn("Traceback", r.stderr)
 
+    def test_a_harness_exception_keeps_pythons_traceback_and_code(self):
+        r = run_script("raises_before_launch.py")
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("Traceback", r.stderr)
+        self.assertIn("ValueError: the harness failed before any launch", r.stderr)
+
     def test_missing_torch_names_the_package_and_the_interpreter(self):
         fake = tempfile.mkdtemp()
         try:
@@ -95,6 +101,57 @@ class Errors(unittest.TestCase):
             self.assertIn("apt-get install python3-torch", r.stderr)
         finally:
             shutil.rmtree(fake)
+
+
+def _fake_pto_sim(directory, exit_code, text):
+    """A pto_sim stand-in (PTO_SIM_BIN) that prints `text` and exits."""
+    path = os.path.join(directory, "pto_sim")
+    with open(path, "w") as f:
+        f.write(f"#!/bin/sh\ncat <<'EOF'\n{text}\nEOF\nexit {exit_code}\n")
+    os.chmod(path, 0o755)
+    return path
+
+
+class SimulationFailures(unittest.TestCase):
+    def run_with(self, exit_code, text, script="harness_style.py"):
+        directory = tempfile.mkdtemp()
+        try:
+            return run_script(script, env={"PTO_SIM_BIN": _fake_pto_sim(directory, exit_code, text)})
+        finally:
+            shutil.rmtree(directory)
+
+    def test_a_simulated_deadlock_raises_with_its_report_and_exits_3(self):
+        report = "pto_sim: simulated deadlock at 5.000 us: nothing left to happen, but task 3 waits"
+        r = self.run_with(3, report)
+        self.assertEqual(r.returncode, 3)
+        self.assertIn("pto_sim failed on scaled_add (exit 3)", r.stderr)
+        self.assertIn(report, r.stderr)
+        self.assertNotIn("Traceback", r.stderr)
+
+    def test_a_deadlock_is_catchable(self):
+        code = (
+            "import torch\n"
+            "from pypto.errors import DeadlockError\n"
+            "import harness_style as h\n"
+            "a = torch.ones(64, 64)\n"
+            "try:\n"
+            "    h.scaled_add(a, a, torch.zeros(64, 64))\n"
+            "except DeadlockError as e:\n"
+            "    print('caught', e.exit_code)\n"
+        )
+        directory = tempfile.mkdtemp()
+        try:
+            fake = _fake_pto_sim(directory, 3, "simulated deadlock at 1 us")
+            r = run_script("-c", code, env={"PTO_SIM_BIN": fake})
+        finally:
+            shutil.rmtree(directory)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout.strip(), "caught 3")
+
+    def test_a_rejected_stream_exits_with_pto_sims_code(self):
+        r = self.run_with(2, "launch.pb: record 3: expected ...")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("launch.pb: record 3", r.stderr)
 
 
 class Interpreter(unittest.TestCase):
