@@ -65,6 +65,7 @@ class KernelSource:
         with open(self.file, encoding="utf-8") as f:
             self.lines = f.read().splitlines()
         self.kept = set()  # 1-based line numbers
+        self.wrappers = {}  # line -> "if True:" opening a nested definition's block
         self.prelude = list(_PRELUDE_IMPORTS)
         self.bound = set()  # module names the prelude binds
         self._visited = set()
@@ -78,16 +79,29 @@ class KernelSource:
         fn = obj.fn if isinstance(obj, (KernelFunction, ProgramClass)) else obj
         lines, start = inspect.getsourcelines(fn)
         if lines and lines[0][:1].isspace():
-            raise CompileError(
-                f"{self.file}:{start}: error: pypto compiles kernels defined at module level; "
-                f"'{fn.__name__}' is defined inside another block (move it to the top level)"
-            )
+            self._open_nested(fn, start)
         self.kept.update(range(start, start + len(lines)))
         module_globals = _globals_of(obj)
+        for name, value in _closure_of(obj):
+            if name not in self.bound:
+                self._bind(name, value, fn.__name__)
         for name in sorted(_names_in(textwrap.dedent("".join(lines)))):
             if name in self.bound or name not in module_globals:
                 continue
             self._bind(name, module_globals[name], fn.__name__)
+
+    def _open_nested(self, fn, start):
+        # A definition inside a function (a program built by a factory) keeps
+        # its lines and columns: the line above it, blank in the copy, opens
+        # a module-level block for it, and its closure's values are bound.
+        opener = start - 1
+        if opener < 1 or opener in self.kept or opener in self.wrappers:
+            raise CompileError(
+                f"{self.file}:{start}: error: '{fn.__name__}' is defined inside another block "
+                "right after other kernel code; pypto needs a line between them (or define it "
+                "at module level)"
+            )
+        self.wrappers[opener] = "if True:"
 
     def _bind(self, name, value, user):
         if isinstance(value, (KernelFunction, ProgramClass)) or (
@@ -132,7 +146,10 @@ class KernelSource:
 
     def text(self, call, call_line):
         """The synthetic file, and the lines where the prelude and the call sit."""
-        body = [line if (i + 1) in self.kept else "" for i, line in enumerate(self.lines)]
+        body = [
+            line if (i + 1) in self.kept else self.wrappers.get(i + 1, "")
+            for i, line in enumerate(self.lines)
+        ]
         prelude_line = len(body) + 2
         body.append("")
         body.extend(self.prelude)
@@ -142,6 +159,23 @@ class KernelSource:
         else:
             body[call_line - 1] = call
         return "\n".join(body) + "\n", prelude_line, call_line
+
+
+def _closure_of(obj):
+    """(name, value) of the enclosing function's variables a kernel reads."""
+    if isinstance(obj, ProgramClass):
+        functions = [m.fn for m in obj.methods().values()]
+    else:
+        functions = [obj.fn if isinstance(obj, KernelFunction) else obj]
+    out = []
+    for fn in functions:
+        code = getattr(fn, "__code__", None)
+        for name, cell in zip(code.co_freevars if code else (), fn.__closure__ or ()):
+            try:
+                out.append((name, cell.cell_contents))
+            except ValueError:  # not assigned yet
+                continue
+    return out
 
 
 def caller_line(file):

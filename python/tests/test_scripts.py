@@ -43,6 +43,12 @@ class HarnessStyle(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("OK", r.stdout)
 
+    def test_kernels_built_by_a_factory_read_its_closure(self):
+        r = run_script("factory.py")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("OK", r.stdout)
+        self.assertEqual(len(LAUNCH.findall(r.stderr)), 2)
+
     def test_a_library_module_launches_nothing(self):
         r = run_script("library_only.py")
         self.assertEqual(r.returncode, 0, r.stderr)
