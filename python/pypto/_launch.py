@@ -78,7 +78,7 @@ def _ring_keywords(config):
     return ", ".join(out)
 
 
-def _call_text(obj, method, label, args, kwargs, config, work):
+def _call_text(obj, method, label, args, kwargs, config):
     """The call statement, and the tensors it names."""
     params = parameter_names(obj, method)
     source = KernelSource(obj)
@@ -134,7 +134,7 @@ def launch(obj, label, args, kwargs, config):
 
 def _run(obj, method, label, args, kwargs, config, work):
     source, text, prelude_line, call_line, tensors = _call_text(
-        obj, method, label, args, kwargs, config, work
+        obj, method, label, args, kwargs, config
     )
     timing_only = any(t.shape_only for t in tensors)
     data_path = os.path.join(work, "args.bin")

@@ -1,5 +1,4 @@
 import pypto.language as pl
-import torch
 
 
 @pl.jit
