@@ -43,6 +43,30 @@ class HarnessStyle(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("OK", r.stdout)
 
+    def test_a_program_through_runtime_run(self):
+        r = run_script("program_run.py")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("['main'] FunctionType.Orchestration", r.stdout)
+        self.assertEqual([k for _, k, _ in LAUNCH.findall(r.stderr)], ["main"])
+
+    def test_runconfig_maps_to_pto_sim_settings(self):
+        code = (
+            "import os\n"
+            "from pypto import _launch\n"
+            "from pypto.runtime import RunConfig\n"
+            "os.environ['PTO_SIM_SET'] = 'ring.dep_pool=64'\n"
+            "print(_launch._sets(RunConfig(aicpu_thread_num=3)))\n"
+            "print(os.path.basename(_launch._config_path(RunConfig(platform='a5'))))\n"
+            "print(_launch._ring_keywords(RunConfig(ring_heap=[1024, 2048, 4096, 8192])))\n"
+        )
+        r = run_script("-c", code)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout.splitlines(), [
+            "['aicpu.scheduler_threads=2', 'ring.dep_pool=64']",
+            "a5.yaml",
+            "platform='a2a3sim', ring_heap=[1024, 2048, 4096, 8192]",
+        ])
+
     def test_kernels_built_by_a_factory_read_its_closure(self):
         r = run_script("factory.py")
         self.assertEqual(r.returncode, 0, r.stderr)
@@ -178,6 +202,20 @@ class TimingOnly(unittest.TestCase):
         # The same kernel on the same shapes, each on a fresh chip.
         self.assertEqual(launches[0][2], launches[1][2])
         self.assertGreater(float(launches[0][2]), 0)
+
+
+    def test_tensor_spec_keeps_upstreams_field_order_and_makes_tensors(self):
+        code = (
+            "import torch\n"
+            "from pypto.runtime import TensorSpec\n"
+            "s = TensorSpec('q', [2, 3], torch.float16, 1.5, True)\n"
+            "t = s.create_tensor()\n"
+            "print(s.is_output, t.dtype, tuple(t.shape), float(t[1, 2]))\n"
+            "print(TensorSpec('z', [4], torch.int32).create_tensor().sum().item())\n"
+        )
+        r = run_script("-c", code)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout.split("\n")[:2], ["True torch.float16 (2, 3) 1.5", "0"])
 
 
 class Outputs(unittest.TestCase):

@@ -105,13 +105,34 @@ def validate(config):
 
 @dataclasses.dataclass
 class TensorSpec:
-    """A tensor by shape and dtype only: the launch runs timing-only."""
+    """A tensor by name, shape and dtype (upstream's field order).
+
+    Passed to a launch as it is, it has no contents: the launch runs timing
+    only. ``create_tensor()`` makes the CPU tensor it describes: zeros, a
+    constant, a given tensor, or a factory (``torch.randn``, ...) or callable.
+    """
 
     name: str = ""
     shape: Sequence[int] = ()
     dtype: Any = None
-    is_output: bool = False
     init_value: Any = None
+    is_output: bool = False
+
+    def create_tensor(self):
+        import torch
+
+        init = self.init_value
+        if init is None:
+            return torch.zeros(list(self.shape), dtype=self.dtype)
+        if isinstance(init, (bool, int, float)):
+            return torch.full(list(self.shape), init, dtype=self.dtype)
+        if isinstance(init, torch.Tensor):
+            return init.to(dtype=self.dtype)
+        if init in (torch.randn, torch.rand, torch.zeros, torch.ones):
+            return init(list(self.shape), dtype=self.dtype)
+        if callable(init):
+            return torch.as_tensor(init(), dtype=self.dtype)
+        raise TypeError(f"TensorSpec {self.name!r}: unsupported init_value {type(init).__name__}")
 
     @property
     def device(self):
