@@ -184,6 +184,31 @@ class SimulationFailures(unittest.TestCase):
         self.assertIn("launch.pb: record 3", r.stderr)
 
 
+class Interrupt(unittest.TestCase):
+    def test_ctrl_c_stops_the_launch_and_leaves_nothing_behind(self):
+        import signal
+        import subprocess
+        import time
+
+        tmp = tempfile.mkdtemp()
+        try:
+            env = dict(os.environ, TMPDIR=tmp, PTO_SIM_QUIET="1")
+            p = subprocess.Popen(
+                [PYTHON, os.path.join(SCRIPTS, "many_launches.py")], env=env,
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                # As a terminal's Ctrl-C finds it: SIGINT not ignored.
+                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+            self.assertEqual(p.stdout.readline().strip(), "started")
+            time.sleep(1.0)  # some launches in
+            p.send_signal(signal.SIGINT)
+            _, err = p.communicate(timeout=60)
+            self.assertEqual(p.returncode, -signal.SIGINT)
+            self.assertIn("KeyboardInterrupt", err)
+            self.assertEqual(os.listdir(tmp), [])  # each launch's files removed
+        finally:
+            shutil.rmtree(tmp)
+
+
 class Interpreter(unittest.TestCase):
     def test_debians_interpreter_imports_torch_and_pypto(self):
         r = run_script("-c", "import torch, pypto, pypto.language as pl; print(pl.FP32)",
