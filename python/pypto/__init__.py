@@ -6,7 +6,6 @@ one launch that ptoc compiles and pto_sim simulates, and the simulated results
 land in the caller's torch tensors. See docs/python.md.
 """
 
-import os
 import sys
 
 from pypto.errors import InterpreterError
@@ -14,26 +13,26 @@ from pypto.errors import InterpreterError
 __version__ = "0.1.0"
 
 _DEBIAN_PYTHON = "/usr/bin/python3"
+_DEBIAN_PACKAGES = "/usr/lib/python3/dist-packages"  # where python3-torch puts torch
 
 
 def _require_torch():
     try:
         import torch  # noqa: F401
     except ImportError as e:
-        here = os.path.realpath(sys.executable)
-        debian = os.path.realpath(_DEBIAN_PYTHON)
-        if here != debian:
+        if _DEBIAN_PACKAGES not in sys.path:
             hint = (
-                f"this interpreter ({sys.executable}) is not Debian's python3, which is the one "
-                f"that sees Debian's python3-torch: run the script with {_DEBIAN_PYTHON}"
+                f"this interpreter ({sys.executable}) does not see Debian's dist-packages "
+                f"({_DEBIAN_PACKAGES}), where python3-torch installs torch: run the script with "
+                f"{_DEBIAN_PYTHON}"
             )
         else:
             hint = "install Debian's package: apt-get install python3-torch python3-numpy"
         raise InterpreterError(f"pypto needs torch: {e}; {hint}") from None
 
 
-_require_torch()
-
+# The hook first: without torch, the script ends with the message, not a traceback.
 from pypto import _excepthook  # noqa: E402
 
 _excepthook.install()
+_require_torch()

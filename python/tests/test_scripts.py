@@ -118,7 +118,7 @@ class Errors(unittest.TestCase):
         self.assertIn("Traceback", r.stderr)
         self.assertIn("ValueError: the harness failed before any launch", r.stderr)
 
-    def test_missing_torch_names_the_package_and_the_interpreter(self):
+    def test_missing_torch_names_the_debian_package(self):
         fake = tempfile.mkdtemp()
         try:
             os.makedirs(os.path.join(fake, "torch"))
@@ -126,11 +126,32 @@ class Errors(unittest.TestCase):
                 f.write("raise ImportError('No module named torch')\n")
             path = os.pathsep.join([fake, os.environ.get("PYTHONPATH", "")])
             r = run_script("library_only.py", env={"PYTHONPATH": path})
-            self.assertNotEqual(r.returncode, 0)
+            self.assertEqual(r.returncode, 2)
             self.assertIn("pypto needs torch", r.stderr)
             self.assertIn("apt-get install python3-torch", r.stderr)
+            self.assertNotIn("Traceback", r.stderr)
         finally:
             shutil.rmtree(fake)
+
+    def test_an_interpreter_without_debians_packages_is_told_which_to_use(self):
+        import subprocess
+
+        venv = tempfile.mkdtemp()
+        try:
+            made = subprocess.run([PYTHON, "-m", "venv", "--without-pip", venv],
+                                  capture_output=True, text=True)
+            if made.returncode != 0:
+                self.skipTest(f"no venv module: {made.stderr.strip()}")
+            other = os.path.join(venv, "bin", "python3")
+            r = subprocess.run([other, os.path.join(SCRIPTS, "library_only.py")],
+                               capture_output=True, text=True, timeout=120)
+            self.assertEqual(r.returncode, 2, r.stderr)
+            self.assertIn(f"this interpreter ({other}) does not see Debian's dist-packages",
+                          r.stderr)
+            self.assertIn("run the script with /usr/bin/python3", r.stderr)
+            self.assertNotIn("Traceback", r.stderr)
+        finally:
+            shutil.rmtree(venv)
 
 
 def _fake_pto_sim(directory, exit_code, text):
