@@ -68,6 +68,22 @@ absl::StatusOr<CallRequest> ReadCallRequest(const std::string& path) {
   PTOC_RETURN_IF_ERROR(line_field("prelude_line", &request.prelude_line));
   std::string data_file;
   PTOC_RETURN_IF_ERROR(string_field("data_file", &data_file));
+  if (json.contains("segments")) {
+    if (!json["segments"].is_array()) return Bad(path, "segments", "expected an array");
+    for (size_t i = 0; i < json["segments"].size(); ++i) {
+      const nlohmann::json& g = json["segments"][i];
+      auto positive = [&g](const char* key) {
+        return g.contains(key) && g[key].is_number_integer() && g[key].get<int64_t>() >= 1;
+      };
+      if (!g.is_object() || !positive("first_line") || !positive("lines") ||
+          !positive("file_first_line") || !g.contains("file") || !g["file"].is_string()) {
+        return Bad(path, absl::StrCat("segments[", i, "]"),
+                   "expected {first_line, lines, file, file_first_line} with lines >= 1");
+      }
+      request.segments.push_back({g["first_line"].get<int>(), g["lines"].get<int>(),
+                                  g["file"].get<std::string>(), g["file_first_line"].get<int>()});
+    }
+  }
   if (!json.contains("tensors") || !json["tensors"].is_array()) {
     return Bad(path, "tensors", "expected an array");
   }
@@ -127,7 +143,10 @@ absl::StatusOr<CallRequest> ReadCallRequest(const std::string& path) {
 absl::StatusOr<trace::TraceText> CompileCall(const CallRequest& request,
                                              std::vector<std::string>* warnings,
                                              const CompileOptions& options) {
-  const SourceFile source(request.source_name, request.source_text);
+  SourceFile source(request.source_name, request.source_text);
+  for (const CallSegment& g : request.segments) {
+    source.AddSegment(g.first_line, g.lines, g.file, g.file_first_line);
+  }
   PTOC_ASSIGN_OR_RETURN(module, Parse(source));
   // The prelude first, then the kernels' definitions, then the call.
   auto rank = [&request](const StmtPtr& stmt) {

@@ -34,17 +34,29 @@ struct CallTensor {
   std::string bytes;  // little-endian, row-major, when has_contents
 };
 
+// Lines of the text that stand for another file's (kernels the entry calls
+// from other modules): messages and origins name that file.
+struct CallSegment {
+  int first_line = 0;  // in source_text
+  int lines = 0;
+  std::string file;
+  int file_first_line = 1;
+};
+
 struct CallRequest {
   std::string source_name;
   std::string source_text;  // prelude and call included, at their lines
   int call_line = 0;        // the call statement's line (1-based)
   int prelude_line = 0;     // the prelude's first line; it runs first
+  std::vector<CallSegment> segments;
   std::vector<CallTensor> tensors;
 };
 
 // The request JSON:
 //   {"source_name": str, "source_text": str, "call_line": int,
 //    "prelude_line": int, "data_file": str (relative to the request's directory),
+//    "segments": [{"first_line": int, "lines": int, "file": str,
+//                  "file_first_line": int}] (optional),
 //    "tensors": [{"name": str, "dtype": "FP32", "shape": [int],
 //                 "offset": int, "nbytes": int | null}]}
 // `nbytes` null: a shape-only tensor (timing-only). Errors name the field.

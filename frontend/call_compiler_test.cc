@@ -145,6 +145,20 @@ TEST_F(ReadCallRequestTest, BadFieldsAreNamed) {
   }
 }
 
+TEST_F(ReadCallRequestTest, SegmentsAreReadAndCheckedField) {
+  auto good = Read("[]", R"("segments": [{"first_line": 3, "lines": 2, "file": "ops.py",
+                                          "file_first_line": 1}], )");
+  ASSERT_TRUE(good.ok()) << good.status();
+  ASSERT_EQ(good->segments.size(), 1u);
+  EXPECT_EQ(good->segments[0].file, "ops.py");
+  EXPECT_EQ(good->segments[0].lines, 2);
+  auto bad = Read("[]", R"("segments": [{"first_line": 3, "lines": 0, "file": "ops.py",
+                                         "file_first_line": 1}], )");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.status().message(),
+              HasSubstr("segments[0]: expected {first_line, lines, file, file_first_line}"));
+}
+
 TEST_F(ReadCallRequestTest, AMissingLineIsNamed) {
   const std::string path = dir_ + "/request.json";
   std::ofstream(path) << R"({"source_name": "k.py", "source_text": ""})";

@@ -170,3 +170,19 @@ TEST(ParserTest, SyntaxErrorsShowTheLineAndCaret) {
 
 }  // namespace
 }  // namespace pto::ptoc
+
+namespace pto::ptoc {
+namespace {
+
+TEST(SourceFileTest, SegmentsNameTheFileTheirLinesStandFor) {
+  SourceFile source("main.py", "a = 1\nb = 2\nc = x\nd = 4\n");
+  source.AddSegment(/*first_line=*/3, /*lines=*/2, "kernels.py", /*original_first_line=*/40);
+  EXPECT_EQ(source.Origin({2, 1}), "main.py:2");
+  EXPECT_EQ(source.Origin({3, 1}), "kernels.py:40");
+  EXPECT_EQ(source.Origin({4, 1}), "kernels.py:41");
+  const absl::Status error = source.Error({3, 5}, "name 'x' is not defined");
+  EXPECT_EQ(error.message(), "kernels.py:40:5: error: name 'x' is not defined\nc = x\n    ^");
+}
+
+}  // namespace
+}  // namespace pto::ptoc

@@ -24,12 +24,27 @@ std::string SourceFile::Line(int line) const {
   return result;
 }
 
+void SourceFile::AddSegment(int first_line, int lines, std::string name, int original_first_line) {
+  segments_.push_back({first_line, lines, std::move(name), original_first_line});
+}
+
+std::pair<const std::string*, int> SourceFile::Place(int line) const {
+  for (const Segment& s : segments_) {
+    if (line >= s.first_line && line < s.first_line + s.lines) {
+      return {&s.name, s.original_first_line + (line - s.first_line)};
+    }
+  }
+  return {&name_, line};
+}
+
 std::string SourceFile::Origin(SourceLocation loc) const {
-  return absl::StrCat(name_, ":", loc.line);
+  const auto [name, line] = Place(loc.line);
+  return absl::StrCat(*name, ":", line);
 }
 
 absl::Status SourceFile::Error(SourceLocation loc, absl::string_view message) const {
-  std::string text = absl::StrCat(name_, ":", loc.line, ":", loc.col, ": error: ", message);
+  const auto [name, place] = Place(loc.line);
+  std::string text = absl::StrCat(*name, ":", place, ":", loc.col, ": error: ", message);
   std::string line = Line(loc.line);
   int col = loc.col;
   // A very long line (generated code, hostile input) is quoted as a window

@@ -2,6 +2,7 @@
 #define PTO_FRONTEND_SOURCE_H_
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -25,6 +26,12 @@ class SourceFile {
   const std::string& text() const { return text_; }
   // The text of line `line` (1-based) without its newline; empty if out of range.
   std::string Line(int line) const;
+  // Lines [first_line, first_line + lines) of the text stand for lines
+  // original_first_line, ... of the file `name` (ptoc --call hands the
+  // kernels of several files over in one text): their messages and origins
+  // name that file and line.
+  void AddSegment(int first_line, int lines, std::string name, int original_first_line);
+
   // "file:line".
   std::string Origin(SourceLocation loc) const;
 
@@ -36,6 +43,15 @@ class SourceFile {
   std::string name_;
   std::string text_;
   std::vector<size_t> line_starts_;
+  struct Segment {
+    int first_line;
+    int lines;
+    std::string name;
+    int original_first_line;
+  };
+  std::vector<Segment> segments_;
+  // The file and line `line` stands for.
+  std::pair<const std::string*, int> Place(int line) const;
 };
 
 }  // namespace pto::ptoc

@@ -107,8 +107,8 @@ def _call_text(obj, method, label, args, kwargs, config):
     parts.append(f"config=RunConfig({_ring_keywords(config)})")
     entry = f"{obj.name}.{method}" if isinstance(obj, ProgramClass) else obj.name
     call = f"{entry}({', '.join(parts)})"
-    text, prelude_line, call_line = source.text(call, caller_line(source.file))
-    return source, text, prelude_line, call_line, tensors
+    text, prelude_line, call_line, segments = source.text(call, caller_line(source.file))
+    return source, text, prelude_line, call_line, segments, tensors
 
 
 def launch(obj, label, args, kwargs, config):
@@ -133,7 +133,7 @@ def launch(obj, label, args, kwargs, config):
 
 
 def _run(obj, method, label, args, kwargs, config, work):
-    source, text, prelude_line, call_line, tensors = _call_text(
+    source, text, prelude_line, call_line, segments, tensors = _call_text(
         obj, method, label, args, kwargs, config
     )
     timing_only = any(t.shape_only for t in tensors)
@@ -156,6 +156,7 @@ def _run(obj, method, label, args, kwargs, config, work):
         "source_text": text,
         "prelude_line": prelude_line,
         "call_line": call_line,
+        "segments": segments,
         "data_file": "args.bin",
         "tensors": entries,
     }

@@ -58,18 +58,22 @@ def _globals_of(obj):
 
 
 class KernelSource:
-    """The kernels of one file that a call needs, and the values they read."""
+    """The kernels and helpers a call needs, from every file they live in, and
+    the module values they read."""
 
     def __init__(self, entry):
-        self.file = _file_of(entry.fn)
-        with open(self.file, encoding="utf-8") as f:
-            self.lines = f.read().splitlines()
-        self.kept = set()  # 1-based line numbers
-        self.wrappers = {}  # line -> "if True:" opening a nested definition's block
+        self.file = _file_of(entry.fn)  # the entry's: the text's first block
+        self.blocks = {}  # file -> its lines, the kept ones, nested openers
         self.prelude = list(_PRELUDE_IMPORTS)
-        self.bound = set()  # module names the prelude binds
+        self.bound = {}  # name -> what the prelude or a definition binds it to
         self._visited = set()
         self._collect(entry)
+
+    def _block(self, path):
+        if path not in self.blocks:
+            with open(path, encoding="utf-8") as f:
+                self.blocks[path] = {"lines": f.read().splitlines(), "kept": set(), "open": {}}
+        return self.blocks[path]
 
     def _collect(self, obj):
         key = id(obj)
@@ -77,62 +81,68 @@ class KernelSource:
             return
         self._visited.add(key)
         fn = obj.fn if isinstance(obj, (KernelFunction, ProgramClass)) else obj
+        path = _file_of(fn)
+        block = self._block(path)
         lines, start = inspect.getsourcelines(fn)
         if lines and lines[0][:1].isspace():
-            self._open_nested(fn, start)
-        self.kept.update(range(start, start + len(lines)))
+            self._open_nested(block, path, fn, start)
+        block["kept"].update(range(start, start + len(lines)))
         module_globals = _globals_of(obj)
         for name, value in _closure_of(obj):
-            if name not in self.bound:
-                self._bind(name, value, fn.__name__)
+            self._bind(name, value, fn.__name__, path)
         for name in sorted(_names_in(textwrap.dedent("".join(lines)))):
-            if name in self.bound or name not in module_globals:
-                continue
-            self._bind(name, module_globals[name], fn.__name__)
+            if name in module_globals:
+                self._bind(name, module_globals[name], fn.__name__, path)
 
-    def _open_nested(self, fn, start):
+    def _open_nested(self, block, path, fn, start):
         # A definition inside a function (a program built by a factory) keeps
         # its lines and columns: the line above it, blank in the copy, opens
         # a module-level block for it, and its closure's values are bound.
         opener = start - 1
-        if opener < 1 or opener in self.kept or opener in self.wrappers:
+        if opener < 1 or opener in block["kept"] or opener in block["open"]:
             raise CompileError(
-                f"{self.file}:{start}: error: '{fn.__name__}' is defined inside another block "
+                f"{path}:{start}: error: '{fn.__name__}' is defined inside another block "
                 "right after other kernel code; pypto needs a line between them (or define it "
                 "at module level)"
             )
-        self.wrappers[opener] = "if True:"
+        block["open"][opener] = "if True:"
 
-    def _bind(self, name, value, user):
-        if isinstance(value, (KernelFunction, ProgramClass)) or (
-            isinstance(value, types.FunctionType)
-        ):
+    def _claim(self, name, meaning, user, path):
+        """Binds `name` once per call; the same name meaning two things is an error."""
+        if name in self.bound:
+            if self.bound[name] != meaning:
+                raise CompileError(
+                    f"{path}: error: '{user}' reads '{name}', which the other kernels of this "
+                    "call read as something else; pypto binds a module-level name once per "
+                    "launch (rename one of them)"
+                )
+            return False
+        self.bound[name] = meaning
+        return True
+
+    def _bind(self, name, value, user, path):
+        if isinstance(value, (KernelFunction, ProgramClass, types.FunctionType)):
             fn = value.fn if isinstance(value, (KernelFunction, ProgramClass)) else value
             try:
-                other = _file_of(fn)
+                _file_of(fn)
             except (TypeError, CompileError):
                 return
-            if other != self.file:
-                raise CompileError(
-                    f"{self.file}: error: '{user}' uses '{name}', defined in {other}; pypto "
-                    "compiles a kernel together with the kernels and helpers of its own file "
-                    "(define them in one module)"
-                )
-            self.bound.add(name)
-            self._collect(value)
+            if self._claim(name, ("definition", id(value)), user, path):
+                self._collect(value)
             return
         if isinstance(value, types.ModuleType):
             if value.__name__ == "pypto.language":
-                self.prelude.append(f"import pypto.language as {name}")
+                statement = f"import pypto.language as {name}"
             elif value.__name__ == "torch":
-                self.prelude.append(f"import torch as {name}")
+                statement = f"import torch as {name}"
             else:
                 return
-            self.bound.add(name)
+            if self._claim(name, ("module", value.__name__), user, path):
+                self.prelude.append(statement)
             return
         if isinstance(value, JitDecorator):
-            self.prelude.append(f"{name} = pl.jit")
-            self.bound.add(name)
+            if self._claim(name, ("module", "pl.jit"), user, path):
+                self.prelude.append(f"{name} = pl.jit")
             return
         if getattr(builtins, name, None) is value:
             return
@@ -141,24 +151,35 @@ class KernelSource:
             expr = expression_of(value)
         if expr is None:
             return  # ptoc says "not defined" where a kernel uses it
-        self.prelude.append(f"{name} = {expr}")
-        self.bound.add(name)
+        if self._claim(name, ("value", expr), user, path):
+            self.prelude.append(f"{name} = {expr}")
 
     def text(self, call, call_line):
-        """The synthetic file, and the lines where the prelude and the call sit."""
-        body = [
-            line if (i + 1) in self.kept else self.wrappers.get(i + 1, "")
-            for i, line in enumerate(self.lines)
-        ]
+        """The synthetic text: each file's block (the entry's first, so its
+        lines keep their numbers), then the prelude, with the call on the
+        caller's line or after the prelude. Returns the text, the prelude's
+        and the call's lines, and the other files' segments."""
+        body = []
+        segments = []
+        for path, block in self.blocks.items():
+            first = len(body) + 1
+            body.extend(
+                line if (i + 1) in block["kept"] else block["open"].get(i + 1, "")
+                for i, line in enumerate(block["lines"])
+            )
+            if path != self.file and len(body) >= first:
+                segments.append({"first_line": first, "lines": len(body) - first + 1,
+                                 "file": path, "file_first_line": 1})
+        entry = self.blocks[self.file]
         prelude_line = len(body) + 2
         body.append("")
         body.extend(self.prelude)
-        if call_line is None or call_line in self.kept or call_line > len(self.lines):
+        if call_line is None or call_line in entry["kept"] or call_line > len(entry["lines"]):
             call_line = len(body) + 1
             body.append(call)
         else:
             body[call_line - 1] = call
-        return "\n".join(body) + "\n", prelude_line, call_line
+        return "\n".join(body) + "\n", prelude_line, call_line, segments
 
 
 def _closure_of(obj):

@@ -67,6 +67,24 @@ class HarnessStyle(unittest.TestCase):
             "platform='a2a3sim', ring_heap=[1024, 2048, 4096, 8192]",
         ])
 
+    def test_a_kernel_calls_kernels_of_another_module(self):
+        r = run_script("crossfile.main", module=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("OK", r.stdout)
+
+    def test_an_error_in_another_modules_kernel_names_that_file(self):
+        r = run_script("crossfile.main", "broken", module=True)
+        self.assertEqual(r.returncode, 2)
+        ops = os.path.join(SCRIPTS, "crossfile", "ops.py")
+        self.assertIn(f"{ops}:13:15: error: pl.no_such_op is not supported", r.stderr)
+        self.assertNotIn("Traceback", r.stderr)
+
+    def test_one_name_with_two_values_across_modules_is_an_error(self):
+        r = run_script("clash.b", module=True)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("reads 'TILE', which the other kernels of this call read as something else",
+                      r.stderr)
+
     def test_kernels_built_by_a_factory_read_its_closure(self):
         r = run_script("factory.py")
         self.assertEqual(r.returncode, 0, r.stderr)

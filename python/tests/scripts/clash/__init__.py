@@ -1,0 +1,1 @@
+"""Two modules whose kernels read one name with two values."""

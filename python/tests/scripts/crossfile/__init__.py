@@ -1,0 +1,1 @@
+"""Kernels that call kernels of another module of the package."""
