@@ -9,7 +9,7 @@ traceback and exit code.
 import os
 import sys
 
-from pypto.errors import CompileError, ConfigError, PyptoError, SimulationError
+from pypto.errors import CompileError, PyptoError, SimulationError
 
 EXIT_BAD_INPUT = 2
 EXIT_RUNTIME = 3
@@ -29,7 +29,7 @@ def _hook(previous):
         print(message, file=sys.stderr)
         sys.stderr.flush()
         code = EXIT_BAD_INPUT
-        if isinstance(value, SimulationError) and not isinstance(value, (CompileError, ConfigError)):
+        if isinstance(value, SimulationError):
             code = value.exit_code if value.exit_code in (1, 2, 3) else EXIT_RUNTIME
         os._exit(code)
 

@@ -26,7 +26,7 @@ from pypto.errors import ConfigError, DeadlockError, SimulationError
 from pypto.language._kernels import ProgramClass
 from pypto.runtime import RunConfig, chip_of, validate
 from pypto._source import KernelSource, caller_line, parameter_names
-from pypto._tensors import ArgumentTensor, argument_tensor, scalar_literal
+from pypto._tensors import argument_tensor, scalar_literal
 
 _state = {"launches": 0, "noted": set()}
 
@@ -227,4 +227,4 @@ def _write_back(tensors, results):
             t.store(f.read())
 
 
-__all__ = ["launch", "ArgumentTensor"]
+__all__ = ["launch"]

@@ -16,7 +16,7 @@ import textwrap
 import types
 
 from pypto.errors import CompileError
-from pypto.language._dsl import DslName, expression_of
+from pypto.language._dsl import expression_of
 from pypto.language._kernels import JitDecorator, KernelFunction, ProgramClass
 
 _PRELUDE_IMPORTS = [
@@ -219,4 +219,4 @@ def parameter_names(obj, method=None):
     return names[1:] if isinstance(obj, ProgramClass) else names
 
 
-__all__ = ["KernelSource", "caller_line", "parameter_names", "DslName"]
+__all__ = ["KernelSource", "caller_line", "parameter_names"]

@@ -3,6 +3,7 @@
 import torch
 
 from pypto.errors import ConfigError
+from pypto.language._dsl import expression_of
 
 # torch dtype -> the stream's dtype name (proto/task_stream.proto DType).
 _DTYPES = {
@@ -25,6 +26,12 @@ def dtype_name(dtype, what):
     raise ConfigError(f"{what}: dtype {dtype} is not supported on the device model; use one of {names}")
 
 
+def _bits_of(tensor):
+    """The integer dtype of the tensor's element width: bytes go through it
+    (numpy has no bfloat16)."""
+    return {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}[tensor.element_size()]
+
+
 class ArgumentTensor:
     def __init__(self, name, tensor, dtype, shape, shape_only):
         self.name = name
@@ -35,17 +42,13 @@ class ArgumentTensor:
 
     def payload(self):
         t = self.tensor.detach().contiguous()
-        # Bytes through a same-size integer view: numpy has no bfloat16.
-        width = t.element_size()
-        as_int = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}[width]
         if t.dtype == torch.bool:
             t = t.to(torch.uint8)
-        return t.view(as_int).numpy().tobytes() if t.numel() else b""
+        return t.view(_bits_of(t)).numpy().tobytes() if t.numel() else b""
 
     def store(self, data):
         t = self.tensor
-        width = t.element_size()
-        as_int = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}[width]
+        as_int = _bits_of(t)
         raw = torch.frombuffer(bytearray(data), dtype=as_int) if data else torch.empty(0, dtype=as_int)
         values = raw.view(torch.uint8).to(torch.bool) if t.dtype == torch.bool else raw.view(t.dtype)
         with torch.no_grad():
@@ -75,12 +78,4 @@ def argument_tensor(name, value, what):
 
 def scalar_literal(value):
     """The literal for a number argument, or None for anything else."""
-    if isinstance(value, bool):
-        return repr(value)
-    if isinstance(value, int):
-        return repr(value)
-    if isinstance(value, float):
-        if value != value or value in (float("inf"), float("-inf")):
-            return f"float({str(value)!r})"
-        return repr(value)
-    return None
+    return expression_of(value) if isinstance(value, (bool, int, float)) else None

@@ -267,7 +267,6 @@ class TimingOnly(unittest.TestCase):
         self.assertEqual(launches[0][2], launches[1][2])
         self.assertGreater(float(launches[0][2]), 0)
 
-
     def test_tensor_spec_keeps_upstreams_field_order_and_makes_tensors(self):
         code = (
             "import torch\n"
@@ -297,6 +296,31 @@ class Outputs(unittest.TestCase):
             self.assertTrue(os.path.isfile(os.path.join(out, dirs[1], "swimlane.svg")))
         finally:
             shutil.rmtree(out)
+
+    def test_runconfig_swimlane_and_dep_gen_write_the_runtimes_files(self):
+        cwd = tempfile.mkdtemp()
+        code = (
+            "import sys\n"
+            f"sys.path.insert(0, {SCRIPTS!r})\n"
+            "import torch\n"
+            "from pypto.runtime import RunConfig\n"
+            "import harness_style as h\n"
+            "a = torch.ones(64, 64)\n"
+            "h.scaled_add(a, a, torch.zeros(64, 64), config=RunConfig(enable_chip_swimlane=3))\n"
+            "h.row_copy(a, torch.zeros(64, 64), config=RunConfig(enable_dep_gen=True))\n"
+        )
+        try:
+            r = run_script("-c", code, cwd=cwd)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            out = os.path.join(cwd, "pto_sim_out")
+            self.assertEqual(sorted(os.listdir(out)), ["launch_0_scaled_add", "launch_1_row_copy"])
+            with open(os.path.join(out, "launch_0_scaled_add", "chip_swimlane_records.json")) as f:
+                records = json.load(f)
+            self.assertEqual(records["chip_swimlane_level"], 3)  # the RunConfig level
+            self.assertIn("aicpu_scheduler_phases", records)  # present from level 3 on
+            self.assertTrue(os.path.isfile(os.path.join(out, "launch_1_row_copy", "deps.json")))
+        finally:
+            shutil.rmtree(cwd)
 
     def test_quiet_drops_the_summary(self):
         r = run_script("harness_style.py", env={"PTO_SIM_QUIET": "1"})
