@@ -479,13 +479,19 @@ TEST(InterpreterTest, SlicesBecomeViewArgumentsAndCreateTensorAllocs) {
       "assert float(out[31, 0]) == 2.5\n");
   const auto& alloc_tensor = t.header().tensors(2);
   EXPECT_DOUBLE_EQ(alloc_tensor.init().fill().value(), 1.5);
+  // Both iterations run one kernel: the load's row offset is its scalar
+  // parameter (ShareKernelsAcrossOffsets), after the tensor parameters.
+  ASSERT_EQ(t.header().kernels_size(), 1);
   int views = 0;
   for (const auto& r : t.records()) {
     if (!r.has_submit()) continue;
-    const auto& arg = r.submit().args(r.submit().args_size() - 1).tensor();
+    const auto& args = r.submit().args();
+    ASSERT_EQ(args.size(), 4);
+    const auto& arg = args[2].tensor();
     EXPECT_EQ(arg.tensor_id(), 1u);
     EXPECT_THAT(arg.shape(), ElementsAre(16, 16));
     EXPECT_EQ(arg.offsets(0), 16 * views);
+    EXPECT_EQ(args[3].scalar().i(), 16 * views);
     ++views;
   }
   EXPECT_EQ(views, 2);

@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/dtype.h"
+#include "frontend/kernel_sharing.h"
 #include "proto/stream_version.h"
 
 namespace pto::ptoc {
@@ -101,6 +102,7 @@ trace::TraceText ProgramBuilder::Finish() const {
   trace::TraceText text;
   *text.mutable_header() = header_;
   for (const auto& r : records_) *text.add_records() = r;
+  ShareKernelsAcrossOffsets(&text);
   return text;
 }
 
