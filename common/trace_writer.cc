@@ -13,13 +13,21 @@ TraceWriter::TraceWriter(std::string path) : path_(path), file_(std::move(path))
 // The stream flushes into the file, so it goes first.
 TraceWriter::~TraceWriter() { stream_.reset(); }
 
-absl::StatusOr<std::unique_ptr<TraceWriter>> TraceWriter::Create(
-    const std::string& path, const trace::StreamHeader& header) {
+absl::StatusOr<std::unique_ptr<TraceWriter>> TraceWriter::CreateContinuation(
+    const std::string& path) {
   std::unique_ptr<TraceWriter> writer(new TraceWriter(path));
   if (absl::Status s = writer->file_.Open(); !s.ok()) return s;
   writer->stream_ =
       std::make_unique<google::protobuf::io::OstreamOutputStream>(&writer->file_.out());
-  if (!google::protobuf::util::SerializeDelimitedToZeroCopyStream(header, writer->stream_.get())) {
+  return writer;
+}
+
+absl::StatusOr<std::unique_ptr<TraceWriter>> TraceWriter::Create(
+    const std::string& path, const trace::StreamHeader& header) {
+  absl::StatusOr<std::unique_ptr<TraceWriter>> writer = CreateContinuation(path);
+  if (!writer.ok()) return writer;
+  if (!google::protobuf::util::SerializeDelimitedToZeroCopyStream(header,
+                                                                  (*writer)->stream_.get())) {
     return absl::DataLossError(absl::StrCat(path, ": cannot write the header"));
   }
   return writer;

@@ -19,6 +19,9 @@ class TraceWriter {
  public:
   static absl::StatusOr<std::unique_ptr<TraceWriter>> Create(const std::string& path,
                                                              const trace::StreamHeader& header);
+  // Records only: the continuation of a stream whose header was written
+  // before (a script's next call, appended to its stream by the caller).
+  static absl::StatusOr<std::unique_ptr<TraceWriter>> CreateContinuation(const std::string& path);
   ~TraceWriter();
 
   absl::Status Write(const trace::StreamRecord& record);

@@ -80,6 +80,7 @@ Chip::Chip(sc_core::sc_module_name name, const ChipSetup& setup)
     orchestrator_env.tensors.push_back(&tensor);
   }
   orchestrator_env.ring_limits = setup.ring_limits;
+  orchestrator_env.launch_ring_limits = setup.launch_ring_limits;
   orchestrator_env.tasks = &tasks_;
   orchestrator_env.deps = &deps_;
   orchestrator_env.lifecycle = &lifecycle_;

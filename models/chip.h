@@ -3,6 +3,8 @@
 
 #include <array>
 #include <cstdint>
+#include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -77,11 +79,13 @@ class LaunchListener {
 // What a chip is built from. Everything pointed to outlives the chip.
 struct ChipSetup {
   const ChipConfig* config = nullptr;
-  const trace::StreamHeader* header = nullptr;  // the trace's tensors
-  absl::Span<const CompiledKernel> kernels;     // by kernel id
+  const trace::StreamHeader* header = nullptr;          // the trace's tensors
+  const std::deque<CompiledKernel>* kernels = nullptr;  // by kernel id; may grow
   MemoryImage* memory = nullptr;  // GM's contents (declared, unallocated in a timing-only run)
   bool functional = false;        // GM holds real bytes and kernels compute
   std::array<RingLimits, kNumRings> ring_limits;
+  // A launch's own ring sizes as limits (see OrchestratorEnv).
+  std::function<std::array<RingLimits, kNumRings>(const trace::RingSizes&)> launch_ring_limits;
   RunObserver* observer = nullptr;
   RecordSource* source = nullptr;
   LaunchListener* listener = nullptr;
@@ -114,6 +118,9 @@ class Chip : public sc_core::sc_module,
                        TimePs at) override;
 
   const Orchestrator& orchestrator() const { return *orchestrator_; }
+  // A tensor a Declare record added after the header (the next id); the
+  // caller has given it GM (the MemoryImage region and contents).
+  void AddTensor(const trace::Tensor* tensor) { orchestrator_->AddTensor(tensor); }
 
   // The run's first runtime fatal error (OK while there is none).
   const absl::Status& fatal() const { return failure_.status(); }

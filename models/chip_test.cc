@@ -90,7 +90,7 @@ struct Bench {
     for (RingLimits& limits : setup.ring_limits) limits = RingLimits{16, 1 << 20, 16};
     setup.config = &config;
     setup.header = &header;
-    setup.kernels = kernels;
+    setup.kernels = &kernels;
     setup.memory = &memory;
     setup.observer = &observer;
     setup.source = &source;
@@ -99,7 +99,7 @@ struct Bench {
 
   ChipConfig config;
   trace::StreamHeader header;
-  std::vector<CompiledKernel> kernels;
+  std::deque<CompiledKernel> kernels;
   MemoryImage memory;
   RunObserver observer;
   ListSource source;

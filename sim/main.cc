@@ -42,6 +42,10 @@ int Main(int argc, char** argv) {
   app.add_option("--write-tensors", options.tensors_dir,
                  "after the run, write every tensor's final contents to this directory "
                  "(tensors.json and <id>.bin, little-endian row-major)");
+  app.add_option("--serve", options.serve_dir,
+                 "read the trace from --trace as it is written (default: stdin), and after each "
+                 "launch write its argument tensors to DIR/launch_<n> and print \"served launch "
+                 "<n> DIR/launch_<n>\" (pypto's persistent chip)");
   app.add_option("--set", options.overrides, "override a config key: --set key=value (repeatable)");
   app.add_option("--swimlane-level", options.swimlane_level,
                  "chip_swimlane_records.json detail: 1 cores, 2 + dispatch/finish, 3 + scheduler "
@@ -121,6 +125,7 @@ int Main(int argc, char** argv) {
     std::cout << PrintConfig(*config);
     return kExitOk;
   }
+  if (options.trace_path.empty() && !options.serve_dir.empty()) options.trace_path = "/dev/stdin";
   if (options.trace_path.empty()) {
     std::cerr << "pto_sim: error: --trace is required (or use --print-config)\n";
     return kExitBadInput;

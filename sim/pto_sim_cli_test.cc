@@ -2,6 +2,7 @@
 // its own process on the bundled traces and configs.
 
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <regex>
 #include <set>
@@ -116,6 +117,62 @@ TEST(PtoSimCliTest, MemRefSlotsRunAndCheck) {
   ASSERT_EQ(run.cli.exit_code, 0) << run.cli.out << run.cli.err;
   EXPECT_EQ(run.stats["checks"]["passed"], 1);
   EXPECT_EQ(run.stats["checks"]["failed"], 0);
+}
+
+TEST(PtoSimCliTest, DeclaredTensorsAndKernelsJoinTheRunningChip) {
+  // Three launches on one chip; tensors and kernels declared in between,
+  // `a` uploaded again twice (sim/testdata/declare_launches.pbtxt).
+  const SimRun run = Simulate(kSource + "/sim/testdata/declare_launches.pbtxt");
+  ASSERT_EQ(run.cli.exit_code, 0) << run.cli.out << run.cli.err;
+  EXPECT_EQ(run.stats["checks"]["passed"], 3);
+  const nlohmann::json& launches = run.stats["per_launch"];
+  ASSERT_EQ(launches.size(), 3u);
+  // The last launch reads `a` and writes `out` where the first did: the L2
+  // kept their lines (an upload leaves the tags), so nothing comes from HBM.
+  EXPECT_GT(launches[0]["gm"]["hbm_read_bytes"], 0);
+  EXPECT_EQ(launches[2]["gm"]["hbm_read_bytes"], 0);
+  EXPECT_EQ(launches[2]["gm"]["l2_read_hit_bytes"], 16 * 64 * 4);
+  EXPECT_LT(launches[2]["makespan_us"].get<double>(), launches[0]["makespan_us"].get<double>());
+  // Only the last launch sizes its rings; the others keep the config's.
+  EXPECT_EQ(launches[0]["rings"][0]["task_window"], 16384);
+  EXPECT_EQ(launches[2]["rings"][0]["task_window"], 8);
+}
+
+TEST(PtoSimCliTest, ServeReportsEachLaunchAndWritesItsArgumentsAsItEnds) {
+  // The declare trace as a binary stream, as a script's calls write it.
+  trace::TraceText text;
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(
+      ReadFile(kSource + "/sim/testdata/declare_launches.pbtxt"), &text));
+  const std::string dir = FreshDir("serve");
+  const std::string stream = dir + "/stream.pb";
+  auto writer = TraceWriter::Create(stream, text.header());
+  ASSERT_TRUE(writer.ok());
+  for (const auto& record : text.records()) ASSERT_TRUE((*writer)->Write(record).ok());
+  ASSERT_TRUE((*writer)->Finish().ok());
+  const CliResult cli =
+      RunCli(kPtoSim, {"--config", Config(), "--trace", stream, "--serve", dir + "/served"});
+  ASSERT_EQ(cli.exit_code, 0) << cli.out << cli.err;
+  // Each launch's report ends with its served line, before the next begins.
+  const size_t served0 = cli.out.find("served launch 0 " + dir + "/served/launch_0\n");
+  const size_t launch1 = cli.out.find("launch 1 'add'");
+  const size_t served1 = cli.out.find("served launch 1 " + dir + "/served/launch_1\n");
+  ASSERT_NE(served0, std::string::npos) << cli.out;
+  ASSERT_NE(served1, std::string::npos) << cli.out;
+  EXPECT_LT(cli.out.find("launch 0 'scale'"), served0);
+  EXPECT_LT(served0, launch1);
+  EXPECT_LT(launch1, served1);
+  // A check after a launch is reported after its served line.
+  EXPECT_LT(served0, cli.out.find("check 'out == 2 a': PASS"));
+  // Only the launch's arguments, with their contents after it: out = 2 a + 0.5.
+  const nlohmann::json index = ReadJson(dir + "/served/launch_1/tensors.json");
+  ASSERT_EQ(index["tensors"].size(), 2u);
+  EXPECT_EQ(index["tensors"][0]["name"], "out");
+  EXPECT_EQ(index["tensors"][1]["name"], "bias");
+  const std::string out = ReadFile(dir + "/served/launch_1/1.bin");
+  ASSERT_EQ(out.size(), 16u * 64 * 4);
+  float last = 0;
+  std::memcpy(&last, out.data() + out.size() - 4, 4);
+  EXPECT_FLOAT_EQ(last, 2 * 1023 + 0.5f);
 }
 
 TEST(PtoSimCliTest, ACreatedAccumulatorIsOverwrittenByItsInitCond) {

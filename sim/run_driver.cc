@@ -7,7 +7,9 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <deque>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 
@@ -122,14 +124,31 @@ class ForwardingObserver : public RunObserver {
   int64_t retired_ = 0;
 };
 
+// Hands the orchestrator the trace's records. A Declare record goes to
+// `declare` instead (the session gives its tensors GM and compiles its
+// kernels) and a LaunchBegin to `begin` as well, before the orchestrator's.
 class ReaderSource : public RecordSource {
  public:
-  explicit ReaderSource(TraceReader* reader) : reader_(reader) {}
-  absl::StatusOr<bool> Next(trace::StreamRecord* record) override { return reader_->Next(record); }
+  ReaderSource(TraceReader* reader, std::function<absl::Status(const trace::Declare&)> declare,
+               std::function<void(const trace::LaunchBegin&)> begin)
+      : reader_(reader), declare_(std::move(declare)), begin_(std::move(begin)) {}
+  absl::StatusOr<bool> Next(trace::StreamRecord* record) override {
+    while (true) {
+      absl::StatusOr<bool> more = reader_->Next(record);
+      if (!more.ok() || !*more) return more;
+      if (record->has_launch_begin()) begin_(record->launch_begin());
+      if (!record->has_declare()) return true;
+      if (absl::Status s = declare_(record->declare()); !s.ok()) {
+        return absl::Status(s.code(), absl::StrCat(reader_->Where(), ": ", s.message()));
+      }
+    }
+  }
   std::string Where() const override { return reader_->Where(); }
 
  private:
   TraceReader* reader_;
+  std::function<absl::Status(const trace::Declare&)> declare_;
+  std::function<void(const trace::LaunchBegin&)> begin_;
 };
 
 struct LaunchReport {
@@ -141,7 +160,9 @@ struct LaunchReport {
   std::unique_ptr<StatsWriter> writer;
   std::unique_ptr<OutputSet> outputs;  // swimlane, deps.json, Perfetto, SVG
   std::unique_ptr<HazardTap> hazards;
-  std::unique_ptr<ProgressTap> progress;  // only when stderr is a terminal
+  std::unique_ptr<ProgressTap> progress;          // only when stderr is a terminal
+  std::array<RingLimits, kNumRings> ring_limits;  // the launch's
+  std::vector<uint32_t> arg_tensor_ids;           // LaunchBegin's
 };
 
 // Runs the launches and owns everything that outlives one of them.
@@ -158,8 +179,19 @@ class Session : public LaunchListener {
 
  private:
   absl::Status Prepare();
+  // GM for a tensor (its region, and its initial contents in a functional
+  // run), and a kernel compiled and checked against the chip's buffers:
+  // the header's, and those Declare records add.
+  absl::Status AddTensor(const trace::Tensor& tensor);
+  absl::Status FillTensor(const trace::Tensor& tensor, const trace::TensorInit& init);
+  absl::Status AddKernel(const trace::Kernel& kernel);
+  absl::Status ApplyDeclare(const trace::Declare& declare);
   bool Overridden(const std::string& key) const;
-  void ApplyTraceRingSizes(const trace::RingSizes& sizes);
+  // The rings' limits for `sizes` (RunConfig's ring sizes: the header's, or
+  // a launch's own over them), under the config file and any --set.
+  std::array<RingLimits, kNumRings> RingLimitsFor(const trace::RingSizes& sizes) const;
+  // --serve: the launch's report is out; its tensors go to the serve dir.
+  absl::Status ServeLaunch(int launch);
   absl::Status FinishLaunch();
   nlohmann::json Summary(const LaunchReport& report) const;
   void PrintLaunch(const LaunchReport& report);
@@ -186,8 +218,13 @@ class Session : public LaunchListener {
   std::unique_ptr<ReaderSource> source_;
   // What the chip is built from: the compiled kernels, GM's contents (filled
   // from the tensors' initializers, read by the checks) and the rings' sizes.
-  std::vector<CompiledKernel> kernels_;
+  std::deque<CompiledKernel> kernels_;
   MemoryImage memory_;
+  uint64_t contents_bytes_ = 0;             // the functional run's tensor contents so far
+  uint32_t tensors_added_ = 0;              // tensors given GM (by id, from 0)
+  uint32_t header_tensors_ = 0;             // of them, the header's
+  std::vector<uint32_t> next_launch_args_;  // the LaunchBegin read last
+  std::vector<uint32_t> served_args_;       // the finished launch's, for --serve
   std::array<RingLimits, kNumRings> ring_limits_;
   ForwardingObserver observer_;
   std::unique_ptr<LaunchReport> current_;
@@ -215,49 +252,35 @@ absl::Status Session::Prepare() {
   absl::StatusOr<std::unique_ptr<TraceReader>> reader = TraceReader::Open(options_.trace_path);
   if (!reader.ok()) return reader.status();
   reader_ = *std::move(reader);
-  source_ = std::make_unique<ReaderSource>(reader_.get());
+  source_ = std::make_unique<ReaderSource>(
+      reader_.get(), [this](const trace::Declare& declare) { return ApplyDeclare(declare); },
+      [this](const trace::LaunchBegin& begin) {
+        next_launch_args_.assign(begin.arg_tensor_ids().begin(), begin.arg_tensor_ids().end());
+      });
   const trace::StreamHeader& header = reader_->header();
-
-  for (const trace::Kernel& kernel : header.kernels()) {
-    absl::StatusOr<CompiledKernel> compiled = CompileKernel(kernel);
-    if (!compiled.ok()) {
-      return absl::Status(compiled.status().code(),
-                          absl::StrCat(options_.trace_path, ": ", compiled.status().message()));
-    }
-    if (absl::Status fits = CheckTileCapacities(*compiled, config_.core); !fits.ok()) {
-      return absl::Status(fits.code(), absl::StrCat(options_.trace_path, ": ", fits.message()));
-    }
-    kernels_.push_back(*std::move(compiled));
-  }
   functional_ = !header.timing_only() && !options_.timing_only;
+  header_tensors_ = static_cast<uint32_t>(header.tensors_size());
   if (functional_) {
-    uint64_t contents = 0;  // the reader bounds each tensor, so this cannot wrap
-    for (const trace::Tensor& tensor : header.tensors()) contents += tensor.size_bytes();
-    if (contents > kMaxTensorContentsBytes) {
+    for (const trace::Tensor& tensor : header.tensors()) contents_bytes_ += tensor.size_bytes();
+    if (contents_bytes_ > kMaxTensorContentsBytes) {
       return absl::InvalidArgumentError(absl::StrFormat(
           "%s: header: tensors: the tensors hold %d bytes of contents; expected at most %d "
           "(pto_sim keeps every tensor in memory): run with --timing-only, or use smaller "
           "tensors",
-          options_.trace_path, contents, kMaxTensorContentsBytes));
+          options_.trace_path, contents_bytes_, kMaxTensorContentsBytes));
+    }
+  }
+  for (const trace::Kernel& kernel : header.kernels()) {
+    if (absl::Status s = AddKernel(kernel); !s.ok()) {
+      return absl::Status(s.code(), absl::StrCat(options_.trace_path, ": ", s.message()));
     }
   }
   for (const trace::Tensor& tensor : header.tensors()) {
-    memory_.AddRegion(tensor.gm_addr(), tensor.size_bytes(), tensor.name(), functional_);
-  }
-  ApplyTraceRingSizes(header.ring_sizes());
-  if (functional_) {
-    for (const trace::Tensor& tensor : header.tensors()) {
-      const size_t count = tensor.size_bytes() / DTypeSize(tensor.dtype());
-      uint8_t* dst = memory_.Span(tensor.gm_addr(), tensor.size_bytes());
-      if (dst == nullptr) {
-        return absl::InternalError(absl::StrCat("tensor '", tensor.name(), "' has no GM image"));
-      }
-      if (absl::Status s = FillTensor(tensor.init(), tensor.dtype(), count, dst); !s.ok()) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(options_.trace_path, ": tensor '", tensor.name(), "': ", s.message()));
-      }
+    if (absl::Status s = AddTensor(tensor); !s.ok()) {
+      return absl::Status(s.code(), absl::StrCat(options_.trace_path, ": ", s.message()));
     }
   }
+  ring_limits_ = RingLimitsFor(header.ring_sizes());
   if (!options_.out_dir.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(options_.out_dir, ec);
@@ -269,6 +292,65 @@ absl::Status Session::Prepare() {
   return absl::OkStatus();
 }
 
+absl::Status Session::AddKernel(const trace::Kernel& kernel) {
+  absl::StatusOr<CompiledKernel> compiled = CompileKernel(kernel);
+  if (!compiled.ok()) return compiled.status();
+  if (absl::Status fits = CheckTileCapacities(*compiled, config_.core); !fits.ok()) return fits;
+  kernels_.push_back(*std::move(compiled));
+  return absl::OkStatus();
+}
+
+absl::Status Session::AddTensor(const trace::Tensor& tensor) {
+  if (functional_ && tensors_added_ >= header_tensors_) {
+    // A declared one (the header's are counted in Prepare); the reader
+    // bounds each tensor, so this cannot wrap.
+    contents_bytes_ += tensor.size_bytes();
+    if (contents_bytes_ > kMaxTensorContentsBytes) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "tensor '%s': the tensors hold %d bytes of contents with it; expected at most %d "
+          "(pto_sim keeps every tensor in memory): run with --timing-only, or use smaller "
+          "tensors",
+          tensor.name(), contents_bytes_, kMaxTensorContentsBytes));
+    }
+  }
+  memory_.AddRegion(tensor.gm_addr(), tensor.size_bytes(), tensor.name(), functional_);
+  ++tensors_added_;
+  return FillTensor(tensor, tensor.init());
+}
+
+absl::Status Session::FillTensor(const trace::Tensor& tensor, const trace::TensorInit& init) {
+  if (!functional_) return absl::OkStatus();
+  const size_t count = tensor.size_bytes() / DTypeSize(tensor.dtype());
+  uint8_t* dst = memory_.Span(tensor.gm_addr(), tensor.size_bytes());
+  if (dst == nullptr) {
+    return absl::InternalError(absl::StrCat("tensor '", tensor.name(), "' has no GM image"));
+  }
+  if (absl::Status s = pto::FillTensor(init, tensor.dtype(), count, dst); !s.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("tensor '", tensor.name(), "': ", s.message()));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Session::ApplyDeclare(const trace::Declare& declare) {
+  // The reader has appended the new ones to the header; the chip is idle
+  // between launches, so GM and the kernel table may change.
+  const trace::StreamHeader& header = reader_->header();
+  for (const trace::Tensor& declared : declare.tensors()) {
+    const trace::Tensor& tensor = header.tensors(static_cast<int>(declared.id()));
+    if (declared.id() >= tensors_added_) {
+      if (absl::Status s = AddTensor(tensor); !s.ok()) return s;
+      chip_->AddTensor(&tensor);
+    } else if (declared.init().contents_case() != trace::TensorInit::CONTENTS_NOT_SET) {
+      // Re-declared: the host's new contents.
+      if (absl::Status s = FillTensor(tensor, declared.init()); !s.ok()) return s;
+    }
+  }
+  for (const trace::Kernel& kernel : declare.kernels()) {
+    if (absl::Status s = AddKernel(kernel); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
 bool Session::Overridden(const std::string& key) const {
   for (const std::string& text : options_.overrides) {
     if (absl::StartsWith(text, key + "=")) return true;
@@ -276,25 +358,36 @@ bool Session::Overridden(const std::string& key) const {
   return false;
 }
 
-void Session::ApplyTraceRingSizes(const trace::RingSizes& sizes) {
+std::array<RingLimits, kNumRings> Session::RingLimitsFor(const trace::RingSizes& sizes) const {
   // RunConfig's ring sizes (one value for every ring, or one per ring) win
-  // over the config file; an explicit --set wins over both.
+  // over the config file; an explicit --set wins over both. A launch's own
+  // sizes replace the header's field by field.
+  const trace::RingSizes& header = reader_->header().ring_sizes();
+  using Values = google::protobuf::RepeatedField<uint64_t>;
+  auto either = [](const Values& own, const Values& base) -> const Values& {
+    return own.empty() ? base : own;
+  };
+  const Values& task_window = either(sizes.task_window(), header.task_window());
+  const Values& heap_bytes = either(sizes.heap_bytes(), header.heap_bytes());
+  const Values& dep_pool = either(sizes.dep_pool(), header.dep_pool());
   auto pick = [](const google::protobuf::RepeatedField<uint64_t>& values, int ring) {
     return static_cast<int64_t>(values.size() == 1 ? values[0] : values[ring]);
   };
+  std::array<RingLimits, kNumRings> out;
   for (int ring = 0; ring < kNumRings; ++ring) {
     RingLimits limits{config_.ring.task_window, config_.ring.heap_bytes, config_.ring.dep_pool};
-    if (!sizes.task_window().empty() && !Overridden("ring.task_window")) {
-      limits.task_window = pick(sizes.task_window(), ring);
+    if (!task_window.empty() && !Overridden("ring.task_window")) {
+      limits.task_window = pick(task_window, ring);
     }
-    if (!sizes.heap_bytes().empty() && !Overridden("ring.heap_bytes")) {
-      limits.heap_bytes = pick(sizes.heap_bytes(), ring);
+    if (!heap_bytes.empty() && !Overridden("ring.heap_bytes")) {
+      limits.heap_bytes = pick(heap_bytes, ring);
     }
-    if (!sizes.dep_pool().empty() && !Overridden("ring.dep_pool")) {
-      limits.dep_pool = pick(sizes.dep_pool(), ring);
+    if (!dep_pool.empty() && !Overridden("ring.dep_pool")) {
+      limits.dep_pool = pick(dep_pool, ring);
     }
-    ring_limits_[ring] = limits;
+    out[ring] = limits;
   }
+  return out;
 }
 
 void Session::OnLaunchBegin(int launch, const std::string& name) {
@@ -304,6 +397,10 @@ void Session::OnLaunchBegin(int launch, const std::string& name) {
   current_ = std::make_unique<LaunchReport>();
   current_->index = launch;
   current_->name = name;
+  for (int r = 0; r < kNumRings; ++r) {
+    current_->ring_limits[r] = chip_->orchestrator().rings().limits(r);
+  }
+  current_->arg_tensor_ids = next_launch_args_;
   if (!options_.out_dir.empty()) {
     const std::string dir = absl::StrCat(options_.out_dir, "/launch_", launch);
     std::error_code ec;
@@ -361,13 +458,30 @@ void Session::OnLaunchEnd(int launch, const LaunchCounters& counters) {
          {"busy_us", Us(busy)},
          {"ns_per_loop", loops > 0 ? static_cast<double>(busy) / 1000.0 / loops : 0.0}});
   }
+  if (!options_.serve_dir.empty()) {
+    // The writer waits for this launch's results before it sends the next.
+    if (absl::Status s = FinishLaunch(); !s.ok()) return chip_->Fail(s);
+    if (absl::Status s = ServeLaunch(launch); !s.ok()) return chip_->Fail(s);
+  }
+}
+
+absl::Status Session::ServeLaunch(int launch) {
+  const std::string dir = absl::StrCat(options_.serve_dir, "/launch_", launch);
+  absl::Status s = WriteTensorDump(dir, reader_->header(), memory_, functional_, served_args_);
+  if (!s.ok()) return s;
+  out_ << "served launch " << launch << " " << dir << std::endl;  // flushed: the writer waits
+  return absl::OkStatus();
 }
 
 void Session::OnCheck(const trace::Check& check) {
   if (!functional_) return;  // timing-only: nothing to compare
   CheckResult result = RunCheck(check, reader_->header().tensors(check.tensor_id()), memory_);
   (result.passed ? checks_passed_ : checks_failed_)++;
-  current_->checks.push_back(std::move(result));
+  if (current_) {
+    current_->checks.push_back(std::move(result));
+  } else {
+    out_ << "  " << DescribeCheck(result) << "\n";  // --serve: its launch is reported
+  }
 }
 
 nlohmann::json Session::Summary(const LaunchReport& report) const {
@@ -396,7 +510,7 @@ nlohmann::json Session::Summary(const LaunchReport& report) const {
   nlohmann::json rings = nlohmann::json::array();
   for (int r = 0; r < kNumRings; ++r) {
     const RingPool::Stats& ring = report.counters.rings[r];
-    const RingLimits& limits = ring_limits_[r];
+    const RingLimits& limits = report.ring_limits[r];
     rings.push_back({{"task_window", limits.task_window},
                      {"heap_bytes", limits.heap_bytes},
                      {"dep_pool", limits.dep_pool},
@@ -558,6 +672,7 @@ absl::Status Session::FinishLaunch() {
   }
   observer_.set_targets({});
   launch_summaries_.push_back(std::move(summary));
+  served_args_ = std::move(report.arg_tensor_ids);
   current_.reset();
   return absl::OkStatus();
 }
@@ -566,6 +681,9 @@ absl::Status Session::WriteRunSummary() {
   if (options_.out_dir.empty()) return absl::OkStatus();
   namespace fs = std::filesystem;
   const std::string dir = options_.out_dir;
+  if (launch_summaries_.size() == 1 && !options_.serve_dir.empty()) {
+    return absl::OkStatus();  // --serve: the caller has taken launch_0's files already
+  }
   if (launch_summaries_.size() == 1) {
     // One launch: its files live in DIR itself.
     const fs::path launch_dir = fs::path(dir) / "launch_0";
@@ -648,7 +766,7 @@ int Session::Simulate() {
     if (const int signal = StopSignal(); signal != 0) {
       stopped = absl::StrCat("stopped by ", signal == SIGINT ? "SIGINT" : "SIGTERM");
       code = 128 + signal;
-    } else if (wall_seconds() > options_.max_wall_seconds) {
+    } else if (options_.serve_dir.empty() && wall_seconds() > options_.max_wall_seconds) {
       stopped = absl::StrCat("error: wall-clock limit of ", options_.max_wall_seconds,
                              " s reached (--max-wall-seconds)");
     } else if (sc_core::sc_time_stamp() >= max_sim_time) {
@@ -672,10 +790,11 @@ int Session::Run() {
   ChipSetup setup;
   setup.config = &config_;
   setup.header = &reader_->header();
-  setup.kernels = kernels_;
+  setup.kernels = &kernels_;
   setup.memory = &memory_;
   setup.functional = functional_;
   setup.ring_limits = ring_limits_;
+  setup.launch_ring_limits = [this](const trace::RingSizes& sizes) { return RingLimitsFor(sizes); };
   setup.observer = &observer_;
   setup.source = source_.get();
   setup.listener = this;

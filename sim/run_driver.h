@@ -40,6 +40,12 @@ struct RunOptions {
   std::string swimlane_detail = "tasks";
   // --write-tensors: the tensors' final contents go here (sim/tensor_dump.h).
   std::string tensors_dir;
+  // --serve DIR: the trace is read as it is written (a pipe), and after each
+  // launch its summary is printed, its argument tensors' contents are
+  // written to DIR/launch_<n> (sim/tensor_dump.h's layout) and the line
+  // "served launch <n> DIR/launch_<n>" ends its report. No wall-clock limit:
+  // the writer's pauses between launches are not simulation.
+  std::string serve_dir;
 };
 
 // Elaborates the chip once and runs every launch of the trace on it, printing

@@ -12,16 +12,22 @@
 namespace pto {
 
 absl::Status WriteTensorDump(const std::string& dir, const trace::StreamHeader& header,
-                             const MemoryImage& memory, bool with_contents) {
+                             const MemoryImage& memory, bool with_contents,
+                             absl::Span<const uint32_t> ids) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) {
     return absl::UnavailableError(
-        absl::StrCat(dir, ": cannot create the --write-tensors directory: ", ec.message()));
+        absl::StrCat(dir, ": cannot create the tensors directory: ", ec.message()));
   }
   nlohmann::json tensors = nlohmann::json::array();
   std::string bytes;
-  for (const trace::Tensor& tensor : header.tensors()) {
+  std::vector<uint32_t> chosen(ids.begin(), ids.end());
+  if (chosen.empty()) {
+    for (const trace::Tensor& tensor : header.tensors()) chosen.push_back(tensor.id());
+  }
+  for (uint32_t id : chosen) {
+    const trace::Tensor& tensor = header.tensors(static_cast<int>(id));
     nlohmann::json entry = {
         {"id", tensor.id()},
         {"name", tensor.name()},

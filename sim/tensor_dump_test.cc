@@ -88,7 +88,16 @@ TEST_F(TensorDumpTest, AnUnwritableDirectoryIsAnError) {
   std::ofstream(file) << "x";
   const absl::Status s = WriteTensorDump(file + "/sub", header_, memory_, true);
   EXPECT_FALSE(s.ok());
-  EXPECT_NE(s.message().find("--write-tensors"), std::string::npos) << s;
+  EXPECT_NE(s.message().find("cannot create the tensors directory"), std::string::npos) << s;
+}
+
+TEST_F(TensorDumpTest, ChosenIdsOnlyInTheirOrder) {
+  ASSERT_TRUE(WriteTensorDump(dir_, header_, memory_, true, {1}).ok());
+  const nlohmann::json index = nlohmann::json::parse(ReadFile(dir_ + "/tensors.json"));
+  ASSERT_EQ(index["tensors"].size(), 1u);
+  EXPECT_EQ(index["tensors"][0]["id"], 1);
+  EXPECT_TRUE(std::filesystem::exists(dir_ + "/1.bin"));
+  EXPECT_FALSE(std::filesystem::exists(dir_ + "/0.bin"));
 }
 
 }  // namespace

@@ -234,6 +234,157 @@ Problem EngineProblem(const google::protobuf::RepeatedPtrField<trace::Op>& ops,
   return {};
 }
 
+// RunConfig ring sizes: one value for all rings or one per ring, each in the
+// range of its ring.* config key (the schema is the one place limits live).
+Problem RingSizesProblem(const trace::RingSizes& rings) {
+  struct RingField {
+    const char* name;
+    const google::protobuf::RepeatedField<uint64_t>* values;
+    const char* key;
+  };
+  for (const auto& [name, values, key] :
+       {RingField{"task_window", &rings.task_window(), "ring.task_window"},
+        RingField{"heap_bytes", &rings.heap_bytes(), "ring.heap_bytes"},
+        RingField{"dep_pool", &rings.dep_pool(), "ring.dep_pool"}}) {
+    if (values->size() != 0 && values->size() != 1 && values->size() != 4) {
+      return {absl::StrCat("ring_sizes.", name),
+              absl::StrCat("has ", values->size(), " entries; expected 1 (all rings) or 4")};
+    }
+    const ConfigKeySpec& spec = *FindConfigKey(key);
+    const auto min = static_cast<uint64_t>(spec.min);
+    const auto max = static_cast<uint64_t>(spec.max);
+    for (int i = 0; i < values->size(); ++i) {
+      const uint64_t value = values->Get(i);
+      const bool power_of_two = (value & (value - 1)) == 0;
+      if (value < min || value > max || (spec.power_of_two && !power_of_two)) {
+        return {absl::StrCat("ring_sizes.", name, "[", i, "]"),
+                absl::StrCat("is ", value, "; ", spec.ExpectedText(), ", as for ", key)};
+      }
+    }
+  }
+  return {};
+}
+
+// A tensor's own fields, declared with id `expected_id`: the field below the
+// tensor's path (".dtype") and what is wrong.
+Problem TensorProblem(const trace::Tensor& tensor, uint32_t expected_id, bool timing_only) {
+  const std::string who = absl::StrCat("tensor '", tensor.name(), "'");
+  if (tensor.id() != expected_id) {
+    return {".id", absl::StrCat("is ", tensor.id(), " (", who, "); expected ", expected_id,
+                                " (tensor ids are dense and 0-based, in declaration order)")};
+  }
+  if (tensor.dtype() == trace::DTYPE_UNSPECIFIED || DTypeSize(tensor.dtype()) == 0) {
+    return {".dtype", absl::StrCat(who, " has dtype ", DTypeLabel(tensor.dtype()),
+                                   "; expected one of FP32, FP16, BF16, INT8..INT64, "
+                                   "UINT8..UINT64, BOOL")};
+  }
+  if (tensor.shape_size() < 1 || tensor.shape_size() > kMaxTensorDims) {
+    return {".shape", absl::StrCat(who, " has rank ", tensor.shape_size(), "; expected 1 to ",
+                                   kMaxTensorDims, " dims")};
+  }
+  if (tensor.size_bytes() > kMaxTensorBytes) {
+    return {".size_bytes",
+            absl::StrCat(who, " declares ", tensor.size_bytes(), " bytes; expected at most ",
+                         kMaxTensorBytes, " (the 64 GiB per-tensor limit; split the tensor)")};
+  }
+  const uint64_t element_bytes = DTypeSize(tensor.dtype());
+  uint64_t elements = 1;
+  for (int d = 0; d < tensor.shape_size(); ++d) {
+    const int64_t dim = tensor.shape(d);
+    if (dim <= 0) {
+      return {absl::StrCat(".shape[", d, "]"),
+              absl::StrCat(who, " has size ", dim, " in dim ", d, "; expected > 0")};
+    }
+    // Overflow-checked: elements * dim * element_bytes <= kMaxTensorBytes.
+    if (elements > kMaxTensorBytes / element_bytes / static_cast<uint64_t>(dim)) {
+      return {".shape", absl::StrCat(who, " of shape ", ShapeLabel(tensor.shape()), " ",
+                                     DTypeLabel(tensor.dtype()),
+                                     " is larger than the 64 GiB per-tensor limit; expected at "
+                                     "most ",
+                                     kMaxTensorBytes, " bytes (split the tensor)")};
+    }
+    elements *= static_cast<uint64_t>(dim);
+  }
+  const uint64_t bytes = elements * element_bytes;
+  if (tensor.size_bytes() != bytes) {
+    return {".size_bytes",
+            absl::StrCat(who, " declares ", tensor.size_bytes(), " bytes; expected ", bytes, " (",
+                         ShapeLabel(tensor.shape()), " = ", elements, " elements of ",
+                         DTypeLabel(tensor.dtype()), ", ", element_bytes, " bytes each)")};
+  }
+  if (tensor.gm_addr() > UINT64_MAX - bytes) {
+    return {".gm_addr", absl::StrCat(who, " at ", Hex(tensor.gm_addr()), " with ", bytes,
+                                     " bytes runs past the end of the 64-bit address space; "
+                                     "expected a lower address")};
+  }
+  const bool has_contents = tensor.init().contents_case() != trace::TensorInit::CONTENTS_NOT_SET;
+  if (timing_only && has_contents) {
+    return {".init", absl::StrCat(who,
+                                  " carries initial contents but the header is timing_only; "
+                                  "expected no init in a timing-only trace")};
+  }
+  const Problem init_problem = InitProblem(tensor.init(), tensor);
+  if (init_problem.found()) return {".init." + init_problem.field, init_problem.what};
+  return {};
+}
+
+// Two tensors' GM ranges overlap: what the later one is told.
+std::string OverlapText(const trace::Tensor& self, const trace::Tensor& other) {
+  return absl::StrCat("tensor '", self.name(), "' occupies GM [", Hex(self.gm_addr()), ", ",
+                      Hex(self.gm_addr() + self.size_bytes()), ") which overlaps tensor '",
+                      other.name(), "' (id ", other.id(), ") at [", Hex(other.gm_addr()), ", ",
+                      Hex(other.gm_addr() + other.size_bytes()),
+                      "); expected disjoint GM ranges (give each tensor its own range)");
+}
+
+// A kernel declared with id `expected_id` at `path`: the full field path and
+// what is wrong.
+Problem KernelProblem(const trace::Kernel& kernel, uint32_t expected_id, const std::string& path) {
+  const std::string who = absl::StrCat("kernel '", kernel.name(), "'");
+  if (kernel.id() != expected_id) {
+    return {path + ".id",
+            absl::StrCat("is ", kernel.id(), " (", who, "); expected ", expected_id,
+                         " (kernel ids are dense and 0-based, in declaration order)")};
+  }
+  if (kernel.core_type() != trace::AIC && kernel.core_type() != trace::AIV &&
+      kernel.core_type() != trace::MIX) {
+    return {path + ".core_type",
+            absl::StrCat(who, " has core_type ",
+                         EnumName(trace::CoreType_descriptor(), kernel.core_type()),
+                         "; expected AIC, AIV or MIX")};
+  }
+  switch (kernel.body_case()) {
+    case trace::Kernel::BODY_NOT_SET:
+      return {path, absl::StrCat(who, " has no body; expected a program or a cost summary")};
+    case trace::Kernel::kCost: {
+      const Problem problem = CostProblem(kernel.cost());
+      if (problem.found()) return {absl::StrCat(path, ".cost.", problem.field), problem.what};
+      return {};
+    }
+    case trace::Kernel::kProgram: {
+      const trace::KernelProgram& program = kernel.program();
+      for (int p = 0; p < program.params_size(); ++p) {
+        const trace::KernelParam& param = program.params(p);
+        if (param.kind() != trace::KernelParam::TENSOR &&
+            param.kind() != trace::KernelParam::SCALAR) {
+          return {absl::StrCat(path, ".program.params[", p, "].kind"),
+                  absl::StrCat(who, " param '", param.name(), "' has kind ",
+                               EnumName(trace::KernelParam::Kind_descriptor(), param.kind()),
+                               "; expected TENSOR or SCALAR")};
+        }
+      }
+      if (Problem problem = TileProblem(program, path + ".program", kernel); problem.found()) {
+        return problem;
+      }
+      if (kernel.core_type() != trace::MIX) {
+        return EngineProblem(program.ops(), path + ".program.ops", kernel);
+      }
+      return {};
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------------------
@@ -570,6 +721,10 @@ absl::StatusOr<std::unique_ptr<TraceReader>> TraceReader::Start(const std::strin
   }
   absl::Status valid = reader->ValidateHeader();
   if (!valid.ok()) return valid;
+  for (const trace::Tensor& tensor : reader->header_->tensors()) {
+    reader->gm_ranges_.emplace(tensor.gm_addr(),
+                               std::make_pair(tensor.gm_addr() + tensor.size_bytes(), tensor.id()));
+  }
   return reader;
 }
 
@@ -630,6 +785,9 @@ std::string TraceReader::Where() const {
     case trace::StreamRecord::kCheck:
       parts.push_back(absl::StrCat("check", Quoted(current_name_)));
       break;
+    case trace::StreamRecord::kDeclare:
+      parts.push_back("declare");
+      break;
     case trace::StreamRecord::KIND_NOT_SET:
       parts.push_back("no kind");
       break;
@@ -667,33 +825,8 @@ absl::Status TraceReader::ValidateHeader() const {
                               "ptoc?)"));
   }
 
-  // Ring sizes: one value for all rings or one per ring, each in the range
-  // of its ring.* config key (the schema is the one place limits live).
-  const trace::RingSizes& rings = header_->ring_sizes();
-  struct RingField {
-    const char* name;
-    const google::protobuf::RepeatedField<uint64_t>* values;
-    const char* key;
-  };
-  for (const auto& [name, values, key] :
-       {RingField{"task_window", &rings.task_window(), "ring.task_window"},
-        RingField{"heap_bytes", &rings.heap_bytes(), "ring.heap_bytes"},
-        RingField{"dep_pool", &rings.dep_pool(), "ring.dep_pool"}}) {
-    if (values->size() != 0 && values->size() != 1 && values->size() != 4) {
-      return error(0, absl::StrCat("ring_sizes.", name),
-                   absl::StrCat("has ", values->size(), " entries; expected 1 (all rings) or 4"));
-    }
-    const ConfigKeySpec& spec = *FindConfigKey(key);
-    const auto min = static_cast<uint64_t>(spec.min);
-    const auto max = static_cast<uint64_t>(spec.max);
-    for (int i = 0; i < values->size(); ++i) {
-      const uint64_t value = values->Get(i);
-      const bool power_of_two = (value & (value - 1)) == 0;
-      if (value < min || value > max || (spec.power_of_two && !power_of_two)) {
-        return error(0, absl::StrCat("ring_sizes.", name, "[", i, "]"),
-                     absl::StrCat("is ", value, "; ", spec.ExpectedText(), ", as for ", key));
-      }
-    }
+  if (const Problem problem = RingSizesProblem(header_->ring_sizes()); problem.found()) {
+    return error(0, problem.field, problem.what);
   }
 
   // Tensors.
@@ -706,75 +839,13 @@ absl::Status TraceReader::ValidateHeader() const {
   ranges.reserve(header_->tensors_size());
   for (int t = 0; t < header_->tensors_size(); ++t) {
     const trace::Tensor& tensor = header_->tensors(t);
-    const int line = source_->TensorLine(t);
     const std::string path = absl::StrCat("tensors[", t, "]");
-    const std::string who = absl::StrCat("tensor '", tensor.name(), "'");
-    if (tensor.id() != static_cast<uint32_t>(t)) {
-      return error(line, path + ".id",
-                   absl::StrCat("is ", tensor.id(), " (", who, "); expected ", t,
-                                " (tensor ids are dense and 0-based, in declaration order)"));
+    if (const Problem problem =
+            TensorProblem(tensor, static_cast<uint32_t>(t), header_->timing_only());
+        problem.found()) {
+      return error(source_->TensorLine(t), path + problem.field, problem.what);
     }
-    if (tensor.dtype() == trace::DTYPE_UNSPECIFIED || DTypeSize(tensor.dtype()) == 0) {
-      return error(line, path + ".dtype",
-                   absl::StrCat(who, " has dtype ", DTypeLabel(tensor.dtype()),
-                                "; expected one of FP32, FP16, BF16, INT8..INT64, UINT8..UINT64, "
-                                "BOOL"));
-    }
-    if (tensor.shape_size() < 1 || tensor.shape_size() > kMaxTensorDims) {
-      return error(line, path + ".shape",
-                   absl::StrCat(who, " has rank ", tensor.shape_size(), "; expected 1 to ",
-                                kMaxTensorDims, " dims"));
-    }
-    if (tensor.size_bytes() > kMaxTensorBytes) {
-      return error(
-          line, path + ".size_bytes",
-          absl::StrCat(who, " declares ", tensor.size_bytes(), " bytes; expected at most ",
-                       kMaxTensorBytes, " (the 64 GiB per-tensor limit; split the tensor)"));
-    }
-    const uint64_t element_bytes = DTypeSize(tensor.dtype());
-    uint64_t elements = 1;
-    for (int d = 0; d < tensor.shape_size(); ++d) {
-      const int64_t dim = tensor.shape(d);
-      if (dim <= 0) {
-        return error(line, absl::StrCat(path, ".shape[", d, "]"),
-                     absl::StrCat(who, " has size ", dim, " in dim ", d, "; expected > 0"));
-      }
-      // Overflow-checked: elements * dim * element_bytes <= kMaxTensorBytes.
-      if (elements > kMaxTensorBytes / element_bytes / static_cast<uint64_t>(dim)) {
-        return error(line, path + ".shape",
-                     absl::StrCat(who, " of shape ", ShapeLabel(tensor.shape()), " ",
-                                  DTypeLabel(tensor.dtype()),
-                                  " is larger than the 64 GiB per-tensor limit; expected at most ",
-                                  kMaxTensorBytes, " bytes (split the tensor)"));
-      }
-      elements *= static_cast<uint64_t>(dim);
-    }
-    const uint64_t bytes = elements * element_bytes;
-    if (tensor.size_bytes() != bytes) {
-      return error(line, path + ".size_bytes",
-                   absl::StrCat(who, " declares ", tensor.size_bytes(), " bytes; expected ", bytes,
-                                " (", ShapeLabel(tensor.shape()), " = ", elements, " elements of ",
-                                DTypeLabel(tensor.dtype()), ", ", element_bytes, " bytes each)"));
-    }
-    if (tensor.gm_addr() > UINT64_MAX - bytes) {
-      return error(line, path + ".gm_addr",
-                   absl::StrCat(who, " at ", Hex(tensor.gm_addr()), " with ", bytes,
-                                " bytes runs past the end of the 64-bit address space; expected "
-                                "a lower address"));
-    }
-    ranges.push_back({tensor.gm_addr(), tensor.gm_addr() + bytes, t});
-
-    const bool has_contents = tensor.init().contents_case() != trace::TensorInit::CONTENTS_NOT_SET;
-    if (header_->timing_only() && has_contents) {
-      return error(line, path + ".init",
-                   absl::StrCat(who,
-                                " carries initial contents but the header is timing_only; "
-                                "expected no init in a timing-only trace"));
-    }
-    const Problem init_problem = InitProblem(tensor.init(), tensor);
-    if (init_problem.found()) {
-      return error(line, absl::StrCat(path, ".init.", init_problem.field), init_problem.what);
-    }
+    ranges.push_back({tensor.gm_addr(), tensor.gm_addr() + tensor.size_bytes(), t});
   }
 
   // GM ranges of different tensors must be disjoint.
@@ -790,67 +861,17 @@ absl::Status TraceReader::ValidateHeader() const {
       const int later = std::max(previous.id, current.id);
       const trace::Tensor& other = later == previous.id ? b : a;
       const trace::Tensor& self = later == previous.id ? a : b;
-      return error(
-          source_->TensorLine(later), absl::StrCat("tensors[", later, "].gm_addr"),
-          absl::StrCat("tensor '", self.name(), "' occupies GM [", Hex(self.gm_addr()), ", ",
-                       Hex(self.gm_addr() + self.size_bytes()), ") which overlaps tensor '",
-                       other.name(), "' (id ", other.id(), ") at [", Hex(other.gm_addr()), ", ",
-                       Hex(other.gm_addr() + other.size_bytes()),
-                       "); expected disjoint GM ranges (give each tensor its own range)"));
+      return error(source_->TensorLine(later), absl::StrCat("tensors[", later, "].gm_addr"),
+                   OverlapText(self, other));
     }
   }
 
   // Kernels.
   for (int k = 0; k < header_->kernels_size(); ++k) {
-    const trace::Kernel& kernel = header_->kernels(k);
-    const int line = source_->KernelLine(k);
-    const std::string path = absl::StrCat("kernels[", k, "]");
-    const std::string who = absl::StrCat("kernel '", kernel.name(), "'");
-    if (kernel.id() != static_cast<uint32_t>(k)) {
-      return error(line, path + ".id",
-                   absl::StrCat("is ", kernel.id(), " (", who, "); expected ", k,
-                                " (kernel ids are dense and 0-based, in declaration order)"));
-    }
-    if (kernel.core_type() != trace::AIC && kernel.core_type() != trace::AIV &&
-        kernel.core_type() != trace::MIX) {
-      return error(line, path + ".core_type",
-                   absl::StrCat(who, " has core_type ",
-                                EnumName(trace::CoreType_descriptor(), kernel.core_type()),
-                                "; expected AIC, AIV or MIX"));
-    }
-    switch (kernel.body_case()) {
-      case trace::Kernel::BODY_NOT_SET:
-        return error(line, path,
-                     absl::StrCat(who, " has no body; expected a program or a cost summary"));
-      case trace::Kernel::kCost: {
-        const Problem problem = CostProblem(kernel.cost());
-        if (problem.found()) {
-          return error(line, absl::StrCat(path, ".cost.", problem.field), problem.what);
-        }
-        break;
-      }
-      case trace::Kernel::kProgram: {
-        const trace::KernelProgram& program = kernel.program();
-        for (int p = 0; p < program.params_size(); ++p) {
-          const trace::KernelParam& param = program.params(p);
-          if (param.kind() != trace::KernelParam::TENSOR &&
-              param.kind() != trace::KernelParam::SCALAR) {
-            return error(line, absl::StrCat(path, ".program.params[", p, "].kind"),
-                         absl::StrCat(who, " param '", param.name(), "' has kind ",
-                                      EnumName(trace::KernelParam::Kind_descriptor(), param.kind()),
-                                      "; expected TENSOR or SCALAR"));
-          }
-        }
-        if (const Problem problem = TileProblem(program, path + ".program", kernel);
-            problem.found()) {
-          return error(line, problem.field, problem.what);
-        }
-        if (kernel.core_type() != trace::MIX) {
-          const Problem problem = EngineProblem(program.ops(), path + ".program.ops", kernel);
-          if (problem.found()) return error(line, problem.field, problem.what);
-        }
-        break;
-      }
+    if (const Problem problem = KernelProblem(header_->kernels(k), static_cast<uint32_t>(k),
+                                              absl::StrCat("kernels[", k, "]"));
+        problem.found()) {
+      return error(source_->KernelLine(k), problem.field, problem.what);
     }
   }
   return absl::OkStatus();
@@ -920,6 +941,8 @@ absl::Status TraceReader::ValidateRecord(const trace::StreamRecord& record) {
       return CheckHostRead(record.host_read());
     case R::kCheck:
       return CheckCheck(record.check());
+    case R::kDeclare:
+      return CheckDeclare(record.declare());
     case R::KIND_NOT_SET:
       break;
   }
@@ -969,6 +992,9 @@ absl::Status TraceReader::CheckLaunchBegin(const trace::LaunchBegin& begin) {
     absl::Status status = CheckTensorId(begin.arg_tensor_ids(i),
                                         absl::StrCat("launch_begin.arg_tensor_ids[", i, "]"));
     if (!status.ok()) return status;
+  }
+  if (const Problem problem = RingSizesProblem(begin.ring_sizes()); problem.found()) {
+    return RecordError("launch_begin." + problem.field, problem.what);
   }
   return absl::OkStatus();
 }
@@ -1328,6 +1354,77 @@ absl::Status TraceReader::CheckHostRead(const trace::HostRead& read) const {
           absl::StrCat("is ", read.indices(d), "; expected 0 <= index < ", tensor.shape(d),
                        " (dim ", d, " of ", TensorLabel(read.tensor_id()), ")"));
     }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status TraceReader::CheckDeclare(const trace::Declare& declare) {
+  if (in_launch_) {
+    return RecordError("declare",
+                       absl::StrCat("appears inside launch ", launch_index_, Quoted(launch_name_),
+                                    "; expected declares between launches"));
+  }
+  for (int i = 0; i < declare.tensors_size(); ++i) {
+    const trace::Tensor& tensor = declare.tensors(i);
+    const std::string path = absl::StrCat("declare.tensors[", i, "]");
+    const auto next = static_cast<uint32_t>(header_->tensors_size());
+    if (tensor.id() < next) {
+      // A re-declared tensor: the same storage, new contents.
+      const trace::Tensor& known = header_->tensors(static_cast<int>(tensor.id()));
+      if (tensor.dtype() != known.dtype() || tensor.gm_addr() != known.gm_addr() ||
+          tensor.size_bytes() != known.size_bytes() ||
+          !std::equal(tensor.shape().begin(), tensor.shape().end(), known.shape().begin(),
+                      known.shape().end())) {
+        return RecordError(
+            path, absl::StrCat("re-declares tensor ", tensor.id(), Quoted(known.name()), " (",
+                               ShapeLabel(known.shape()), " ", DTypeLabel(known.dtype()), " at ",
+                               Hex(known.gm_addr()), ") as ", ShapeLabel(tensor.shape()), " ",
+                               DTypeLabel(tensor.dtype()), " at ", Hex(tensor.gm_addr()),
+                               "; expected the same dtype, shape and gm_addr (a new tensor takes "
+                               "the next id, ",
+                               next, ")"));
+      }
+      const bool has_contents =
+          tensor.init().contents_case() != trace::TensorInit::CONTENTS_NOT_SET;
+      if (header_->timing_only() && has_contents) {
+        return RecordError(path + ".init",
+                           "carries contents but the header is timing_only; "
+                           "expected no init in a timing-only trace");
+      }
+      if (const Problem problem = InitProblem(tensor.init(), known); problem.found()) {
+        return RecordError(absl::StrCat(path, ".init.", problem.field), problem.what);
+      }
+      continue;
+    }
+    if (const Problem problem = TensorProblem(tensor, next, header_->timing_only());
+        problem.found()) {
+      return RecordError(path + problem.field, problem.what);
+    }
+    // Disjoint from every tensor so far: the nearest ranges on either side.
+    const uint64_t begin = tensor.gm_addr();
+    const uint64_t end = begin + tensor.size_bytes();
+    auto after = gm_ranges_.lower_bound(begin);
+    const trace::Tensor* hit = nullptr;
+    if (after != gm_ranges_.end() && after->first < end) {
+      hit = &header_->tensors(static_cast<int>(after->second.second));
+    } else if (after != gm_ranges_.begin() && std::prev(after)->second.first > begin) {
+      hit = &header_->tensors(static_cast<int>(std::prev(after)->second.second));
+    }
+    if (hit != nullptr) return RecordError(path + ".gm_addr", OverlapText(tensor, *hit));
+    *header_->add_tensors() = tensor;
+    gm_ranges_.emplace(begin, std::make_pair(end, tensor.id()));
+  }
+  for (int i = 0; i < declare.kernels_size(); ++i) {
+    const trace::Kernel& kernel = declare.kernels(i);
+    if (const Problem problem =
+            KernelProblem(kernel, static_cast<uint32_t>(header_->kernels_size()),
+                          absl::StrCat("declare.kernels[", i, "]"));
+        problem.found()) {
+      return RecordError(problem.field, problem.what);
+    }
+    *header_->add_kernels() = kernel;
+    kernel_types_.push_back(kernel.core_type());
+    kernel_has_program_.push_back(kernel.has_program());
   }
   return absl::OkStatus();
 }

@@ -2,6 +2,7 @@
 #define PTO_SIM_TRACE_READER_H_
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -40,7 +41,8 @@ inline constexpr uint64_t kMaxRingDepPool = uint64_t{1} << 24;
 //
 // Record conventions the reader enforces (the proto comments are normative):
 //   * Records appear inside LaunchBegin/LaunchEnd pairs (no nesting). Only
-//     Check records may appear outside a launch, and only after one.
+//     Declare records (anywhere outside a launch) and Check records (after a
+//     launch) may appear outside one.
 //   * Scopes: the launch's implicit outer scope is depth 0, so the first
 //     ScopeBegin of a launch has depth 1 and each nested one the enclosing
 //     depth + 1. ScopeEnd names the depth it closes; a launch ends with every
@@ -62,6 +64,8 @@ class TraceReader {
   TraceReader(const TraceReader&) = delete;
   TraceReader& operator=(const TraceReader&) = delete;
 
+  // The header's tensors and kernels, and those declared by the Declare
+  // records read so far (appended in id order; references stay valid).
   const trace::StreamHeader& header() const { return *header_; }
 
   // Reads and validates the next record. Returns false at a clean end of the
@@ -112,6 +116,9 @@ class TraceReader {
   absl::Status CheckAlloc(const trace::Alloc& alloc) const;
   absl::Status CheckHostRead(const trace::HostRead& read) const;
   absl::Status CheckCheck(const trace::Check& check) const;
+  // Validates a Declare and appends its new tensors and kernels to the
+  // header, so that later records and header() see them.
+  absl::Status CheckDeclare(const trace::Declare& declare);
   absl::Status CheckKernelSlots(const trace::Submit& submit) const;
   absl::Status CheckArgs(const google::protobuf::RepeatedPtrField<trace::Arg>& args,
                          absl::string_view field) const;
@@ -137,6 +144,9 @@ class TraceReader {
   // Whether each kernel has a program (whose params a submit's args must
   // match), dense for the same reason.
   std::vector<bool> kernel_has_program_;
+  // Every tensor's GM range, begin -> (end, id): a declared tensor must not
+  // overlap one.
+  std::map<uint64_t, std::pair<uint64_t, uint32_t>> gm_ranges_;
   absl::Status sticky_error_;
   bool finished_ = false;
 

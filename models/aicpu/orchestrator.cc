@@ -21,6 +21,8 @@ Orchestrator::Orchestrator(absl::string_view name, const OrchestratorEnv& env)
       source_(env.source),
       events_(env.events),
       rings_(env.ring_limits),
+      ring_limits_(env.ring_limits),
+      launch_ring_limits_(env.launch_ring_limits),
       submitter_(*env.config, env.tensors, *env.tasks, *env.deps) {
   calendar_.WakeAt(wake_, 0);  // starts reading the trace
 }
@@ -234,7 +236,8 @@ void Orchestrator::BeginLaunch(const trace::LaunchBegin& begin) {
   counters_ = OrchestratorCounters{};
   counters_.launch_start = Now();
   deps_.Clear();
-  rings_.BeginLaunch();
+  const bool own_sizes = begin.has_ring_sizes() && launch_ring_limits_;
+  rings_.BeginLaunch(own_sizes ? launch_ring_limits_(begin.ring_sizes()) : ring_limits_);
   submitter_.BeginLaunch(static_cast<uint32_t>(launch_));
   events_->OnLaunchBegin(launch_, begin.name());
 }

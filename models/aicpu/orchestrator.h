@@ -2,6 +2,7 @@
 #define PTO_MODELS_AICPU_ORCHESTRATOR_H_
 
 #include <array>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -63,6 +64,9 @@ struct OrchestratorEnv {
   const ChipConfig* config = nullptr;         // submit costs, aicpu.alloc_ns
   std::vector<const trace::Tensor*> tensors;  // the header's, by id
   std::array<RingLimits, kNumRings> ring_limits;
+  // A launch's own ring sizes (LaunchBegin.ring_sizes) as limits; unset:
+  // every launch has `ring_limits`.
+  std::function<std::array<RingLimits, kNumRings>(const trace::RingSizes&)> launch_ring_limits;
   TaskTable* tasks = nullptr;
   DependencyInference* deps = nullptr;
   TaskLifecycle* lifecycle = nullptr;
@@ -86,6 +90,8 @@ class Orchestrator : private Calendar::Client {
 
   void Wake();
   bool done() const { return done_; }
+  // A tensor a Declare record added after the header (the next id).
+  void AddTensor(const trace::Tensor* tensor) { submitter_.AddTensor(tensor); }
   // This launch's counters (reset when it begins) and ring statistics.
   const OrchestratorCounters& counters() const { return counters_; }
   const RingPool& rings() const { return rings_; }
@@ -129,6 +135,9 @@ class Orchestrator : private Calendar::Client {
   LaunchEvents* events_;
   OrchestratorCounters counters_;
   RingPool rings_;
+  const std::array<RingLimits, kNumRings> ring_limits_;  // a launch's without its own sizes
+  const std::function<std::array<RingLimits, kNumRings>(const trace::RingSizes&)>
+      launch_ring_limits_;
   Submitter submitter_;
   // One record, reused: the binary source merges each submit into the last
   // one's cleared fields, so steady-state parsing does not allocate.

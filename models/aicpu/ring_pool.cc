@@ -16,7 +16,8 @@ RingPool::RingPool(const std::array<RingLimits, kNumRings>& limits) {
   for (int r = 0; r < kNumRings; ++r) rings_[r].limits = limits[r];
 }
 
-void RingPool::BeginLaunch() {
+void RingPool::BeginLaunch(const std::array<RingLimits, kNumRings>& limits) {
+  for (int r = 0; r < kNumRings; ++r) rings_[r].limits = limits[r];
   for (Ring& ring : rings_) {
     ring.next_local = ring.last_alive = 0;
     ring.heap_top = ring.heap_tail = 0;

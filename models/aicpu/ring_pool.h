@@ -74,8 +74,9 @@ class RingPool {
   uint32_t next_local_id(int ring) const { return rings_[ring].next_local; }
 
   // A launch begins with every ring empty: local ids restart at 0, the
-  // peaks and the blocked time at zero.
-  void BeginLaunch();
+  // peaks and the blocked time at zero, and the rings take `limits` (a
+  // launch's RunConfig may size them).
+  void BeginLaunch(const std::array<RingLimits, kNumRings>& limits);
 
   // Moves the ring's watermark (last_task_alive) to `oldest_live`, its
   // oldest task that has not retired (TaskTable::ring_front; nullptr when

@@ -140,7 +140,7 @@ TEST_F(RingPoolTest, PeaksAreTheLaunchMaximaIncludingTheEnteringTask) {
   EXPECT_EQ(pool.stats(1).peak_tasks, 0u);
 
   pool.Reclaim(0, nullptr);
-  pool.BeginLaunch();
+  pool.BeginLaunch(Limits(16, 4096, 64));
   EXPECT_EQ(pool.stats(0).peak_tasks, 0u);
   EXPECT_EQ(pool.stats(0).peak_heap_bytes, 0u);
   EXPECT_EQ(pool.stats(0).peak_dep_entries, 0u);
@@ -156,9 +156,22 @@ TEST_F(RingPoolTest, LocalIdsCountPerRingAndRestartEachLaunch) {
   EXPECT_EQ(Enter(pool, 2).runtime_id, (uint64_t{2} << 32) | 1);
   EXPECT_EQ(pool.next_local_id(0), 3u);
   EXPECT_EQ(pool.next_local_id(1), 0u);
-  pool.BeginLaunch();
+  pool.BeginLaunch(Limits(16, 4096, 64));
   EXPECT_EQ(pool.next_local_id(0), 0u);
   EXPECT_EQ(Enter(pool, 2).runtime_id, (uint64_t{2} << 32) | 0);
+}
+
+TEST_F(RingPoolTest, ALaunchMayResizeTheRings) {
+  RingPool pool(Limits(16, 4096, 64));
+  Enter(pool, 0);
+  pool.Reclaim(0, nullptr);
+  pool.BeginLaunch(Limits(4, 1024, 8));
+  EXPECT_EQ(pool.limits(0).task_window, 4);
+  EXPECT_EQ(pool.limits(3).heap_bytes, 1024);
+  // At most task_window - 1 in flight: the fourth task waits for a slot.
+  for (int i = 0; i < 3; ++i) Enter(pool, 0);
+  EXPECT_EQ(pool.Admit(0, 0), RingResource::kTaskWindow);
+  EXPECT_FALSE(pool.DepPoolFits(1, 9));
 }
 
 TEST_F(RingPoolTest, UsageStaysExactWhileTheMarksGrow) {

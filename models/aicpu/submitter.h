@@ -55,6 +55,9 @@ class Submitter {
   Submitter(const ChipConfig& config, std::vector<const trace::Tensor*> tensors, TaskTable& tasks,
             DependencyInference& deps);
 
+  // A tensor declared after the header (a Declare record): id tensors().size().
+  void AddTensor(const trace::Tensor* tensor) { tensors_.push_back(tensor); }
+
   // Launch `launch` begins (its first task is the table's next): only the
   // implicit outer scope (depth 0) is open and no tensor has a creator.
   void BeginLaunch(uint32_t launch);

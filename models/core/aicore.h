@@ -2,6 +2,7 @@
 #define PTO_MODELS_CORE_AICORE_H_
 
 #include <cstdint>
+#include <deque>
 #include <utility>
 
 #include "absl/types/span.h"
@@ -31,7 +32,8 @@ struct AiCoreEnv {
   const ChipConfig* config = nullptr;
   Calendar* calendar = nullptr;  // keeps the core's time
   bool functional = false;       // GM holds real bytes and kernels compute
-  absl::Span<const CompiledKernel> kernels;
+  // By kernel id; a stream's Declare records add kernels as it runs.
+  const std::deque<CompiledKernel>* kernels = nullptr;
   const MemoryImage* memory = nullptr;  // which addresses a kernel may touch
   TaskPort* tasks = nullptr;
   CoreObserver* observer = nullptr;
@@ -108,7 +110,7 @@ class AiCore : public sc_core::sc_module,
  private:
   // CoreHost.
   void WakeAt(TimePs at) override { calendar_.WakeAt(wake_, at); }
-  const CompiledKernel& Kernel(int32_t id) const override { return kernels_[id]; }
+  const CompiledKernel& Kernel(int32_t id) const override { return (*kernels_)[id]; }
   GmCompletion Transport(const GmTransaction& transaction) override;
   bool Contains(uint64_t addr, size_t size) const override;
   bool times_transfers() const override { return memory_service_ != nullptr; }
@@ -127,7 +129,7 @@ class AiCore : public sc_core::sc_module,
   void OnWake(TimePs now) override { phases_.Advance(now); }
   TimePs Now() const { return calendar_.now(); }
 
-  absl::Span<const CompiledKernel> kernels_;
+  const std::deque<CompiledKernel>* kernels_;
   const MemoryImage* memory_;
   SyncFabric* fabric_ = nullptr;
   MemoryService* memory_service_;

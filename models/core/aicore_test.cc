@@ -95,8 +95,8 @@ class ImmediateFabric : public SyncFabric {
 
 enum KernelId : int32_t { kCost = 0, kCopy = 1, kSync = 2 };
 
-std::vector<CompiledKernel> Kernels() {
-  std::vector<CompiledKernel> kernels;
+std::deque<CompiledKernel> Kernels() {
+  std::deque<CompiledKernel> kernels;
   trace::Kernel cost;  // 1850 cycles at 1.85 GHz: 1000 ns
   cost.set_name("cost");
   cost.set_core_type(trace::AIV);
@@ -130,7 +130,7 @@ class CoreBench {
         }),
         gm_("gm", gm_read_ps, gm_write_ps),
         core_("aiv0", /*id=*/0, CoreKind::kAiv, /*cluster=*/0,
-              AiCoreEnv{&config_, &TestCalendar(), /*functional=*/false, kernels_, &memory_,
+              AiCoreEnv{&config_, &TestCalendar(), /*functional=*/false, &kernels_, &memory_,
                         &tasks_, &observer_, &failure_}) {
     core_.socket.bind(gm_.socket);
     core_.set_owner(&owner_);
@@ -155,7 +155,7 @@ class CoreBench {
 
  private:
   ChipConfig config_;
-  std::vector<CompiledKernel> kernels_;
+  std::deque<CompiledKernel> kernels_;
   MemoryImage memory_;  // timing-only: nothing allocated, every address allowed
   FakeTaskPort tasks_;
   CoreObserver observer_;
