@@ -4,10 +4,12 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "common/atomic_file.h"
 #include "common/dtype.h"
 #include "frontend/host_tensor.h"
 #include "frontend/parser.h"
@@ -135,7 +137,37 @@ absl::StatusOr<CallRequest> ReadCallRequest(const std::string& path) {
       tensor.has_contents = true;
       tensor.bytes = data.substr(offset, nbytes);
     }
+    if (t.contains("known") && !t["known"].is_null()) {
+      const nlohmann::json& k = t["known"];
+      if (!k.is_object() || !k.contains("id") || !k["id"].is_number_unsigned() ||
+          !k.contains("gm_addr") || !k["gm_addr"].is_number_unsigned() || !k.contains("upload") ||
+          !k["upload"].is_boolean()) {
+        return Bad(path, field + ".known", "expected {id, gm_addr, upload}");
+      }
+      tensor.known = true;
+      tensor.id = k["id"].get<uint32_t>();
+      tensor.gm_addr = k["gm_addr"].get<uint64_t>();
+      tensor.upload = k["upload"].get<bool>();
+    }
     request.tensors.push_back(std::move(tensor));
+  }
+  if (json.contains("session") && !json["session"].is_null()) {
+    const nlohmann::json& s = json["session"];
+    if (!s.is_object() || !s.contains("first") || !s["first"].is_boolean() ||
+        !s.contains("next_tensor_id") || !s["next_tensor_id"].is_number_unsigned() ||
+        !s.contains("next_kernel_id") || !s["next_kernel_id"].is_number_unsigned() ||
+        !s.contains("next_gm_addr") || !s["next_gm_addr"].is_number_unsigned() ||
+        !s.contains("state_out") || !s["state_out"].is_string()) {
+      return Bad(path, "session",
+                 "expected {first, next_tensor_id, next_kernel_id, next_gm_addr, state_out}");
+    }
+    request.in_session = true;
+    request.session.first = s["first"].get<bool>();
+    request.session.next_tensor_id = s["next_tensor_id"].get<uint32_t>();
+    request.session.next_kernel_id = s["next_kernel_id"].get<uint32_t>();
+    request.session.next_gm_addr = s["next_gm_addr"].get<uint64_t>();
+    request.session_out =
+        (std::filesystem::path(path).parent_path() / s["state_out"].get<std::string>()).string();
   }
   return request;
 }
@@ -155,7 +187,8 @@ absl::StatusOr<trace::TraceText> CompileCall(const CallRequest& request,
   };
   std::stable_sort(module.body.begin(), module.body.end(),
                    [&rank](const StmtPtr& a, const StmtPtr& b) { return rank(a) < rank(b); });
-  auto bind_arguments = [&request, &options](Interpreter& interp) {
+  std::vector<std::shared_ptr<HostTensor>> hosts;
+  auto bind_arguments = [&request, &options, &hosts](Interpreter& interp) {
     for (const CallTensor& t : request.tensors) {
       const bool values = t.has_contents && !options.timing_only;
       auto host = std::make_shared<HostTensor>(
@@ -169,10 +202,41 @@ absl::StatusOr<trace::TraceText> CompileCall(const CallRequest& request,
         }
         host->Assign(decoded);
       }
+      hosts.push_back(host);
       interp.SetGlobal(t.name, Value::Obj(std::move(host)));
     }
   };
-  return CompileModule(source, module, warnings, options, bind_arguments);
+  if (!request.in_session) return CompileModule(source, module, warnings, options, bind_arguments);
+  // The call's stream becomes the next segment of the script's.
+  auto to_segment = [&request, &hosts](Interpreter& interp, trace::TraceText* text) {
+    std::vector<KnownTensor> known;
+    for (size_t i = 0; i < request.tensors.size(); ++i) {
+      const CallTensor& t = request.tensors[i];
+      if (!t.known) continue;
+      const std::optional<uint32_t> local = interp.program().FindTensorForHost(hosts[i].get());
+      if (local) known.push_back({*local, t.id, t.gm_addr, t.upload});
+    }
+    SessionState state = request.session;
+    std::vector<PlacedTensor> placed;
+    PTOC_RETURN_IF_ERROR(ToSessionSegment(known, &state, text, &placed));
+    // Where each argument went, for the caller's next request (null: unused).
+    nlohmann::json tensors = nlohmann::json::array();
+    for (const auto& host : hosts) {
+      const std::optional<uint32_t> local = interp.program().FindTensorForHost(host.get());
+      if (local) {
+        tensors.push_back({{"id", placed[*local].id}, {"gm_addr", placed[*local].gm_addr}});
+      } else {
+        tensors.push_back(nullptr);
+      }
+    }
+    const nlohmann::json out = {{"first", state.first},
+                                {"next_tensor_id", state.next_tensor_id},
+                                {"next_kernel_id", state.next_kernel_id},
+                                {"next_gm_addr", state.next_gm_addr},
+                                {"tensors", std::move(tensors)}};
+    return WriteFileAtomically(request.session_out, out.dump() + "\n");
+  };
+  return CompileModule(source, module, warnings, options, bind_arguments, to_segment);
 }
 
 }  // namespace pto::ptoc

@@ -22,6 +22,7 @@
 
 #include "absl/status/statusor.h"
 #include "frontend/interpreter.h"
+#include "frontend/session_segment.h"
 #include "proto/task_stream.pb.h"
 
 namespace pto::ptoc {
@@ -32,6 +33,11 @@ struct CallTensor {
   std::vector<int64_t> shape;
   bool has_contents = false;
   std::string bytes;  // little-endian, row-major, when has_contents
+  // A tensor an earlier call of the script's session declared.
+  bool known = false;
+  uint32_t id = 0;
+  uint64_t gm_addr = 0;
+  bool upload = false;  // the host changed it since
 };
 
 // Lines of the text that stand for another file's (kernels the entry calls
@@ -50,6 +56,13 @@ struct CallRequest {
   int prelude_line = 0;     // the prelude's first line; it runs first
   std::vector<CallSegment> segments;
   std::vector<CallTensor> tensors;
+  // The script's stream so far, when calls share one chip (pto_sim --serve):
+  // the output is the stream's next segment (frontend/session_segment.h),
+  // without the header after the first, and the state after it is written
+  // to `session_out`.
+  bool in_session = false;
+  SessionState session;
+  std::string session_out;
 };
 
 // The request JSON:
@@ -58,8 +71,16 @@ struct CallRequest {
 //    "segments": [{"first_line": int, "lines": int, "file": str,
 //                  "file_first_line": int}] (optional),
 //    "tensors": [{"name": str, "dtype": "FP32", "shape": [int],
-//                 "offset": int, "nbytes": int | null}]}
-// `nbytes` null: a shape-only tensor (timing-only). Errors name the field.
+//                 "offset": int, "nbytes": int | null,
+//                 "known": {"id": int, "gm_addr": int, "upload": bool} (optional)}],
+//    "session": {"first": bool, "next_tensor_id": int, "next_kernel_id": int,
+//                "next_gm_addr": int, "state_out": str} (optional)}
+// `nbytes` null: a shape-only tensor (timing-only). `known`: the script's
+// chip holds the tensor since an earlier call. `state_out` (relative to the
+// request's directory) receives the session's state after this call:
+// {first, next_tensor_id, next_kernel_id, next_gm_addr, "tensors": [{"id",
+// "gm_addr"} or null per request tensor (null: the call did not use it)]}.
+// Errors name the field.
 absl::StatusOr<CallRequest> ReadCallRequest(const std::string& path);
 
 absl::StatusOr<trace::TraceText> CompileCall(const CallRequest& request,

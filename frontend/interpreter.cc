@@ -1209,10 +1209,10 @@ void Interpreter::Warn(SourceLocation loc, absl::string_view message) {
   warnings_.push_back(std::move(text));
 }
 
-absl::StatusOr<trace::TraceText> CompileModule(const SourceFile& source, const Module& module,
-                                               std::vector<std::string>* warnings,
-                                               const CompileOptions& options,
-                                               const std::function<void(Interpreter&)>& setup) {
+absl::StatusOr<trace::TraceText> CompileModule(
+    const SourceFile& source, const Module& module, std::vector<std::string>* warnings,
+    const CompileOptions& options, const std::function<void(Interpreter&)>& setup,
+    const std::function<absl::Status(Interpreter&, trace::TraceText*)>& finish) {
   Interpreter interp(source, MakeTileExecutorReference());
   if (options.timing_only) interp.set_timing_only();
   interp.set_max_statements(options.max_statements);
@@ -1226,6 +1226,7 @@ absl::StatusOr<trace::TraceText> CompileModule(const SourceFile& source, const M
     text.mutable_header()->set_timing_only(true);
     for (auto& t : *text.mutable_header()->mutable_tensors()) t.clear_init();
   }
+  if (finish) PTOC_RETURN_IF_ERROR(finish(interp, &text));
   return text;
 }
 

@@ -340,9 +340,11 @@ struct CompileOptions {
 
 // Runs `module` (parsed from `source`) on an interpreter set up as ptoc's
 // (verifiers, limits, --timing-only); `setup`, if given, binds globals first.
+// `finish`, if given, sees the interpreter and its stream last.
 absl::StatusOr<trace::TraceText> CompileModule(
     const SourceFile& source, const Module& module, std::vector<std::string>* warnings,
-    const CompileOptions& options, const std::function<void(Interpreter&)>& setup = nullptr);
+    const CompileOptions& options, const std::function<void(Interpreter&)>& setup = nullptr,
+    const std::function<absl::Status(Interpreter&, trace::TraceText*)>& finish = nullptr);
 
 // Compiles a whole kernel description into a trace; warnings (if given)
 // receive non-fatal diagnostics.

@@ -29,8 +29,12 @@ int Usage(const char* message) {
   return kExitError;
 }
 
-absl::Status WriteStream(const pto::trace::TraceText& trace, const std::string& path) {
-  auto writer = pto::TraceWriter::Create(path, trace.header());
+// `continuation`: records only, the next segment of a stream whose header
+// an earlier call wrote.
+absl::Status WriteStream(const pto::trace::TraceText& trace, const std::string& path,
+                         bool continuation) {
+  auto writer = continuation ? pto::TraceWriter::CreateContinuation(path)
+                             : pto::TraceWriter::Create(path, trace.header());
   if (!writer.ok()) return writer.status();
   for (const auto& record : trace.records()) {
     absl::Status s = (*writer)->Write(record);
@@ -40,13 +44,15 @@ absl::Status WriteStream(const pto::trace::TraceText& trace, const std::string& 
 }
 
 int Report(const absl::StatusOr<pto::trace::TraceText>& trace,
-           const std::vector<std::string>& warnings, const std::string& output, bool pbtxt) {
+           const std::vector<std::string>& warnings, const std::string& output, bool pbtxt,
+           bool continuation = false) {
   for (const std::string& w : warnings) std::cerr << w << "\n";
   if (!trace.ok()) {
     std::cerr << trace.status().message() << "\n";
     return kExitError;
   }
-  absl::Status written = pbtxt ? pto::WriteTraceText(output, *trace) : WriteStream(*trace, output);
+  absl::Status written =
+      pbtxt ? pto::WriteTraceText(output, *trace) : WriteStream(*trace, output, continuation);
   if (!written.ok()) {
     std::cerr << output << ": error: " << written.message() << "\n";
     return kExitError;
@@ -62,7 +68,9 @@ int CompileCallRequest(const std::string& request_path, const std::string& outpu
     return kExitError;
   }
   std::vector<std::string> warnings;
-  return Report(pto::ptoc::CompileCall(*request, &warnings, options), warnings, output, pbtxt);
+  const bool continuation = request->in_session && !request->session.first;
+  return Report(pto::ptoc::CompileCall(*request, &warnings, options), warnings, output, pbtxt,
+                continuation);
 }
 
 int Run(int argc, char** argv) {

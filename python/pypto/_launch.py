@@ -1,26 +1,30 @@
 """One kernel call: ptoc compiles it, pto_sim runs it, the results come back.
 
 Each call is one launch: `ptoc --call` compiles the request (pypto/_source.py)
-into a task stream, `pto_sim --write-tensors` simulates it with the caller's
-tensors, and the simulated contents of every argument are copied back into
-the caller's torch tensors, so the script's own checks check the simulator.
+into the next segment of the script's task stream, the script's chip (one
+`pto_sim --serve` child, pypto/_chip.py) runs it with the caller's tensors,
+and the simulated contents of every argument are copied back into the
+caller's torch tensors, so the script's own checks check the simulator.
 The launch's one-line summary goes to stderr.
 
 Environment: PTO_SIM_CONFIG (a chip config instead of the platform's),
-PTO_SIM_SET ("key=value" pairs, space-separated, as --set), PTO_SIM_OUT (each
-launch's --out files under DIR/launch_<n>_<name>), PTO_SIM_QUIET=1 (no
-summary), PTO_SIM_KEEP=1 (keep each launch's request and stream, path on
-stderr).
+PTO_SIM_SET ("key=value" pairs, space-separated, as --set), PTO_SIM_OUT (the
+chip's --out files: DIR/launch_<n> per launch, written as each ends, and the
+run's stats.json when the script ends), PTO_SIM_QUIET=1 (no summary),
+PTO_SIM_KEEP=1 (keep each launch's request and the chip's whole stream,
+paths on stderr).
 """
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
 import tempfile
 
 from pypto import _paths
+from pypto._chip import chip_for
 from pypto.backend.pto_backend import PartialCodegenError
 from pypto.errors import ConfigError, DeadlockError, SimulationError
 from pypto.language._kernels import ProgramClass
@@ -132,17 +136,40 @@ def launch(obj, label, args, kwargs, config):
             shutil.rmtree(work, ignore_errors=True)
 
 
+def _chip_key_and_command(config, timing_only):
+    """What the chip is built from (a call that changes it starts a new
+    chip) and the pto_sim command that builds it."""
+    command = [_tool("pto_sim"), "--config", _config_path(config)]
+    sets = _sets(config)
+    for item in sets:
+        command += ["--set", item]
+    if timing_only:
+        command.append("--timing-only")
+    out_root = os.environ.get("PTO_SIM_OUT")
+    files = None
+    if out_root or config.enable_chip_swimlane or config.enable_dep_gen:
+        files = (out_root or "pto_sim_out", int(config.enable_chip_swimlane))
+        command += ["--out", files[0]]
+        if files[1]:
+            command += ["--swimlane-level", str(files[1])]
+    key = (_config_path(config), tuple(sets), timing_only, files)
+    return key, command
+
+
 def _run(obj, method, label, args, kwargs, config, work):
     source, text, prelude_line, call_line, segments, tensors = _call_text(
         obj, method, label, args, kwargs, config
     )
     timing_only = any(t.shape_only for t in tensors)
+    key, command = _chip_key_and_command(config, timing_only)
+    chip = chip_for(key, command, os.environ.get("PTO_SIM_KEEP") == "1")
+    session, digests = chip.request_fields(tensors)
     data_path = os.path.join(work, "args.bin")
     entries = []
     offset = 0
     with open(data_path, "wb") as data:
         for t in tensors:
-            entry = {"name": t.name, "dtype": t.dtype, "shape": list(t.shape)}
+            entry = {"name": t.name, "dtype": t.dtype, "shape": list(t.shape), "known": t.known}
             if t.shape_only:
                 entry.update(offset=0, nbytes=None)
             else:
@@ -159,11 +186,12 @@ def _run(obj, method, label, args, kwargs, config, work):
         "segments": segments,
         "data_file": "args.bin",
         "tensors": entries,
+        "session": session,
     }
     request_path = os.path.join(work, "request.json")
     with open(request_path, "w", encoding="utf-8") as f:
         json.dump(request, f)
-    stream = os.path.join(work, "launch.pb")
+    stream = os.path.join(work, "segment.pb")
     ptoc = [_tool("ptoc"), "--call", request_path, "-o", stream]
     if timing_only:
         ptoc.append("--timing-only")
@@ -174,57 +202,48 @@ def _run(obj, method, label, args, kwargs, config, work):
         sys.stderr.write(compiled.stderr)
 
     _state["launches"] += 1
-    results = os.path.join(work, "results")
-    sim = [_tool("pto_sim"), "--config", _config_path(config), "--trace", stream,
-           "--write-tensors", results]
-    out_root = os.environ.get("PTO_SIM_OUT")
-    wants_files = config.enable_chip_swimlane or config.enable_dep_gen
-    if out_root or wants_files:
-        out_dir = os.path.join(out_root or "pto_sim_out",
-                               f"launch_{_state['launches'] - 1}_{label}")
-        sim += ["--out", out_dir]
-        swimlane = int(config.enable_chip_swimlane)
-        if swimlane:
-            sim += ["--swimlane-level", str(swimlane)]
-    for item in _sets(config):
-        sim += ["--set", item]
-    ran = subprocess.run(sim, capture_output=True, text=True)
-    if ran.returncode == 130:
-        raise KeyboardInterrupt
-    if ran.returncode != 0:
-        report = (ran.stdout + ran.stderr).rstrip()
-        kind = DeadlockError if "deadlock" in report else SimulationError
-        raise kind(f"pto_sim failed on {label} (exit {ran.returncode}):\n{report}",
-                   ran.returncode)
+    report, served = chip.run(stream, os.path.join(work, session["state_out"]), tensors, digests,
+                              label)
+    if key[3] is not None:
+        # pto_sim wrote the launch's files under its own count; the script's
+        # count and the call's name are what the user looks for.
+        out_dir = key[3][0]
+        written = os.path.join(out_dir, f"launch_{chip.launches - 1}")
+        wanted = os.path.join(out_dir, f"launch_{_state['launches'] - 1}_{label}")
+        shutil.rmtree(wanted, ignore_errors=True)
+        os.replace(written, wanted)
     if os.environ.get("PTO_SIM_QUIET") != "1":
-        _print_summary(_state["launches"] - 1, ran.stdout)
+        _print_summary(_state["launches"] - 1, report)
     if not timing_only:
-        _write_back(tensors, results)
+        _write_back(chip, tensors, served)
     return None
 
 
-def _print_summary(number, stdout):
-    # pto_sim numbers the launches of its stream; the script's count is ours.
-    # Hazards (unordered overlapping GM accesses) are shown when there are any.
-    for line in stdout.splitlines():
-        if line.startswith("launch 0 "):
-            print(f"pto_sim: launch {number} {line[len('launch 0 '):]}", file=sys.stderr)
+def _print_summary(number, lines):
+    # pto_sim numbers the launches of its chip; the script's count is ours
+    # (a new chip restarts pto_sim's). Hazards (unordered overlapping GM
+    # accesses) are shown when there are any.
+    for line in lines:
+        match = re.match(r"launch \d+ ", line)
+        if match:
+            print(f"pto_sim: launch {number} {line[match.end():]}", file=sys.stderr)
         elif "hazard" in line and line.strip() != "hazards: 0":
             print(f"pto_sim: {line.strip()}", file=sys.stderr)
 
 
-def _write_back(tensors, results):
+def _write_back(chip, tensors, results):
     with open(os.path.join(results, "tensors.json"), encoding="utf-8") as f:
         index = json.load(f)
-    by_name = {}
-    for entry in index["tensors"]:
-        by_name.setdefault(entry["name"], entry)
+    by_id = {entry["id"]: entry for entry in index["tensors"]}
     for t in tensors:
-        entry = by_name.get(t.name)
+        held = chip.known.get(t.identity())
+        entry = by_id.get(held["id"]) if held is not None else None
         if entry is None or entry["file"] is None:
             continue
         with open(os.path.join(results, entry["file"]), "rb") as f:
-            t.store(f.read())
+            data = f.read()
+        t.store(data)
+        chip.remember_contents(t, data)
 
 
 __all__ = ["launch"]

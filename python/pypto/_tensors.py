@@ -33,12 +33,21 @@ def _bits_of(tensor):
 
 
 class ArgumentTensor:
-    def __init__(self, name, tensor, dtype, shape, shape_only):
+    def __init__(self, name, tensor, dtype, shape, shape_only, source=None):
         self.name = name
         self.tensor = tensor  # the caller's torch tensor (None for a TensorSpec)
+        self.source = tensor if source is None else source  # what the caller passed
         self.dtype = dtype
         self.shape = shape
         self.shape_only = shape_only
+
+    def identity(self):
+        """What makes two calls' arguments one device tensor: the same storage
+        viewed the same way (a TensorSpec or meta tensor: the same object)."""
+        if self.shape_only:
+            return ("object", id(self.source), tuple(self.shape), self.dtype)
+        t = self.tensor
+        return ("cpu", t.data_ptr(), tuple(t.shape), tuple(t.stride()), self.dtype)
 
     def payload(self):
         t = self.tensor.detach().contiguous()
@@ -59,7 +68,8 @@ def argument_tensor(name, value, what):
     from pypto.runtime import TensorSpec
 
     if isinstance(value, TensorSpec):
-        return ArgumentTensor(name, None, dtype_name(value.dtype, what), list(value.shape), True)
+        return ArgumentTensor(name, None, dtype_name(value.dtype, what), list(value.shape), True,
+                              source=value)
     if not isinstance(value, torch.Tensor):
         raise ConfigError(
             f"{what}: expected a torch.Tensor, a TensorSpec or a number, got {type(value).__name__}"

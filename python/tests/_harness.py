@@ -13,6 +13,16 @@ import unittest
 PYTHON = os.environ.get("PTO_PYTHON", "/usr/bin/python3")
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPTS = os.path.join(HERE, "scripts")
+REPO = os.path.dirname(os.path.dirname(HERE))
+
+
+def _built(name):
+    from pypto import _paths  # the build's package (PYTHONPATH)
+
+    return getattr(_paths, name)
+
+
+PTO_SIM = os.environ.get("PTO_SIM_BIN") or _built("PTO_SIM")
 SKIP = 77  # ctest SKIP_RETURN_CODE
 
 

@@ -5,12 +5,13 @@ import json
 import os
 import re
 import shutil
+import subprocess
 import sys
 import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _harness import PYTHON, SCRIPTS, main, run_script  # noqa: E402
+from _harness import PTO_SIM, PYTHON, REPO, SCRIPTS, main, run_script  # noqa: E402
 
 LAUNCH = re.compile(r"^pto_sim: launch (\d+) '([^']+)': makespan ([0-9.]+) us", re.M)
 
@@ -281,6 +282,42 @@ class TimingOnly(unittest.TestCase):
         self.assertEqual(r.stdout.split("\n")[:2], ["True torch.float16 (2, 3) 1.5", "0"])
 
 
+class PersistentChip(unittest.TestCase):
+    def test_calls_share_one_chip_whose_stream_replays_to_the_same_times(self):
+        keep = tempfile.mkdtemp()
+        try:
+            r = run_script("persistent_chip.py", env={"PTO_SIM_KEEP": "1", "TMPDIR": keep})
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertIn("OK", r.stdout)
+            launches = LAUNCH.findall(r.stderr)
+            self.assertEqual([n for n, _, _ in launches], ["0", "1", "2", "3"])
+            times = [float(t) for _, _, t in launches]
+            # The second call finds a and out in L2: faster than the first.
+            self.assertLess(times[1], times[0])
+            # One chip: one kept stream, all four launches, no new chip.
+            self.assertNotIn("a new chip starts", r.stderr)
+            chips = [d for d in os.listdir(keep) if d.startswith("pypto_chip_")]
+            self.assertEqual(len(chips), 1)
+            stream = os.path.join(keep, chips[0], "stream.pb")
+            out = os.path.join(keep, "replay")
+            replay = subprocess.run(
+                [PTO_SIM, "--config", os.path.join(REPO, "configs", "ascend.yaml"),
+                 "--trace", stream, "--out", out],
+                capture_output=True, text=True)
+            self.assertEqual(replay.returncode, 0, replay.stderr)
+            replayed = re.findall(r"^launch \d+ '[^']+': makespan ([0-9.]+) us", replay.stdout,
+                                  re.M)
+            self.assertEqual([float(t) for t in replayed], times)
+            with open(os.path.join(out, "stats.json")) as f:
+                per_launch = json.load(f)["per_launch"]
+            # Unchanged tensors are not uploaded again: launch 1 reads only L2.
+            self.assertEqual(per_launch[1]["gm"]["hbm_read_bytes"], 0)
+            self.assertEqual([p["rings"][0]["task_window"] for p in per_launch],
+                             [16384, 16384, 16384, 16])
+        finally:
+            shutil.rmtree(keep)
+
+
 class Outputs(unittest.TestCase):
     def test_pto_sim_out_writes_each_launchs_files(self):
         out = tempfile.mkdtemp()
@@ -288,7 +325,10 @@ class Outputs(unittest.TestCase):
             r = run_script("harness_style.py", env={"PTO_SIM_OUT": out})
             self.assertEqual(r.returncode, 0, r.stderr)
             dirs = sorted(os.listdir(out))
-            self.assertEqual(dirs, ["launch_0_scaled_add", "launch_1_row_copy"])
+            # Both launches ran on one chip: the run's stats.json sums them.
+            self.assertEqual(dirs, ["launch_0_scaled_add", "launch_1_row_copy", "stats.json"])
+            with open(os.path.join(out, "stats.json")) as f:
+                self.assertEqual(json.load(f)["launches"], 2)
             with open(os.path.join(out, dirs[0], "stats.json")) as f:
                 stats = json.load(f)
             makespan = float(LAUNCH.findall(r.stderr)[0][2])
@@ -314,6 +354,8 @@ class Outputs(unittest.TestCase):
             self.assertEqual(r.returncode, 0, r.stderr)
             out = os.path.join(cwd, "pto_sim_out")
             self.assertEqual(sorted(os.listdir(out)), ["launch_0_scaled_add", "launch_1_row_copy"])
+            # Another swimlane level is another chip, and the user is told.
+            self.assertIn("a new chip starts", r.stderr)
             with open(os.path.join(out, "launch_0_scaled_add", "chip_swimlane_records.json")) as f:
                 records = json.load(f)
             self.assertEqual(records["chip_swimlane_level"], 3)  # the RunConfig level
