@@ -8,6 +8,7 @@
 #include <sstream>
 #include <utility>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "common/atomic_file.h"
 #include "common/dtype.h"
@@ -169,6 +170,10 @@ absl::StatusOr<CallRequest> ReadCallRequest(const std::string& path) {
     request.session_out =
         (std::filesystem::path(path).parent_path() / s["state_out"].get<std::string>()).string();
   }
+  if (json.contains("recorder")) {
+    if (!json["recorder"].is_string()) return Bad(path, "recorder", "expected a string");
+    request.recorder = json["recorder"].get<std::string>();
+  }
   return request;
 }
 
@@ -209,6 +214,30 @@ absl::StatusOr<trace::TraceText> CompileCall(const CallRequest& request,
   if (!request.in_session) return CompileModule(source, module, warnings, options, bind_arguments);
   // The call's stream becomes the next segment of the script's.
   auto to_segment = [&request, &hosts](Interpreter& interp, trace::TraceText* text) {
+    if (!request.recorder.empty()) text->mutable_header()->set_recorder(request.recorder);
+    // The call's tensors its tasks write (local ids): by the kernel's
+    // parameter (a no_dep argument is written all the same), else by the
+    // call site's direction (an extern kernel has no parameters).
+    absl::flat_hash_set<uint32_t> written;
+    for (const trace::StreamRecord& record : text->records()) {
+      if (!record.has_submit()) continue;
+      const trace::Submit& submit = record.submit();
+      const trace::KernelProgram* program = nullptr;
+      for (int32_t id : submit.kernel_ids()) {
+        if (id >= 0 && text->header().kernels(id).has_program()) {
+          program = &text->header().kernels(id).program();
+        }
+      }
+      for (int i = 0; i < submit.args_size(); ++i) {
+        if (!submit.args(i).has_tensor()) continue;
+        const trace::ArgDirection d = submit.args(i).tensor().direction();
+        const bool writes =
+            program != nullptr && i < program->params_size()
+                ? program->params(i).direction() != trace::KernelParam::IN
+                : d == trace::INOUT || d == trace::OUTPUT_EXISTING || d == trace::OUTPUT;
+        if (writes) written.insert(submit.args(i).tensor().tensor_id());
+      }
+    }
     std::vector<KnownTensor> known;
     for (size_t i = 0; i < request.tensors.size(); ++i) {
       const CallTensor& t = request.tensors[i];
@@ -224,7 +253,9 @@ absl::StatusOr<trace::TraceText> CompileCall(const CallRequest& request,
     for (const auto& host : hosts) {
       const std::optional<uint32_t> local = interp.program().FindTensorForHost(host.get());
       if (local) {
-        tensors.push_back({{"id", placed[*local].id}, {"gm_addr", placed[*local].gm_addr}});
+        tensors.push_back({{"id", placed[*local].id},
+                           {"gm_addr", placed[*local].gm_addr},
+                           {"written", written.contains(*local)}});
       } else {
         tensors.push_back(nullptr);
       }

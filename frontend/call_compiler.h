@@ -63,6 +63,7 @@ struct CallRequest {
   bool in_session = false;
   SessionState session;
   std::string session_out;
+  std::string recorder;  // the header's recorder, when set (a recorded python3 run)
 };
 
 // The request JSON:
@@ -74,12 +75,14 @@ struct CallRequest {
 //                 "offset": int, "nbytes": int | null,
 //                 "known": {"id": int, "gm_addr": int, "upload": bool} (optional)}],
 //    "session": {"first": bool, "next_tensor_id": int, "next_kernel_id": int,
-//                "next_gm_addr": int, "state_out": str} (optional)}
+//                "next_gm_addr": int, "state_out": str} (optional),
+//    "recorder": str (optional: the header's recorder instead of ptoc's)}
 // `nbytes` null: a shape-only tensor (timing-only). `known`: the script's
 // chip holds the tensor since an earlier call. `state_out` (relative to the
 // request's directory) receives the session's state after this call:
 // {first, next_tensor_id, next_kernel_id, next_gm_addr, "tensors": [{"id",
-// "gm_addr"} or null per request tensor (null: the call did not use it)]}.
+// "gm_addr", "written"} or null per request tensor (null: the call did not
+// use it; written: a task of the launch writes it)]}.
 // Errors name the field.
 absl::StatusOr<CallRequest> ReadCallRequest(const std::string& path);
 

@@ -24,6 +24,7 @@ std::shared_ptr<TensorRef> TensorRef::View(const std::vector<int64_t>& offsets,
 ProgramBuilder::ProgramBuilder(std::string source_name) {
   header_.set_version(kTaskStreamVersion);
   header_.set_source(std::move(source_name));
+  header_.set_recorder(absl::StrCat("ptoc ", PTO_VERSION));
 }
 
 namespace {

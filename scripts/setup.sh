@@ -9,7 +9,7 @@ packages=(
   cmake ninja-build g++ pkg-config python3
   libsystemc-dev libprotobuf-dev protobuf-compiler libabsl-dev libyaml-cpp-dev
   libgtest-dev libgmock-dev libbenchmark-dev libeigen3-dev nlohmann-json3-dev libcli11-dev
-  python3-torch python3-numpy
+  python3-torch python3-numpy python3-protobuf
 )
 missing=()
 for p in "${packages[@]}"; do

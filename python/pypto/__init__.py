@@ -36,3 +36,7 @@ from pypto import _excepthook  # noqa: E402
 
 _excepthook.install()
 _require_torch()
+
+from pypto import _record  # noqa: E402
+
+_record.start_if_asked()

@@ -24,7 +24,8 @@ import subprocess
 import sys
 import tempfile
 
-from pypto.errors import DeadlockError, SimulationError
+from pypto import _record
+from pypto.errors import ConfigError, DeadlockError, SimulationError
 
 _chips = {"current": None}
 
@@ -77,6 +78,8 @@ class Chip:
         if self.recording is not None:
             self.recording.write(data)
             self.recording.flush()
+        if _record.recording() is not None:
+            _record.recording().write(data)
         try:
             self.proc.stdin.write(data)
             self.proc.stdin.flush()
@@ -95,8 +98,10 @@ class Chip:
             self.session[key] = state[key]
         for t, placed, digest in zip(tensors, state["tensors"], digests):
             if placed is not None:
-                self.known[t.identity()] = {"id": placed["id"], "gm_addr": placed["gm_addr"],
-                                            "digest": digest, "tensor": t}
+                held = self.known.get(t.identity(), {})
+                self.known[t.identity()] = {
+                    "id": placed["id"], "gm_addr": placed["gm_addr"], "digest": digest,
+                    "tensor": t, "written": placed["written"] or held.get("written", False)}
         self.launches += 1
         return report, served
 
@@ -105,6 +110,26 @@ class Chip:
         held = self.known.get(tensor.identity())
         if held is not None:
             held["digest"] = hashlib.blake2b(data).digest()
+
+    def written_id(self, tensor):
+        """The chip's id of `tensor` when a launch wrote it and the host has not
+        changed it since (a recorded check's tensor), None when the chip does
+        not hold it."""
+        from pypto._tensors import argument_tensor
+
+        if tensor.device.type != "cpu":
+            return None
+        t = argument_tensor("checked", tensor, "a checked tensor")
+        held = self.known.get(t.identity())
+        if held is None:
+            return None
+        if not held["written"]:
+            raise ConfigError(
+                "a recorded check compares a kernel's output, but no launch wrote this tensor "
+                "(it was only an input); compare the tensor a kernel writes")
+        if held["digest"] != hashlib.blake2b(t.payload()).digest():
+            return None  # the host changed it since: a host-side check
+        return held["id"]
 
     def _failed(self, label):
         code = self.proc.wait()
@@ -149,6 +174,10 @@ class Chip:
 def chip_for(key, command, keep):
     """The running chip when `key` matches it, else a new one."""
     current = _chips["current"]
+    if current is not None and current.key != key and _record.recording() is not None:
+        raise ConfigError(
+            f"PTO_SIM_RECORD records one chip, and this call changes what it is built from "
+            f"({_difference(current.key, key)}); record such calls in separate runs")
     if current is not None and current.key != key:
         _note(f"this call changes what the chip is built from ({_difference(current.key, key)}): "
               "a new chip starts; L2 contents and simulated time start afresh")
@@ -157,6 +186,8 @@ def chip_for(key, command, keep):
     if current is None:
         current = Chip(key, command, keep)
         _chips["current"] = current
+        if _record.recording() is not None:
+            _record.recording().chip = current
     return current
 
 
@@ -172,6 +203,7 @@ def _close_at_exit():
     _chips["current"] = None
     if current is not None:
         current.close()
+    _record.finish()
 
 
 __all__ = ["chip_for"]

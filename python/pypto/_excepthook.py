@@ -17,6 +17,10 @@ EXIT_RUNTIME = 3
 
 def _hook(previous):
     def hook(kind, value, traceback):
+        # (By module: the hook also reports a pypto that failed to import.)
+        record = sys.modules.get("pypto._record")
+        if record is not None:
+            record.mark_failed()  # a recording of a failed run is not written
         if not isinstance(value, PyptoError):
             previous(kind, value, traceback)
             return
@@ -28,6 +32,8 @@ def _hook(previous):
                 message = f"{where}: error: {message}"
         print(message, file=sys.stderr)
         sys.stderr.flush()
+        if record is not None:
+            record.finish()  # os._exit skips atexit
         code = EXIT_BAD_INPUT
         if isinstance(value, SimulationError):
             code = value.exit_code if value.exit_code in (1, 2, 3) else EXIT_RUNTIME

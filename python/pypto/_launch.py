@@ -25,6 +25,7 @@ import tempfile
 
 from pypto import _paths
 from pypto._chip import chip_for
+from pypto._record import RECORDER, recording
 from pypto.backend.pto_backend import PartialCodegenError
 from pypto.errors import ConfigError, DeadlockError, SimulationError
 from pypto.language._kernels import ProgramClass
@@ -188,6 +189,8 @@ def _run(obj, method, label, args, kwargs, config, work):
         "tensors": entries,
         "session": session,
     }
+    if recording() is not None:
+        request["recorder"] = RECORDER
     request_path = os.path.join(work, "request.json")
     with open(request_path, "w", encoding="utf-8") as f:
         json.dump(request, f)

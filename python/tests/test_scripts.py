@@ -318,6 +318,53 @@ class PersistentChip(unittest.TestCase):
             shutil.rmtree(keep)
 
 
+class Recording(unittest.TestCase):
+    def test_a_recorded_run_replays_its_checks_and_a_failing_one_fails_the_replay(self):
+        work = tempfile.mkdtemp()
+        try:
+            path = os.path.join(work, "run.pb")
+            r = run_script("recorded_checks.py", env={"PTO_SIM_RECORD": path})
+            # Recording: the wrong golden is a warning, the script goes on.
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertIn("done", r.stdout)
+            self.assertIn("recorded_checks.py:18: check 'assert torch.allclose(out, a * 3), "
+                          "\"the wrong golden\"' fails on the simulated result", r.stderr)
+            replay = subprocess.run(
+                [PTO_SIM, "--config", os.path.join(REPO, "configs", "ascend.yaml"),
+                 "--trace", path], capture_output=True, text=True)
+            self.assertEqual(replay.returncode, 1, replay.stdout + replay.stderr)
+            self.assertIn("checks: 1 passed, 1 failed", replay.stdout)
+            self.assertIn("(recorded_checks.py:17): PASS", replay.stdout)
+            self.assertIn("(recorded_checks.py:18): FAIL", replay.stdout)
+            # Not recording, the same script fails its own assert.
+            plain = run_script("recorded_checks.py")
+            self.assertEqual(plain.returncode, 1)
+            self.assertIn("AssertionError: the wrong golden", plain.stderr)
+        finally:
+            shutil.rmtree(work)
+
+    def test_the_header_names_the_recorder(self):
+        work = tempfile.mkdtemp()
+        try:
+            path = os.path.join(work, "run.pb")
+            r = run_script("recorded_checks.py", env={"PTO_SIM_RECORD": path})
+            self.assertEqual(r.returncode, 0, r.stderr)
+            code = (
+                "import sys\n"
+                "from pypto._proto import task_stream_pb2 as pb\n"
+                "from google.protobuf.internal.decoder import _DecodeVarint32\n"
+                "data = open(sys.argv[1], 'rb').read()\n"
+                "size, start = _DecodeVarint32(data, 0)\n"
+                "h = pb.StreamHeader.FromString(data[start:start + size])\n"
+                "print(h.version, h.recorder)\n"
+            )
+            shown = run_script("-c", code, path)
+            self.assertEqual(shown.returncode, 0, shown.stderr)
+            self.assertRegex(shown.stdout, r"^7 pypto 0\.1\.0 \(CPython 3\.\d+\.\d+, torch 1\.")
+        finally:
+            shutil.rmtree(work)
+
+
 class Outputs(unittest.TestCase):
     def test_pto_sim_out_writes_each_launchs_files(self):
         out = tempfile.mkdtemp()
