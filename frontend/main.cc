@@ -1,7 +1,8 @@
 // ptoc FILE.py -o OUT.pb [--pbtxt] [--timing-only]: compiles a PyPTO-syntax kernel description
-// into a pto_sim task stream. ptoc --call REQUEST.json -o OUT.pb compiles one kernel call of a
-// CPython script (the pypto package writes the request; frontend/call_compiler.h). Exit 0 on
-// success, 2 on any error.
+// into a pto_sim task stream. ptoc --record FILE.py -o OUT.pb runs the script under CPython
+// with the pypto package and records its run (frontend/record_runner.h). ptoc --call
+// REQUEST.json -o OUT.pb compiles one kernel call of a CPython script (the pypto package writes
+// the request; frontend/call_compiler.h). Exit 0 on success, 2 on any error.
 #include <exception>
 #include <filesystem>
 #include <fstream>
@@ -12,6 +13,7 @@
 #include "common/trace_writer.h"
 #include "frontend/call_compiler.h"
 #include "frontend/interpreter.h"
+#include "frontend/record_runner.h"
 
 namespace {
 
@@ -22,7 +24,10 @@ constexpr uintmax_t kMaxSourceBytes = 16 << 20;  // docs/ptoc.md, "Limits"
 int Usage(const char* message) {
   std::cerr << "ptoc: error: " << message << "\n"
             << "usage: ptoc FILE.py -o OUT.pb [--pbtxt] [--timing-only]\n"
+            << "       ptoc --record FILE.py -o OUT.pb [--pbtxt] [--timing-only]\n"
             << "       ptoc --call REQUEST.json -o OUT.pb [--pbtxt] [--timing-only]\n"
+            << "  --record       run FILE.py under CPython (pypto, its kernels on pto_sim) and "
+               "record the run\n"
             << "  --pbtxt        write the stream as protobuf text (one TraceText message)\n"
             << "  --timing-only  tensors without contents, no checks, no reference "
                "evaluation\n";
@@ -77,6 +82,7 @@ int Run(int argc, char** argv) {
   std::string input, output;
   bool pbtxt = false;
   bool call = false;
+  bool record = false;
   pto::ptoc::CompileOptions options;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -87,6 +93,8 @@ int Run(int argc, char** argv) {
       pbtxt = true;
     } else if (arg == "--call") {
       call = true;
+    } else if (arg == "--record") {
+      record = true;
     } else if (arg == "--timing-only") {
       options.timing_only = true;
     } else if (arg == "-h" || arg == "--help") {
@@ -103,6 +111,14 @@ int Run(int argc, char** argv) {
   if (input.empty()) return Usage(call ? "no call request" : "no input file");
   if (output.empty()) return Usage("no output file (-o OUT.pb)");
   if (call) return CompileCallRequest(input, output, pbtxt, options);
+  if (record) {
+    pto::ptoc::RecordOptions record_options;
+    record_options.python = PTO_PYTHON;
+    record_options.package_dir = PTO_PACKAGE_DIR;
+    record_options.pbtxt = pbtxt;
+    record_options.timing_only = options.timing_only;
+    return pto::ptoc::RecordScript(input, output, record_options);
+  }
   std::error_code ec;
   if (std::filesystem::is_directory(input, ec)) {
     std::cerr << input << ": error: is a directory; expected a kernel description (.py)\n";

@@ -114,7 +114,7 @@ class Chip:
     def written_id(self, tensor):
         """The chip's id of `tensor` when a launch wrote it and the host has not
         changed it since (a recorded check's tensor), None when the chip does
-        not hold it."""
+        not hold it, -1 when the chip is timing-only (nothing to check)."""
         from pypto._tensors import argument_tensor
 
         if tensor.device.type != "cpu":
@@ -123,6 +123,8 @@ class Chip:
         held = self.known.get(t.identity())
         if held is None:
             return None
+        if self.key[2]:
+            return -1  # a timing-only chip has no results to check
         if not held["written"]:
             raise ConfigError(
                 "a recorded check compares a kernel's output, but no launch wrote this tensor "

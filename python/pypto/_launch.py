@@ -161,7 +161,10 @@ def _run(obj, method, label, args, kwargs, config, work):
     source, text, prelude_line, call_line, segments, tensors = _call_text(
         obj, method, label, args, kwargs, config
     )
-    timing_only = any(t.shape_only for t in tensors)
+    # PTO_SIM_TIMING_ONLY=1 (ptoc --record --timing-only): every argument as
+    # shapes only, as meta tensors would be.
+    forced = os.environ.get("PTO_SIM_TIMING_ONLY") == "1"
+    timing_only = forced or any(t.shape_only for t in tensors)
     key, command = _chip_key_and_command(config, timing_only)
     chip = chip_for(key, command, os.environ.get("PTO_SIM_KEEP") == "1")
     session, digests = chip.request_fields(tensors)
@@ -171,7 +174,7 @@ def _run(obj, method, label, args, kwargs, config, work):
     with open(data_path, "wb") as data:
         for t in tensors:
             entry = {"name": t.name, "dtype": t.dtype, "shape": list(t.shape), "known": t.known}
-            if t.shape_only:
+            if t.shape_only or forced:
                 entry.update(offset=0, nbytes=None)
             else:
                 payload = t.payload()

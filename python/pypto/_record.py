@@ -16,6 +16,7 @@ stream is removed. PTO_SIM_RECORD must be set when pypto is imported; one
 recording covers one chip.
 """
 
+import atexit
 import inspect
 import os
 import sys
@@ -64,9 +65,11 @@ class Recording:
         self.file = open(self.partial, "wb")
         self.chip = None
         self.checks = 0
+        self.written = 0  # stream bytes: none when the script launched nothing
 
     def write(self, data):
         self.file.write(data)
+        self.written += len(data)
 
     def add_check(self, tensor_id, expected, rtol, atol, equal_nan, name, origin):
         record = self.pb.StreamRecord()
@@ -81,8 +84,10 @@ class Recording:
 
     def finish(self, ok):
         self.file.close()
-        if ok:
+        if ok and self.written > 0:
             os.replace(self.partial, self.path)
+        elif ok:
+            os.remove(self.partial)  # no launch, no stream (ptoc --record says so)
         else:
             try:
                 os.remove(self.partial)
@@ -145,6 +150,8 @@ def _install():
         if actual_id is None:
             return assert_close(actual, expected, *args, rtol=rtol, atol=atol,
                                 equal_nan=equal_nan, **kwargs)
+        if actual_id < 0:
+            return None  # timing only: no result to compare
         if rtol is None or atol is None:
             rtol, atol = _ASSERT_CLOSE_DEFAULTS.get(actual.dtype, (0.0, 0.0))
         _record(actual_id, actual, expected, rtol, atol, equal_nan, where, line)
@@ -163,6 +170,8 @@ def _install():
             actual_id = _kernel_output(actual)
             if actual_id is None:
                 continue
+            if actual_id < 0:
+                return True  # timing only: no result to compare
             _record(actual_id, actual, expected, rtol, atol, equal_nan, where, line)
             if not allclose(input, other, rtol=rtol, atol=atol, equal_nan=equal_nan):
                 print(f"pypto: warning: {where}: check '{line}' fails on the simulated result "
@@ -191,6 +200,7 @@ def start_if_asked():
         raise ConfigError(f"PTO_SIM_RECORD={path}: no such directory {directory}")
     _state["recording"] = Recording(path)
     _install()
+    atexit.register(finish)  # also for a script that never launches (no chip)
 
 
 __all__ = ["RECORDER", "recording", "start_if_asked", "finish", "mark_failed"]

@@ -23,6 +23,7 @@ def _built(name):
 
 
 PTO_SIM = os.environ.get("PTO_SIM_BIN") or _built("PTO_SIM")
+PTOC = os.environ.get("PTOC_BIN") or _built("PTOC")
 SKIP = 77  # ctest SKIP_RETURN_CODE
 
 

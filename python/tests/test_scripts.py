@@ -11,7 +11,7 @@ import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _harness import PTO_SIM, PYTHON, REPO, SCRIPTS, main, run_script  # noqa: E402
+from _harness import PTO_SIM, PTOC, PYTHON, REPO, SCRIPTS, main, run_script  # noqa: E402
 
 LAUNCH = re.compile(r"^pto_sim: launch (\d+) '([^']+)': makespan ([0-9.]+) us", re.M)
 
@@ -284,8 +284,7 @@ class TimingOnly(unittest.TestCase):
 
 class PersistentChip(unittest.TestCase):
     def test_calls_share_one_chip_whose_stream_replays_to_the_same_times(self):
-        keep = tempfile.mkdtemp()
-        try:
+        with tempfile.TemporaryDirectory() as keep:
             r = run_script("persistent_chip.py", env={"PTO_SIM_KEEP": "1", "TMPDIR": keep})
             self.assertEqual(r.returncode, 0, r.stderr)
             self.assertIn("OK", r.stdout)
@@ -314,14 +313,11 @@ class PersistentChip(unittest.TestCase):
             self.assertEqual(per_launch[1]["gm"]["hbm_read_bytes"], 0)
             self.assertEqual([p["rings"][0]["task_window"] for p in per_launch],
                              [16384, 16384, 16384, 16])
-        finally:
-            shutil.rmtree(keep)
 
 
 class Recording(unittest.TestCase):
     def test_a_recorded_run_replays_its_checks_and_a_failing_one_fails_the_replay(self):
-        work = tempfile.mkdtemp()
-        try:
+        with tempfile.TemporaryDirectory() as work:
             path = os.path.join(work, "run.pb")
             r = run_script("recorded_checks.py", env={"PTO_SIM_RECORD": path})
             # Recording: the wrong golden is a warning, the script goes on.
@@ -340,12 +336,9 @@ class Recording(unittest.TestCase):
             plain = run_script("recorded_checks.py")
             self.assertEqual(plain.returncode, 1)
             self.assertIn("AssertionError: the wrong golden", plain.stderr)
-        finally:
-            shutil.rmtree(work)
 
     def test_the_header_names_the_recorder(self):
-        work = tempfile.mkdtemp()
-        try:
+        with tempfile.TemporaryDirectory() as work:
             path = os.path.join(work, "run.pb")
             r = run_script("recorded_checks.py", env={"PTO_SIM_RECORD": path})
             self.assertEqual(r.returncode, 0, r.stderr)
@@ -361,8 +354,55 @@ class Recording(unittest.TestCase):
             shown = run_script("-c", code, path)
             self.assertEqual(shown.returncode, 0, shown.stderr)
             self.assertRegex(shown.stdout, r"^7 pypto 0\.1\.0 \(CPython 3\.\d+\.\d+, torch 1\.")
-        finally:
-            shutil.rmtree(work)
+
+
+class PtocRecord(unittest.TestCase):
+    """ptoc --record FILE.py: the script under CPython, its run recorded."""
+
+    def ptoc(self, *args, cwd=SCRIPTS):
+        return subprocess.run([PTOC, "--record", *args], capture_output=True, text=True, cwd=cwd,
+                              timeout=240)
+
+    def replay(self, path):
+        return subprocess.run([PTO_SIM, "--config", os.path.join(REPO, "configs", "ascend.yaml"),
+                               "--trace", path], capture_output=True, text=True, timeout=240)
+
+    def test_the_recorded_stream_and_its_text_form_replay_alike(self):
+        with tempfile.TemporaryDirectory() as work:
+            binary, text = os.path.join(work, "run.pb"), os.path.join(work, "run.pbtxt")
+            r = self.ptoc("recorded_checks.py", "-o", binary)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertIn("fails on the simulated result (recorded", r.stderr)
+            r = self.ptoc("recorded_checks.py", "-o", text, "--pbtxt")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            with open(text) as f:
+                self.assertIn("declare {", f.read())
+            a, b = self.replay(binary), self.replay(text)
+            self.assertEqual(a.returncode, 1, a.stdout + a.stderr)  # the wrong golden
+            self.assertEqual(b.returncode, 1, b.stdout + b.stderr)
+            launch = re.compile(r"^launch .*$", re.M)
+            self.assertEqual(launch.findall(a.stdout), launch.findall(b.stdout))
+            self.assertIn("checks: 1 passed, 1 failed", b.stdout)
+
+    def test_a_failing_script_writes_no_stream_and_exits_2(self):
+        with tempfile.TemporaryDirectory() as work:
+            out = os.path.join(work, "run.pb")
+            r = self.ptoc("raises_before_launch.py", "-o", out)
+            self.assertEqual(r.returncode, 2)
+            self.assertIn("Traceback", r.stderr)  # the script's own
+            self.assertIn("raises_before_launch.py: error: the script exited 1", r.stderr)
+            self.assertFalse(os.path.exists(out))
+            self.assertEqual(os.listdir(work), [])
+
+    def test_a_script_that_launches_nothing_is_a_warning(self):
+        with tempfile.TemporaryDirectory() as work:
+            out = os.path.join(work, "run.pb")
+            r = self.ptoc("library_only.py", "-o", out)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertIn("library_only.py: warning: the script launched no kernel", r.stderr)
+            replay = self.replay(out)
+            self.assertEqual(replay.returncode, 0, replay.stderr)
+            self.assertIn("checks: 0 passed, 0 failed", replay.stdout)
 
 
 class Outputs(unittest.TestCase):
