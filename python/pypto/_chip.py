@@ -99,9 +99,11 @@ class Chip:
         for t, placed, digest in zip(tensors, state["tensors"], digests):
             if placed is not None:
                 held = self.known.get(t.identity(), {})
+                # "tensor" keeps the caller's storage alive: a freed one's
+                # address cannot come back as another tensor's identity.
                 self.known[t.identity()] = {
                     "id": placed["id"], "gm_addr": placed["gm_addr"], "digest": digest,
-                    "tensor": t, "written": placed["written"] or held.get("written", False)}
+                    "tensor": t.source, "written": placed["written"] or held.get("written", False)}
         self.launches += 1
         return report, served
 

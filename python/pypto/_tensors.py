@@ -37,6 +37,7 @@ class ArgumentTensor:
         self.name = name
         self.tensor = tensor  # the caller's torch tensor (None for a TensorSpec)
         self.source = tensor if source is None else source  # what the caller passed
+        self._payload = None
         self.dtype = dtype
         self.shape = shape
         self.shape_only = shape_only
@@ -50,10 +51,13 @@ class ArgumentTensor:
         return ("cpu", t.data_ptr(), tuple(t.shape), tuple(t.stride()), self.dtype)
 
     def payload(self):
-        t = self.tensor.detach().contiguous()
-        if t.dtype == torch.bool:
-            t = t.to(torch.uint8)
-        return t.view(_bits_of(t)).numpy().tobytes() if t.numel() else b""
+        """The bytes as of the first ask: one call digests and sends them."""
+        if self._payload is None:
+            t = self.tensor.detach().contiguous()
+            if t.dtype == torch.bool:
+                t = t.to(torch.uint8)
+            self._payload = t.view(_bits_of(t)).numpy().tobytes() if t.numel() else b""
+        return self._payload
 
     def store(self, data):
         t = self.tensor
