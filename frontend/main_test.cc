@@ -79,12 +79,45 @@ TEST(PtocMainTest, CompilesToALengthDelimitedStreamAndExitsZero) {
   EXPECT_THAT(content, HasSubstr("block_num: 2"));
 }
 
-TEST(PtocMainTest, ErrorsExitTwoWithFileLineColumnSourceAndCaret) {
-  const std::string src = WriteFile("bad.py", "x = 1\nwhile x:\n    pass\n");
-  Result r = RunPtoc(src + " -o " + ::testing::TempDir() + "/bad.pb");
+TEST(PtocMainTest, DslErrorsExitTwoWithFileLineColumnSourceAndCaret) {
+  const std::string src = WriteFile("bad.py",
+                                    "import pypto.language as pl\nimport torch\n"
+                                    "@pl.jit\n"
+                                    "def f(out: pl.Out[pl.Tensor]):\n"
+                                    "    x = 1\n"
+                                    "    while x:\n"
+                                    "        pass\n"
+                                    "    return out\n"
+                                    "f(torch.zeros(4, 4))\n");
+  const std::string out = ::testing::TempDir() + "/bad.pb";
+  Result r = RunPtoc(src + " -o " + out);
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_THAT(r.output, HasSubstr("bad.py:2:1: error: 'while' loops are not supported"));
-  EXPECT_THAT(r.output, HasSubstr("\nwhile x:\n^"));
+  EXPECT_THAT(r.output, HasSubstr("bad.py:6:5: error: 'while' loops are not supported"));
+  EXPECT_THAT(r.output, HasSubstr("\n    while x:\n    ^"));
+  EXPECT_FALSE(std::ifstream(out).good()) << "a failed run leaves no stream";
+}
+
+// The script is Python: its own exceptions end ptoc with exit 2 and the
+// traceback, and a script that launches nothing is a warning.
+TEST(PtocMainTest, AScriptsExceptionExitsTwoWithItsTraceback) {
+  const std::string src = WriteFile("raises.py",
+                                    "def helper():\n"
+                                    "    raise ValueError('no weights for layer 3')\n"
+                                    "helper()\n");
+  const std::string out = ::testing::TempDir() + "/raises.pb";
+  Result r = RunPtoc(src + " -o " + out);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.output, HasSubstr("Traceback (most recent call last)"));
+  EXPECT_THAT(r.output, HasSubstr("raises.py\", line 2, in helper"));
+  EXPECT_THAT(r.output, HasSubstr("ValueError: no weights for layer 3"));
+  EXPECT_THAT(r.output, HasSubstr("raises.py: error: the script exited 1"));
+  EXPECT_FALSE(std::ifstream(out).good());
+
+  const std::string idle = WriteFile("idle.py", "x = sum(range(10))\n");
+  Result warned = RunPtoc(idle + " -o " + out);
+  EXPECT_EQ(warned.exit_code, 0) << warned.output;
+  EXPECT_THAT(warned.output, HasSubstr("idle.py: warning: the script launched no kernel"));
+  EXPECT_TRUE(pto::ptoc::ValidateStreamFile(out).ok());
 }
 
 TEST(PtocMainTest, TimingOnlyWritesAHeaderWithoutContentsOrChecks) {
@@ -117,7 +150,7 @@ TEST(PtocMainTest, UsageErrorsExitTwo) {
   EXPECT_EQ(RunPtoc("a.py").exit_code, 2);  // no -o
   Result missing = RunPtoc("/nonexistent/k.py -o /tmp/x.pb");
   EXPECT_EQ(missing.exit_code, 2);
-  EXPECT_THAT(missing.output, HasSubstr("cannot open"));
+  EXPECT_THAT(missing.output, HasSubstr("/nonexistent/k.py: error: no such file"));
   EXPECT_EQ(RunPtoc("a.py -o b.pb --frobnicate").exit_code, 2);
 }
 

@@ -108,7 +108,15 @@ absl::Status ToSessionSegment(const std::vector<KnownTensor>& known, SessionStat
   header->clear_ring_sizes();
   google::protobuf::RepeatedPtrField<trace::StreamRecord> records;
   records.Swap(text->mutable_records());
-  *text->add_records()->mutable_declare() = std::move(declare);
+  if (state->first) {
+    // The header declares the first segment's tensors and kernels (ids from
+    // 0, addresses from 0: as they were), so a one-call run reads like any
+    // single-launch stream.
+    *header->mutable_tensors() = std::move(*declare.mutable_tensors());
+    *header->mutable_kernels() = std::move(*declare.mutable_kernels());
+  } else {
+    *text->add_records()->mutable_declare() = std::move(declare);
+  }
   for (trace::StreamRecord& record : records) {
     MapTensorIds(&record, id_map);
     if (record.has_submit()) {

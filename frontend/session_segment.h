@@ -8,7 +8,8 @@
 // script's earlier ones and new tensors' GM addresses above theirs; the
 // call's argument tensors the chip already holds keep their ids and
 // addresses and are re-declared (their contents uploaded) only when the
-// host changed them. The header is written once, by the first segment.
+// host changed them. The header is written once, by the first segment, and
+// declares that segment's tensors and kernels itself.
 
 #include <cstdint>
 #include <vector>

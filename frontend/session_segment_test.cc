@@ -101,19 +101,25 @@ TEST(SessionSegmentTest, NewTensorsAndKernelsFollowTheScriptsAndKnownOnesKeepThe
   EXPECT_EQ(placed[2].gm_addr, 0x20000u + 2048);
 }
 
-TEST(SessionSegmentTest, TheFirstSegmentDeclaresEverythingFromZero) {
+TEST(SessionSegmentTest, TheFirstSegmentsHeaderDeclaresEverythingFromZero) {
   trace::TraceText text = CallStream();
   SessionState state;
   std::vector<PlacedTensor> placed;
   ASSERT_TRUE(ToSessionSegment({}, &state, &text, &placed).ok());
-  const trace::Declare& declare = text.records(0).declare();
-  ASSERT_EQ(declare.tensors_size(), 3);
+  const trace::StreamHeader& header = text.header();
+  ASSERT_EQ(header.tensors_size(), 3);
   for (int i = 0; i < 3; ++i) {
-    EXPECT_EQ(declare.tensors(i).id(), static_cast<uint32_t>(i));
-    EXPECT_EQ(declare.tensors(i).gm_addr(), static_cast<uint64_t>(i) * 1024);
+    EXPECT_EQ(header.tensors(i).id(), static_cast<uint32_t>(i));
+    EXPECT_EQ(header.tensors(i).gm_addr(), static_cast<uint64_t>(i) * 1024);
   }
-  EXPECT_EQ(text.header().version(), 7u);  // written once, by this segment
+  ASSERT_EQ(header.kernels_size(), 2);
+  EXPECT_EQ(header.kernels(1).id(), 1u);
+  EXPECT_TRUE(text.records(0).has_launch_begin());  // no Declare record
+  EXPECT_FALSE(header.has_ring_sizes());            // the launch carries them
+  EXPECT_THAT(text.records(0).launch_begin().ring_sizes().task_window(), ElementsAre(64));
+  EXPECT_EQ(header.version(), 7u);  // written once, by this segment
   EXPECT_EQ(state.next_tensor_id, 3u);
+  EXPECT_EQ(state.next_kernel_id, 2u);
   EXPECT_EQ(state.next_gm_addr, 3072u);
   EXPECT_FALSE(state.first);
 }

@@ -60,7 +60,8 @@ TEST(ChecksCliTest, NanWhereAFiniteValueIsExpectedFailsNamingNan) {
               HasSubstr("nan_result.py:18): FAIL, 3 element(s) of "
                         "'out' outside tolerance, 2 of them NaN, first NaN at [0, 1]; first at "
                         "[0, 1]: got nan, expected 1; max abs error nan"));
-  EXPECT_THAT(run.cli.out, HasSubstr("check 'assert_close(out)' ("));
+  EXPECT_THAT(run.cli.out,
+              HasSubstr("check 'torch.testing.assert_close(out, torch.ones(16, 16))' ("));
   EXPECT_THAT(run.cli.out, HasSubstr("checks: 0 passed, 1 failed"));
   const nlohmann::json& check = run.stats["checks"]["results"][0];
   EXPECT_EQ(check["passed"], false);

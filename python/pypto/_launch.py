@@ -123,7 +123,9 @@ def launch(obj, label, args, kwargs, config):
         raise ConfigError(f"{label}(config=...): expected a pypto.runtime.RunConfig")
     validate(config)
     method = label.split(".", 1)[1] if isinstance(obj, ProgramClass) else None
-    _note_once("pto_sim", f"launches run on pto_sim ({config.platform} -> {_config_path(config)})")
+    if os.environ.get("PTO_SIM_QUIET") != "1":
+        _note_once("pto_sim",
+                   f"launches run on pto_sim ({config.platform} -> {_config_path(config)})")
     if config.strategy is not None or config.backend_type is not None:
         _note_once("strategy", "RunConfig strategy and backend_type are accepted and ignored")
     work = tempfile.mkdtemp(prefix="pypto_launch_")

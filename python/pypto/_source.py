@@ -65,6 +65,7 @@ class KernelSource:
         self.file = _file_of(entry.fn)  # the entry's: the text's first block
         self.blocks = {}  # file -> its lines, the kept ones, nested openers
         self.prelude = list(_PRELUDE_IMPORTS)
+        self.origins = {}  # prelude index -> (file, line) of the value's making
         self.bound = {}  # name -> what the prelude or a definition binds it to
         self._visited = set()
         self._collect(entry)
@@ -152,6 +153,9 @@ class KernelSource:
         if expr is None:
             return  # ptoc says "not defined" where a kernel uses it
         if self._claim(name, ("value", expr), user, path):
+            origin = getattr(value, "origin", None)
+            if origin is not None:
+                self.origins[len(self.prelude)] = origin
             self.prelude.append(f"{name} = {expr}")
 
     def text(self, call, call_line):
@@ -174,6 +178,10 @@ class KernelSource:
         prelude_line = len(body) + 2
         body.append("")
         body.extend(self.prelude)
+        # A DSL value the script made (pl.MemRef(...)) reads as its own line.
+        for index, (path, line) in sorted(self.origins.items()):
+            segments.append({"first_line": prelude_line + index, "lines": 1, "file": path,
+                             "file_first_line": line})
         if call_line is None or call_line in entry["kept"] or call_line > len(entry["lines"]):
             call_line = len(body) + 1
             body.append(call)

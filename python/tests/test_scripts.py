@@ -357,10 +357,10 @@ class Recording(unittest.TestCase):
 
 
 class PtocRecord(unittest.TestCase):
-    """ptoc --record FILE.py: the script under CPython, its run recorded."""
+    """ptoc FILE.py: the script under CPython, its run recorded."""
 
     def ptoc(self, *args, cwd=SCRIPTS):
-        return subprocess.run([PTOC, "--record", *args], capture_output=True, text=True, cwd=cwd,
+        return subprocess.run([PTOC, *args], capture_output=True, text=True, cwd=cwd,
                               timeout=240)
 
     def replay(self, path):
@@ -376,7 +376,9 @@ class PtocRecord(unittest.TestCase):
             r = self.ptoc("recorded_checks.py", "-o", text, "--pbtxt")
             self.assertEqual(r.returncode, 0, r.stderr)
             with open(text) as f:
-                self.assertIn("declare {", f.read())
+                content = f.read()
+            self.assertIn('recorder: "pypto 0.1.0 (CPython', content)
+            self.assertEqual(content.count("\n  check {"), 2)
             a, b = self.replay(binary), self.replay(text)
             self.assertEqual(a.returncode, 1, a.stdout + a.stderr)  # the wrong golden
             self.assertEqual(b.returncode, 1, b.stdout + b.stderr)

@@ -4,6 +4,9 @@ A DslName remembers the expression that made it, so a module constant bound
 to one (``DT = pl.FP32``) reaches ptoc as that expression.
 """
 
+import os
+import sys
+
 
 def _expr(value):
     if isinstance(value, DslName):
@@ -16,11 +19,27 @@ def _expr(value):
     return repr(value)
 
 
-class DslName:
-    __slots__ = ("expr",)
+def _caller():
+    """(file, line) of the innermost frame outside the pypto package."""
+    frame = sys._getframe(2)
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE):
+        frame = frame.f_back
+    if frame is None or frame.f_code.co_filename.startswith("<"):
+        return None
+    return os.path.abspath(frame.f_code.co_filename), frame.f_lineno
 
-    def __init__(self, expr):
+
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+class DslName:
+    __slots__ = ("expr", "origin")
+
+    def __init__(self, expr, origin=None):
         object.__setattr__(self, "expr", expr)
+        # Where the script made it (a call such as pl.MemRef(slots=2)): ptoc's
+        # messages about it name that line.
+        object.__setattr__(self, "origin", origin)
 
     def __getattr__(self, name):
         if name.startswith("__"):
@@ -33,7 +52,7 @@ class DslName:
 
     def __call__(self, *args, **kwargs):
         parts = [_expr(a) for a in args] + [f"{k}={_expr(v)}" for k, v in kwargs.items()]
-        return DslName(f"{self.expr}({', '.join(parts)})")
+        return DslName(f"{self.expr}({', '.join(parts)})", _caller())
 
     def __setattr__(self, name, value):
         raise AttributeError(f"{self.expr} is a DSL name and has no attribute to set")

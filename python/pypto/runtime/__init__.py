@@ -69,6 +69,15 @@ def chip_of(platform):
     )
 
 
+# The runtime's ranges of the ring sizes (as common/ring_limits.h states them
+# for pto_sim): (low, high, power of two, unit).
+_RING_RANGES = {
+    "ring_task_window": (4, 1 << 24, True, ""),
+    "ring_heap": (1024, 1 << 40, False, " bytes"),
+    "ring_dep_pool": (4, 2147483647, False, " entries"),
+}
+
+
 def validate(config):
     _, (low, high) = chip_of(config.platform)
     n = config.aicpu_thread_num
@@ -89,6 +98,14 @@ def validate(config):
                 f"RunConfig({key}={value!r}): expected a positive integer (all four rings) "
                 "or a list of 4 positive integers"
             )
+        low, high, power_of_two, unit = _RING_RANGES[key]
+        for n in items:
+            if not low <= n <= high or (power_of_two and n & (n - 1)):
+                kind = "a power of two in" if power_of_two else "in"
+                raise ConfigError(
+                    f"RunConfig({key}=...) value {n} is outside the runtime's range: each entry "
+                    f"must be {kind} [{low}, {high}]{unit} (RuntimeEnv::validate of the runtime)"
+                )
     for key in ("rtol", "atol"):
         value = getattr(config, key)
         if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
