@@ -177,6 +177,21 @@ absl::StatusOr<CallRequest> ReadCallRequest(const std::string& path) {
   return request;
 }
 
+CallRequest RequestForSource(std::string source_name, std::string text, const std::string& call,
+                             std::vector<CallTensor> tensors) {
+  if (text.empty() || text.back() != '\n') text += '\n';
+  CallRequest request;
+  request.source_name = std::move(source_name);
+  request.prelude_line = 1;
+  if (!call.empty()) {
+    request.call_line = static_cast<int>(std::count(text.begin(), text.end(), '\n')) + 1;
+    text += call + "\n";
+  }
+  request.source_text = std::move(text);
+  request.tensors = std::move(tensors);
+  return request;
+}
+
 absl::StatusOr<trace::TraceText> CompileCall(const CallRequest& request,
                                              std::vector<std::string>* warnings,
                                              const CompileOptions& options) {

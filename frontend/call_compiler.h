@@ -86,6 +86,12 @@ struct CallRequest {
 // Errors name the field.
 absl::StatusOr<CallRequest> ReadCallRequest(const std::string& path);
 
+// A request whose text is `text` (imports, constants, kernels: every
+// statement runs in order) and then `call` (none if empty) on the next line,
+// with `tensors` bound by name. The fuzzer's and the tests' way in.
+CallRequest RequestForSource(std::string source_name, std::string text, const std::string& call,
+                             std::vector<CallTensor> tensors);
+
 absl::StatusOr<trace::TraceText> CompileCall(const CallRequest& request,
                                              std::vector<std::string>* warnings,
                                              const CompileOptions& options);

@@ -169,5 +169,33 @@ TEST_F(ReadCallRequestTest, AMissingLineIsNamed) {
   EXPECT_THAT(ReadCallRequest(path).status().message(), HasSubstr("expected a JSON object"));
 }
 
+// ptoc's fuzzer (fuzz/ptoc_fuzzer.cc) compiles its input as the kernels of
+// the call k(a, out): every committed seed must compile that way, or the
+// fuzzer would start from errors only.
+TEST(CompileCall, EveryFuzzSeedCompilesAsTheFuzzerCallsIt) {
+  int seeds = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(PTO_FUZZ_SEEDS_DIR)) {
+    std::ifstream in(entry.path());
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::vector<CallTensor> tensors(2);
+    for (size_t i = 0; i < tensors.size(); ++i) {
+      tensors[i].name = i == 0 ? "a" : "out";
+      tensors[i].dtype = trace::FP32;
+      tensors[i].shape = {64, 64};
+    }
+    CompileOptions options;
+    options.timing_only = true;
+    auto trace = CompileCall(
+        RequestForSource(entry.path().filename().string(), text, "k(a, out)", std::move(tensors)),
+        nullptr, options);
+    ASSERT_TRUE(trace.ok()) << trace.status();
+    int submits = 0;
+    for (const auto& r : trace->records()) submits += r.has_submit();
+    EXPECT_GT(submits, 0) << entry.path();
+    ++seeds;
+  }
+  EXPECT_GE(seeds, 4);
+}
+
 }  // namespace
 }  // namespace pto::ptoc

@@ -1230,11 +1230,4 @@ absl::StatusOr<trace::TraceText> CompileModule(
   return text;
 }
 
-absl::StatusOr<trace::TraceText> CompileSource(const SourceFile& source,
-                                               std::vector<std::string>* warnings,
-                                               const CompileOptions& options) {
-  PTOC_ASSIGN_OR_RETURN(module, Parse(source));
-  return CompileModule(source, module, warnings, options);
-}
-
 }  // namespace pto::ptoc

@@ -346,12 +346,6 @@ absl::StatusOr<trace::TraceText> CompileModule(
     const CompileOptions& options, const std::function<void(Interpreter&)>& setup = nullptr,
     const std::function<absl::Status(Interpreter&, trace::TraceText*)>& finish = nullptr);
 
-// Compiles a whole kernel description into a trace; warnings (if given)
-// receive non-fatal diagnostics.
-absl::StatusOr<trace::TraceText> CompileSource(const SourceFile& source,
-                                               std::vector<std::string>* warnings = nullptr,
-                                               const CompileOptions& options = {});
-
 }  // namespace pto::ptoc
 
 #endif  // PTO_FRONTEND_INTERPRETER_H_

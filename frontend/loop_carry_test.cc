@@ -282,7 +282,8 @@ TEST(LoopCarryTest, YieldMustBeInsideALoopThatCarries) {
                                   "        u = pl.yield_(t)\n",
                                   "k(a, out)\n")),
               HasSubstr("bad.py:7:16: error: pl.yield_ outside a loop"));
-  EXPECT_THAT(CompileError("x = pl.yield_(1)\n"), HasSubstr("pl.yield_ outside a loop"));
+  EXPECT_THAT(EvaluateSnippetError(kPrelude, "x = pl.yield_(1)\n"),
+              HasSubstr("pl.yield_ outside a loop"));
   EXPECT_THAT(CompileError(Kernel("        t = pl.load(a, [0, 0], [8, 16])\n"
                                   "        for i in pl.range(4):\n"
                                   "            u = pl.yield_(t)\n",
@@ -377,7 +378,9 @@ TEST(LoopCarryTest, ASpmdTileReadAfterTheTaskIsAnError) {
 }
 
 TEST(LoopCarryTest, StrictSsaRejectsRebinding) {
-  EXPECT_THAT(CompileError("@pl.program\n"
+  EXPECT_THAT(
+      EvaluateSnippetError(kPrelude,
+                           "@pl.program\n"
                            "class P:\n"
                            "    @pl.function(type=pl.FunctionType.InCore, strict_ssa=True)\n"
                            "    def k(self, a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
@@ -385,8 +388,8 @@ TEST(LoopCarryTest, StrictSsaRejectsRebinding) {
                            "        for i in pl.range(4):\n"
                            "            t = pl.add(t, 1.0)\n"
                            "        pl.store(t, [0, 0], out)\n"),
-              HasSubstr("bad.py:9:13: error: variable 't' is already defined (line 7); "
-                        "strict_ssa=True binds every name once"));
+      HasSubstr("bad.py:9:13: error: variable 't' is already defined (line 7); "
+                "strict_ssa=True binds every name once"));
 }
 
 }  // namespace

@@ -4,10 +4,6 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <fstream>
-#include <sstream>
-
-#include "frontend/interpreter.h"
 #include "frontend/stream_summary.h"
 #include "frontend/testing/compile.h"
 
@@ -17,17 +13,9 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
 
+// The build's recorded stream of traces/<name>.py (ptoc ran the script).
 std::vector<LaunchSummary> CompileTrace(const std::string& name) {
-  const std::string path = std::string(PTO_TRACES_DIR) + "/" + name + ".py";
-  std::ifstream in(path);
-  EXPECT_TRUE(in.good()) << path;
-  std::stringstream text;
-  text << in.rdbuf();
-  std::vector<std::string> warnings;
-  auto trace = CompileAndValidate(SourceFile(name + ".py", text.str()), &warnings);
-  EXPECT_TRUE(trace.ok()) << trace.status();
-  for (const std::string& w : warnings) ADD_FAILURE() << w;
-  return trace.ok() ? Summarize(*trace) : std::vector<LaunchSummary>();
+  return Summarize(LoadStream(std::string(PTO_BUILD_TRACES_DIR) + "/" + name + ".pb"));
 }
 
 int Edges(const LaunchSummary& l) {

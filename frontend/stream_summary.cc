@@ -1,10 +1,14 @@
 #include "frontend/stream_summary.h"
 
+#include <map>
+
 #include "absl/strings/str_cat.h"
 
 namespace pto::ptoc {
 
 std::vector<LaunchSummary> Summarize(const trace::TraceText& trace) {
+  std::map<uint32_t, const trace::Kernel*> kernels;
+  for (const trace::Kernel* k : Kernels(trace)) kernels[k->id()] = k;
   std::vector<LaunchSummary> launches;
   int index = 0;
   for (const auto& r : trace.records()) {
@@ -32,7 +36,7 @@ std::vector<LaunchSummary> Summarize(const trace::TraceText& trace) {
       t.name = s.name();
       const int aic = s.kernel_ids(0), aiv = s.kernel_ids(1);
       const int kid = aic >= 0 ? aic : aiv;
-      t.core_type = trace.header().kernels(kid).core_type();
+      t.core_type = kernels.at(static_cast<uint32_t>(kid))->core_type();
       t.block_num = s.block_num();
       t.block_symbol = s.block_symbol();
       for (const auto& a : s.args()) {
@@ -67,6 +71,30 @@ std::vector<LaunchSummary> Summarize(const trace::TraceText& trace) {
   }
   // Checks follow their launch's LaunchEnd: attach them to the launch before.
   return launches;
+}
+
+std::vector<const trace::Kernel*> Kernels(const trace::TraceText& trace) {
+  std::vector<const trace::Kernel*> out;
+  for (const trace::Kernel& k : trace.header().kernels()) out.push_back(&k);
+  for (const trace::StreamRecord& r : trace.records()) {
+    if (!r.has_declare()) continue;
+    for (const trace::Kernel& k : r.declare().kernels()) out.push_back(&k);
+  }
+  return out;
+}
+
+const trace::Tensor* TensorById(const trace::TraceText& trace, uint32_t id) {
+  const trace::Tensor* found = nullptr;
+  for (const trace::Tensor& t : trace.header().tensors()) {
+    if (t.id() == id) found = &t;
+  }
+  for (const trace::StreamRecord& r : trace.records()) {
+    if (!r.has_declare()) continue;
+    for (const trace::Tensor& t : r.declare().tensors()) {
+      if (t.id() == id) found = &t;
+    }
+  }
+  return found;
 }
 
 }  // namespace pto::ptoc

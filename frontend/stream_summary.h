@@ -36,6 +36,13 @@ struct LaunchSummary {
 
 std::vector<LaunchSummary> Summarize(const trace::TraceText& trace);
 
+// Every kernel of a stream in id order: the header's, then each Declare
+// record's (a recorded run declares each later call's kernels before it).
+std::vector<const trace::Kernel*> Kernels(const trace::TraceText& trace);
+
+// The latest declaration of tensor `id` (header or Declare), or null.
+const trace::Tensor* TensorById(const trace::TraceText& trace, uint32_t id);
+
 }  // namespace pto::ptoc
 
 #endif  // PTO_FRONTEND_STREAM_SUMMARY_H_

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (fuzz/) with clang into build-fuzz and runs each
 # for a fixed budget, seeded from the committed traces, configs and kernel
-# descriptions. Any crash, leak, timeout or sanitizer report fails the run;
+# sources (fuzz/ptoc_seeds). Any crash, leak, timeout or sanitizer report fails the run;
 # the input that caused it is saved under build-fuzz/artifacts/.
 # Usage: scripts/run_fuzzers.sh [seconds-per-target]   (default 45; CI uses the default)
 set -euo pipefail
@@ -26,7 +26,7 @@ for f in build/traces/*.pb; do  # compiled by the main build, when present
   { printf '\x00'; cat "$f"; } >"$seeds/trace_reader/$(basename "$f").seed"
 done
 cp configs/*.yaml "$seeds/config_loader/"
-cp traces/*.py "$seeds/ptoc/"
+cp fuzz/ptoc_seeds/*.py "$seeds/ptoc/"  # DSL sources; the call k(a, out) follows each
 
 mkdir -p "$build_dir/artifacts" "$build_dir/corpus"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"

@@ -3,8 +3,14 @@
 #include <memory>
 #include <utility>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "frontend/call_compiler.h"
+#include "gtest/gtest.h"
 #include "models/core/kernel_program.h"
+#include "sim/testing/cli_runner.h"
+#include "sim/testing/trace_builder.h"
 #include "sim/trace_reader.h"
 
 namespace pto::ptoc {
@@ -41,16 +47,44 @@ absl::Status ValidateStreamFile(const std::string& path) {
   return ReadToEnd(TraceReader::Open(path), path);
 }
 
-absl::StatusOr<trace::TraceText> CompileAndValidate(const SourceFile& source,
-                                                    std::vector<std::string>* warnings,
-                                                    const CompileOptions& options) {
-  absl::StatusOr<trace::TraceText> trace = CompileSource(source, warnings, options);
-  if (!trace.ok()) return trace;
-  if (absl::Status valid = ValidateForPtoSim(*trace, source.name()); !valid.ok()) {
-    return absl::InternalError(
-        absl::StrCat("ptoc wrote a stream pto_sim rejects: ", valid.message()));
+std::vector<std::string> ScriptRun::Warnings() const {
+  std::vector<std::string> out;
+  for (absl::string_view line : absl::StrSplit(err, '\n')) {
+    if (absl::StrContains(line, "warning:")) out.emplace_back(line);
   }
-  return trace;
+  return out;
+}
+
+ScriptRun RunScript(const std::string& file_name, const std::string& text,
+                    const std::vector<std::string>& flags) {
+  const std::string dir = ::pto::testing::FreshDir("script");
+  const std::string source = dir + "/" + file_name;
+  const std::string stream = dir + "/run.pb";
+  ::pto::testing::WriteFile(source, text);
+  std::vector<std::string> args = {source, "-o", stream};
+  args.insert(args.end(), flags.begin(), flags.end());
+  const ::pto::testing::CliResult cli = ::pto::testing::RunCli(PTOC_BINARY, args);
+  ScriptRun run;
+  run.exit_code = cli.exit_code;
+  run.err = cli.err;
+  if (cli.exit_code != 0) return run;
+  if (absl::Status valid = ValidateStreamFile(stream); !valid.ok()) {
+    run.exit_code = -1;
+    run.err += absl::StrCat("\nptoc wrote a stream pto_sim rejects: ", valid.message());
+    return run;
+  }
+  run.trace = ::pto::testing::LoadTraceFile(stream);
+  return run;
+}
+
+trace::TraceText LoadStream(const std::string& path) {
+  const absl::Status valid = ValidateStreamFile(path);
+  EXPECT_TRUE(valid.ok()) << valid;
+  return ::pto::testing::LoadTraceFile(path);
+}
+
+absl::Status RunDslModule(const std::string& file_name, const std::string& text) {
+  return CompileCall(RequestForSource(file_name, text, "", {}), nullptr, {}).status();
 }
 
 }  // namespace pto::ptoc

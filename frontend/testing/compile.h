@@ -6,7 +6,6 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "frontend/interpreter.h"
 #include "frontend/source.h"
 #include "proto/task_stream.pb.h"
 
@@ -24,12 +23,29 @@ absl::Status ValidateForPtoSim(const trace::TraceText& trace, const std::string&
 // The same for a stream file ptoc wrote (.pb, or .pbtxt with --pbtxt).
 absl::Status ValidateStreamFile(const std::string& path);
 
-// CompileSource, then ValidateForPtoSim on its result. A compile error comes
-// back unchanged; a stream pto_sim would refuse becomes an internal error
-// "ptoc wrote a stream pto_sim rejects: ..." (a ptoc bug).
-absl::StatusOr<trace::TraceText> CompileAndValidate(const SourceFile& source,
-                                                    std::vector<std::string>* warnings = nullptr,
-                                                    const CompileOptions& options = {});
+// A script run as its author runs it, through `ptoc FILE.py`: CPython with
+// the pypto package, its kernels compiled by ptoc and simulated by pto_sim,
+// the run recorded as a stream. `text` is written as `file_name` in a fresh
+// directory; `flags` go to ptoc (--timing-only).
+struct ScriptRun {
+  int exit_code = -1;
+  std::string err;         // ptoc's and the script's stderr
+  trace::TraceText trace;  // the recorded stream (exit 0)
+  // The "warning:" lines of `err`.
+  std::vector<std::string> Warnings() const;
+};
+ScriptRun RunScript(const std::string& file_name, const std::string& text,
+                    const std::vector<std::string>& flags = {});
+
+// The stream file at `path` (a build's traces/*.pb), after pto_sim's trace
+// reader accepted it (a failure is a test failure).
+trace::TraceText LoadStream(const std::string& path);
+
+// A DSL source run by ptoc's evaluator alone, in process: its module-level
+// statements (constants, definitions, asserts), no CPython and no torch.
+// For the Python subset the @pl.jit bodies are written in. OK, or the
+// located error.
+absl::Status RunDslModule(const std::string& file_name, const std::string& text);
 
 }  // namespace pto::ptoc
 

@@ -1,30 +1,34 @@
 #ifndef PTO_FRONTEND_TESTING_SNIPPETS_H_
 #define PTO_FRONTEND_TESTING_SNIPPETS_H_
 
-// Small test programs: a prelude of imports, then the body under test,
-// compiled through CompileAndValidate; a result other than the one the test
-// expects is a test failure. Test-only (gtest).
+// Small test programs: a prelude of imports, then the body under test (the
+// kernels and the harness that calls them), run as a script through
+// `ptoc FILE.py` (RunScript: CPython and torch run the harness, ptoc compiles
+// each call, pto_sim runs it); a result other than the one the test expects
+// is a test failure. Test-only (gtest).
 
 #include <string>
 #include <vector>
 
-#include "frontend/source.h"
 #include "frontend/testing/compile.h"
 #include "gtest/gtest.h"
 #include "proto/task_stream.pb.h"
 
 namespace pto::ptoc {
 
+// The recorded stream of `prelude + body` (as t.py); `warnings` receives
+// the run's warning lines.
 inline trace::TraceText CompileSnippet(const std::string& prelude, const std::string& body,
-                                       std::vector<std::string>* warnings = nullptr) {
-  SourceFile source("t.py", prelude + body);
-  auto trace = CompileAndValidate(source, warnings);
-  EXPECT_TRUE(trace.ok()) << trace.status();
-  return trace.ok() ? *trace : trace::TraceText();
+                                       std::vector<std::string>* warnings = nullptr,
+                                       const std::vector<std::string>& flags = {}) {
+  const ScriptRun run = RunScript("t.py", prelude + body, flags);
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  if (warnings) *warnings = run.Warnings();
+  return run.trace;
 }
 
-// As CompileSnippet, and ptoc's reference must agree with every check (no
-// warning).
+// As CompileSnippet, with no warning: every assert_close of the script
+// passed on the simulated results.
 inline trace::TraceText CompileCleanSnippet(const std::string& prelude, const std::string& body) {
   std::vector<std::string> warnings;
   trace::TraceText trace = CompileSnippet(prelude, body, &warnings);
@@ -33,12 +37,21 @@ inline trace::TraceText CompileCleanSnippet(const std::string& prelude, const st
   return trace;
 }
 
-// The message of the error `body` must fail with (as bad.py).
+// The messages of the error `body` must fail with (as bad.py): exit 2.
 inline std::string CompileSnippetError(const std::string& prelude, const std::string& body) {
-  SourceFile source("bad.py", prelude + body);
-  auto trace = CompileAndValidate(source);
-  EXPECT_FALSE(trace.ok()) << "expected an error for:\n" << body;
-  return trace.ok() ? "" : std::string(trace.status().message());
+  const ScriptRun run = RunScript("bad.py", prelude + body);
+  EXPECT_EQ(run.exit_code, 2) << "expected an error for:\n" << body << "\n" << run.err;
+  return run.err;
+}
+
+// What ptoc's evaluator alone says of `prelude + body` (as bad.py), in
+// process, without CPython: for definitions no call reaches and module-level
+// DSL code, which under a script CPython runs (or ptoc checks when a call
+// reaches them). The located error message; a success is a test failure.
+inline std::string EvaluateSnippetError(const std::string& prelude, const std::string& body) {
+  const absl::Status s = RunDslModule("bad.py", prelude + body);
+  EXPECT_FALSE(s.ok()) << "expected an error for:\n" << body;
+  return std::string(s.message());
 }
 
 }  // namespace pto::ptoc

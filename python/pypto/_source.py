@@ -16,7 +16,7 @@ import textwrap
 import types
 
 from pypto.errors import CompileError
-from pypto.language._dsl import expression_of
+from pypto.language._dsl import DslName, expression_of
 from pypto.language._kernels import JitDecorator, KernelFunction, ProgramClass
 
 _PRELUDE_IMPORTS = [
@@ -66,6 +66,7 @@ class KernelSource:
         self.blocks = {}  # file -> its lines, the kept ones, nested openers
         self.prelude = list(_PRELUDE_IMPORTS)
         self.origins = {}  # prelude index -> (file, line) of the value's making
+        self.dsl_names = {}  # id of a DSL object -> the first name bound to it
         self.bound = {}  # name -> what the prelude or a definition binds it to
         self._visited = set()
         self._collect(entry)
@@ -147,6 +148,14 @@ class KernelSource:
             return
         if getattr(builtins, name, None) is value:
             return
+        if isinstance(value, DslName):
+            # Two names of one object (c = b) stay one object for ptoc, which
+            # has rules about that (a pl.MemRef bound to two names).
+            first = self.dsl_names.setdefault(id(value), name)
+            if first != name:
+                if self._claim(name, ("alias", first), user, path):
+                    self.prelude.append(f"{name} = {first}")
+                return
         expr = _torch_dtype_expr(value)
         if expr is None:
             expr = expression_of(value)
