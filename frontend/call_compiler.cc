@@ -212,16 +212,7 @@ absl::StatusOr<trace::TraceText> CompileCall(const CallRequest& request,
     for (const CallTensor& t : request.tensors) {
       const bool values = t.has_contents && !options.timing_only;
       auto host = std::make_shared<HostTensor>(
-          t.shape, t.dtype,
-          values ? HostTensor::Contents::kValues : HostTensor::Contents::kShapeOnly);
-      if (values) {
-        const size_t size = DTypeSize(t.dtype);
-        std::vector<double> decoded(static_cast<size_t>(host->numel()));
-        for (size_t i = 0; i < decoded.size(); ++i) {
-          decoded[i] = LoadAsDouble(t.dtype, t.bytes.data() + i * size);
-        }
-        host->Assign(decoded);
-      }
+          t.shape, t.dtype, values ? std::optional<std::string>(t.bytes) : std::nullopt);
       hosts.push_back(host);
       interp.SetGlobal(t.name, Value::Obj(std::move(host)));
     }

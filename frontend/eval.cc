@@ -7,6 +7,7 @@
 #include "frontend/interpreter.h"
 #include "frontend/memref.h"
 #include "frontend/status_macros.h"
+#include "frontend/subscript.h"
 #include "frontend/tile_ops.h"
 
 namespace pto::ptoc {
@@ -79,7 +80,7 @@ absl::StatusOr<Value> Interpreter::Eval(const Expr& e, const std::shared_ptr<Env
       if (e.op == "+") return v;
       if (e.op == "-") {
         if (v.is_float()) return Value::Float(-v.f());
-        if (v.is_integral() || v.As<SymInt>() || v.As<HostTensor>() || v.As<Tile>()) {
+        if (v.is_integral() || v.As<SymInt>() || v.As<Tile>()) {
           return Binary("*", v, Value::Int(-1), e.loc);
         }
       }
@@ -191,9 +192,6 @@ absl::StatusOr<Value> Interpreter::EvalAttribute(const Expr& e, const std::share
                                      " is not supported by ptoc; use pl.jit, pl.jit.incore or "
                                      "pl.jit.inline"));
   }
-  if (auto host = base.AsShared<HostTensor>()) {
-    return HostTensorAttribute(this, host, e.name, e.loc);
-  }
   if (auto* ref = base.As<TensorRef>()) {
     if (e.name == "shape") {
       std::vector<Value> dims;
@@ -267,11 +265,11 @@ absl::StatusOr<Value> Interpreter::EvalSubscript(const Expr& e, const std::share
   PTOC_ASSIGN_OR_RETURN(index, eval_index(*e.elts[1]));
   const SourceLocation loc = e.elts[1]->loc;
 
-  auto to_host_index = [&](const Value& idx) -> absl::StatusOr<std::vector<HostIndex>> {
+  auto to_index = [&](const Value& idx) -> absl::StatusOr<std::vector<IndexEntry>> {
     std::vector<Value> parts = idx.is_tuple() ? idx.items() : std::vector<Value>{idx};
-    std::vector<HostIndex> out;
+    std::vector<IndexEntry> out;
     for (const Value& p : parts) {
-      HostIndex ix;
+      IndexEntry ix;
       if (p.is_integral()) {
         ix.index = p.i();
       } else if (auto* s = p.As<SliceValue>()) {
@@ -294,7 +292,7 @@ absl::StatusOr<Value> Interpreter::EvalSubscript(const Expr& e, const std::share
 
   if (base.is_sequence() || base.is_str()) {
     const int64_t len = base.is_str() ? static_cast<int64_t>(base.s().size()) : base.items().size();
-    PTOC_ASSIGN_OR_RETURN(ix, to_host_index(index));
+    PTOC_ASSIGN_OR_RETURN(ix, to_index(index));
     if (ix.size() != 1) return Error(loc, "sequences take one index");
     PTOC_ASSIGN_OR_RETURN(r, ResolveIndex({len}, ix));
     if (!ix[0].is_slice) {
@@ -304,13 +302,6 @@ absl::StatusOr<Value> Interpreter::EvalSubscript(const Expr& e, const std::share
     for (int64_t k = 0; k < r.count[0]; ++k)
       items.push_back(base.items()[r.start[0] + k * r.step[0]]);
     return base.is_tuple() ? Value::Tuple(items) : Value::List(items);
-  }
-  if (auto host = base.AsShared<HostTensor>()) {
-    PTOC_RETURN_IF_ERROR(RequireKnown(*host, e.elts[0]->loc));
-    PTOC_ASSIGN_OR_RETURN(ix, to_host_index(index));
-    auto r = ResolveIndex(host->shape(), ix);
-    if (!r.ok()) return Error(loc, r.status().message());
-    return Derived(HostGather(*host, *r), {host.get()});
   }
   if (auto ref = base.AsShared<TensorRef>()) {
     std::vector<Value> parts = index.is_tuple() ? index.items() : std::vector<Value>{index};
@@ -451,40 +442,6 @@ absl::Status Interpreter::AssignSubscript(const Expr& target, const Value& value
     for (int64_t o : offsets) offs.push_back(Value::Int(o));
     return EmitStore(this, tile, offs, ref, false, target.loc);
   }
-  if (auto host = base.AsShared<HostTensor>()) {
-    if (program_.FindTensorForHost(host.get())) {
-      return Error(target.loc,
-                   "this tensor was already passed to a launch; ptoc cannot send a "
-                   "host-side change to the device copy; build a new tensor "
-                   "instead (e.g. x = x.clone(); x[...] = ...)");
-    }
-    std::vector<HostIndex> ix;
-    for (size_t d = 0; d < parts.size(); ++d) {
-      PTOC_ASSIGN_OR_RETURN(b, slice_bounds(*parts[d], host->shape()[d]));
-      HostIndex h;
-      if (b.second < 0) {
-        h.index = b.first;
-      } else {
-        h.is_slice = true;
-        h.start = b.first;
-        h.stop = b.first + b.second;
-      }
-      ix.push_back(h);
-    }
-    auto r = ResolveIndex(host->shape(), ix);
-    if (!r.ok()) return Error(loc, r.status().message());
-    if (auto src = value.AsShared<HostTensor>()) {
-      PTOC_RETURN_IF_ERROR(RequireKnown(*src, target.loc));
-      auto s = HostScatter(host.get(), *r, src.get(), 0);
-      if (!s.ok()) return Error(target.loc, s.message());
-    } else if (value.is_number()) {
-      auto s = HostScatter(host.get(), *r, nullptr, value.f());
-      if (!s.ok()) return Error(target.loc, s.message());
-    } else {
-      return Error(target.loc, absl::StrCat("cannot assign ", value.TypeName(), " into a tensor"));
-    }
-    return absl::OkStatus();
-  }
   return Error(target.elts[0]->loc,
                absl::StrCat("'", base.TypeName(), "' does not support item assignment"));
 }
@@ -583,50 +540,6 @@ absl::StatusOr<Value> Interpreter::Binary(const std::string& op, const Value& a,
       y = v;
     }
     return Binary(op, x, y, loc);
-  }
-  // Host tensors.
-  auto ha = a.AsShared<HostTensor>();
-  auto hb = b.AsShared<HostTensor>();
-  if (ha || hb) {
-    if (ha) PTOC_RETURN_IF_ERROR(RequireKnown(*ha, loc));
-    if (hb) PTOC_RETURN_IF_ERROR(RequireKnown(*hb, loc));
-    if (op == "@") {
-      if (!ha || !hb) return Error(loc, "'@' needs two tensors");
-      auto r = HostMatmul(*ha, *hb);
-      if (!r.ok()) return Error(loc, r.status().message());
-      return Derived(*r, {ha.get(), hb.get()});
-    }
-    if ((!ha && !a.is_number()) || (!hb && !b.is_number())) {
-      return Error(loc, absl::StrCat("unsupported operand types for ", op, ": '", a.TypeName(),
-                                     "' and '", b.TypeName(), "'"));
-    }
-    std::function<double(double, double)> fn;
-    if (op == "+") fn = [](double x, double y) { return x + y; };
-    if (op == "-") fn = [](double x, double y) { return x - y; };
-    if (op == "*") fn = [](double x, double y) { return x * y; };
-    if (op == "/") fn = [](double x, double y) { return x / y; };
-    if (op == "**") fn = [](double x, double y) { return std::pow(x, y); };
-    if (op == "//") fn = [](double x, double y) { return std::floor(x / y); };
-    if (op == "%") fn = [](double x, double y) { return PyFloatMod(x, y); };
-    if (op == "==") fn = [](double x, double y) { return x == y ? 1.0 : 0.0; };
-    if (op == "!=") fn = [](double x, double y) { return x != y ? 1.0 : 0.0; };
-    if (op == "<") fn = [](double x, double y) { return x < y ? 1.0 : 0.0; };
-    if (op == ">") fn = [](double x, double y) { return x > y ? 1.0 : 0.0; };
-    if (op == "<=") fn = [](double x, double y) { return x <= y ? 1.0 : 0.0; };
-    if (op == ">=") fn = [](double x, double y) { return x >= y ? 1.0 : 0.0; };
-    if (!fn) return Error(loc, absl::StrCat("operator ", op, " is not supported on tensors"));
-    auto r = HostBinary(ha.get(), a.is_number() ? a.f() : 0, a.is_float(), hb.get(),
-                        b.is_number() ? b.f() : 0, b.is_float(), fn, cmp);
-    if (!r.ok()) return Error(loc, r.status().message());
-    // Division of int tensors is true division in torch.
-    if (op == "/" && !IsFloat((*r)->dtype())) {
-      auto f = HostBinary(ha.get(), a.is_number() ? a.f() : 0, true, hb.get(),
-                          b.is_number() ? b.f() : 0, true, fn);
-      if (!f.ok()) return Error(loc, f.status().message());
-      if (ha && hb) return Derived(HostCast(**f, trace::FP32), {ha.get(), hb.get()});
-      return Derived(*f, {ha.get(), hb.get()});
-    }
-    return Derived(*r, {ha.get(), hb.get()});
   }
   // Tiles inside a kernel.
   if (a.As<Tile>() || b.As<Tile>() || (in_kernel() && (a.As<TensorRef>() || b.As<TensorRef>()))) {
@@ -844,13 +757,6 @@ absl::StatusOr<bool> Interpreter::Truthy(const Value& v, SourceLocation loc) {
   if (auto* el = v.As<ElementRef>()) {
     PTOC_ASSIGN_OR_RETURN(value, ReadElementRef(this, *el, loc));
     return value.f() != 0.0;
-  }
-  if (auto* h = v.As<HostTensor>()) {
-    PTOC_RETURN_IF_ERROR(RequireValues(*h, loc));
-    if (h->numel() != 1) {
-      return Error(loc, "the truth value of a tensor with more than one element is ambiguous");
-    }
-    return h->values()[0] != 0.0;
   }
   return true;
 }

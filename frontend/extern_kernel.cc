@@ -173,7 +173,6 @@ absl::StatusOr<Value> Interpreter::CallExtern(const std::shared_ptr<FunctionValu
   const int index = launch_->AddSubmit(std::move(submit));
   launch_->NoteWrites(written);
   launch_->NoteTaskWrites(index, written);
-  extern_outputs_.insert(written.begin(), written.end());
   ++task_sites_;
   return Value::Obj(
       std::make_shared<TaskIdValue>(launch_->serial(), index, launch_->current_scope()));

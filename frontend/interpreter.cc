@@ -31,7 +31,7 @@ Interpreter::Interpreter(const SourceFile& source, std::unique_ptr<ReferenceEval
   globals_ = std::make_shared<Env>(builtins_);
   AddPythonBuiltins(this, builtins_.get());
   pl_ = MakePlModule(this);
-  torch_ = MakeTorchModule(this);
+  torch_ = MakeTorchModule();
   runtime_ = std::make_shared<Namespace>("pypto.runtime");
   runtime_->AddFunction("RunConfig", [this](const CallArgs& args) -> absl::StatusOr<Value> {
     std::string platform;
@@ -92,57 +92,11 @@ Interpreter::Interpreter(const SourceFile& source, std::unique_ptr<ReferenceEval
   });
 }
 
-uint64_t Interpreter::NextRandomSeed() {
-  // One independent stream per randn call, derived from the manual seed so
-  // that pto_sim can regenerate the same tensor from (kind, seed).
-  uint64_t z = manual_seed_ * 0x9e3779b97f4a7c15ull + (++random_calls_) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 31)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 29);
-}
-
 absl::Status Interpreter::Run(const Module& module) {
   auto flow = ExecBlock(module.body, globals_, BlockKind::kFunctionBody);
   if (!flow.ok()) return flow.status();
   if (*flow == Flow::kReturn) return Error({1, 1}, "'return' outside a function");
   return absl::OkStatus();
-}
-
-Value Interpreter::Derived(std::shared_ptr<HostTensor> result,
-                           std::initializer_list<const HostTensor*> inputs) {
-  for (const HostTensor* in : inputs) {
-    if (in && (in->device_derived() || program_.FindTensorForHost(in))) {
-      result->set_device_derived(true);
-    }
-  }
-  return Value::Obj(std::move(result));
-}
-
-absl::Status Interpreter::RequireKnown(const HostTensor& t, SourceLocation loc) const {
-  if (t.known()) return absl::OkStatus();
-  return Error(loc, absl::StrCat("this tensor was written by a device launch whose reference "
-                                 "evaluation failed (",
-                                 reference_failure_.empty()
-                                     ? "an external @pl.jit.extern kernel wrote it, and ptoc "
-                                       "knows such kernels by their cost only"
-                                     : reference_failure_,
-                                 "), so its value is unknown at compile time; only use it as "
-                                 "the 'actual' of torch.testing.assert_close"));
-}
-
-absl::Status Interpreter::RequireValues(const HostTensor& t, SourceLocation loc) const {
-  PTOC_RETURN_IF_ERROR(RequireKnown(t, loc));
-  if (!t.shape_only()) return absl::OkStatus();
-  return Error(loc,
-               "--timing-only keeps harness tensors as shape and dtype only (a model's weights "
-               "would not fit in memory), so this element value is unknown; compile without "
-               "--timing-only, or do not let the harness depend on tensor values");
-}
-
-std::shared_ptr<HostTensor> Interpreter::NewHostTensor(std::vector<int64_t> shape,
-                                                       trace::DType dtype) const {
-  return std::make_shared<HostTensor>(
-      std::move(shape), dtype,
-      timing_only_ ? HostTensor::Contents::kShapeOnly : HostTensor::Contents::kValues);
 }
 
 absl::Status Interpreter::CheckGmShape(const std::vector<int64_t>& shape, const std::string& what,
@@ -211,36 +165,6 @@ absl::StatusOr<Value> ReadElementRef(Interpreter* interp, const ElementRef& el,
   std::vector<int64_t> indices = el.indices();
   for (size_t d = 0; d < indices.size(); ++d) indices[d] += el.tensor()->offsets()[d];
   return interp->ReadDeviceElement(el.tensor()->tensor_id(), indices, loc);
-}
-
-void Interpreter::EvaluateLaunch(const std::set<uint32_t>& written) {
-  // No GM copy at all: the data may not fit in memory. Host tensors are
-  // shape-only in this mode, so the launch's outputs stay usable as shapes.
-  if (timing_only_) return;
-  const trace::StreamHeader& header = program_.header();
-  SyncGm();
-  absl::Status status = reference_failure_.empty()
-                            ? reference_->RunLaunch(header, launch_->records(), &gm_)
-                            : absl::FailedPreconditionError(reference_failure_);
-  if (!status.ok() && reference_failure_.empty()) {
-    reference_failure_ = std::string(status.message());
-  }
-  for (uint32_t id : written) {
-    auto host = program_.HostFor(id);
-    if (!host) continue;
-    if (!status.ok()) {
-      host->set_known(false);
-      continue;
-    }
-    const trace::Tensor& t = header.tensors(id);
-    const size_t elem = DTypeSize(t.dtype());
-    std::vector<double> values(host->numel());
-    for (size_t i = 0; i < values.size(); ++i) {
-      values[i] = LoadAsDouble(t.dtype(), gm_.data() + t.gm_addr() + i * elem);
-    }
-    host->Assign(values);
-    host->set_known(true);
-  }
 }
 
 // ---------------------------------------------------------------------------
@@ -918,43 +842,9 @@ absl::StatusOr<Value> Interpreter::Launch(const std::shared_ptr<FunctionValue>& 
   trace::StreamRecord end;
   end.mutable_launch_end();
   program_.AddRecord(end);
-  // Tensors a task may write lose their host value until the reference runs.
-  std::set<uint32_t> written;
-  for (const auto& r : launch_->records()) {
-    if (!r.has_submit()) continue;
-    int kid = -1;
-    for (int k : r.submit().kernel_ids()) kid = std::max(kid, k);
-    const auto& params = program_.kernel(kid).program().params();
-    for (int i = 0; i < r.submit().args_size(); ++i) {
-      const auto& arg = r.submit().args(i);
-      if (arg.has_tensor() && i < params.size() &&
-          params.Get(i).direction() != trace::KernelParam::IN) {
-        written.insert(arg.tensor().tensor_id());
-      }
-    }
-  }
-  EvaluateLaunch(written);
-  // ptoc cannot compute what an external kernel wrote.
-  for (uint32_t id : extern_outputs_) {
-    if (auto host = program_.HostFor(id)) host->set_known(false);
-  }
-  extern_outputs_.clear();
   launch_.reset();
-  // The jit function's return value, mapped back to host tensors.
-  std::function<Value(const Value&)> to_host = [&](const Value& v) -> Value {
-    if (auto* ref = v.As<TensorRef>()) {
-      auto host = program_.HostFor(ref->tensor_id());
-      if (host && ref->is_whole()) return Value::Obj(host);
-      return Value::None();
-    }
-    if (v.is_tuple()) {
-      std::vector<Value> items;
-      for (const Value& item : v.items()) items.push_back(to_host(item));
-      return Value::Tuple(items);
-    }
-    return v;
-  };
-  return to_host(*result);
+  // The call's value is not used: CPython holds the script's tensors.
+  return Value::None();
 }
 
 absl::StatusOr<Value> Interpreter::CallIncore(const std::shared_ptr<FunctionValue>& fn,

@@ -66,7 +66,7 @@ class Interpreter {
   }
   bool timing_only() const { return timing_only_; }
 
-  // ---- used by the builtin modules (pl_module.cc, torch_module.cc)
+  // ---- used by the builtin modules (pl_module.cc)
   absl::Status Error(SourceLocation loc, absl::string_view message) const {
     return source_.Error(loc, message);
   }
@@ -80,24 +80,6 @@ class Interpreter {
   ProgramBuilder& program() { return program_; }
   SourceLocation current_loc() const { return current_loc_; }
 
-  // Torch RNG state (torch.manual_seed / torch.randn).
-  uint64_t NextRandomSeed();
-  void SetManualSeed(uint64_t seed) {
-    manual_seed_ = seed;
-    random_calls_ = 0;
-  }
-
-  // Marks `result` device-derived when any input lives on the device or is
-  // itself device-derived; returns it as a Value.
-  Value Derived(std::shared_ptr<HostTensor> result,
-                std::initializer_list<const HostTensor*> inputs);
-  // Ensures a host tensor's value is known (computed by the reference).
-  absl::Status RequireKnown(const HostTensor& t, SourceLocation loc) const;
-  // RequireKnown, and the tensor holds values: a shape-only tensor
-  // (--timing-only) has none to read.
-  absl::Status RequireValues(const HostTensor& t, SourceLocation loc) const;
-  // A new host tensor: shape-only under --timing-only, else zero-filled.
-  std::shared_ptr<HostTensor> NewHostTensor(std::vector<int64_t> shape, trace::DType dtype) const;
   // A GM tensor's shape as the runtime describes one: 1 to 5 dims
   // (MAX_TENSOR_DIMS), each at least 1; else an error about `what`.
   absl::Status CheckGmShape(const std::vector<int64_t>& shape, const std::string& what,
@@ -116,11 +98,6 @@ class Interpreter {
   // Diagnostics that do not stop compilation, formatted like errors.
   void Warn(SourceLocation loc, absl::string_view message);
   const std::vector<std::string>& warnings() const { return warnings_; }
-  void AddCheck(trace::Check check) {
-    trace::StreamRecord r;
-    *r.mutable_check() = std::move(check);
-    program_.AddRecord(std::move(r));
-  }
 
  private:
   enum class Flow { kNormal, kReturn, kBreak, kContinue };
@@ -171,7 +148,6 @@ class Interpreter {
   absl::StatusOr<Value> Launch(const std::shared_ptr<FunctionValue>& fn, const CallArgs& args);
   // Runs the finished launch on the reference and refreshes the host values
   // of the tensors it wrote (or marks them unknown when it cannot).
-  void EvaluateLaunch(const std::set<uint32_t>& written);
   // Initialises ptoc's GM copy for tensors declared since the last call.
   void SyncGm();
   absl::Status ExecClassDef(const Stmt& stmt, const std::shared_ptr<Env>& env);
@@ -223,8 +199,6 @@ class Interpreter {
   std::string reference_failure_;
   std::vector<std::string> warnings_;
   std::vector<std::unique_ptr<TaskVerifier>> verifiers_;
-  uint64_t manual_seed_ = 0;
-  uint64_t random_calls_ = 0;
   int call_depth_ = 0;
   int64_t statements_run_ = 0;  // bounded by max_statements_
   int64_t max_statements_ = kMaxStatementsRun;
@@ -242,7 +216,6 @@ class Interpreter {
     std::vector<Write> writes;
   };
   std::vector<ParallelCarry> parallel_carries_;
-  std::set<uint32_t> extern_outputs_;
 
   // The blocks being run, innermost last (MayReadLater).
   struct BlockCursor {
@@ -316,12 +289,10 @@ absl::Status ReadPredicate(Interpreter* interp, const Value& v, SourceLocation l
 // (program_form.cc).
 void AddProgramForm(Interpreter* interp, Namespace* pl);
 
-// Builders of the two modules, bound to an interpreter.
+// The pl module, bound to an interpreter.
 std::shared_ptr<Namespace> MakePlModule(Interpreter* interp);
-std::shared_ptr<Namespace> MakeTorchModule(Interpreter* interp);
-// Attributes of host tensors (shape, dtype, float(), to(), ...).
-absl::StatusOr<Value> HostTensorAttribute(Interpreter* interp, const std::shared_ptr<HostTensor>& t,
-                                          const std::string& name, SourceLocation loc);
+// torch's dtypes, the only names of torch a kernel source reads.
+std::shared_ptr<Namespace> MakeTorchModule();
 // pl.Out[pl.Tensor], pl.Scalar[pl.INT32], pl.Tile[[r, c], pl.FP32], ...
 absl::StatusOr<Value> AnnotationSubscript(Interpreter* interp, const Annotation& a,
                                           const Value& index, SourceLocation loc);

@@ -70,7 +70,15 @@ TEST(MemorySpaceTest, BothSpellingsCompileToTheSameStream) {
   const std::string long_form = kExplicitMatmul;
   const std::string short_form = absl::StrReplaceAll(long_form, {{"pl.MemorySpace.", "pl.Mem."}});
   ASSERT_NE(long_form, short_form);
-  EXPECT_EQ(Compile(long_form).SerializeAsString(), Compile(short_form).SerializeAsString());
+  // The kernels (the script's torch.randn inputs differ from run to run).
+  auto kernels = [](const trace::TraceText& t) {
+    std::string bytes;
+    for (const trace::Kernel& k : t.header().kernels()) bytes += k.SerializeAsString();
+    return bytes;
+  };
+  const std::string a = kernels(Compile(long_form));
+  EXPECT_FALSE(a.empty());
+  EXPECT_EQ(a, kernels(Compile(short_form)));
 }
 
 TEST(MemorySpaceTest, MatLoadsMoveIntoLeftAndRightOnTheCube) {

@@ -380,8 +380,12 @@ TEST(PipelineLoopTest, PipelineIsForKernelBodies) {
                            "    return out\n"
                            "k(torch.zeros(4, 16), torch.zeros(4, 16))\n"),
               HasSubstr("bad.py:5:17: error: pl.pipeline is only valid in a kernel body"));
-  EXPECT_THAT(CompileError("for i in pl.pipeline(4, stage=2):\n    pass\n"),
+  EXPECT_THAT(EvaluateSnippetError(kPrelude, "for i in pl.pipeline(4, stage=2):\n    pass\n"),
               HasSubstr("bad.py:3:13: error: pl.pipeline is only valid in a kernel body"));
+  // In a script CPython runs that loop: pypto stops it at once.
+  EXPECT_THAT(CompileError("for i in pl.pipeline(4, stage=2):\n    pass\n"),
+              HasSubstr("bad.py:3: error: pl.pipeline(4, stage=2) is a PyPTO DSL construct: it "
+                        "runs inside a @pl.jit function"));
 }
 
 TEST(PipelineLoopTest, TheStepMustBeACompileTimeIntegerAndPositiveForDeviceBounds) {

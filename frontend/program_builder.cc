@@ -55,7 +55,6 @@ uint32_t ProgramBuilder::TensorForHost(const std::shared_ptr<HostTensor>& host,
   tensor_names_.insert(name);
   *t->mutable_init() = host->ToInit();
   host_to_tensor_[host.get()] = t->id();
-  tensor_hosts_.push_back(host);
   return t->id();
 }
 
@@ -66,7 +65,6 @@ uint32_t ProgramBuilder::NewDeviceTensor(const std::string& name, trace::DType d
   tensor_names_.insert(name);
   t->set_manual_dep(manual_dep);
   *t->mutable_init() = init;
-  tensor_hosts_.push_back(nullptr);
   unnamed_device_tensors_.insert(t->id());
   return t->id();
 }
@@ -77,10 +75,6 @@ void ProgramBuilder::NameDeviceTensor(uint32_t id, const std::string& variable) 
   for (int k = 1; tensor_names_.contains(name); ++k) name = absl::StrCat(variable, "_", k);
   header_.mutable_tensors(static_cast<int>(id))->set_name(name);
   tensor_names_.insert(name);
-}
-
-std::shared_ptr<HostTensor> ProgramBuilder::HostFor(uint32_t tensor_id) const {
-  return tensor_id < tensor_hosts_.size() ? tensor_hosts_[tensor_id] : nullptr;
 }
 
 uint32_t ProgramBuilder::AddKernel(trace::Kernel kernel) {

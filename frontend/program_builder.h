@@ -77,8 +77,6 @@ class ProgramBuilder {
   // to (`scratch = pl.create_tensor(...)`), so reports say `scratch`; later
   // bindings keep the first name, and a name already taken gets a suffix.
   void NameDeviceTensor(uint32_t id, const std::string& variable);
-  // The host tensor bound to a GM tensor, or nullptr for device-created ones.
-  std::shared_ptr<HostTensor> HostFor(uint32_t tensor_id) const;
   const trace::Tensor& tensor(uint32_t id) const { return header_.tensors(id); }
 
   // Returns the id of an identical kernel if one exists, else adds it.
@@ -96,7 +94,6 @@ class ProgramBuilder {
   trace::StreamHeader header_;
   std::vector<trace::StreamRecord> records_;
   std::map<const HostTensor*, uint32_t> host_to_tensor_;
-  std::vector<std::shared_ptr<HostTensor>> tensor_hosts_;
   absl::flat_hash_set<uint32_t> unnamed_device_tensors_;
   absl::flat_hash_set<std::string> tensor_names_;  // every name ever given a tensor
   std::map<std::string, uint32_t> kernel_by_content_;

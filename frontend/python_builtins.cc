@@ -35,7 +35,6 @@ void AddPythonBuiltins(Interpreter* interp, Env* env) {
     const Value& v = args.positional[0];
     if (v.is_sequence()) return Value::Int(v.items().size());
     if (v.is_str()) return Value::Int(v.s().size());
-    if (auto* h = v.As<HostTensor>()) return Value::Int(h->shape().empty() ? 0 : h->shape()[0]);
     if (auto* a = v.As<TaskIdArray>()) return Value::Int(a->slots().size());
     PTOC_ASSIGN_OR_RETURN(items, I->Iterate(v, args.loc));
     return Value::Int(items.size());
@@ -87,10 +86,6 @@ void AddPythonBuiltins(Interpreter* interp, Env* env) {
       v = read;
     }
     if (v.is_number()) return Value::Float(v.f());
-    if (auto* h = v.As<HostTensor>()) {
-      PTOC_RETURN_IF_ERROR(I->RequireValues(*h, args.loc));
-      if (h->numel() == 1) return Value::Float(h->values()[0]);
-    }
     return I->Error(args.loc, absl::StrCat("float() of ", v.TypeName()));
   });
   add("bool", [I](const CallArgs& args) -> absl::StatusOr<Value> {

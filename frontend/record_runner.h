@@ -1,11 +1,10 @@
 #ifndef PTO_FRONTEND_RECORD_RUNNER_H_
 #define PTO_FRONTEND_RECORD_RUNNER_H_
 
-// ptoc --record FILE.py -o OUT.pb: the script runs under CPython with the
+// ptoc FILE.py -o OUT.pb: the script runs under CPython with the
 // pypto package, its kernels on pto_sim, and its run is recorded as the
 // stream (PTO_SIM_RECORD, python/pypto/_record.py): the launches and the
-// checks it evaluated on kernel outputs. The path that replaces ptoc's own
-// harness interpreter (issue 23).
+// checks it evaluated on kernel outputs.
 
 #include <string>
 

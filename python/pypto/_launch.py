@@ -163,7 +163,7 @@ def _run(obj, method, label, args, kwargs, config, work):
     source, text, prelude_line, call_line, segments, tensors = _call_text(
         obj, method, label, args, kwargs, config
     )
-    # PTO_SIM_TIMING_ONLY=1 (ptoc --record --timing-only): every argument as
+    # PTO_SIM_TIMING_ONLY=1 (ptoc --timing-only): every argument as
     # shapes only, as meta tensors would be.
     forced = os.environ.get("PTO_SIM_TIMING_ONLY") == "1"
     timing_only = forced or any(t.shape_only for t in tensors)

@@ -87,7 +87,7 @@ class Recording:
         if ok and self.written > 0:
             os.replace(self.partial, self.path)
         elif ok:
-            os.remove(self.partial)  # no launch, no stream (ptoc --record says so)
+            os.remove(self.partial)  # no launch, no stream (ptoc says so)
         else:
             try:
                 os.remove(self.partial)

@@ -40,3 +40,8 @@ class ConfigError(PyptoError, ValueError):
 
 class InterpreterError(PyptoError, ImportError):
     """The interpreter cannot run pypto (torch missing, not Debian's python3)."""
+
+
+class DslUsageError(PyptoError, TypeError):
+    """A DSL construct used by the script itself, outside a kernel (``for i in pl.range(4)``
+    at the top level): ptoc evaluates those inside @pl.jit functions only."""

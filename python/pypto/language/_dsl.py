@@ -54,6 +54,15 @@ class DslName:
         parts = [_expr(a) for a in args] + [f"{k}={_expr(v)}" for k, v in kwargs.items()]
         return DslName(f"{self.expr}({', '.join(parts)})", _caller())
 
+    def __iter__(self):
+        # Without this, CPython would iterate through __getitem__ forever.
+        from pypto.errors import DslUsageError
+
+        raise DslUsageError(
+            f"{self.expr} is a PyPTO DSL construct: it runs inside a @pl.jit function "
+            "(ptoc evaluates it there), not in the script itself"
+        )
+
     def __setattr__(self, name, value):
         raise AttributeError(f"{self.expr} is a DSL name and has no attribute to set")
 
