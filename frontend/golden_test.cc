@@ -115,11 +115,11 @@ TEST(GoldenTest, GatedTwoLaunchesWithPredicateAndExplicitDep) {
 }
 
 // CPython made the inputs (torch.randn): they travel as the bytes it made,
-// named after the kernel's parameters; the expected values of each check too.
+// named as the script names them; the expected values of each check too.
 TEST(GoldenTest, GatedInputsAndExpectedValuesTravelAsBytes) {
   trace::TraceText t = CompileTrace("gated");
   const auto& a = t.header().tensors(0);
-  EXPECT_EQ(a.name(), "a");
+  EXPECT_EQ(a.name(), "A");
   EXPECT_EQ(a.init().data().size(), a.size_bytes());
   for (const auto& tensor : t.header().tensors()) EXPECT_EQ(tensor.gm_addr() % 1024, 0u);
   for (const auto& r : t.records()) {

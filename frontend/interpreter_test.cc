@@ -203,11 +203,11 @@ TEST(InterpreterTest, CompiledStreamsAreValidatedByPtoSimsReader) {
 TEST(InterpreterTest, GmTensorsHaveTheRuntimesRankAndNoEmptyDim) {
   EXPECT_THAT(CompileError(std::string(kAddKernel) + "h = torch.zeros(1, 1, 1, 1, 1, 1)\n"
                                                      "k(h, torch.zeros(16, 16))\n"),
-              HasSubstr("error: tensor 'a' has rank 6; a GM tensor of the runtime has 1 to 5 "
+              HasSubstr("error: tensor 'h' has rank 6; a GM tensor of the runtime has 1 to 5 "
                         "dims (MAX_TENSOR_DIMS)"));
   EXPECT_THAT(CompileError(std::string(kAddKernel) + "z = torch.zeros(0, 16)\n"
                                                      "k(z, torch.zeros(16, 16))\n"),
-              HasSubstr("error: tensor 'a' has size 0 in dim 0; the runtime allocates no empty "
+              HasSubstr("error: tensor 'z' has size 0 in dim 0; the runtime allocates no empty "
                         "tensors"));
   EXPECT_THAT(CompileError("@pl.jit\n"
                            "def k(out: pl.Out[pl.Tensor]):\n"

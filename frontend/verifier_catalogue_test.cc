@@ -80,7 +80,7 @@ const Rejected kCatalogue[] = {
      "    with pl.at(level=pl.Level.CORE_GROUP) as prod:\n"
      "        pl.store(pl.load(g, [0, 0], [1, 1]), [0, 0], g)\n"
      "    with pl.spmd(4, predicate=(g[0, 0] > 0)) as t:\n" SPMD_BODY,
-     "'pl.spmd()' predicate reads 'g', which is produced by the task bound to 'prod', but 'prod' "
+     "'pl.spmd()' predicate reads 'G', which is produced by the task bound to 'prod', but 'prod' "
      "is not in deps=. Add the producer to the dependency list: deps=[prod]"},
     {"PredicateOnPlAt",
      "    with pl.at(level=pl.Level.CORE_GROUP, predicate=(g[0, 0] > 0)):\n" AT_BODY,

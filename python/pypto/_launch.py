@@ -30,7 +30,7 @@ from pypto.backend.pto_backend import PartialCodegenError
 from pypto.errors import ConfigError, DeadlockError, SimulationError
 from pypto.language._kernels import ProgramClass
 from pypto.runtime import RunConfig, chip_of, validate
-from pypto._source import KernelSource, caller_line, parameter_names
+from pypto._source import KernelSource, caller_line, caller_names, parameter_names
 from pypto._tensors import argument_tensor, scalar_literal
 
 _state = {"launches": 0, "noted": set()}
@@ -90,13 +90,18 @@ def _call_text(obj, method, label, args, kwargs, config):
     tensors = []
     parts = []
     used = set(source.bound) | {"pl", "torch", "RunConfig"}
+    # A tensor goes by the script's own name for it where it has one (the
+    # stream's tensor names, and ptoc's messages about them).
+    script_names = caller_names()
     for i, value in enumerate(args):
         base = params[i] if i < len(params) else f"arg{i}"
         literal = scalar_literal(value)
         if literal is not None:
             parts.append(literal)
             continue
-        name = base if base not in used else f"__pypto_arg{i}"
+        name = script_names.get(id(value), base)
+        if name in used:
+            name = base if base not in used else f"__pypto_arg{i}"
         used.add(name)
         tensors.append(argument_tensor(name, value, f"argument {i} ('{base}') of {label}"))
         parts.append(name)

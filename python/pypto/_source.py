@@ -216,16 +216,35 @@ def _closure_of(obj):
     return out
 
 
-def caller_line(file):
-    """The line of `file` that called into pypto, if the call came from it."""
+def caller_frame():
+    """The innermost frame outside the pypto package: the script's call."""
     frame = inspect.currentframe()
     package = os.path.dirname(os.path.abspath(__file__))
     while frame is not None:
-        path = os.path.abspath(frame.f_code.co_filename)
-        if not path.startswith(package + os.sep):
-            return frame.f_lineno if path == file else None
+        if not os.path.abspath(frame.f_code.co_filename).startswith(package + os.sep):
+            return frame
         frame = frame.f_back
     return None
+
+
+def caller_line(file):
+    """The line of `file` that called into pypto, if the call came from it."""
+    frame = caller_frame()
+    if frame is None or os.path.abspath(frame.f_code.co_filename) != file:
+        return None
+    return frame.f_lineno
+
+
+def caller_names():
+    """id(value) -> the caller's variable name bound to it (the first, in the
+    frame's order): an argument passed as `A` is named `A` in the stream."""
+    frame = caller_frame()
+    names = {}
+    if frame is not None:
+        for name, value in frame.f_locals.items():
+            if name.isidentifier() and not name.startswith("_"):
+                names.setdefault(id(value), name)
+    return names
 
 
 def parameter_names(obj, method=None):
