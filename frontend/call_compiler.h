@@ -1,10 +1,9 @@
 #ifndef PTO_FRONTEND_CALL_COMPILER_H_
 #define PTO_FRONTEND_CALL_COMPILER_H_
 
-// One kernel call made from a real CPython script (the pypto package of
-// python/), compiled by the same interpreter, DSL, verifiers and messages as
-// a whole description. CPython runs the harness; ptoc sees only what the
-// call needs:
+// One kernel call made from a CPython script (the pypto package of python/;
+// `ptoc FILE.py` records such a run). CPython runs the script; ptoc sees
+// only what the call needs:
 //
 //   - the user's file with every line blanked except the kernels' (so every
 //     message names the user's file, line and column);

@@ -526,7 +526,6 @@ absl::StatusOr<Value> Interpreter::EvalCompare(const Expr& e, const std::shared_
 
 absl::StatusOr<Value> Interpreter::Binary(const std::string& op, const Value& a, const Value& b,
                                           SourceLocation loc) {
-  const bool cmp = op == "==" || op == "!=" || op == "<" || op == ">" || op == "<=" || op == ">=";
   if (a.As<ElementRef>() || b.As<ElementRef>()) {
     // t[i, j] in orchestration arithmetic: the element's value (comparisons
     // stay lazy in EvalCompare so that they can serve as predicate=).
@@ -773,14 +772,8 @@ absl::StatusOr<std::vector<Value>> Interpreter::Iterate(const Value& v, SourceLo
     // Everything is unrolled at compile time: keep loops to a sane size.
     constexpr int64_t kMaxIterations = 1 << 22;
     const int64_t start = spec->start().i(), stop = spec->stop().i();
-    // 128-bit: the bounds may be anywhere in the 64-bit range.
-    const __int128 span =
-        step > 0 ? static_cast<__int128>(stop) - start : static_cast<__int128>(start) - stop;
-    const __int128 stride = step > 0 ? step : -static_cast<__int128>(step);
-    const int64_t trips = span <= 0
-                              ? 0
-                              : static_cast<int64_t>(std::min<__int128>(
-                                    (span + stride - 1) / stride, __int128{kMaxIterations} + 1));
+    const int64_t trips = static_cast<int64_t>(
+        std::min<unsigned __int128>(RangeLength(start, stop, step), kMaxIterations + 1));
     if (trips > kMaxIterations) {
       return Error(loc, absl::StrCat("this loop runs more than ", kMaxIterations,
                                      " iterations at compile time; ptoc unrolls loops, so keep "

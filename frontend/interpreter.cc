@@ -462,11 +462,10 @@ absl::StatusOr<Interpreter::Flow> Interpreter::RunOrchestrationLoop(
   const int64_t start = spec.start().i(), stop = spec.stop().i(), step = spec.step().i();
   if (step == 0) return Error(stmt.value->loc, "loop step must not be zero");
   constexpr int64_t kMaxIterations = 1 << 22;
-  const int64_t trips =
-      step > 0 ? (stop - start + step - 1) / step : (start - stop - step - 1) / -step;
+  const unsigned __int128 trips = RangeLength(start, stop, step);
   if (trips > kMaxIterations) {
     return Error(stmt.value->loc,
-                 absl::StrCat("this orchestration loop runs ", trips,
+                 absl::StrCat("this orchestration loop runs ", static_cast<uint64_t>(trips),
                               " iterations; ptoc unrolls it into the stream, so keep it under ",
                               kMaxIterations));
   }
@@ -805,7 +804,7 @@ absl::StatusOr<Value> Interpreter::Launch(const std::shared_ptr<FunctionValue>& 
     const Value* v = env->Lookup(p.name);
     auto host = v ? v->AsShared<HostTensor>() : nullptr;
     if (!host) continue;
-    // The harness variable's name when the argument was a plain name.
+    // The call statement's name for the argument (the script's variable).
     std::string name = p.name;
     if (i < call.positional_names.size() && !call.positional_names[i].empty()) {
       name = call.positional_names[i];

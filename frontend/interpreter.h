@@ -42,9 +42,10 @@ class Env {
   std::shared_ptr<Env> parent_;
 };
 
-// The tracing interpreter: runs the harness at compile time; a call of a
-// @pl.jit function becomes one launch whose orchestration code emits records,
-// and whose pl.at / pl.spmd bodies and incore calls are traced into kernels.
+// The tracing interpreter of the DSL: runs a call request's prelude and
+// definitions, then the call; a call of a @pl.jit function becomes one launch
+// whose orchestration code emits records, and whose pl.at / pl.spmd bodies and
+// incore calls are traced into kernels.
 class Interpreter {
  public:
   Interpreter(const SourceFile& source, std::unique_ptr<ReferenceEvaluator> reference);

@@ -31,13 +31,6 @@ absl::StatusOr<trace::IntExpr> Apply(trace::IntExpr::BinOp op, const trace::IntE
   return ToIntExpr(IntBinary(op, a, b));
 }
 
-// Python's len(range(start, stop, step)), without overflow.
-__int128 TripCount(int64_t start, int64_t stop, int64_t step) {
-  const __int128 span = step > 0 ? __int128{stop} - start : __int128{start} - stop;
-  const __int128 stride = step > 0 ? __int128{step} : -__int128{step};
-  return span <= 0 ? 0 : (span + stride - 1) / stride;
-}
-
 // The end of the main loop, start + (T // F) * F * step with
 // T = max(0, ceil((stop - start) / step)), as a device expression (step > 0).
 absl::StatusOr<trace::IntExpr> DynamicMainEnd(const trace::IntExpr& start,
@@ -99,7 +92,7 @@ absl::StatusOr<Interpreter::Flow> Interpreter::RunPipelineLoop(const Stmt& stmt,
   }
 
   const int64_t first = spec.start().i();
-  const __int128 trips = TripCount(first, spec.stop().i(), step);
+  const __int128 trips = RangeLength(first, spec.stop().i(), step);
   const __int128 groups = trips / stages;
   // Within one step past `stop`, which may not fit next to the int64 limits.
   const __int128 end = first + groups * stages * step;

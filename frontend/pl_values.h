@@ -163,6 +163,14 @@ class Decorator : public Object {
   std::shared_ptr<const ExternSpec> extern_spec_;
 };
 
+// Python's len(range(start, stop, step)) for step != 0, without overflow:
+// the bounds may be anywhere in the 64-bit range.
+inline unsigned __int128 RangeLength(int64_t start, int64_t stop, int64_t step) {
+  const __int128 span = step > 0 ? __int128{stop} - start : __int128{start} - stop;
+  const __int128 stride = step > 0 ? __int128{step} : -__int128{step};
+  return span <= 0 ? 0 : static_cast<unsigned __int128>((span + stride - 1) / stride);
+}
+
 // pl.range / pl.parallel / pl.unroll / pl.pipeline / range(...)
 class LoopSpec : public Object {
  public:

@@ -142,8 +142,8 @@ void AddPythonBuiltins(Interpreter* interp, Env* env) {
     }
     return total;
   });
-  // print() output is the harness talking to its user; ptoc compiles, so it
-  // evaluates the arguments and prints nothing.
+  // print() in a kernel's orchestration talks to the script's user, whom
+  // ptoc does not address: it evaluates the arguments and prints nothing.
   add("print", [](const CallArgs&) -> absl::StatusOr<Value> { return Value::None(); });
 }
 

@@ -12,9 +12,9 @@
 namespace pto::ptoc {
 
 // Evaluates a launch sequentially (tasks in program order, every block of an
-// SPMD task in index order) on ptoc's own copy of GM, so the harness can use
-// device results at compile time (the expected values of later checks,
-// inputs of later launches).
+// SPMD task in index order) on ptoc's own copy of GM, so an orchestration
+// body that reads a device value (`if cnt[0, 0] > 5:`) gets it at compile
+// time.
 class ReferenceEvaluator {
  public:
   virtual ~ReferenceEvaluator() = default;
