@@ -377,6 +377,59 @@ TEST(InterpreterTest, MixedKernelIsOneMixTaskWithEnginesAndSplit) {
   EXPECT_THAT(submit.kernel_ids(), ElementsAre(0, 0, 0));
 }
 
+// pl.relu is max(x, 0) and pl.maximums / pl.minimums take a tile and a
+// scalar: one vector MAX / MIN each, checked against torch in the script.
+TEST(InterpreterTest, ReluMaximumsAndMinimumsAreVectorMaxAndMinWithAScalar) {
+  trace::TraceText t = CompileCleanSnippet(
+      kPrelude,
+      "@pl.jit\n"
+      "def f(a: pl.Tensor, r: pl.Out[pl.Tensor], hi: pl.Out[pl.Tensor], lo: pl.Out[pl.Tensor]):\n"
+      "    with pl.at(level=pl.Level.CORE_GROUP):\n"
+      "        x = pl.load(a, [0, 0], [16, 16])\n"
+      "        pl.store(pl.relu(x), [0, 0], r)\n"
+      "        pl.store(pl.maximums(x, 0.5), [0, 0], hi)\n"
+      "        pl.store(pl.minimums(lhs=x, rhs=-0.5), [0, 0], lo)\n"
+      "    return r\n"
+      "a = torch.randn(16, 16)\n"
+      "r, hi, lo = torch.zeros(16, 16), torch.zeros(16, 16), torch.zeros(16, 16)\n"
+      "f(a, r, hi, lo)\n"
+      "torch.testing.assert_close(r, torch.relu(a))\n"
+      "torch.testing.assert_close(hi, torch.clamp(a, min=0.5))\n"
+      "torch.testing.assert_close(lo, torch.clamp(a, max=-0.5))\n");
+  ASSERT_EQ(t.header().kernels_size(), 1);
+  std::vector<std::pair<trace::Op::Kind, double>> ops;
+  for (const auto& op : t.header().kernels(0).program().ops()) {
+    if (op.kind() == trace::Op::MAX || op.kind() == trace::Op::MIN) {
+      EXPECT_EQ(op.srcs_size(), 1);
+      ops.emplace_back(op.kind(), op.scalar().literal());
+    }
+  }
+  EXPECT_THAT(ops, ElementsAre(std::pair{trace::Op::MAX, 0.0}, std::pair{trace::Op::MAX, 0.5},
+                               std::pair{trace::Op::MIN, -0.5}));
+  int checks = 0;
+  for (const auto& r : t.records()) checks += r.has_check();
+  EXPECT_EQ(checks, 3);
+  // Two tiles are pl.maximum's; a number is not a tile.
+  const std::string kernel =
+      "@pl.jit\n"
+      "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+      "    with pl.at(level=pl.Level.CORE_GROUP):\n"
+      "        x = pl.load(a, [0, 0], [16, 16])\n"
+      "        pl.store(OP, [0, 0], out)\n"
+      "    return out\n"
+      "f(torch.ones(16, 16), torch.zeros(16, 16))\n";
+  auto with = [&kernel](const std::string& op) {
+    std::string text = kernel;
+    text.replace(text.find("OP"), 2, op);
+    return text;
+  };
+  EXPECT_THAT(CompileError(with("pl.maximums(x, x)")),
+              HasSubstr("bad.py:8:33: error: pl.maximums() argument 'rhs' must be a scalar (int, "
+                        "float or pl.Scalar); for two tiles use pl.maximum, got pl.Tile"));
+  EXPECT_THAT(CompileError(with("pl.relu(2.0)")),
+              HasSubstr("pl.relu() argument 'tile' must be a tile, got float"));
+}
+
 TEST(InterpreterTest, DeviceLoopsBecomeLoopOpsOverIntExprs) {
   trace::TraceText t = Compile(
       "@pl.jit\n"

@@ -675,6 +675,34 @@ std::shared_ptr<Namespace> MakePlModule(Interpreter* interp) {
       return TileElementwise(I, k, *r.Get(0), *r.Get(1), args.loc);
     });
   }
+  // A tile and a scalar (hw-native-sys/pypto@e2d0f78a
+  // python/pypto/language/op/tile_ops.py maximums / minimums).
+  for (const auto& [name, kind] : std::vector<std::pair<const char*, trace::Op::Kind>>{
+           {"maximums", trace::Op::MAX}, {"minimums", trace::Op::MIN}}) {
+    const std::string fn = absl::StrCat("pl.", name);
+    const trace::Op::Kind k = kind;
+    pl->AddFunction(name, [I, fn, k](const CallArgs& args) -> absl::StatusOr<Value> {
+      ArgReader r(I, args, fn, {"lhs", "rhs"});
+      PTOC_RETURN_IF_ERROR(r.Check());
+      if (!r.Has(0)) return r.Missing(0);
+      if (!r.Has(1)) return r.Missing(1);
+      const Value& rhs = *r.Get(1);
+      if (!rhs.is_number() && rhs.As<SymInt>() == nullptr) {
+        return r.Wrong(1, absl::StrCat("a scalar (int, float or pl.Scalar); for two tiles use ",
+                                       k == trace::Op::MAX ? "pl.maximum" : "pl.minimum"));
+      }
+      if (r.Get(0)->is_number()) return r.Wrong(0, "a tile");
+      return TileElementwise(I, k, *r.Get(0), rhs, args.loc);
+    });
+  }
+  // relu(x) = max(x, 0): one vector op (tile_ops.py relu).
+  pl->AddFunction("relu", [I](const CallArgs& args) -> absl::StatusOr<Value> {
+    ArgReader r(I, args, "pl.relu", {"tile"});
+    PTOC_RETURN_IF_ERROR(r.Check());
+    if (!r.Has(0)) return r.Missing(0);
+    if (r.Get(0)->is_number()) return r.Wrong(0, "a tile");
+    return TileElementwise(I, trace::Op::MAX, *r.Get(0), Value::Float(0.0), args.loc);
+  });
   const std::vector<std::pair<const char*, trace::Op::Kind>> unary = {
       {"exp", trace::Op::EXP},        {"neg", trace::Op::NEG},     {"sqrt", trace::Op::SQRT},
       {"rsqrt", trace::Op::RSQRT},    {"recip", trace::Op::RECIP}, {"row_sum", trace::Op::ROW_SUM},
