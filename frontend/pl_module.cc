@@ -661,38 +661,35 @@ std::shared_ptr<Namespace> MakePlModule(Interpreter* interp) {
   pl->AddFunction("load", load);
   pl->AddFunction("store", store);
 
-  const std::vector<std::pair<const char*, trace::Op::Kind>> binary = {
-      {"add", trace::Op::ADD}, {"sub", trace::Op::SUB},     {"mul", trace::Op::MUL},
-      {"div", trace::Op::DIV}, {"maximum", trace::Op::MAX}, {"minimum", trace::Op::MIN}};
-  for (const auto& [name, kind] : binary) {
-    const std::string fn = absl::StrCat("pl.", name);
-    const trace::Op::Kind k = kind;
-    pl->AddFunction(name, [I, fn, k](const CallArgs& args) -> absl::StatusOr<Value> {
+  // Two operands; maximums / minimums take a tile and a scalar only
+  // (hw-native-sys/pypto@e2d0f78a python/pypto/language/op/tile_ops.py).
+  struct BinaryOp {
+    const char* name;
+    trace::Op::Kind kind;
+    const char* tile_form;  // for a scalar-only rhs: the op that takes two tiles
+  };
+  const BinaryOp binary[] = {
+      {"add", trace::Op::ADD, nullptr},           {"sub", trace::Op::SUB, nullptr},
+      {"mul", trace::Op::MUL, nullptr},           {"div", trace::Op::DIV, nullptr},
+      {"maximum", trace::Op::MAX, nullptr},       {"minimum", trace::Op::MIN, nullptr},
+      {"maximums", trace::Op::MAX, "pl.maximum"}, {"minimums", trace::Op::MIN, "pl.minimum"}};
+  for (const BinaryOp& op : binary) {
+    const std::string fn = absl::StrCat("pl.", op.name);
+    const trace::Op::Kind k = op.kind;
+    const char* tile_form = op.tile_form;
+    pl->AddFunction(op.name, [I, fn, k, tile_form](const CallArgs& args) -> absl::StatusOr<Value> {
       ArgReader r(I, args, fn, {"lhs", "rhs"});
       PTOC_RETURN_IF_ERROR(r.Check());
       if (!r.Has(0)) return r.Missing(0);
       if (!r.Has(1)) return r.Missing(1);
-      return TileElementwise(I, k, *r.Get(0), *r.Get(1), args.loc);
-    });
-  }
-  // A tile and a scalar (hw-native-sys/pypto@e2d0f78a
-  // python/pypto/language/op/tile_ops.py maximums / minimums).
-  for (const auto& [name, kind] : std::vector<std::pair<const char*, trace::Op::Kind>>{
-           {"maximums", trace::Op::MAX}, {"minimums", trace::Op::MIN}}) {
-    const std::string fn = absl::StrCat("pl.", name);
-    const trace::Op::Kind k = kind;
-    pl->AddFunction(name, [I, fn, k](const CallArgs& args) -> absl::StatusOr<Value> {
-      ArgReader r(I, args, fn, {"lhs", "rhs"});
-      PTOC_RETURN_IF_ERROR(r.Check());
-      if (!r.Has(0)) return r.Missing(0);
-      if (!r.Has(1)) return r.Missing(1);
-      const Value& rhs = *r.Get(1);
-      if (!rhs.is_number() && rhs.As<SymInt>() == nullptr) {
-        return r.Wrong(1, absl::StrCat("a scalar (int, float or pl.Scalar); for two tiles use ",
-                                       k == trace::Op::MAX ? "pl.maximum" : "pl.minimum"));
+      if (tile_form != nullptr) {
+        if (!r.Get(1)->is_number() && r.Get(1)->As<SymInt>() == nullptr) {
+          return r.Wrong(
+              1, absl::StrCat("a scalar (int, float or pl.Scalar); for two tiles use ", tile_form));
+        }
+        if (r.Get(0)->is_number()) return r.Wrong(0, "a tile");
       }
-      if (r.Get(0)->is_number()) return r.Wrong(0, "a tile");
-      return TileElementwise(I, k, *r.Get(0), rhs, args.loc);
+      return TileElementwise(I, k, *r.Get(0), *r.Get(1), args.loc);
     });
   }
   // relu(x) = max(x, 0): one vector op (tile_ops.py relu).
