@@ -5,7 +5,6 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -61,11 +60,10 @@ class Interpreter {
   void SetGlobal(const std::string& name, Value value) { globals_->Set(name, std::move(value)); }
   // At most this many statements run at compile time (kMaxStatementsRun).
   void set_max_statements(int64_t max) { max_statements_ = max; }
+  // --timing-only: tensors have no contents, so no reference evaluation.
   void set_timing_only() {
-    timing_only_ = true;
     reference_failure_ = "--timing-only turns the reference evaluation off";
   }
-  bool timing_only() const { return timing_only_; }
 
   // ---- used by the builtin modules (pl_module.cc)
   absl::Status Error(SourceLocation loc, absl::string_view message) const {
@@ -205,7 +203,6 @@ class Interpreter {
   int64_t max_statements_ = kMaxStatementsRun;
   // Whether the running @pl.jit function has automatic scopes (pl.scope()).
   bool launch_auto_scope_ = true;
-  bool timing_only_ = false;
   // Deferred TaskId array writes of the pl.parallel loops being run.
   struct ParallelCarry {
     uint64_t first_new_array = 0;
