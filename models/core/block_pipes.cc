@@ -19,6 +19,10 @@ Pipe PipeOf(const CompiledKernel& kernel, const CompiledOp& op) {
     case trace::Op::MOVE:  // L1 -> L0 on MTE1, L0C out through the FIXPIPE
       return kernel.tiles[static_cast<size_t>(op.src0)].space == trace::ACC ? Pipe::kFixpipe
                                                                             : Pipe::kMte1;
+    case trace::Op::ASSEMBLE: {  // TINSERT out of L0C on the FIXPIPE, within L1 on MTE1
+      const trace::MemSpace from = kernel.tiles[static_cast<size_t>(op.src1)].space;
+      return from == trace::ACC ? Pipe::kFixpipe : from == trace::MAT ? Pipe::kMte1 : Pipe::kVector;
+    }
     case trace::Op::FENCE:
     case trace::Op::CACHE_INVALID:
     case trace::Op::SYNCALL:
@@ -92,9 +96,14 @@ void BlockPipes::Begin(const CompiledKernel& kernel) {
 
 void BlockPipes::Add(const OpRecord& record, const GmRuns& transfer, PipeScheduler* pipes) {
   const CompiledOp& op = kernel_->ops[record.op_index];
-  // pl.tile.create only names a buffer: no instruction on any pipe. The
-  // buffer's next writer still waits for the readers of its last value.
-  if (op.kind == trace::Op::CREATE) return;
+  // pl.tile.create only names a buffer, and a view (pl.reshape,
+  // pl.tile.transpose_view) reads its source's buffer under another shape:
+  // no instruction on any pipe. The buffer's next writer still waits for the
+  // readers of its last value.
+  if (op.kind == trace::Op::CREATE || op.kind == trace::Op::RESHAPE ||
+      op.kind == trace::Op::TRANSPOSE_VIEW) {
+    return;
+  }
   if (op.kind == trace::Op::MATMUL) {
     AddMatmul(op, record, pipes);
     return;

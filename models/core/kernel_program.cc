@@ -296,15 +296,214 @@ class Compiler {
         return OpError(*op, absl::StrCat("operand dtypes ", DTypeName(a.dtype), " and ",
                                          DTypeName(b.dtype), " differ; insert a CAST"));
       }
-      if (a.rows != b.rows || a.cols != b.cols) {
+      if (op->broadcast != Op::BROADCAST_NONE) {
+        if (absl::Status s = CheckBroadcastOperand(*op, "srcs[1]", b, a); !s.ok()) return s;
+      } else if (a.rows != b.rows || a.cols != b.cols) {
         return OpError(*op, absl::StrCat("operand shapes ", ShapeString(a), " and ", ShapeString(b),
                                          " differ; elementwise ops need equal "
-                                         "shapes"));
+                                         "shapes (or a broadcast: Op.broadcast ROW or COL)"));
       }
     } else {
+      if (op->broadcast != Op::BROADCAST_NONE) {
+        return OpError(*op,
+                       "broadcasts its srcs[1], but has a scalar instead; a broadcast needs "
+                       "two source tiles");
+      }
       if (absl::Status s = CompileScalar(op, proto); !s.ok()) return s;
     }
     return CheckSameAsDst(*op, a);
+  }
+
+  // `vec` spans `full` along op.broadcast: [rows, 1] for ROW, [1, cols] (or
+  // rank-1 [cols]) for COL, of full's dtype.
+  absl::Status CheckBroadcastOperand(const CompiledOp& op, const char* role,
+                                     const CompiledTile& vec, const CompiledTile& full) const {
+    if (vec.dtype != full.dtype) {
+      return OpError(
+          op, absl::StrCat(role, " '", vec.name, "' is ", DTypeName(vec.dtype),
+                           " but the tile it spans is ", DTypeName(full.dtype), "; insert a CAST"));
+    }
+    const bool row = op.broadcast == Op::ROW;
+    const bool fits = row ? vec.rank == 2 && vec.rows == full.rows && vec.cols == 1
+                          : vec.rows == 1 && vec.cols == full.cols;
+    if (!fits) {
+      return OpError(
+          op, absl::StrCat(
+                  role, " '", vec.name, "' is ", ShapeString(vec), "; a ", row ? "ROW" : "COL",
+                  " broadcast over ", ShapeString(full), " takes a ",
+                  row ? absl::StrCat("[", full.rows, ", 1]") : absl::StrCat("[1, ", full.cols, "]"),
+                  " tile"));
+    }
+    return absl::OkStatus();
+  }
+
+  // EXPAND: srcs[0] broadcast to dst's shape.
+  absl::Status CompileExpand(CompiledOp* op, const Op& proto) {
+    if (absl::Status s = CheckSrcCount(*op, proto, 1); !s.ok()) return s;
+    if (absl::Status s = CheckRead(*op, "srcs[0]", proto.srcs(0)); !s.ok()) return s;
+    op->src0 = static_cast<int32_t>(proto.srcs(0));
+    if (op->broadcast == Op::BROADCAST_NONE) {
+      return OpError(*op, "has no broadcast; EXPAND spans a row (ROW) or column (COL) vector");
+    }
+    return CheckBroadcastOperand(*op, "srcs[0]", out_->tiles[op->src0], out_->tiles[op->dst]);
+  }
+
+  // A scratch tile (row reductions, COL_SUM): the input's dtype and rank, no
+  // dim smaller; `exact` (COL_SUM) wants the input's shape.
+  absl::Status CheckScratch(CompiledOp* op, const Op& proto, bool exact) {
+    if (absl::Status s = CheckRead(*op, "srcs[1]", proto.srcs(1)); !s.ok()) return s;
+    op->src1 = static_cast<int32_t>(proto.srcs(1));
+    const CompiledTile& a = out_->tiles[op->src0];
+    const CompiledTile& t = out_->tiles[op->src1];
+    const bool fits =
+        t.dtype == a.dtype && t.rank == a.rank &&
+        (exact ? t.rows == a.rows && t.cols == a.cols : t.rows >= a.rows && t.cols >= a.cols);
+    if (!fits) {
+      return OpError(*op, absl::StrCat("scratch srcs[1] '", t.name, "' is ", DTypeName(t.dtype),
+                                       " ", ShapeString(t), " for a ", DTypeName(a.dtype), " ",
+                                       ShapeString(a), " input; it needs the input's dtype and ",
+                                       exact ? "shape" : "rank and no smaller dimension"));
+    }
+    if (op->src1 == op->dst || op->src1 == op->src0) {
+      return OpError(*op, "the scratch srcs[1] must be a tile of its own, not the input or result");
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status CompileColReduce(CompiledOp* op, const Op& proto) {
+    const int max_srcs = proto.kind() == Op::COL_SUM ? 2 : 1;
+    if (proto.srcs_size() < 1 || proto.srcs_size() > max_srcs) {
+      return OpError(*op,
+                     absl::StrCat("expects 1 source tile", max_srcs == 2 ? " (and a scratch)" : "",
+                                  ", got ", proto.srcs_size()));
+    }
+    if (absl::Status s = CheckRead(*op, "srcs[0]", proto.srcs(0)); !s.ok()) return s;
+    op->src0 = static_cast<int32_t>(proto.srcs(0));
+    if (proto.srcs_size() == 2) {
+      if (absl::Status s = CheckScratch(op, proto, /*exact=*/true); !s.ok()) return s;
+    }
+    const CompiledTile& a = out_->tiles[op->src0];
+    const CompiledTile& d = out_->tiles[op->dst];
+    if (a.dtype != d.dtype) {
+      return OpError(*op,
+                     absl::StrCat("result tile '", d.name, "' is ", DTypeName(d.dtype),
+                                  " but the operand is ", DTypeName(a.dtype), "; insert a CAST"));
+    }
+    if (d.rows != 1 || d.cols != a.cols) {
+      return OpError(*op, absl::StrCat("result tile '", d.name, "' is ", ShapeString(d),
+                                       "; a column reduction of ", ShapeString(a), " gives [1, ",
+                                       a.cols, "]"));
+    }
+    op->elements = a.elements();
+    return absl::OkStatus();
+  }
+
+  // CONCAT: [r, c0] | [r, c1] -> [r, c0 + c1].
+  absl::Status CompileConcat(CompiledOp* op, const Op& proto) {
+    if (absl::Status s = CheckSrcCount(*op, proto, 2); !s.ok()) return s;
+    if (absl::Status s = CheckRead(*op, "srcs[0]", proto.srcs(0)); !s.ok()) return s;
+    if (absl::Status s = CheckRead(*op, "srcs[1]", proto.srcs(1)); !s.ok()) return s;
+    op->src0 = static_cast<int32_t>(proto.srcs(0));
+    op->src1 = static_cast<int32_t>(proto.srcs(1));
+    const CompiledTile& a = out_->tiles[op->src0];
+    const CompiledTile& b = out_->tiles[op->src1];
+    const CompiledTile& d = out_->tiles[op->dst];
+    if (a.dtype != b.dtype || a.dtype != d.dtype) {
+      return OpError(*op, absl::StrCat("joins ", DTypeName(a.dtype), " and ", DTypeName(b.dtype),
+                                       " into ", DTypeName(d.dtype), "; CONCAT keeps one dtype"));
+    }
+    if (a.rows != b.rows || d.rows != a.rows || d.cols != a.cols + b.cols) {
+      return OpError(
+          *op, absl::StrCat("joins ", ShapeString(a), " and ", ShapeString(b), " into '", d.name,
+                            "' ", ShapeString(d),
+                            "; CONCAT needs equal rows and gives [rows, cols0 + cols1]"));
+    }
+    return absl::OkStatus();
+  }
+
+  // ASSEMBLE: srcs[1] written into a copy of srcs[0] at `offsets`.
+  absl::Status CompileAssemble(CompiledOp* op, const Op& proto) {
+    if (absl::Status s = CheckSrcCount(*op, proto, 2); !s.ok()) return s;
+    if (absl::Status s = CheckRead(*op, "srcs[0]", proto.srcs(0)); !s.ok()) return s;
+    if (absl::Status s = CheckRead(*op, "srcs[1]", proto.srcs(1)); !s.ok()) return s;
+    op->src0 = static_cast<int32_t>(proto.srcs(0));
+    op->src1 = static_cast<int32_t>(proto.srcs(1));
+    const CompiledTile& target = out_->tiles[op->src0];
+    const CompiledTile& source = out_->tiles[op->src1];
+    const CompiledTile& d = out_->tiles[op->dst];
+    if (absl::Status s = CheckSameAsDst(*op, target); !s.ok()) return s;
+    if (d.space != target.space) {
+      return OpError(*op, absl::StrCat("result '", d.name, "' is in ", SpaceName(d.space),
+                                       " but the target is in ", SpaceName(target.space),
+                                       "; ASSEMBLE writes into the target's buffer"));
+    }
+    const bool route = source.space == target.space
+                           ? source.space == trace::VEC || source.space == trace::MAT
+                           : source.space == trace::ACC && target.space == trace::MAT;
+    if (!route) {
+      return OpError(*op, absl::StrCat("assembles a ", SpaceName(source.space), " tile into ",
+                                       SpaceName(target.space),
+                                       "; ASSEMBLE goes VEC -> VEC, MAT -> MAT or ACC -> MAT"));
+    }
+    // The accumulator narrows on its way out (FIXPIPE); elsewhere dtypes match.
+    if (source.dtype != target.dtype && source.space != trace::ACC) {
+      return OpError(*op, absl::StrCat("assembles ", DTypeName(source.dtype), " into ",
+                                       DTypeName(target.dtype), "; insert a CAST"));
+    }
+    if (proto.offsets_size() != 2) {
+      return OpError(*op, absl::StrCat("has ", proto.offsets_size(),
+                                       " offsets; ASSEMBLE takes 2 (row, column)"));
+    }
+    const int64_t extent[2] = {source.rows, source.cols};
+    const int64_t bound[2] = {target.rows, target.cols};
+    for (int i = 0; i < 2; ++i) {
+      absl::StatusOr<CompiledIntExpr> e =
+          CompileExpr(*op, absl::StrCat("offsets[", i, "]"), proto.offsets(i));
+      if (!e.ok()) return e.status();
+      if (e->is_constant()) {
+        const int64_t at = *e->Evaluate(IntEnv{});
+        if (at < 0 || at > bound[i] - extent[i]) {
+          return OpError(
+              *op, absl::StrCat("places '", source.name, "' ", ShapeString(source), " at offsets[",
+                                i, "] = ", at, " in ", ShapeString(target),
+                                "; it must lie inside: 0 <= offset <= ", bound[i] - extent[i]));
+        }
+      }
+      op->offsets.push_back(*std::move(e));
+    }
+    op->elements = source.elements();
+    return absl::OkStatus();
+  }
+
+  // RESHAPE and TRANSPOSE_VIEW: the same bytes read under another shape.
+  absl::Status CompileView(CompiledOp* op, const Op& proto) {
+    if (absl::Status s = CheckSrcCount(*op, proto, 1); !s.ok()) return s;
+    if (absl::Status s = CheckRead(*op, "srcs[0]", proto.srcs(0)); !s.ok()) return s;
+    op->src0 = static_cast<int32_t>(proto.srcs(0));
+    const CompiledTile& a = out_->tiles[op->src0];
+    const CompiledTile& d = out_->tiles[op->dst];
+    if (a.dtype != d.dtype || a.space != d.space) {
+      return OpError(*op, absl::StrCat("views ", DTypeName(a.dtype), " in ", SpaceName(a.space),
+                                       " as ", DTypeName(d.dtype), " in ", SpaceName(d.space),
+                                       "; a view keeps dtype and memory space"));
+    }
+    if (a.has_slot || d.has_slot) {
+      return OpError(*op,
+                     "views a tile with a runtime slot; a view is its source's buffer, so "
+                     "give it a literal slot or none");
+    }
+    if (proto.kind() == Op::RESHAPE) {
+      if (a.elements() != d.elements()) {
+        return OpError(*op, absl::StrCat("reshapes ", ShapeString(a), " (", a.elements(),
+                                         " elements) to ", ShapeString(d), " (", d.elements(),
+                                         "); a reshape keeps the element count"));
+      }
+    } else if (a.rank != 2 || d.rank != 2 || d.rows != a.cols || d.cols != a.rows) {
+      return OpError(*op, absl::StrCat("views ", ShapeString(a), " as ", ShapeString(d),
+                                       "; TRANSPOSE_VIEW of a 2-D [r, c] tile is [c, r]"));
+    }
+    op->elements = 0;  // no instruction
+    return absl::OkStatus();
   }
 
   absl::Status CheckSameAsDst(const CompiledOp& op, const CompiledTile& a) const {
@@ -435,9 +634,15 @@ class Compiler {
   }
 
   absl::Status CompileRowReduce(CompiledOp* op, const Op& proto) {
-    if (absl::Status s = CheckSrcCount(*op, proto, 1); !s.ok()) return s;
+    if (proto.srcs_size() < 1 || proto.srcs_size() > 2) {
+      return OpError(
+          *op, absl::StrCat("expects 1 source tile (and a scratch), got ", proto.srcs_size()));
+    }
     if (absl::Status s = CheckRead(*op, "srcs[0]", proto.srcs(0)); !s.ok()) return s;
     op->src0 = static_cast<int32_t>(proto.srcs(0));
+    if (proto.srcs_size() == 2) {
+      if (absl::Status s = CheckScratch(op, proto, /*exact=*/false); !s.ok()) return s;
+    }
     const CompiledTile& a = out_->tiles[op->src0];
     const CompiledTile& d = out_->tiles[op->dst];
     if (a.dtype != d.dtype) {
@@ -601,6 +806,35 @@ class Compiler {
     return absl::OkStatus();
   }
 
+  // Op.broadcast and Op.cast_mode: read by their kinds only, never ignored.
+  absl::Status CompileModifiers(CompiledOp* op, const Op& proto) const {
+    const Op::Kind kind = proto.kind();
+    const bool broadcasts = kind == Op::ADD || kind == Op::SUB || kind == Op::MUL ||
+                            kind == Op::DIV || kind == Op::MAX || kind == Op::MIN ||
+                            kind == Op::EXPAND;
+    if (proto.broadcast() != Op::BROADCAST_NONE) {
+      if (!Op::Broadcast_IsValid(proto.broadcast())) {
+        return OpError(*op, absl::StrCat("broadcast is ", proto.broadcast(),
+                                         "; expected BROADCAST_NONE, ROW or COL"));
+      }
+      if (!broadcasts) {
+        return OpError(*op,
+                       "sets broadcast, which only ADD, SUB, MUL, DIV, MAX, MIN and EXPAND "
+                       "read; clear it");
+      }
+      op->broadcast = proto.broadcast();
+    }
+    if (proto.cast_mode() != Op::CAST_MODE_UNSPECIFIED) {
+      if (!Op::CastMode_IsValid(proto.cast_mode())) {
+        return OpError(*op, absl::StrCat("cast_mode is ", proto.cast_mode(),
+                                         "; expected CAST_NONE .. CAST_ODD"));
+      }
+      if (kind != Op::CAST) return OpError(*op, "sets cast_mode, which only CAST reads; clear it");
+      op->cast_mode = proto.cast_mode();
+    }
+    return absl::OkStatus();
+  }
+
   absl::Status CompileOp(const Op& proto) {
     const size_t index = out_->ops.size();
     out_->ops.emplace_back();
@@ -634,6 +868,15 @@ class Compiler {
       case Op::MATMUL:
       case Op::MOVE:
       case Op::CREATE:
+      case Op::ROW_MIN:
+      case Op::COL_SUM:
+      case Op::COL_MAX:
+      case Op::COL_MIN:
+      case Op::EXPAND:
+      case Op::CONCAT:
+      case Op::ASSEMBLE:
+      case Op::RESHAPE:
+      case Op::TRANSPOSE_VIEW:
         break;
       case Op::LOOP:
       case Op::SYNCALL:
@@ -642,9 +885,11 @@ class Compiler {
         writes_dst = false;
         break;
       default:
-        return OpError(op, "unknown op kind; expected one of the Op.Kind values LOAD..CREATE");
+        return OpError(op,
+                       "unknown op kind; expected one of the Op.Kind values LOAD..TRANSPOSE_VIEW");
     }
     if (proto.kind() == Op::STORE) writes_dst = false;
+    if (absl::Status s = CompileModifiers(&op, proto); !s.ok()) return s;
     if (writes_dst) {
       if (absl::Status s = CheckTileIndex(op, "dst", proto.dst()); !s.ok()) return s;
       if (absl::Status s = CheckNotCarried(op, proto.dst()); !s.ok()) return s;
@@ -719,8 +964,34 @@ class Compiler {
       }
       case Op::ROW_SUM:
       case Op::ROW_MAX:
+      case Op::ROW_MIN:
         op.engine = EngineKind::kVector;
         status = CompileRowReduce(&op, proto);
+        break;
+      case Op::COL_SUM:
+      case Op::COL_MAX:
+      case Op::COL_MIN:
+        op.engine = EngineKind::kVector;
+        status = CompileColReduce(&op, proto);
+        break;
+      case Op::EXPAND:
+        op.engine = EngineKind::kVector;
+        status = CompileExpand(&op, proto);
+        break;
+      case Op::CONCAT:
+        op.engine = EngineKind::kVector;
+        status = CompileConcat(&op, proto);
+        break;
+      case Op::ASSEMBLE:
+        status = CompileAssemble(&op, proto);
+        op.engine =
+            IsCubeSpace(out_->tiles[op.dst].space) ? EngineKind::kCube : EngineKind::kVector;
+        break;
+      case Op::RESHAPE:
+      case Op::TRANSPOSE_VIEW:
+        status = CompileView(&op, proto);
+        op.engine =
+            IsCubeSpace(out_->tiles[op.dst].space) ? EngineKind::kCube : EngineKind::kVector;
         break;
       case Op::FULL:
         op.engine = EngineKind::kVector;
@@ -898,6 +1169,9 @@ absl::Status AssignTileBuffers(const trace::KernelProgram& program, CompiledKern
       }
       join(carry.tile, carry.init);
       if (!carry.next_is_carried) join(carry.tile, carry.next);
+    }
+    if (op.kind == trace::Op::RESHAPE || op.kind == trace::Op::TRANSPOSE_VIEW) {
+      join(op.dst, op.src0);
     }
   }
   kernel->tile_buffers.resize(kernel->tiles.size());

@@ -88,13 +88,19 @@ struct CompiledOp {
   bool accumulate = false;
   bool has_init_cond = false;
   CompiledIntExpr init_cond;
+  // ADD..MIN and EXPAND: how srcs[1] (EXPAND: srcs[0]) spans dst, a row
+  // vector [rows, 1] (ROW) or a column vector [1, cols] (COL).
+  trace::Op::Broadcast broadcast = trace::Op::BROADCAST_NONE;
+  // CAST: the rounding (CAST_MODE_UNSPECIFIED is stored as CAST_ROUND).
+  trace::Op::CastMode cast_mode = trace::Op::CAST_ROUND;
   // LOOP: for var in range(start, stop, step) over ops (index+1 .. body_end-1).
   uint32_t loop_var = 0;
   CompiledIntExpr start, stop, step;
   int32_t body_end = 0;
   std::vector<CompiledCarry> carries;  // copied all at once, at no cost
   // Elements the op processes (tile elements; the input's for reductions;
-  // m*n for MATMUL) and the GM bytes a LOAD/STORE moves.
+  // m*n for MATMUL; the source's for ASSEMBLE) and the GM bytes a LOAD/STORE
+  // moves. ASSEMBLE's `offsets` place srcs[1] in dst (row, column).
   int64_t elements = 0;
   int64_t gm_bytes = 0;
   // "kernel 'k' op 3 (ADD, file.py:12)", the prefix of every runtime error.
@@ -155,7 +161,17 @@ struct CompiledKernel {
 // enclosing every op that uses it, and no runtime-slot tile in a carry.
 // Errors name the kernel, the op index (pre-order, counting LOOP bodies
 // inline), its kind and origin, what was expected and what to do.
-// Also assigns CompiledKernel::tile_buffers.
+// Since version 8: row reductions' optional scratch (srcs[1]: same dtype and
+// rank, no dim smaller), column reductions ([1, cols] results; COL_SUM's
+// optional scratch of the input's shape), broadcasts (Op.broadcast on ADD..MIN
+// and EXPAND: a [rows, 1] or [1, cols] operand of the result's dtype), CONCAT
+// (equal rows and dtype, columns adding up), ASSEMBLE (the source inside the
+// target at in-range constant offsets; Vec -> Vec, Mat -> Mat, Acc -> Mat),
+// RESHAPE (equal element count) and TRANSPOSE_VIEW (2-D, swapped) keep dtype
+// and space, and no op sets a field its kind does not read (broadcast,
+// cast_mode).
+// Also assigns CompiledKernel::tile_buffers: a RESHAPE or TRANSPOSE_VIEW
+// result is its source's buffer (a view of the same bytes).
 absl::StatusOr<CompiledKernel> CompileKernel(const trace::Kernel& kernel);
 
 }  // namespace pto

@@ -560,5 +560,91 @@ TEST(CompileKernelTest, SyncOpsAndCostSummariesCompile) {
   EXPECT_THAT(CompileKernel(empty).status().message(), HasSubstr("has no body"));
 }
 
+TEST(CompileKernelTest, ViewsShareTheirSourcesBufferAndKeepDtypeAndSpace) {
+  KernelBuilder b("views");
+  const uint32_t x = b.TensorParam("x", trace::FP32);
+  const uint32_t t = b.Tile("t", {4, 8}, trace::FP32);
+  const uint32_t r = b.Tile("r", {8, 4}, trace::FP32);
+  const uint32_t v = b.Tile("v", {4, 8}, trace::FP32);
+  b.Load(t, x, {C(0), C(0)});
+  b.Unary(Op::RESHAPE, r, t);
+  b.Unary(Op::TRANSPOSE_VIEW, v, r);
+  absl::StatusOr<CompiledKernel> k = CompileKernel(b.kernel());
+  ASSERT_TRUE(k.ok()) << k.status();
+  EXPECT_EQ(k->tile_buffers[r], k->tile_buffers[t]);
+  EXPECT_EQ(k->tile_buffers[v], k->tile_buffers[t]);
+}
+
+TEST(CompileKernelTest, RejectsMisshapedReductionsBroadcastsAndShapeOps) {
+  struct Case {
+    std::function<void(KernelBuilder&, uint32_t)> build;  // after loading tile 0, [4, 8] FP32
+    const char* message;
+  };
+  const std::vector<Case> cases = {
+      {[](KernelBuilder& b, uint32_t t) {
+         const uint32_t tmp = b.Tile("tmp", {4, 4}, trace::FP32);
+         b.Create(tmp);
+         b.Unary(Op::ROW_MAX, b.Tile("m", {4, 1}, trace::FP32), t).add_srcs(tmp);
+       },
+       "scratch srcs[1] 'tmp' is FP32 [4, 4] for a FP32 [4, 8] input; it needs the input's dtype "
+       "and rank and no smaller dimension"},
+      {[](KernelBuilder& b, uint32_t t) {
+         b.Unary(Op::COL_MAX, b.Tile("c", {4, 1}, trace::FP32), t);
+       },
+       "result tile 'c' is [4, 1]; a column reduction of [4, 8] gives [1, 8]"},
+      {[](KernelBuilder& b, uint32_t t) {
+         const uint32_t v = b.Tile("v", {1, 8}, trace::FP32);
+         b.Unary(Op::COL_SUM, v, t);
+         b.Binary(Op::SUB, b.Tile("d", {4, 8}, trace::FP32), t, v).set_broadcast(Op::ROW);
+       },
+       "srcs[1] 'v' is [1, 8]; a ROW broadcast over [4, 8] takes a [4, 1] tile"},
+      {[](KernelBuilder& b, uint32_t t) {
+         b.Unary(Op::EXP, b.Tile("e", {4, 8}, trace::FP32), t).set_broadcast(Op::COL);
+       },
+       "sets broadcast, which only ADD, SUB, MUL, DIV, MAX, MIN and EXPAND read"},
+      {[](KernelBuilder& b, uint32_t t) {
+         b.Binary(Op::ADD, b.Tile("a", {4, 8}, trace::FP32), t, t).set_cast_mode(Op::CAST_RINT);
+       },
+       "sets cast_mode, which only CAST reads"},
+      {[](KernelBuilder& b, uint32_t t) {
+         b.Unary(Op::EXPAND, b.Tile("e", {4, 8}, trace::FP32), t);
+       },
+       "has no broadcast; EXPAND spans a row (ROW) or column (COL) vector"},
+      {[](KernelBuilder& b, uint32_t t) {
+         b.Binary(Op::CONCAT, b.Tile("j", {4, 12}, trace::FP32), t, t);
+       },
+       "joins [4, 8] and [4, 8] into 'j' [4, 12]; CONCAT needs equal rows and gives [rows, cols0 "
+       "+ cols1]"},
+      {[](KernelBuilder& b, uint32_t t) {
+         b.Unary(Op::RESHAPE, b.Tile("r", {5, 8}, trace::FP32), t);
+       },
+       "reshapes [4, 8] (32 elements) to [5, 8] (40); a reshape keeps the element count"},
+      {[](KernelBuilder& b, uint32_t t) {
+         b.Unary(Op::TRANSPOSE_VIEW, b.Tile("v", {4, 8}, trace::FP32), t);
+       },
+       "views [4, 8] as [4, 8]; TRANSPOSE_VIEW of a 2-D [r, c] tile is [c, r]"},
+      {[](KernelBuilder& b, uint32_t t) {
+         trace::Op& op = b.Binary(Op::ASSEMBLE, b.Tile("a", {4, 8}, trace::FP32), t, t);
+         *op.add_offsets() = C(1);
+         *op.add_offsets() = C(0);
+       },
+       "places 't' [4, 8] at offsets[0] = 1 in [4, 8]; it must lie inside: 0 <= offset <= 0"},
+      {[](KernelBuilder& b, uint32_t t) {
+         trace::Op& op = b.Binary(Op::ASSEMBLE, b.Tile("a", {4, 8}, trace::FP32, trace::MAT), t, t);
+         *op.add_offsets() = C(0);
+         *op.add_offsets() = C(0);
+       },
+       "is in MAT but the target is in VEC; ASSEMBLE writes into the target's buffer"},
+  };
+  for (const Case& c : cases) {
+    KernelBuilder b("k");
+    const uint32_t x = b.TensorParam("x", trace::FP32);
+    const uint32_t t = b.Tile("t", {4, 8}, trace::FP32);
+    b.Load(t, x, {C(0), C(0)});
+    c.build(b, t);
+    EXPECT_THAT(CompileError(b), HasSubstr(c.message));
+  }
+}
+
 }  // namespace
 }  // namespace pto

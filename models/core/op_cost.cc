@@ -30,6 +30,28 @@ double MoveNs(const CompiledTile& from, const CompiledTile& to, const ChipConfig
   return CyclesToNs(static_cast<double>(to.elements() * DTypeSize(to.dtype)) / rate, config);
 }
 
+// A column reduction of [rows, cols] folds row after row into the first:
+// rows - 1 tile-tile ops of `cols` elements (one row's copy if rows is 1).
+double ColumnReduceNs(const CompiledTile& in, const ChipConfig& config) {
+  if (in.rows == 1) return VectorOpNs(VectorClass::kUnary, in.dtype, in.cols, config);
+  return VectorOpNs(VectorClass::kBinary, in.dtype, (in.rows - 1) * in.cols, config);
+}
+
+// ASSEMBLE copies its source into the target's buffer: out of L0C at the
+// FIXPIPE's drain rate (the cube's TINSERT), within UB at the vector copy
+// rate (the unary class), within L1 at the MTE rate a MOVE between L1 and UB
+// takes.
+double AssembleNs(const CompiledTile& source, const CompiledTile& target,
+                  const ChipConfig& config) {
+  if (source.space == trace::VEC) {
+    return VectorOpNs(VectorClass::kUnary, source.dtype, source.elements(), config);
+  }
+  const double rate = source.space == trace::ACC ? config.cube.drain_bytes_per_cycle
+                                                 : config.core.ub_to_gm_bytes_per_cycle;
+  const double bytes = static_cast<double>(source.elements() * DTypeSize(target.dtype));
+  return CyclesToNs(bytes / rate, config);
+}
+
 }  // namespace
 
 CubeCostModel CubeCostModelOf(const ChipConfig& config) {
@@ -92,8 +114,12 @@ VectorClass VectorClassOf(trace::Op::Kind kind, bool has_scalar) {
       return has_scalar ? VectorClass::kUnary : VectorClass::kBinary;
     case trace::Op::ROW_SUM:
     case trace::Op::ROW_MAX:
+    case trace::Op::ROW_MIN:
+    case trace::Op::COL_SUM:
+    case trace::Op::COL_MAX:
+    case trace::Op::COL_MIN:
       return VectorClass::kBinary;
-    default:  // CAST, NEG, RSQRT, RECIP, FULL
+    default:  // CAST, NEG, RSQRT, RECIP, FULL, EXPAND, CONCAT, ASSEMBLE
       return VectorClass::kUnary;
   }
 }
@@ -224,10 +250,19 @@ double OpCostNs(const CompiledOp& op, const CompiledKernel& kernel, const ChipCo
     case trace::Op::RECIP:
     case trace::Op::ROW_SUM:
     case trace::Op::ROW_MAX:
+    case trace::Op::ROW_MIN:
     case trace::Op::FULL:
+    case trace::Op::EXPAND:
+    case trace::Op::CONCAT:
       return VectorOpNs(VectorClassOf(op.kind, op.has_scalar),
                         kernel.tiles[op.src0 >= 0 ? op.src0 : op.dst].dtype, op.elements, config);
-    default:
+    case trace::Op::COL_SUM:
+    case trace::Op::COL_MAX:
+    case trace::Op::COL_MIN:
+      return ColumnReduceNs(kernel.tiles[op.src0], config);
+    case trace::Op::ASSEMBLE:
+      return AssembleNs(kernel.tiles[op.src1], kernel.tiles[op.dst], config);
+    default:  // views (RESHAPE, TRANSPOSE_VIEW), CREATE and the chip's ops
       return 0;
   }
 }

@@ -59,8 +59,11 @@ CoreGmRates CoreGmRatesOf(const ChipConfig& config, bool cube);
 // (VADDS, VMULS, VCONV, VDUP, VREC, VRSQRT) 256 B, VDIV 62-64 B; VEXP and
 // VSQRT take about 32 elements a cycle in FP16 and FP32 alike.
 enum class VectorClass { kBinary, kUnary, kExp, kDivide };
-// DIV with a scalar divisor is a multiply by its inverse (kUnary); row sums
-// and maxima are taken as tile-tile ops (no isolating measurement).
+// DIV with a scalar divisor is a multiply by its inverse (kUnary); row and
+// column reductions are taken as tile-tile ops (no isolating measurement);
+// a broadcast (Op.broadcast) is a tile-tile op over the result's elements;
+// EXPAND, CONCAT and a UB-side ASSEMBLE write their result like VDUP or a
+// copy (kUnary).
 VectorClass VectorClassOf(trace::Op::Kind kind, bool has_scalar);
 
 // A vector op over `elements` of `dtype` (its input's): ceil(bytes / rate)
@@ -106,8 +109,12 @@ double MatmulNs(int64_t m, int64_t n, int64_t k, trace::DType in_dtype, const Ch
 // the tile bytes on its GmPathOf; MATMUL (accumulating too) -> MatmulNs; MOVE -> the tile
 // bytes at the cube's L1 -> L0A (LEFT, BIAS) or L1 -> L0B (RIGHT) rate, out of
 // ACC at the drain rate, core.ub_to_gm_bytes_per_cycle otherwise; vector ops -> VectorOpNs on the
-// op's element count (for ROW_SUM/ROW_MAX the input's); SYNCALL, FENCE, CACHE_INVALID and LOOP -> 0
-// (their time belongs to the chip model).
+// op's element count (for row reductions the input's, with a broadcast the result's); a column
+// reduction of [r, c] -> (r - 1) * c elements at the tile-tile rate (c at the unary rate if r = 1),
+// its scratch (COL_SUM's binary tree) reorders the adds but moves the same bytes; ASSEMBLE -> its
+// source's bytes out of ACC at the drain rate, within VEC at the unary rate, within MAT at
+// core.ub_to_gm_bytes_per_cycle; views (RESHAPE, TRANSPOSE_VIEW) and CREATE -> 0, no instruction;
+// SYNCALL, FENCE, CACHE_INVALID and LOOP -> 0 (their time belongs to the chip model).
 double OpCostNs(const CompiledOp& op, const CompiledKernel& kernel, const ChipConfig& config);
 
 // One block of a CostSummary kernel: fixed_cycles / clock if fixed_cycles > 0

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "models/core/testing/kernel_builder.h"
 
 namespace pto {
 namespace {
@@ -217,6 +218,81 @@ TEST(OpCostTest, KernelDurationAddsStartAndFinishToSerialisedOpCosts) {
   EXPECT_NEAR(KernelDurationNs(p, config), 400 + 150 + 200, 1e-9);
   EXPECT_NEAR(p.cube_ns, 100, 1e-12);
   EXPECT_NEAR(p.vector_ns, 50, 1e-12);
+}
+
+// The issue-24 ops, compiled from a kernel so that elements and shapes come
+// from the op program as they do in a run: a [64, 128] FP32 input.
+TEST(OpCostTest, ReductionsBroadcastsAndShapeOpsByHand) {
+  using K = trace::Op;
+  kernel_testing::KernelBuilder kb("ops");
+  const uint32_t x = kb.TensorParam("x", trace::FP32);
+  const uint32_t t = kb.Tile("t", {64, 128}, trace::FP32);
+  const uint32_t row = kb.Tile("row", {64, 1}, trace::FP32);
+  const uint32_t col = kb.Tile("col", {1, 128}, trace::FP32);
+  const uint32_t d = kb.Tile("d", {64, 128}, trace::FP32);
+  const uint32_t wide = kb.Tile("wide", {64, 256}, trace::FP32);
+  const uint32_t view = kb.Tile("view", {128, 64}, trace::FP32);
+  const uint32_t one_row = kb.Tile("one_row", {1, 128}, trace::FP32);
+  const uint32_t one_col = kb.Tile("one_col", {1, 128}, trace::FP32);
+  kb.Load(t, x, {kernel_testing::C(0), kernel_testing::C(0)});  // 0
+  kb.Unary(K::ROW_MIN, row, t);                                 // 1
+  kb.Unary(K::COL_SUM, col, t);                                 // 2
+  kb.Binary(K::SUB, d, t, row).set_broadcast(K::ROW);           // 3
+  kb.Binary(K::DIV, d, t, col).set_broadcast(K::COL);           // 4
+  kb.Unary(K::EXPAND, d, row).set_broadcast(K::ROW);            // 5
+  kb.Binary(K::CONCAT, wide, t, d);                             // 6
+  kb.Unary(K::RESHAPE, view, t);                                // 7
+  kb.Unary(K::TRANSPOSE_VIEW, view, t);                         // 8
+  trace::Op& assemble = kb.Binary(K::ASSEMBLE, d, t, col);      // 9
+  *assemble.add_offsets() = kernel_testing::C(3);
+  *assemble.add_offsets() = kernel_testing::C(0);
+  kb.Load(one_row, x, {kernel_testing::C(0), kernel_testing::C(0)});  // 10
+  kb.Unary(K::COL_MAX, one_col, one_row);                             // 11
+  absl::StatusOr<CompiledKernel> k = CompileKernel(kb.kernel());
+  ASSERT_TRUE(k.ok()) << k.status();
+  ChipConfig config;
+  auto cost = [&](int i) { return OpCostNs(k->ops[static_cast<size_t>(i)], *k, config); };
+  const double bytes = 64 * 128 * 4;
+  // Row reduction: the input's bytes at the tile-tile rate (128 B/cycle).
+  EXPECT_NEAR(cost(1), bytes / 128 / kClockGhz, 1e-9);
+  // Column reduction: 63 row additions of 128 elements at the tile-tile rate.
+  EXPECT_NEAR(cost(2), std::ceil(63.0 * 128 * 4 / 128) / kClockGhz, 1e-9);
+  // Broadcasts: the result's elements at the tile-tile (divide) rate.
+  EXPECT_NEAR(cost(3), bytes / 128 / kClockGhz, 1e-9);
+  EXPECT_NEAR(cost(4), bytes / 64 / kClockGhz, 1e-9);
+  // Expand and concat write their result at the one-input rate (256 B/cycle).
+  EXPECT_NEAR(cost(5), bytes / 256 / kClockGhz, 1e-9);
+  EXPECT_NEAR(cost(6), 2 * bytes / 256 / kClockGhz, 1e-9);
+  // Views are free; a UB assemble copies its source at the one-input rate.
+  EXPECT_EQ(cost(7), 0);
+  EXPECT_EQ(cost(8), 0);
+  EXPECT_NEAR(cost(9), std::ceil(128.0 * 4 / 256) / kClockGhz, 1e-9);
+  // A column reduction of one row is a copy.
+  EXPECT_NEAR(cost(11), std::ceil(128.0 * 4 / 256) / kClockGhz, 1e-9);
+  EXPECT_EQ(VectorClassOf(K::COL_MIN, false), VectorClass::kBinary);
+  EXPECT_EQ(VectorClassOf(K::EXPAND, false), VectorClass::kUnary);
+}
+
+TEST(OpCostTest, AnAccumulatorAssembledIntoL1DrainsThroughTheFixpipe) {
+  using K = trace::Op;
+  kernel_testing::KernelBuilder kb("tinsert", trace::AIC);
+  const uint32_t x = kb.TensorParam("x", trace::BF16);
+  const uint32_t a = kb.Tile("a", {32, 32}, trace::BF16, trace::MAT);
+  const uint32_t acc = kb.Tile("acc", {32, 32}, trace::FP32, trace::ACC);
+  const uint32_t big = kb.Tile("big", {64, 64}, trace::BF16, trace::MAT);
+  const uint32_t out = kb.Tile("out", {64, 64}, trace::BF16, trace::MAT);
+  kb.Load(a, x, {kernel_testing::C(0), kernel_testing::C(0)});
+  kb.Matmul(acc, a, a);
+  kb.Load(big, x, {kernel_testing::C(0), kernel_testing::C(0)});
+  trace::Op& assemble = kb.Binary(K::ASSEMBLE, out, big, acc);
+  *assemble.add_offsets() = kernel_testing::C(32);
+  *assemble.add_offsets() = kernel_testing::C(0);
+  absl::StatusOr<CompiledKernel> k = CompileKernel(kb.kernel());
+  ASSERT_TRUE(k.ok()) << k.status();
+  ChipConfig config;
+  // 32 x 32 BF16 results (2 KiB) at the drain rate (118 B/cycle).
+  EXPECT_NEAR(OpCostNs(k->ops[3], *k, config), 32.0 * 32 * 2 / 118 / kClockGhz, 1e-9);
+  EXPECT_EQ(k->ops[3].engine, EngineKind::kCube);
 }
 
 }  // namespace

@@ -151,6 +151,75 @@ void RoundToDType(trace::DType dtype, T* data, int64_t count) {
   }
 }
 
+namespace {
+
+// x rounded to an integer under `mode`.
+double RoundIntegral(double x, trace::Op::CastMode mode) {
+  switch (mode) {
+    case trace::Op::CAST_FLOOR:
+      return std::floor(x);
+    case trace::Op::CAST_CEIL:
+      return std::ceil(x);
+    case trace::Op::CAST_TRUNC:
+      return std::trunc(x);
+    case trace::Op::CAST_ROUND:
+      return std::round(x);
+    case trace::Op::CAST_ODD: {
+      const double t = std::trunc(x);
+      if (t == x || std::fmod(t, 2.0) != 0) return t;
+      return t + (x > 0 ? 1.0 : -1.0);
+    }
+    default:  // RINT, NONE: the default rounding mode rounds half to even
+      return std::nearbyint(x);
+  }
+}
+
+// x rounded to a 16-bit float format: `encode` rounds to nearest even, and
+// stepping the magnitude bits by one gives the other neighbour.
+double RoundHalfFormat(double x, trace::Op::CastMode mode, uint16_t (*encode)(float),
+                       float (*decode)(uint16_t)) {
+  const float f = static_cast<float>(x);
+  const uint16_t nearest = encode(f);
+  const double r = decode(nearest);
+  if (std::isnan(x) || std::isinf(r) || r == x) return r;
+  const bool nearest_larger = std::fabs(r) > std::fabs(x);
+  const uint16_t other_bits = nearest_larger ? nearest - 1 : nearest + 1;
+  const double other = decode(other_bits);
+  const double small = nearest_larger ? other : r;  // toward zero
+  const double large = nearest_larger ? r : other;  // away from zero
+  const uint16_t small_bits = nearest_larger ? other_bits : nearest;
+  switch (mode) {
+    case trace::Op::CAST_TRUNC:
+      return small;
+    case trace::Op::CAST_FLOOR:
+      return x > 0 ? small : large;
+    case trace::Op::CAST_CEIL:
+      return x > 0 ? large : small;
+    case trace::Op::CAST_ROUND:
+      return std::fabs(x - small) == std::fabs(large - x) ? large : r;
+    case trace::Op::CAST_ODD:
+      return (small_bits & 1) != 0 ? small : large;
+    default:
+      return r;
+  }
+}
+
+}  // namespace
+
+double CastElement(double x, trace::DType to, trace::Op::CastMode mode) {
+  switch (to) {
+    case trace::FP32:
+      return static_cast<float>(x);
+    case trace::FP16:
+      return RoundHalfFormat(x, mode, FloatToHalf, HalfToFloat);
+    case trace::BF16:
+      return RoundHalfFormat(x, mode, FloatToBf16, Bf16ToFloat);
+    default:
+      if (std::isnan(x)) return 0;
+      return SaturateInt(to, RoundIntegral(x, mode));
+  }
+}
+
 template void DecodeElements<float>(trace::DType, const uint8_t*, float*, int64_t);
 template void DecodeElements<double>(trace::DType, const uint8_t*, double*, int64_t);
 template void EncodeElements<float>(trace::DType, const float*, uint8_t*, int64_t);

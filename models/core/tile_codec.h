@@ -27,6 +27,15 @@ void EncodeElements(trace::DType dtype, const T* src, uint8_t* dst, int64_t coun
 template <typename T>
 void RoundToDType(trace::DType dtype, T* data, int64_t count);
 
+// One element of a CAST to `to` under `mode` (Op.CastMode; CANN's AscendC
+// RoundMode): x rounded to a value `to` represents -- RINT (and NONE) to
+// nearest with ties to even, ROUND to nearest with ties away from zero,
+// FLOOR / CEIL / TRUNC toward -inf / +inf / zero, ODD to the neighbour whose
+// last bit is odd. Integers saturate (NaN -> 0); FP16 and BF16 pick between
+// the two values of the format around x. FP32 (and wider sources) rounds to
+// nearest even whatever the mode.
+double CastElement(double x, trace::DType to, trace::Op::CastMode mode);
+
 }  // namespace pto
 
 #endif  // PTO_MODELS_CORE_TILE_CODEC_H_

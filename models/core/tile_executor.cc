@@ -63,8 +63,43 @@ void MatmulTyped(const T* a, int64_t a_rows, int64_t a_cols, bool a_trans, const
 }
 
 template <typename S, typename D>
-void CastValues(const S* src, D* dst, int64_t count) {
-  for (int64_t i = 0; i < count; ++i) dst[i] = static_cast<D>(src[i]);
+void CastValues(const S* src, D* dst, int64_t count, trace::DType to, trace::Op::CastMode mode) {
+  for (int64_t i = 0; i < count; ++i) {
+    dst[i] = static_cast<D>(CastElement(static_cast<double>(src[i]), to, mode));
+  }
+}
+
+// d = a OP v for one row: v is the row's value (`per_row`) or a row vector.
+template <typename T>
+void BroadcastRow(trace::Op::Kind kind, const ConstArrayMap<T>& a, ArrayMap<T>& d, bool per_row,
+                  T value, const ConstArrayMap<T>& row_vector) {
+  auto apply = [&](const auto& rhs) {
+    switch (kind) {
+      case Op::ADD:
+        d = a + rhs;
+        break;
+      case Op::SUB:
+        d = a - rhs;
+        break;
+      case Op::MUL:
+        d = a * rhs;
+        break;
+      case Op::DIV:
+        d = a / rhs;
+        break;
+      case Op::MAX:
+        d = a.max(rhs);
+        break;
+      default:
+        d = a.min(rhs);
+        break;
+    }
+  };
+  if (per_row) {
+    apply(value);
+  } else {
+    apply(row_vector);
+  }
 }
 
 }  // namespace
@@ -422,6 +457,29 @@ absl::Status TileExecutor::RunProgram() {
         if (functional) Compute(kernel, op, accumulate);
         break;
       }
+      case Op::ASSEMBLE: {
+        int64_t at[2];
+        for (int i = 0; i < 2; ++i) {
+          absl::StatusOr<int64_t> o = op.offsets[i].Evaluate(env);
+          if (!o.ok()) return WithLabel(op, absl::StrCat("offsets[", i, "]: "), o.status());
+          at[i] = *o;
+        }
+        const CompiledTile& source = kernel.tiles[op.src1];
+        const CompiledTile& target = kernel.tiles[op.dst];
+        const int64_t extent[2] = {source.rows, source.cols};
+        const int64_t bound[2] = {target.rows, target.cols};
+        for (int i = 0; i < 2; ++i) {
+          if (at[i] < 0 || at[i] > bound[i] - extent[i]) {
+            return absl::OutOfRangeError(
+                absl::StrCat(op.label, ": places '", source.name, "' [", source.rows, ", ",
+                             source.cols, "] at offsets [", at[0], ", ", at[1], "] in '",
+                             target.name, "' [", target.rows, ", ", target.cols, "]; offsets[", i,
+                             "] must be in [0, ", bound[i] - extent[i], "]"));
+          }
+        }
+        if (functional) Assemble(kernel, op, at[0], at[1]);
+        break;
+      }
       case Op::SYNCALL:
         // The core arrives at the barrier and resumes after its release.
         if (absl::Status s = PauseAt(op, pc, env); !s.ok()) return s;
@@ -764,7 +822,18 @@ void TileExecutor::ComputeTyped(const CompiledKernel& kernel, const CompiledOp& 
             break;
         }
       };
-      if (op.src1 >= 0) {
+      if (op.broadcast != Op::BROADCAST_NONE) {
+        // One operand value per row (ROW) or column (COL): the same op, row
+        // by row against a column of the vector or the whole row vector.
+        const CompiledTile& at = kernel.tiles[op.src0];
+        const T* v = Values<T>(op.src1);
+        for (int64_t r = 0; r < at.rows; ++r) {
+          ConstArrayMap<T> a_row(Values<T>(op.src0) + r * at.cols, at.cols);
+          ArrayMap<T> d_row(Values<T>(op.dst) + r * at.cols, at.cols);
+          BroadcastRow(op.kind, a_row, d_row, op.broadcast == Op::ROW, v[r],
+                       ConstArrayMap<T>(v, op.broadcast == Op::ROW ? 0 : at.cols));
+        }
+      } else if (op.src1 >= 0) {
         apply(ConstArrayMap<T>(Values<T>(op.src1), n));
       } else {
         apply(static_cast<T>(ScalarOf(op)));
@@ -787,15 +856,64 @@ void TileExecutor::ComputeTyped(const CompiledKernel& kernel, const CompiledOp& 
       d = -ConstArrayMap<T>(Values<T>(op.src0), n);
       break;
     case Op::ROW_SUM:
-    case Op::ROW_MAX: {
+    case Op::ROW_MAX:
+    case Op::ROW_MIN: {
       const CompiledTile& at = kernel.tiles[op.src0];
       Eigen::Map<const RowMajorMatrix<T>> a(Values<T>(op.src0), at.rows, at.cols);
       Eigen::Map<Eigen::Matrix<T, Eigen::Dynamic, 1>> out(Values<T>(op.dst), at.rows);
       if (op.kind == Op::ROW_SUM) {
         out = a.rowwise().sum();
-      } else {
+      } else if (op.kind == Op::ROW_MAX) {
         out = a.rowwise().maxCoeff();
+      } else {
+        out = a.rowwise().minCoeff();
       }
+      break;
+    }
+    case Op::COL_SUM:
+    case Op::COL_MAX:
+    case Op::COL_MIN: {
+      const CompiledTile& at = kernel.tiles[op.src0];
+      Eigen::Map<const RowMajorMatrix<T>> a(Values<T>(op.src0), at.rows, at.cols);
+      Eigen::Map<Eigen::Matrix<T, 1, Eigen::Dynamic>> out(Values<T>(op.dst), at.cols);
+      if (op.kind == Op::COL_SUM) {
+        out = a.colwise().sum();
+      } else if (op.kind == Op::COL_MAX) {
+        out = a.colwise().maxCoeff();
+      } else {
+        out = a.colwise().minCoeff();
+      }
+      break;
+    }
+    case Op::EXPAND: {
+      const T* v = Values<T>(op.src0);
+      for (int64_t r = 0; r < dt.rows; ++r) {
+        ArrayMap<T> d_row(Values<T>(op.dst) + r * dt.cols, dt.cols);
+        if (op.broadcast == Op::ROW) {
+          d_row.setConstant(v[r]);
+        } else {
+          d_row = ConstArrayMap<T>(v, dt.cols);
+        }
+      }
+      break;
+    }
+    case Op::CONCAT: {
+      const CompiledTile& at = kernel.tiles[op.src0];
+      const CompiledTile& bt = kernel.tiles[op.src1];
+      Eigen::Map<RowMajorMatrix<T>> out(Values<T>(op.dst), dt.rows, dt.cols);
+      out.leftCols(at.cols) =
+          Eigen::Map<const RowMajorMatrix<T>>(Values<T>(op.src0), at.rows, at.cols);
+      out.rightCols(bt.cols) =
+          Eigen::Map<const RowMajorMatrix<T>>(Values<T>(op.src1), bt.rows, bt.cols);
+      break;
+    }
+    case Op::RESHAPE:  // the same elements in the same order
+      d = ConstArrayMap<T>(Values<T>(op.src0), n);
+      break;
+    case Op::TRANSPOSE_VIEW: {
+      const CompiledTile& at = kernel.tiles[op.src0];
+      Eigen::Map<RowMajorMatrix<T>>(Values<T>(op.dst), dt.rows, dt.cols) =
+          Eigen::Map<const RowMajorMatrix<T>>(Values<T>(op.src0), at.rows, at.cols).transpose();
       break;
     }
     case Op::FULL:
@@ -826,17 +944,38 @@ void TileExecutor::Cast(const CompiledKernel& kernel, const CompiledOp& op) {
   const bool dst_float = ComputesInFloat(dt.dtype);
   if (op.src0 == op.dst) return;  // same tile, same dtype: nothing to convert
   if (src_float && dst_float) {
-    CastValues(Values<float>(op.src0), Values<float>(op.dst), n);
-    RoundToDType<float>(dt.dtype, Values<float>(op.dst), n);
+    CastValues(Values<float>(op.src0), Values<float>(op.dst), n, dt.dtype, op.cast_mode);
   } else if (src_float) {
-    CastValues(Values<float>(op.src0), Values<double>(op.dst), n);
-    RoundToDType<double>(dt.dtype, Values<double>(op.dst), n);
+    CastValues(Values<float>(op.src0), Values<double>(op.dst), n, dt.dtype, op.cast_mode);
   } else if (dst_float) {
-    CastValues(Values<double>(op.src0), Values<float>(op.dst), n);
-    RoundToDType<float>(dt.dtype, Values<float>(op.dst), n);
+    CastValues(Values<double>(op.src0), Values<float>(op.dst), n, dt.dtype, op.cast_mode);
   } else {
-    CastValues(Values<double>(op.src0), Values<double>(op.dst), n);
-    RoundToDType<double>(dt.dtype, Values<double>(op.dst), n);
+    CastValues(Values<double>(op.src0), Values<double>(op.dst), n, dt.dtype, op.cast_mode);
+  }
+}
+
+void TileExecutor::Assemble(const CompiledKernel& kernel, const CompiledOp& op, int64_t row,
+                            int64_t col) {
+  const CompiledTile& source = kernel.tiles[op.src1];
+  if (op.dst != op.src0) CopyTile(kernel, op.dst, op.src0);
+  const CompiledTile& dt = kernel.tiles[op.dst];
+  // The accumulator may narrow on its way out (FP32 -> BF16): round like
+  // the FIXPIPE, to nearest even.
+  const bool narrows = source.dtype != dt.dtype;
+  if (ComputesInFloat(dt.dtype)) {
+    Eigen::Map<RowMajorMatrix<float>> out(Values<float>(op.dst), dt.rows, dt.cols);
+    out.block(row, col, source.rows, source.cols) =
+        Eigen::Map<const RowMajorMatrix<float>>(Values<float>(op.src1), source.rows, source.cols);
+    if (narrows) {
+      for (int64_t r = 0; r < source.rows; ++r) {
+        RoundToDType<float>(dt.dtype, Values<float>(op.dst) + (row + r) * dt.cols + col,
+                            source.cols);
+      }
+    }
+  } else {
+    Eigen::Map<RowMajorMatrix<double>> out(Values<double>(op.dst), dt.rows, dt.cols);
+    out.block(row, col, source.rows, source.cols) =
+        Eigen::Map<const RowMajorMatrix<double>>(Values<double>(op.src1), source.rows, source.cols);
   }
 }
 

@@ -14,6 +14,7 @@
 #include "models/core/kernel_program.h"
 #include "models/core/op_cost.h"
 #include "models/core/testing/kernel_builder.h"
+#include "models/core/testing/tile_executor_fixture.h"
 
 namespace pto {
 namespace {
@@ -30,80 +31,13 @@ using kernel_testing::Times;
 using ::testing::HasSubstr;
 using trace::Op;
 
-constexpr uint64_t kGmBase = 0x10000;
-
-// Row-major view of a whole [rows, cols] tensor at `addr`.
-TensorBinding Matrix(uint64_t addr, trace::DType dtype, int64_t rows, int64_t cols) {
-  TensorBinding t;
-  t.gm_addr = addr;
-  t.dtype = dtype;
-  t.rank = 2;
-  t.shape[0] = rows;
-  t.shape[1] = cols;
-  t.strides[0] = cols;
-  t.strides[1] = 1;
-  return t;
-}
-
 struct SplitK;
 
-class TileExecutorTest : public ::testing::Test {
+class TileExecutorTest : public TileExecutorFixture {
  protected:
-  TileExecutorTest() : gm_(kGmBase, 1 << 22), exec_(config_) {}
-
-  void PutF32(uint64_t addr, const std::vector<float>& v) {
-    std::memcpy(gm_.data(addr), v.data(), v.size() * 4);
-  }
-  std::vector<float> GetF32(uint64_t addr, size_t n) {
-    std::vector<float> v(n);
-    std::memcpy(v.data(), gm_.data(addr), n * 4);
-    return v;
-  }
-  void PutAs(trace::DType dtype, uint64_t addr, const std::vector<double>& v) {
-    for (size_t i = 0; i < v.size(); ++i) {
-      StoreFromDouble(dtype, v[i], gm_.data(addr) + i * DTypeSize(dtype));
-    }
-  }
-  std::vector<double> GetAs(trace::DType dtype, uint64_t addr, size_t n) {
-    std::vector<double> v(n);
-    for (size_t i = 0; i < n; ++i)
-      v[i] = LoadAsDouble(dtype, gm_.data(addr) + i * DTypeSize(dtype));
-    return v;
-  }
-
-  CompiledKernel Compile(const KernelBuilder& b) {
-    absl::StatusOr<CompiledKernel> k = CompileKernel(b.kernel());
-    EXPECT_TRUE(k.ok()) << k.status();
-    return k.ok() ? *std::move(k) : CompiledKernel{};
-  }
-
-  absl::Status Run(const CompiledKernel& k, std::vector<BoundArg> args, BlockContext block = {},
-                   bool functional = true) {
-    absl::Status s =
-        exec_.Execute(k, block, args, functional, functional ? &gm_ : nullptr, &profile_);
-    EXPECT_TRUE(gm_.status().ok()) << gm_.status();
-    return s;
-  }
-
   // Writes the split-K kernels' inputs (below).
   SplitK PutSplitK();
-
-  ChipConfig config_;
-  FlatGmPort gm_;
-  TileExecutor exec_;
-  ExecutionProfile profile_;
 };
-
-// x, y: [rows, cols] FP32 at kA/kB, out at kOut.
-constexpr uint64_t kA = kGmBase;
-constexpr uint64_t kB = kGmBase + 0x40000;
-constexpr uint64_t kOut = kGmBase + 0x80000;
-
-std::vector<float> Ramp(size_t n, float start, float step) {
-  std::vector<float> v(n);
-  for (size_t i = 0; i < n; ++i) v[i] = start + step * static_cast<float>(i);
-  return v;
-}
 
 struct ElementwiseCase {
   Op::Kind kind;
@@ -278,7 +212,8 @@ TEST_F(TileExecutorTest, RowReductionsAndFull) {
 }
 
 TEST_F(TileExecutorTest, CastsBetweenFp32Fp16Bf16AndInt32) {
-  // FP32 -> FP16 -> FP32, FP32 -> BF16, FP32 -> INT32 (truncates), INT32 -> FP32.
+  // FP32 -> FP16 -> FP32, FP32 -> BF16, FP32 -> INT32 (rounds half away from
+  // zero: pypto's default mode "round"), INT32 -> FP32.
   KernelBuilder kb("cast");
   uint32_t x = kb.TensorParam("x", trace::FP32);
   uint32_t h = kb.TensorParam("h", trace::FP16);
@@ -322,8 +257,8 @@ TEST_F(TileExecutorTest, CastsBetweenFp32Fp16Bf16AndInt32) {
   const std::vector<double> b16 = GetAs(trace::BF16, kB + 0x100, 6);
   EXPECT_EQ(b16[3], 1000.0);  // bf16 spacing at 1000 is 4
   EXPECT_EQ(b16[4], 70144.0);
-  EXPECT_EQ(GetAs(trace::INT32, kB + 0x200, 6), (std::vector<double>{1, -2, 2, 1000, 70000, 0}));
-  EXPECT_EQ(GetF32(kOut, 6), (std::vector<float>{2, -4, 4, 2000, 140000, 0}));
+  EXPECT_EQ(GetAs(trace::INT32, kB + 0x200, 6), (std::vector<double>{1, -3, 3, 1000, 70000, 0}));
+  EXPECT_EQ(GetF32(kOut, 6), (std::vector<float>{2, -6, 6, 2000, 140000, 0}));
 }
 
 TEST_F(TileExecutorTest, IntegerTilesComputeExactlyAndDivideTowardZero) {
@@ -405,10 +340,12 @@ TEST_F(TileExecutorTest, CastsFromHalfAndBf16) {
   // FP16 -> BF16 loses mantissa: 1000.5 -> 1000, 65504 -> 65536.
   EXPECT_EQ(GetAs(trace::BF16, kB, 4),
             (std::vector<double>{1.5, Bf16ToFloat(FloatToBf16(-0.333251953125f)), 1000, 65536}));
-  // INT32 -> FP16 rounds to 11 significant bits and overflows to inf.
+  // INT32 -> FP16 rounds to 11 significant bits and overflows to inf; -2049
+  // lies halfway between -2048 and -2050, and the default mode ("round")
+  // takes the tie away from zero.
   const std::vector<double> ih = GetAs(trace::FP16, kB + 0x100, 4);
   EXPECT_EQ(ih[0], 3);
-  EXPECT_EQ(ih[1], -2048);
+  EXPECT_EQ(ih[1], -2050);
   EXPECT_TRUE(std::isinf(ih[2]));
   EXPECT_EQ(ih[3], 0);
 }
