@@ -50,6 +50,14 @@ class ArgReader {
     return absl::OkStatus();
   }
 
+  // The first `count` parameters must be given: the first one missing, named.
+  absl::Status Require(size_t count) const {
+    for (size_t i = 0; i < count && i < params_.size(); ++i) {
+      if (!Has(i)) return Missing(i);
+    }
+    return absl::OkStatus();
+  }
+
   const Value* Get(size_t i) const { return values_[i]; }
   bool Has(size_t i) const { return values_[i] != nullptr && !values_[i]->is_none(); }
   SourceLocation Loc(size_t i) const { return locs_[i]; }

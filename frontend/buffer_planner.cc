@@ -143,6 +143,14 @@ void JoinSemanticAliases(const OpList& ops, const std::vector<Lifetime>& life,
       const uint32_t acc = op.srcs(2);
       if (life[acc].use == walk.PositionOf(&op)) aliases->Join(op.dst(), acc);
     }
+    // A view is its source's bytes; an assemble writes into its target's
+    // buffer when the target is not read again (the TINSERT is in place).
+    if (op.kind() == trace::Op::RESHAPE || op.kind() == trace::Op::TRANSPOSE_VIEW) {
+      aliases->Join(op.dst(), op.srcs(0));
+    }
+    if (op.kind() == trace::Op::ASSEMBLE && life[op.srcs(0)].use == walk.PositionOf(&op)) {
+      aliases->Join(op.dst(), op.srcs(0));
+    }
   }
 }
 
@@ -155,13 +163,22 @@ bool MayWriteInPlace(const trace::KernelProgram& program, const trace::Op& op, u
     case trace::Op::RSQRT:
     case trace::Op::ROW_SUM:
     case trace::Op::ROW_MAX:
+    case trace::Op::ROW_MIN:
+    case trace::Op::COL_SUM:
+    case trace::Op::COL_MAX:
+    case trace::Op::COL_MIN:
+    case trace::Op::EXPAND:
+    case trace::Op::CONCAT:
     case trace::Op::MOVE:
     case trace::Op::MATMUL:
       return false;
+    case trace::Op::ASSEMBLE:  // into its target, never over its source
+      return src == op.srcs(0);
     case trace::Op::CAST:
       return DTypeSize(program.tiles(op.dst()).dtype()) <= DTypeSize(program.tiles(src).dtype());
     default:
-      return true;
+      // A broadcast operand is read row after row while the result is written.
+      return op.broadcast() == trace::Op::BROADCAST_NONE || src == op.srcs(0);
   }
 }
 

@@ -9,13 +9,16 @@
 //   tile written before a device loop and read inside it lives to the loop's
 //   end, since every iteration reads it.
 // - Semantic aliases come first: a loop carry's tiles (init, carried, next)
-//   are one buffer, and an accumulating matmul writes its accumulator's
-//   buffer (the cube's mad_acc) when that value is not read again.
+//   are one buffer, an accumulating matmul writes its accumulator's buffer
+//   (the cube's mad_acc) and pl.tile.assemble its target's when that value
+//   is not read again, and a view (pl.reshape, pl.tile.transpose_view) is
+//   its source's buffer.
 // - Within one memory space the rest are packed largest first: a tile joins
 //   the first buffer none of whose members is alive with it. Touching is
 //   sharing in place (an op reads one and writes the other), unless the op
-//   reads its input while it writes its output (recip, rsqrt, row sums and
-//   maxima, moves, widening casts).
+//   reads its input while it writes its output (recip, rsqrt, reductions,
+//   expands, concat, an assemble's source, a broadcast's vector, moves,
+//   widening casts).
 // - The F copies of a pl.pipeline(N, stage=F) body run concurrently, so
 //   copies k and j of one pipeline never share a buffer unless k = j mod D,
 //   D the depth granted in that space: F, or less when F copies do not fit

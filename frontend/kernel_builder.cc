@@ -303,9 +303,16 @@ absl::StatusOr<trace::Kernel> KernelBuilder::Finish(const std::string& origin) {
   // A load without target_memory= goes to Mat (cube side) when a matmul reads
   // it, Vec otherwise; a carried tile's init and next are read wherever the
   // carried tile is. A pl.move's source has its space already.
+  // A view (pl.reshape, pl.tile.transpose_view) is where its source is, so
+  // its readers count for the source; an assemble's spaces are set already.
   std::set<uint32_t> cube_inputs, vector_inputs, vector_compute;
+  std::vector<std::pair<uint32_t, uint32_t>> views;  // (view, source)
   ForEachOp(program_.mutable_ops(), [&](trace::Op* op) {
-    if (op->kind() == trace::Op::MOVE) return;
+    if (op->kind() == trace::Op::MOVE || op->kind() == trace::Op::ASSEMBLE) return;
+    if (op->kind() == trace::Op::RESHAPE || op->kind() == trace::Op::TRANSPOSE_VIEW) {
+      views.emplace_back(op->dst(), op->srcs(0));
+      return;
+    }
     for (uint32_t s : op->srcs()) {
       (op->kind() == trace::Op::MATMUL ? cube_inputs : vector_inputs).insert(s);
       if (op->kind() != trace::Op::MATMUL && op->kind() != trace::Op::STORE) {
@@ -315,6 +322,10 @@ absl::StatusOr<trace::Kernel> KernelBuilder::Finish(const std::string& origin) {
   });
   for (std::set<uint32_t>* set : {&cube_inputs, &vector_inputs, &vector_compute}) {
     CloseOverCarries(carries, set);
+    // Later views read earlier ones: from the last view back to the first.
+    for (auto it = views.rbegin(); it != views.rend(); ++it) {
+      if (set->count(it->first)) set->insert(it->second);
+    }
   }
   absl::Status status;
   ForEachOp(program_.mutable_ops(), [&](trace::Op* op) {
@@ -341,6 +352,9 @@ absl::StatusOr<trace::Kernel> KernelBuilder::Finish(const std::string& origin) {
     tile->set_space(trace::MAT);
   });
   if (!status.ok()) return status;
+  for (const auto& [view, source] : views) {
+    program_.mutable_tiles(view)->set_space(program_.tiles(source).space());
+  }
   // A carried tile is where its next is; an outer carry's next may be an
   // inner loop's carried tile, a later loop's init an earlier one's, so this
   // runs to a fixed point (one pass per carry at most).
@@ -387,6 +401,9 @@ absl::StatusOr<trace::Kernel> KernelBuilder::Finish(const std::string& origin) {
         break;
       case trace::Op::LOAD:
       case trace::Op::CREATE:
+      case trace::Op::ASSEMBLE:
+      case trace::Op::RESHAPE:
+      case trace::Op::TRANSPOSE_VIEW:
       case trace::Op::MOVE:  // a crossing runs where its value lands (the tpop)
         engine = IsCubeSpace(program_.tiles(op->dst()).space()) ? trace::ENGINE_CUBE
                                                                 : trace::ENGINE_VECTOR;

@@ -322,11 +322,12 @@ TEST(LoopCarryTest, UnrollCarriesNothing) {
 
 TEST(LoopCarryTest, ACarryKeepsItsTypeAcrossIterations) {
   EXPECT_THAT(
-      CompileError(Kernel("        acc = pl.load(a, [0, 0], [8, 16])\n"
-                          "        for i in pl.range(4):\n"
-                          "            acc = pl.row_sum(acc)\n"
-                          "        pl.store(acc, [0, 0], out)\n",
-                          "k(a, out)\n")),
+      CompileError(
+          Kernel("        acc = pl.load(a, [0, 0], [8, 16])\n"
+                 "        for i in pl.range(4):\n"
+                 "            acc = pl.row_sum(acc, pl.create_tile([8, 16], dtype=pl.FP32))\n"
+                 "        pl.store(acc, [0, 0], out)\n",
+                 "k(a, out)\n")),
       HasSubstr("bad.py:8:13: error: the value carried as 'acc' changes type: it enters the loop "
                 "as a [8, 16] FP32 tile but the loop body makes it a [8, 1] FP32 tile"));
   EXPECT_THAT(CompileError(Kernel("        acc = pl.load(a, [0, 0], [8, 16])\n"

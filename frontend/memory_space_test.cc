@@ -395,7 +395,8 @@ TEST(MemorySpaceTest, CreatedAccumulatorIsOverwrittenByInitCond) {
 }
 
 // pypto-lib's LM head form: the weight stored [N, K], each K chunk loaded as
-// [N, KT] and accumulated transposed (b_trans=True) in a pipelined loop. The
+// [N, KT] and accumulated through a transposed view (upstream's tile level
+// has no b_trans flag: pl.tile.transpose_view) in a pipelined loop. The
 // harness checks it against one transposed pl.matmul over the whole K.
 constexpr char kTransposedAccumulation[] =
     "M, K, N, KT = 16, 64, 32, 16\n"
@@ -406,7 +407,7 @@ constexpr char kTransposedAccumulation[] =
     "        for k in pl.pipeline(K // KT, stage=2):\n"
     "            x = pl.load(a, [0, k * KT], [M, KT])\n"
     "            y = pl.load(b, [0, k * KT], [N, KT])\n"
-    "            acc = pl.matmul_acc(acc, x, y, b_trans=True, init_cond=(k == 0))\n"
+    "            acc = pl.matmul_acc(acc, x, pl.tile.transpose_view(y), init_cond=(k == 0))\n"
     "        pl.store(acc, [0, 0], c)\n"
     "    return c\n"
     "@pl.jit\n"
@@ -414,7 +415,7 @@ constexpr char kTransposedAccumulation[] =
     "    with pl.at(level=pl.Level.CORE_GROUP):\n"
     "        x = pl.load(a, [0, 0], [M, K])\n"
     "        y = pl.load(b, [0, 0], [N, K])\n"
-    "        pl.store(pl.matmul(x, y, b_trans=True), [0, 0], c)\n"
+    "        pl.store(pl.matmul(x, pl.tile.transpose_view(y)), [0, 0], c)\n"
     "    return c\n"
     "a = torch.randn(M, K)\n"
     "b = torch.randn(N, K)\n"
@@ -424,25 +425,45 @@ constexpr char kTransposedAccumulation[] =
     "whole_k(a, b, expected)\n"
     "torch.testing.assert_close(c, expected, rtol=1e-4, atol=1e-4)\n";
 
-TEST(MemorySpaceTest, MatmulAccAccumulatesATransposedOperand) {
+TEST(MemorySpaceTest, MatmulAccAccumulatesATransposedView) {
   std::vector<std::string> warnings;
   const trace::TraceText t = Compile(kTransposedAccumulation, &warnings);
   // ptoc's reference gives both kernels the same product.
   EXPECT_TRUE(warnings.empty()) << warnings[0];
-  int transposed = 0;
+  int views = 0, matmuls = 0;
   for (const trace::Op& op : FlatOps(t)) {
+    views += op.kind() == trace::Op::TRANSPOSE_VIEW;
     if (op.kind() != trace::Op::MATMUL) continue;
-    EXPECT_TRUE(op.accumulate());
+    ++matmuls;
     EXPECT_FALSE(op.a_trans());
-    transposed += op.b_trans();
+    EXPECT_FALSE(op.b_trans());  // the view carries the transpose
   }
-  EXPECT_GE(transposed, 1);
-  // Without the flag the shapes do not chain: [16, 16] @ [32, 16].
-  EXPECT_THAT(CompileError(absl::StrReplaceAll(kTransposedAccumulation, {{", b_trans=True", ""}})),
-              HasSubstr("pl.matmul_acc"));
+  EXPECT_GE(matmuls, 2);
+  EXPECT_EQ(views, matmuls);
+  // The view of a weight chunk is where the chunk is: both in Mat (L1).
+  for (const trace::Kernel& k : t.header().kernels()) {
+    for (const trace::TileDecl& tile : k.program().tiles()) {
+      if (tile.shape_size() == 2 && tile.shape(0) == 16 && tile.shape(1) == 32 &&
+          tile.space() != trace::ACC) {
+        EXPECT_EQ(tile.space(), trace::MAT) << k.name() << " " << tile.name();
+      }
+    }
+  }
+  // Without the view the shapes do not chain: [16, 16] @ [32, 16].
   EXPECT_THAT(CompileError(absl::StrReplaceAll(kTransposedAccumulation,
-                                               {{"b_trans=True, init", "b_trans=2, init"}})),
-              HasSubstr("b_trans must be True or False"));
+                                               {{"pl.tile.transpose_view(y)", "y"}})),
+              HasSubstr("pl.matmul_acc"));
+  // Upstream's tile level has no transpose flags.
+  EXPECT_THAT(
+      CompileError(absl::StrReplaceAll(
+          kTransposedAccumulation, {{"pl.tile.transpose_view(y), init", "y, b_trans=True, init"}})),
+      HasSubstr("pl.matmul_acc: 'b_trans' is not supported for Tile operands. At tile level a "
+                "transposed operand is an explicit zero-copy view, not an op flag: wrap the "
+                "operand with pl.tile.transpose_view(...) and pass it directly."));
+  EXPECT_THAT(CompileError(absl::StrReplaceAll(
+                  kTransposedAccumulation,
+                  {{"pl.matmul(x, pl.tile.transpose_view(y))", "pl.matmul(x, y, a_trans=True)"}})),
+              HasSubstr("pl.matmul: 'a_trans' is not supported for Tile operands."));
 }
 
 TEST(MemorySpaceTest, CreateTileSpellingsAndSpaces) {

@@ -5,50 +5,12 @@
 #include "frontend/arg_reader.h"
 #include "frontend/interpreter.h"
 #include "frontend/memref.h"
+#include "frontend/pl_args.h"
 #include "frontend/status_macros.h"
-#include "frontend/tile_ops.h"
 
 namespace pto::ptoc {
 
 namespace {
-
-absl::StatusOr<std::vector<int64_t>> IntList(Interpreter* interp, const Value& v,
-                                             SourceLocation loc, const char* what) {
-  if (!v.is_sequence()) {
-    return interp->Error(loc,
-                         absl::StrCat(what, " must be a list of integers, got ", v.TypeName()));
-  }
-  std::vector<int64_t> out;
-  for (const Value& item : v.items()) {
-    if (!item.is_integral()) {
-      return interp->Error(
-          loc, absl::StrCat(what, " must be compile-time integers, got ", item.TypeName()));
-    }
-    out.push_back(item.i());
-  }
-  return out;
-}
-
-absl::StatusOr<std::vector<Value>> ValueList(Interpreter* interp, const Value& v,
-                                             SourceLocation loc, const char* what) {
-  if (!v.is_sequence()) {
-    return interp->Error(loc, absl::StrCat(what, " must be a list, got ", v.TypeName()));
-  }
-  return v.items();
-}
-
-absl::StatusOr<trace::DType> DTypeOf(Interpreter* interp, const Value& v, SourceLocation loc) {
-  auto* d = v.As<DTypeValue>();
-  if (!d || d->is_task_id()) {
-    return interp->Error(loc, absl::StrCat("expected a dtype such as pl.FP32, got ", v.TypeName()));
-  }
-  return d->dtype();
-}
-
-bool IsEnum(const Value& v, const char* enum_name, const char* member) {
-  auto* e = v.As<EnumValue>();
-  return e && e->enum_name() == enum_name && (!member || e->member() == member);
-}
 
 Value MakeEnum(Namespace* ns, const std::string& enum_name,
                std::vector<std::pair<std::string, int64_t>> members) {
@@ -82,13 +44,6 @@ absl::Status ReadOptimizations(Interpreter* interp, const Value& v, SourceLocati
     if (opt->slot_num) options->slot_num = opt->slot_num;
   }
   return absl::OkStatus();
-}
-
-absl::StatusOr<bool> BoolArg(Interpreter* interp, const ArgReader& r, size_t i,
-                             const char* message) {
-  if (!r.Has(i)) return false;
-  if (!r.Get(i)->is_bool()) return interp->Error(r.Loc(i), message);
-  return r.Get(i)->b();
 }
 
 // pl.pipeline's stage=F (hw-native-sys/pypto@e2d0f78a
@@ -342,6 +297,25 @@ absl::StatusOr<Value> AnnotationSubscript(Interpreter* interp, const Annotation&
   return Value::Obj(out);
 }
 
+namespace {
+
+// A device tensor of the launch (pl.create_tensor, pl.full), allocated here.
+absl::StatusOr<Value> CreateTensor(Interpreter* I, const std::vector<int64_t>& shape,
+                                   trace::DType dtype, bool manual, const trace::TensorInit& init,
+                                   SourceLocation loc, SourceLocation shape_loc, const char* what) {
+  PTOC_RETURN_IF_ERROR(I->CheckGmShape(shape, absl::StrCat("the tensor of ", what), shape_loc));
+  const std::string name = absl::StrCat(I->launch()->name(), "_tensor", I->launch()->task_count());
+  const uint32_t id =
+      I->program().NewDeviceTensor(name, dtype, shape, manual, init, I->Origin(loc));
+  trace::Alloc alloc;
+  alloc.add_tensor_ids(id);
+  alloc.set_origin(I->Origin(loc));
+  I->launch()->AddAlloc(alloc);
+  return Value::Obj(std::make_shared<TensorRef>(id, name, dtype, shape));
+}
+
+}  // namespace
+
 std::shared_ptr<Namespace> MakePlModule(Interpreter* interp) {
   auto pl = std::make_shared<Namespace>("pl");
   Interpreter* I = interp;
@@ -554,14 +528,12 @@ std::shared_ptr<Namespace> MakePlModule(Interpreter* interp) {
   });
 
   // ---- tensors and TaskId arrays (orchestration)
-  pl->AddFunction("create_tensor", [I](const CallArgs& args) -> absl::StatusOr<Value> {
+  auto create_tensor = [I](const CallArgs& args) -> absl::StatusOr<Value> {
     ArgReader r(I, args, "pl.create_tensor", {"shape", "dtype", "manual_dep", "init_value"});
     PTOC_RETURN_IF_ERROR(r.Check());
     PTOC_RETURN_IF_ERROR(RequireOrchestration(I, args.loc, "pl.create_tensor"));
-    if (!r.Has(0)) return r.Missing(0);
-    if (!r.Has(1)) return r.Missing(1);
+    PTOC_RETURN_IF_ERROR(r.Require(2));
     PTOC_ASSIGN_OR_RETURN(shape, IntList(I, *r.Get(0), r.Loc(0), "shape"));
-    PTOC_RETURN_IF_ERROR(I->CheckGmShape(shape, "the tensor of pl.create_tensor", r.Loc(0)));
     PTOC_ASSIGN_OR_RETURN(dtype, DTypeOf(I, *r.Get(1), r.Loc(1)));
     PTOC_ASSIGN_OR_RETURN(manual, BoolArg(I, r, 2, "manual_dep must be True or False"));
     trace::TensorInit init;
@@ -569,16 +541,30 @@ std::shared_ptr<Namespace> MakePlModule(Interpreter* interp) {
       if (!r.Get(3)->is_number()) return r.Wrong(3, "a number");
       init.mutable_fill()->set_value(r.Get(3)->f());
     }
-    const std::string name =
-        absl::StrCat(I->launch()->name(), "_tensor", I->launch()->task_count());
-    const uint32_t id =
-        I->program().NewDeviceTensor(name, dtype, shape, manual, init, I->Origin(args.loc));
-    trace::Alloc alloc;
-    alloc.add_tensor_ids(id);
-    alloc.set_origin(I->Origin(args.loc));
-    I->launch()->AddAlloc(alloc);
-    return Value::Obj(std::make_shared<TensorRef>(id, name, dtype, shape));
-  });
+    return CreateTensor(I, shape, dtype, manual, init, args.loc, r.Loc(0), "pl.create_tensor");
+  };
+  // pl.full (pypto@e2d0f78a python/pypto/language/op/tensor_ops.py full): a
+  // tensor filled with `value`; the tile op is pl.tile.full.
+  auto full = [I](const CallArgs& args) -> absl::StatusOr<Value> {
+    ArgReader r(I, args, "pl.full", {"shape", "dtype", "value"});
+    PTOC_RETURN_IF_ERROR(r.Check());
+    if (I->in_kernel()) {
+      return I->Error(args.loc,
+                      "pl.full makes a tensor (the tensor level), which ptoc creates in the "
+                      "orchestration body only; in a task body fill a tile with "
+                      "pl.tile.full(shape, dtype, value)");
+    }
+    PTOC_RETURN_IF_ERROR(RequireOrchestration(I, args.loc, "pl.full"));
+    PTOC_RETURN_IF_ERROR(r.Require(3));
+    PTOC_ASSIGN_OR_RETURN(shape, IntList(I, *r.Get(0), r.Loc(0), "shape"));
+    PTOC_ASSIGN_OR_RETURN(dtype, DTypeOf(I, *r.Get(1), r.Loc(1)));
+    if (!r.Get(2)->is_number()) return r.Wrong(2, "a number");
+    trace::TensorInit init;
+    init.mutable_fill()->set_value(r.Get(2)->f());
+    return CreateTensor(I, shape, dtype, /*manual=*/false, init, args.loc, r.Loc(0), "pl.full");
+  };
+  pl->AddFunction("create_tensor", create_tensor);
+  pl->AddFunction("full", full);
 
   auto array = std::make_shared<Namespace>("pl.array");
   array->AddFunction("create", [I](const CallArgs& args) -> absl::StatusOr<Value> {
@@ -598,9 +584,7 @@ std::shared_ptr<Namespace> MakePlModule(Interpreter* interp) {
   pl->AddFunction("slice", [I](const CallArgs& args) -> absl::StatusOr<Value> {
     ArgReader r(I, args, "pl.slice", {"tensor", "shape", "offsets"});
     PTOC_RETURN_IF_ERROR(r.Check());
-    for (size_t i = 0; i < 3; ++i) {
-      if (!r.Has(i)) return r.Missing(i);
-    }
+    PTOC_RETURN_IF_ERROR(r.Require(3));
     auto ref = r.Get(0)->AsShared<TensorRef>();
     if (!ref) return r.Wrong(0, "a tensor");
     PTOC_ASSIGN_OR_RETURN(shape, IntList(I, *r.Get(1), r.Loc(1), "pl.slice shape"));
@@ -619,196 +603,55 @@ std::shared_ptr<Namespace> MakePlModule(Interpreter* interp) {
     return Value::Obj(ref->View(offsets, shape));
   });
 
-  // ---- tile ops
-  auto load = [I](const CallArgs& args) -> absl::StatusOr<Value> {
-    ArgReader r(I, args, "pl.load", {"tensor", "offsets", "shapes", "target_memory"});
-    PTOC_RETURN_IF_ERROR(r.Check());
-    for (size_t i = 0; i < 3; ++i) {
-      if (!r.Has(i)) return r.Missing(i);
-    }
-    auto ref = r.Get(0)->AsShared<TensorRef>();
-    if (!ref) return r.Wrong(0, "a tensor");
-    PTOC_ASSIGN_OR_RETURN(offsets, ValueList(I, *r.Get(1), r.Loc(1), "offsets"));
-    PTOC_ASSIGN_OR_RETURN(shape, IntList(I, *r.Get(2), r.Loc(2), "shapes"));
-    trace::MemSpace space = trace::MEM_SPACE_UNSPECIFIED;
-    if (r.Has(3)) {
-      PTOC_ASSIGN_OR_RETURN(s, MemSpaceOf(I, *r.Get(3), r.Loc(3), "pl.load target_memory"));
-      if (s != trace::VEC && s != trace::MAT) {
-        return I->Error(r.Loc(3),
-                        absl::StrCat("pl.load fills Vec (UB) or Mat (L1), not ", PlSpaceName(s),
-                                     "; load into pl.Mem.Mat and pl.move the tile "
-                                     "there"));
-      }
-      space = s;
-    }
-    PTOC_ASSIGN_OR_RETURN(tile, EmitLoad(I, ref, offsets, shape, space, args.loc));
-    return Value::Obj(tile);
-  };
-  auto store = [I](const CallArgs& args) -> absl::StatusOr<Value> {
-    ArgReader r(I, args, "pl.store", {"tile", "offsets", "output_tensor", "atomic"});
-    PTOC_RETURN_IF_ERROR(r.Check());
-    for (size_t i = 0; i < 3; ++i) {
-      if (!r.Has(i)) return r.Missing(i);
-    }
-    PTOC_ASSIGN_OR_RETURN(tile, I->AsTile(*r.Get(0), r.Loc(0)));
-    auto ref = r.Get(2)->AsShared<TensorRef>();
-    if (!ref) return r.Wrong(2, "a tensor");
-    PTOC_ASSIGN_OR_RETURN(offsets, ValueList(I, *r.Get(1), r.Loc(1), "offsets"));
-    const bool atomic = r.Has(3) && IsEnum(*r.Get(3), "pl.AtomicType", "Add");
-    PTOC_RETURN_IF_ERROR(EmitStore(I, tile, offsets, ref, atomic, args.loc));
-    return *r.Get(2);
-  };
-  pl->AddFunction("load", load);
-  pl->AddFunction("store", store);
-
-  // Two operands; maximums / minimums take a tile and a scalar only
-  // (hw-native-sys/pypto@e2d0f78a python/pypto/language/op/tile_ops.py).
-  struct BinaryOp {
-    const char* name;
-    trace::Op::Kind kind;
-    const char* tile_form;  // for a scalar-only rhs: the op that takes two tiles
-  };
-  const BinaryOp binary[] = {
-      {"add", trace::Op::ADD, nullptr},           {"sub", trace::Op::SUB, nullptr},
-      {"mul", trace::Op::MUL, nullptr},           {"div", trace::Op::DIV, nullptr},
-      {"maximum", trace::Op::MAX, nullptr},       {"minimum", trace::Op::MIN, nullptr},
-      {"maximums", trace::Op::MAX, "pl.maximum"}, {"minimums", trace::Op::MIN, "pl.minimum"}};
-  for (const BinaryOp& op : binary) {
-    const std::string fn = absl::StrCat("pl.", op.name);
-    const trace::Op::Kind k = op.kind;
-    const char* tile_form = op.tile_form;
-    pl->AddFunction(op.name, [I, fn, k, tile_form](const CallArgs& args) -> absl::StatusOr<Value> {
-      ArgReader r(I, args, fn, {"lhs", "rhs"});
-      PTOC_RETURN_IF_ERROR(r.Check());
-      if (!r.Has(0)) return r.Missing(0);
-      if (!r.Has(1)) return r.Missing(1);
-      if (tile_form != nullptr) {
-        if (!r.Get(1)->is_number() && r.Get(1)->As<SymInt>() == nullptr) {
-          return r.Wrong(
-              1, absl::StrCat("a scalar (int, float or pl.Scalar); for two tiles use ", tile_form));
-        }
-        if (r.Get(0)->is_number()) return r.Wrong(0, "a tile");
-      }
-      return TileElementwise(I, k, *r.Get(0), *r.Get(1), args.loc);
-    });
+  AddTileOps(I, pl.get());
+  // pl.tensor.X: the ops upstream also has at the tensor level
+  // (tensor_ops.py); in a task body a tensor operand is loaded whole, as
+  // pl.X does. The tile-only ops (relu, maximums, move, ...) are not here.
+  auto tensor = std::make_shared<Namespace>("pl.tensor");
+  for (const char* name : {"create_tensor",
+                           "full",
+                           "slice",
+                           "add",
+                           "sub",
+                           "mul",
+                           "div",
+                           "maximum",
+                           "minimum",
+                           "exp",
+                           "neg",
+                           "sqrt",
+                           "rsqrt",
+                           "recip",
+                           "row_sum",
+                           "row_max",
+                           "row_min",
+                           "col_sum",
+                           "col_max",
+                           "col_min",
+                           "row_expand",
+                           "row_expand_add",
+                           "row_expand_sub",
+                           "row_expand_mul",
+                           "row_expand_div",
+                           "row_expand_max",
+                           "row_expand_min",
+                           "col_expand",
+                           "col_expand_add",
+                           "col_expand_sub",
+                           "col_expand_mul",
+                           "col_expand_div",
+                           "col_expand_max",
+                           "col_expand_min",
+                           "matmul",
+                           "matmul_acc",
+                           "cast",
+                           "concat",
+                           "assemble",
+                           "reshape"}) {
+    tensor->Set(name, *pl->Get(name));
   }
-  // relu(x) = max(x, 0): one vector op (tile_ops.py relu).
-  pl->AddFunction("relu", [I](const CallArgs& args) -> absl::StatusOr<Value> {
-    ArgReader r(I, args, "pl.relu", {"tile"});
-    PTOC_RETURN_IF_ERROR(r.Check());
-    if (!r.Has(0)) return r.Missing(0);
-    if (r.Get(0)->is_number()) return r.Wrong(0, "a tile");
-    return TileElementwise(I, trace::Op::MAX, *r.Get(0), Value::Float(0.0), args.loc);
-  });
-  const std::vector<std::pair<const char*, trace::Op::Kind>> unary = {
-      {"exp", trace::Op::EXP},        {"neg", trace::Op::NEG},     {"sqrt", trace::Op::SQRT},
-      {"rsqrt", trace::Op::RSQRT},    {"recip", trace::Op::RECIP}, {"row_sum", trace::Op::ROW_SUM},
-      {"row_max", trace::Op::ROW_MAX}};
-  for (const auto& [name, kind] : unary) {
-    const std::string fn = absl::StrCat("pl.", name);
-    const trace::Op::Kind k = kind;
-    pl->AddFunction(name, [I, fn, k](const CallArgs& args) -> absl::StatusOr<Value> {
-      ArgReader r(I, args, fn, {"x"});
-      PTOC_RETURN_IF_ERROR(r.Check());
-      if (!r.Has(0)) return r.Missing(0);
-      return TileUnary(I, k, *r.Get(0), args.loc);
-    });
-  }
-  pl->AddFunction("matmul", [I](const CallArgs& args) -> absl::StatusOr<Value> {
-    ArgReader r(I, args, "pl.matmul", {"lhs", "rhs", "out_dtype", "a_trans", "b_trans"});
-    PTOC_RETURN_IF_ERROR(r.Check());
-    if (!r.Has(0)) return r.Missing(0);
-    if (!r.Has(1)) return r.Missing(1);
-    trace::DType out = trace::FP32;
-    if (r.Has(2)) {
-      PTOC_ASSIGN_OR_RETURN(d, DTypeOf(I, *r.Get(2), r.Loc(2)));
-      out = d;
-    }
-    PTOC_ASSIGN_OR_RETURN(at, BoolArg(I, r, 3, "a_trans must be True or False"));
-    PTOC_ASSIGN_OR_RETURN(bt, BoolArg(I, r, 4, "b_trans must be True or False"));
-    return TileMatmul(I, *r.Get(0), *r.Get(1), out, at, bt, args.loc);
-  });
-  auto matmul_acc = [I](const CallArgs& args) -> absl::StatusOr<Value> {
-    // The order of pypto@e2d0f78a python/pypto/language/op/unified_ops.py:
-    // pypto-lib's LM head accumulates a transposed weight (b_trans=True).
-    ArgReader r(I, args, "pl.matmul_acc", {"acc", "lhs", "rhs", "a_trans", "b_trans", "init_cond"});
-    PTOC_RETURN_IF_ERROR(r.Check());
-    for (size_t i = 0; i < 3; ++i) {
-      if (!r.Has(i)) return r.Missing(i);
-    }
-    PTOC_ASSIGN_OR_RETURN(at, BoolArg(I, r, 3, "a_trans must be True or False"));
-    PTOC_ASSIGN_OR_RETURN(bt, BoolArg(I, r, 4, "b_trans must be True or False"));
-    return TileMatmulAcc(I, *r.Get(0), *r.Get(1), *r.Get(2), at, bt, r.Get(5), args.loc);
-  };
-  auto move = [I](const CallArgs& args) -> absl::StatusOr<Value> {
-    ArgReader r(I, args, "pl.move", {"tile", "target_memory"});
-    PTOC_RETURN_IF_ERROR(r.Check());
-    if (!r.Has(0)) return r.Missing(0);
-    if (!r.Has(1)) return r.Missing(1);
-    return TileMove(I, *r.Get(0), *r.Get(1), args.loc, r.Loc(1));
-  };
-  // pl.tile.create / pl.create_tile (pypto@e2d0f78a
-  // python/pypto/language/op/tile_ops.py): a tile of target_memory (Vec by
-  // default) with no defined contents, e.g. the accumulator that
-  // pl.matmul_acc(..., init_cond=(k == 0)) overwrites first.
-  auto create_tile = [I](const CallArgs& args) -> absl::StatusOr<Value> {
-    ArgReader r(I, args, "pl.tile.create", {"shape", "dtype", "target_memory"});
-    PTOC_RETURN_IF_ERROR(r.Check());
-    if (!r.Has(0)) return r.Missing(0);
-    if (!r.Has(1)) return r.Missing(1);
-    PTOC_ASSIGN_OR_RETURN(shape, IntList(I, *r.Get(0), r.Loc(0), "pl.tile.create shape"));
-    PTOC_ASSIGN_OR_RETURN(dtype, DTypeOf(I, *r.Get(1), r.Loc(1)));
-    trace::MemSpace space = trace::VEC;
-    if (r.Has(2)) {
-      PTOC_ASSIGN_OR_RETURN(s, MemSpaceOf(I, *r.Get(2), r.Loc(2), "pl.tile.create target_memory"));
-      space = s;
-    }
-    return TileCreate(I, shape, dtype, space, args.loc, r.Loc(0));
-  };
-  pl->AddFunction("matmul_acc", matmul_acc);
-  pl->AddFunction("move", move);
-  pl->AddFunction("create_tile", create_tile);
-  pl->AddFunction("cast", [I](const CallArgs& args) -> absl::StatusOr<Value> {
-    ArgReader r(I, args, "pl.cast", {"x", "target_type"});
-    PTOC_RETURN_IF_ERROR(r.Check());
-    if (!r.Has(0)) return r.Missing(0);
-    if (!r.Has(1)) return r.Missing(1);
-    PTOC_ASSIGN_OR_RETURN(dtype, DTypeOf(I, *r.Get(1), r.Loc(1)));
-    PTOC_ASSIGN_OR_RETURN(src, I->AsTile(*r.Get(0), r.Loc(0)));
-    PTOC_RETURN_IF_ERROR(RequireVectorOperand(I, *src, r.Loc(0)));
-    auto dst = I->kernel()->NewTile(src->shape(), dtype, trace::VEC);
-    trace::Op* op = I->kernel()->Emit(trace::Op::CAST, I->Origin(args.loc));
-    op->set_dst(dst->index());
-    op->add_srcs(src->index());
-    return Value::Obj(dst);
-  });
-
-  // ---- pl.tile
-  auto tile = std::make_shared<Namespace>("pl.tile");
-  auto block_var = [I](trace::IntExpr::Var var, const char* name) {
-    return [I, var, name](const CallArgs& args) -> absl::StatusOr<Value> {
-      if (!I->in_kernel()) {
-        return I->Error(args.loc, absl::StrCat("pl.tile.", name,
-                                               "() is only valid inside a "
-                                               "task body"));
-      }
-      if (var == trace::IntExpr::BLOCK_IDX) I->kernel()->NoteBlockIdxRead();
-      trace::IntExpr e;
-      e.set_var(var);
-      return Value::Obj(std::make_shared<SymInt>(e));
-    };
-  };
-  tile->AddFunction("get_block_idx", block_var(trace::IntExpr::BLOCK_IDX, "get_block_idx"));
-  tile->AddFunction("get_block_num", block_var(trace::IntExpr::BLOCK_NUM, "get_block_num"));
-  tile->AddFunction("get_subblock_idx",
-                    block_var(trace::IntExpr::SUBBLOCK_IDX, "get_subblock_idx"));
-  tile->AddFunction("load", load);
-  tile->AddFunction("store", store);
-  tile->AddFunction("matmul_acc", matmul_acc);
-  tile->AddFunction("move", move);
-  tile->AddFunction("create", create_tile);
-  tile->AddFunction("create_tile", create_tile);
-  pl->Set("tile", Value::Obj(tile));
+  tensor->Set("create", *pl->Get("create_tensor"));
+  pl->Set("tensor", Value::Obj(tensor));
 
   // ---- pl.system
   auto system = std::make_shared<Namespace>("pl.system");

@@ -4,6 +4,7 @@
 #include <optional>
 #include <utility>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/dtype.h"
@@ -15,6 +16,20 @@
 namespace pto::ptoc {
 
 namespace {
+
+// The shape after pl.load's and pl.tile.create's rule: rank 1 or 2, leading
+// unit dims folded away; empty when that leaves no valid tile shape.
+std::vector<int64_t> TileShapeOf(const std::vector<int64_t>& shape) {
+  std::vector<int64_t> tile_shape = shape;
+  while (tile_shape.size() > 2 && tile_shape.front() == 1) tile_shape.erase(tile_shape.begin());
+  const bool positive =
+      std::all_of(tile_shape.begin(), tile_shape.end(), [](int64_t d) { return d > 0; });
+  if (tile_shape.empty() || tile_shape.size() > 2 || !positive) return {};
+  return tile_shape;
+}
+
+int64_t Rows(const Tile& t) { return t.shape().size() == 2 ? t.shape()[0] : 1; }
+int64_t Cols(const Tile& t) { return t.shape().back(); }
 
 absl::Status RequireKernel(Interpreter* interp, SourceLocation loc, const char* what) {
   if (interp->in_kernel()) return absl::OkStatus();
@@ -213,13 +228,17 @@ absl::StatusOr<Value> TileUnary(Interpreter* interp, trace::Op::Kind kind, const
   PTOC_RETURN_IF_ERROR(RequireKernel(interp, loc, "this op"));
   PTOC_ASSIGN_OR_RETURN(ta, interp->AsTile(a, loc));
   PTOC_RETURN_IF_ERROR(RequireVectorOperand(interp, *ta, loc));
-  KernelBuilder* k = interp->kernel();
-  std::vector<int64_t> shape = ta->shape();
-  if (kind == trace::Op::ROW_SUM || kind == trace::Op::ROW_MAX) {
-    if (shape.size() != 2) return interp->Error(loc, "row reductions need a 2-D tile");
-    shape[1] = 1;
+  // The transcendental ops are float-only on the vector unit.
+  const bool float_only = kind == trace::Op::EXP || kind == trace::Op::SQRT ||
+                          kind == trace::Op::RSQRT || kind == trace::Op::RECIP;
+  if (float_only && !IsFloat(ta->dtype())) {
+    return interp->Error(
+        loc, absl::StrCat("pl.", absl::AsciiStrToLower(trace::Op::Kind_Name(kind)),
+                          " takes a float tile (FP32, FP16 or BF16), got a ",
+                          DTypeName(ta->dtype()), " tile; pl.cast it to pl.FP32 first"));
   }
-  auto dst = k->NewTile(shape, ta->dtype(), trace::VEC);
+  KernelBuilder* k = interp->kernel();
+  auto dst = k->NewTile(ta->shape(), ta->dtype(), trace::VEC);
   trace::Op* op = k->Emit(kind, interp->Origin(loc));
   op->set_dst(dst->index());
   op->add_srcs(ta->index());
@@ -227,15 +246,39 @@ absl::StatusOr<Value> TileUnary(Interpreter* interp, trace::Op::Kind kind, const
 }
 
 absl::StatusOr<Value> TileMatmul(Interpreter* interp, const Value& a, const Value& b,
-                                 trace::DType out_dtype, bool a_trans, bool b_trans,
-                                 SourceLocation loc) {
+                                 std::optional<trace::DType> out_dtype, bool tensor_level,
+                                 bool a_trans, bool b_trans, SourceLocation loc,
+                                 SourceLocation out_loc) {
   PTOC_RETURN_IF_ERROR(RequireKernel(interp, loc, "pl.matmul"));
   PTOC_ASSIGN_OR_RETURN(ta, interp->AsTile(a, loc));
   PTOC_ASSIGN_OR_RETURN(tb, interp->AsTile(b, loc));
   PTOC_ASSIGN_OR_RETURN(mn, MatmulShape(interp, *ta, *tb, a_trans, b_trans, "pl.matmul", loc));
   const auto [m, n] = mn;
+  // The cube accumulates INT8 into INT32 and floats into FP32.
+  const bool int8 = ta->dtype() == trace::INT8 || ta->dtype() == trace::UINT8;
+  const trace::DType deduced = int8 ? trace::INT32 : trace::FP32;
+  if (out_dtype && *out_dtype != deduced && !tensor_level) {
+    return interp->Error(
+        out_loc, absl::StrCat("pl.matmul: out_dtype=", DTypeName(*out_dtype),
+                              " is not supported for Tile operands — the Cube accumulator fixes "
+                              "the result dtype, deduced as ",
+                              DTypeName(deduced),
+                              " here. Convert the result explicitly with pl.cast(result, "
+                              "<dtype>), or let pl.tile.store narrow it on the way to GM."));
+  }
+  // Upstream's AutoTileMatmul pass splits a tensor-level matmul whose result
+  // outgrows L0C into L0-sized tiles; ptoc loads a tensor operand whole.
+  const uint64_t acc_bytes = static_cast<uint64_t>(m) * static_cast<uint64_t>(n) * 4;
+  if (tensor_level && acc_bytes > SpaceBudgetBytes(trace::ACC)) {
+    return interp->Error(
+        loc, absl::StrCat("pl.matmul of tensors: the [", m, ", ", n, "] result needs ", acc_bytes,
+                          " bytes of Acc (L0C), over its ", SpaceBudgetBytes(trace::ACC),
+                          "; upstream's AutoTileMatmul pass splits such a tensor-level matmul "
+                          "into L0-sized tiles, which ptoc does not do: loop over the result's "
+                          "row and column blocks with pl.load, pl.matmul and pl.store"));
+  }
   KernelBuilder* k = interp->kernel();
-  auto dst = k->NewTile({m, n}, out_dtype, trace::ACC);
+  auto dst = k->NewTile({m, n}, out_dtype.value_or(deduced), trace::ACC);
   trace::Op* op = k->Emit(trace::Op::MATMUL, interp->Origin(loc));
   op->set_dst(dst->index());
   op->add_srcs(ta->index());
@@ -296,17 +339,18 @@ absl::StatusOr<Value> TileMatmulAcc(Interpreter* interp, const Value& acc, const
   return Value::Obj(dst);
 }
 
-absl::StatusOr<Value> TileCreate(Interpreter* interp, const std::vector<int64_t>& shape,
-                                 trace::DType dtype, trace::MemSpace space, SourceLocation loc,
-                                 SourceLocation shape_loc) {
-  PTOC_RETURN_IF_ERROR(RequireKernel(interp, loc, "pl.tile.create"));
-  // Tiles are rank 1 or 2: leading unit dims fold away, as in pl.load.
-  std::vector<int64_t> tile_shape = shape;
-  while (tile_shape.size() > 2 && tile_shape.front() == 1) tile_shape.erase(tile_shape.begin());
-  const bool positive =
-      std::all_of(tile_shape.begin(), tile_shape.end(), [](int64_t d) { return d > 0; });
-  if (tile_shape.empty() || tile_shape.size() > 2 || !positive) {
-    return interp->Error(shape_loc, absl::StrCat("pl.tile.create shape must be 1 or 2 positive "
+namespace {
+
+// A new tile of the author's shape for `what` (pl.tile.create, pl.tile.full):
+// rank 1 or 2 after leading 1s, fitting its space.
+absl::StatusOr<std::shared_ptr<Tile>> NewAuthoredTile(Interpreter* interp,
+                                                      const std::vector<int64_t>& shape,
+                                                      trace::DType dtype, trace::MemSpace space,
+                                                      const char* what, SourceLocation shape_loc) {
+  const std::vector<int64_t> tile_shape = TileShapeOf(shape);
+  if (tile_shape.empty()) {
+    return interp->Error(shape_loc, absl::StrCat(what,
+                                                 " shape must be 1 or 2 positive "
                                                  "integers (leading 1s may precede them), got [",
                                                  absl::StrJoin(shape, ", "), "]"));
   }
@@ -319,13 +363,22 @@ absl::StatusOr<Value> TileCreate(Interpreter* interp, const std::vector<int64_t>
   }
   if (bytes > budget) {
     return interp->Error(shape_loc,
-                         absl::StrCat("pl.tile.create: a [", absl::StrJoin(tile_shape, ", "), "] ",
+                         absl::StrCat(what, ": a [", absl::StrJoin(tile_shape, ", "), "] ",
                                       trace::DType_Name(dtype), " tile does not fit the ", budget,
                                       " bytes of ", PlSpaceName(space), "; use a smaller tile"));
   }
-  KernelBuilder* k = interp->kernel();
-  auto tile = k->NewTile(tile_shape, dtype, space);
-  trace::Op* op = k->Emit(trace::Op::CREATE, interp->Origin(loc));
+  return interp->kernel()->NewTile(tile_shape, dtype, space);
+}
+
+}  // namespace
+
+absl::StatusOr<Value> TileCreate(Interpreter* interp, const std::vector<int64_t>& shape,
+                                 trace::DType dtype, trace::MemSpace space, SourceLocation loc,
+                                 SourceLocation shape_loc) {
+  PTOC_RETURN_IF_ERROR(RequireKernel(interp, loc, "pl.tile.create"));
+  PTOC_ASSIGN_OR_RETURN(tile,
+                        NewAuthoredTile(interp, shape, dtype, space, "pl.tile.create", shape_loc));
+  trace::Op* op = interp->kernel()->Emit(trace::Op::CREATE, interp->Origin(loc));
   op->set_dst(tile->index());
   return Value::Obj(tile);
 }
@@ -354,9 +407,260 @@ absl::StatusOr<Value> TileMove(Interpreter* interp, const Value& tile, const Val
   return Value::Obj(dst);
 }
 
+namespace {
+
+// A vector-engine operand: a tile in Vec or not yet placed (a tensor in a
+// task body is loaded whole, the tensor level).
+absl::StatusOr<std::shared_ptr<Tile>> VectorTile(Interpreter* interp, const Value& v,
+                                                 SourceLocation loc) {
+  PTOC_ASSIGN_OR_RETURN(tile, interp->AsTile(v, loc));
+  PTOC_RETURN_IF_ERROR(RequireVectorOperand(interp, *tile, loc));
+  return tile;
+}
+
+trace::Op* EmitWithSources(Interpreter* interp, trace::Op::Kind kind, const Tile& dst,
+                           std::initializer_list<const Tile*> srcs, SourceLocation loc) {
+  trace::Op* op = interp->kernel()->Emit(kind, interp->Origin(loc));
+  op->set_dst(dst.index());
+  for (const Tile* s : srcs) op->add_srcs(s->index());
+  return op;
+}
+
+}  // namespace
+
+absl::StatusOr<Value> TileReduce(Interpreter* interp, trace::Op::Kind kind, const Value& x,
+                                 const Value* tmp, const std::string& name, SourceLocation loc) {
+  PTOC_RETURN_IF_ERROR(RequireKernel(interp, loc, name.c_str()));
+  PTOC_ASSIGN_OR_RETURN(t, VectorTile(interp, x, loc));
+  if (t->shape().size() != 2) {
+    return interp->Error(loc,
+                         absl::StrCat(name, " reduces a 2-D tile, got ", ShapeString(t->shape())));
+  }
+  const bool row =
+      kind == trace::Op::ROW_SUM || kind == trace::Op::ROW_MAX || kind == trace::Op::ROW_MIN;
+  std::shared_ptr<Tile> scratch;
+  if (tmp != nullptr && !tmp->is_none()) {
+    PTOC_ASSIGN_OR_RETURN(s, VectorTile(interp, *tmp, loc));
+    // pypto's requirement: the input's dtype and rank, no dim smaller (the
+    // row forms); the input's shape and dtype (col_sum's tree path).
+    const bool fits = s->dtype() == t->dtype() && s->shape().size() == 2 &&
+                      (row ? s->shape()[0] >= t->shape()[0] && s->shape()[1] >= t->shape()[1]
+                           : s->shape() == t->shape());
+    if (!fits) {
+      return interp->Error(
+          loc, absl::StrCat(name, ": tmp_tile is ", DTypeName(s->dtype()), " ",
+                            ShapeString(s->shape()), " for a ", DTypeName(t->dtype()), " ",
+                            ShapeString(t->shape()), " input; it needs ",
+                            row ? "the same dtype and rank as the input, and every dimension at "
+                                  "least as large as the corresponding input dimension"
+                                : "the input's shape and dtype"));
+    }
+    if (s->index() == t->index()) {
+      return interp->Error(loc, absl::StrCat(name,
+                                             ": tmp_tile is the input itself; give the "
+                                             "scratch a tile of its own, e.g. "
+                                             "pl.create_tile(...)"));
+    }
+    scratch = s;
+  }
+  KernelBuilder* k = interp->kernel();
+  const std::vector<int64_t> shape =
+      row ? std::vector<int64_t>{t->shape()[0], 1} : std::vector<int64_t>{1, t->shape()[1]};
+  auto dst = k->NewTile(shape, t->dtype(), trace::VEC);
+  trace::Op* op = EmitWithSources(interp, kind, *dst, {t.get()}, loc);
+  if (scratch) op->add_srcs(scratch->index());
+  return Value::Obj(dst);
+}
+
+absl::StatusOr<Value> TileBroadcast(Interpreter* interp, trace::Op::Kind kind,
+                                    trace::Op::Broadcast broadcast, const Value& tile,
+                                    const Value& vec, const std::string& name, SourceLocation loc) {
+  PTOC_RETURN_IF_ERROR(RequireKernel(interp, loc, name.c_str()));
+  const bool row = broadcast == trace::Op::ROW;
+  PTOC_ASSIGN_OR_RETURN(t, VectorTile(interp, tile, loc));
+  PTOC_ASSIGN_OR_RETURN(v, VectorTile(interp, vec, loc));
+  const std::vector<int64_t> want =
+      row ? std::vector<int64_t>{Rows(*t), 1} : std::vector<int64_t>{1, Cols(*t)};
+  const bool fits = row ? v->shape() == want
+                        : (v->shape() == want || v->shape() == std::vector<int64_t>{Cols(*t)});
+  if (t->shape().size() != 2 || !fits) {
+    return interp->Error(
+        loc, absl::StrCat(name, ": ", row ? "row_vec" : "col_vec", " is ", ShapeString(v->shape()),
+                          " but the tile is ", ShapeString(t->shape()), "; ",
+                          row ? "a row broadcast takes one value per row, "
+                              : "a column broadcast takes one value per column, ",
+                          ShapeString(want)));
+  }
+  if (v->dtype() != t->dtype()) {
+    return interp->Error(
+        loc, absl::StrCat(name, ": the tile is ", DTypeName(t->dtype()), " but the vector is ",
+                          DTypeName(v->dtype()), "; pl.cast one of them"));
+  }
+  KernelBuilder* k = interp->kernel();
+  auto dst = k->NewTile(t->shape(), t->dtype(), trace::VEC);
+  trace::Op* op = kind == trace::Op::EXPAND
+                      ? EmitWithSources(interp, kind, *dst, {v.get()}, loc)
+                      : EmitWithSources(interp, kind, *dst, {t.get(), v.get()}, loc);
+  op->set_broadcast(broadcast);
+  return Value::Obj(dst);
+}
+
+absl::StatusOr<Value> TileFull(Interpreter* interp, const std::vector<int64_t>& shape,
+                               trace::DType dtype, const Value& value, SourceLocation loc,
+                               SourceLocation shape_loc) {
+  PTOC_RETURN_IF_ERROR(RequireKernel(interp, loc, "pl.tile.full"));
+  trace::ScalarOperand scalar;
+  if (value.is_number()) {
+    scalar.set_literal(value.f());
+  } else if (auto* sym = value.As<SymInt>();
+             sym != nullptr && sym->expr().kind_case() == trace::IntExpr::kScalarParam) {
+    scalar.set_scalar_param(sym->expr().scalar_param());
+  } else {
+    return interp->Error(loc, absl::StrCat("pl.tile.full value must be a number or a pl.Scalar "
+                                           "parameter, got ",
+                                           value.TypeName()));
+  }
+  PTOC_ASSIGN_OR_RETURN(
+      tile, NewAuthoredTile(interp, shape, dtype, trace::VEC, "pl.tile.full", shape_loc));
+  trace::Op* op = interp->kernel()->Emit(trace::Op::FULL, interp->Origin(loc));
+  op->set_dst(tile->index());
+  *op->mutable_scalar() = scalar;
+  return Value::Obj(tile);
+}
+
+absl::StatusOr<Value> TileConcat(Interpreter* interp, const Value& a, const Value& b,
+                                 SourceLocation loc) {
+  PTOC_RETURN_IF_ERROR(RequireKernel(interp, loc, "pl.concat"));
+  PTOC_ASSIGN_OR_RETURN(ta, VectorTile(interp, a, loc));
+  PTOC_ASSIGN_OR_RETURN(tb, VectorTile(interp, b, loc));
+  if (Rows(*ta) != Rows(*tb) || ta->shape().size() != tb->shape().size()) {
+    return interp->Error(loc,
+                         absl::StrCat("pl.concat joins columns of tiles with equal rows, got ",
+                                      ShapeString(ta->shape()), " and ", ShapeString(tb->shape())));
+  }
+  if (ta->dtype() != tb->dtype()) {
+    return interp->Error(loc,
+                         absl::StrCat("pl.concat: the tiles are ", DTypeName(ta->dtype()), " and ",
+                                      DTypeName(tb->dtype()), "; pl.cast one of them"));
+  }
+  std::vector<int64_t> shape = ta->shape();
+  shape.back() = Cols(*ta) + Cols(*tb);
+  auto dst = interp->kernel()->NewTile(shape, ta->dtype(), trace::VEC);
+  EmitWithSources(interp, trace::Op::CONCAT, *dst, {ta.get(), tb.get()}, loc);
+  return Value::Obj(dst);
+}
+
+absl::StatusOr<Value> TileAssemble(Interpreter* interp, const Value& target, const Value& source,
+                                   const std::vector<Value>& offset, SourceLocation loc,
+                                   SourceLocation offset_loc) {
+  PTOC_RETURN_IF_ERROR(RequireKernel(interp, loc, "pl.tile.assemble"));
+  PTOC_ASSIGN_OR_RETURN(tt, interp->AsTile(target, loc));
+  PTOC_ASSIGN_OR_RETURN(ts, interp->AsTile(source, loc));
+  KernelBuilder* k = interp->kernel();
+  if (k->space(*tt) == trace::MEM_SPACE_UNSPECIFIED) k->set_space(*tt, trace::VEC);
+  if (k->space(*ts) == trace::MEM_SPACE_UNSPECIFIED) k->set_space(*ts, trace::VEC);
+  const trace::MemSpace to = k->space(*tt), from = k->space(*ts);
+  const bool route =
+      from == to ? to == trace::VEC || to == trace::MAT : from == trace::ACC && to == trace::MAT;
+  if (!route) {
+    return interp->Error(
+        loc, absl::StrCat("pl.tile.assemble writes a ", PlSpaceName(from), " tile into a ",
+                          PlSpaceName(to),
+                          " tile; it goes Vec -> Vec, Mat -> Mat or Acc -> Mat (a matmul result "
+                          "into L1)"));
+  }
+  if (tt->shape().size() != 2 || ts->shape().size() != 2) {
+    return interp->Error(loc, "pl.tile.assemble takes 2-D tiles");
+  }
+  const bool narrowing = from == trace::ACC && IsFloat(ts->dtype()) && IsFloat(tt->dtype());
+  if (ts->dtype() != tt->dtype() && !narrowing) {
+    return interp->Error(
+        loc, absl::StrCat("pl.tile.assemble: the source is ", DTypeName(ts->dtype()),
+                          " but the target is ", DTypeName(tt->dtype()), "; pl.cast the source"));
+  }
+  if (offset.size() != 2) {
+    return interp->Error(offset_loc, absl::StrCat("pl.tile.assemble offset takes 2 entries (row, "
+                                                  "column), got ",
+                                                  offset.size()));
+  }
+  std::vector<trace::IntExpr> at;
+  for (size_t d = 0; d < 2; ++d) {
+    auto e = ToIntExpr(offset[d]);
+    if (!e.ok()) {
+      return interp->Error(offset_loc, absl::StrCat("offset ", d, ": ", e.status().message()));
+    }
+    const int64_t room = tt->shape()[d] - ts->shape()[d];
+    if (room < 0 || (e->kind_case() == trace::IntExpr::kConstant &&
+                     (e->constant() < 0 || e->constant() > room))) {
+      return interp->Error(
+          offset_loc,
+          absl::StrCat(
+              "pl.tile.assemble places a ", ShapeString(ts->shape()), " tile at offset ", d, " = ",
+              e->kind_case() == trace::IntExpr::kConstant ? absl::StrCat(e->constant())
+                                                          : std::string("(a device value)"),
+              " of a ", ShapeString(tt->shape()), " target; it must lie inside it"));
+    }
+    at.push_back(*e);
+  }
+  auto dst = k->NewTile(tt->shape(), tt->dtype(), to);
+  trace::Op* op = EmitWithSources(interp, trace::Op::ASSEMBLE, *dst, {tt.get(), ts.get()}, loc);
+  for (trace::IntExpr& e : at) *op->add_offsets() = std::move(e);
+  return Value::Obj(dst);
+}
+
+absl::StatusOr<Value> TileReshape(Interpreter* interp, const Value& tile,
+                                  const std::vector<int64_t>& shape, SourceLocation loc,
+                                  SourceLocation shape_loc) {
+  PTOC_RETURN_IF_ERROR(RequireKernel(interp, loc, "pl.reshape"));
+  PTOC_ASSIGN_OR_RETURN(t, interp->AsTile(tile, loc));
+  const std::vector<int64_t> tile_shape = TileShapeOf(shape);
+  if (tile_shape.empty()) {
+    return interp->Error(shape_loc, absl::StrCat("pl.reshape shape must be 1 or 2 positive "
+                                                 "integers (leading 1s may precede them), got [",
+                                                 absl::StrJoin(shape, ", "), "]"));
+  }
+  int64_t before = 1, after = 1;
+  for (int64_t d : t->shape()) before *= d;
+  for (int64_t d : tile_shape) after *= d;
+  if (before != after) {
+    return interp->Error(
+        shape_loc, absl::StrCat("pl.reshape: cannot reshape a ", ShapeString(t->shape()), " tile (",
+                                before, " elements) to [", absl::StrJoin(shape, ", "), "] (", after,
+                                " elements); a reshape keeps the element count"));
+  }
+  KernelBuilder* k = interp->kernel();
+  auto dst = k->NewTile(tile_shape, t->dtype(), k->space(*t));
+  EmitWithSources(interp, trace::Op::RESHAPE, *dst, {t.get()}, loc);
+  return Value::Obj(dst);
+}
+
+absl::StatusOr<Value> TileTransposeView(Interpreter* interp, const Value& tile,
+                                        SourceLocation loc) {
+  PTOC_RETURN_IF_ERROR(RequireKernel(interp, loc, "pl.tile.transpose_view"));
+  PTOC_ASSIGN_OR_RETURN(t, interp->AsTile(tile, loc));
+  if (t->shape().size() != 2) {
+    return interp->Error(loc, absl::StrCat("pl.tile.transpose_view needs a 2-D tile, got ",
+                                           ShapeString(t->shape())));
+  }
+  KernelBuilder* k = interp->kernel();
+  auto dst = k->NewTile({t->shape()[1], t->shape()[0]}, t->dtype(), k->space(*t));
+  EmitWithSources(interp, trace::Op::TRANSPOSE_VIEW, *dst, {t.get()}, loc);
+  return Value::Obj(dst);
+}
+
+absl::StatusOr<Value> TileCast(Interpreter* interp, const Value& tile, trace::DType dtype,
+                               trace::Op::CastMode mode, SourceLocation loc) {
+  PTOC_RETURN_IF_ERROR(RequireKernel(interp, loc, "pl.cast"));
+  PTOC_ASSIGN_OR_RETURN(src, VectorTile(interp, tile, loc));
+  auto dst = interp->kernel()->NewTile(src->shape(), dtype, trace::VEC);
+  trace::Op* op = EmitWithSources(interp, trace::Op::CAST, *dst, {src.get()}, loc);
+  if (mode != trace::Op::CAST_ROUND) op->set_cast_mode(mode);
+  return Value::Obj(dst);
+}
+
 absl::StatusOr<Value> TileArithmetic(Interpreter* interp, const std::string& op, const Value& a,
                                      const Value& b, SourceLocation loc) {
-  if (op == "@") return TileMatmul(interp, a, b, trace::FP32, false, false, loc);
+  if (op == "@") return TileMatmul(interp, a, b, std::nullopt, false, false, false, loc, loc);
   if (op == "+") return TileElementwise(interp, trace::Op::ADD, a, b, loc);
   if (op == "*") return TileElementwise(interp, trace::Op::MUL, a, b, loc);
   if (op == "-") {

@@ -2,6 +2,7 @@
 #define PTO_FRONTEND_TILE_OPS_H_
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,9 +42,13 @@ absl::StatusOr<Value> TileElementwise(Interpreter* interp, trace::Op::Kind kind,
                                       const Value& b, SourceLocation loc);
 absl::StatusOr<Value> TileUnary(Interpreter* interp, trace::Op::Kind kind, const Value& a,
                                 SourceLocation loc);
+// pl.matmul: an Acc tile of FP32 (INT32 for INT8 inputs). A tile-level call
+// (`tensor_level` false) takes out_dtype only when it is that dtype, as
+// upstream; the tensor level takes any float result dtype.
 absl::StatusOr<Value> TileMatmul(Interpreter* interp, const Value& a, const Value& b,
-                                 trace::DType out_dtype, bool a_trans, bool b_trans,
-                                 SourceLocation loc);
+                                 std::optional<trace::DType> out_dtype, bool tensor_level,
+                                 bool a_trans, bool b_trans, SourceLocation loc,
+                                 SourceLocation out_loc);
 // pl.matmul_acc(acc, lhs, rhs, a_trans=, b_trans=, init_cond=): an
 // accumulating MATMUL into a new Acc tile; `init_cond` may be null (always
 // accumulate).
@@ -58,6 +63,39 @@ absl::StatusOr<Value> TileCreate(Interpreter* interp, const std::vector<int64_t>
 // pl.move(tile, target_memory=): a MOVE into a new tile of that space.
 absl::StatusOr<Value> TileMove(Interpreter* interp, const Value& tile, const Value& target,
                                SourceLocation loc, SourceLocation target_loc);
+// Reductions (pypto@e2d0f78a python/pypto/language/op/tile_ops.py):
+// ROW_SUM/ROW_MAX/ROW_MIN give [rows, 1], COL_SUM/COL_MAX/COL_MIN [1, cols].
+// `tmp` (may be null) is the scratch tile: required by the row forms (the
+// caller checks), optional for COL_SUM, refused by COL_MAX/COL_MIN.
+absl::StatusOr<Value> TileReduce(Interpreter* interp, trace::Op::Kind kind, const Value& x,
+                                 const Value* tmp, const std::string& name, SourceLocation loc);
+// pl.row_expand_add and the like: dst = tile OP vec, vec a [rows, 1] (ROW)
+// or [1, cols] (COL) tile; kind EXPAND is pl.row_expand / pl.col_expand,
+// vec spread over tile's shape (tile only gives the shape).
+absl::StatusOr<Value> TileBroadcast(Interpreter* interp, trace::Op::Kind kind,
+                                    trace::Op::Broadcast broadcast, const Value& tile,
+                                    const Value& vec, const std::string& name, SourceLocation loc);
+// pl.tile.full(shape, dtype, value): a Vec tile filled with value (FULL).
+absl::StatusOr<Value> TileFull(Interpreter* interp, const std::vector<int64_t>& shape,
+                               trace::DType dtype, const Value& value, SourceLocation loc,
+                               SourceLocation shape_loc);
+// pl.concat(a, b): columns side by side.
+absl::StatusOr<Value> TileConcat(Interpreter* interp, const Value& a, const Value& b,
+                                 SourceLocation loc);
+// pl.tile.assemble(target, source, offset): target with source written at
+// offset; Vec into Vec, Mat into Mat or an Acc result into Mat.
+absl::StatusOr<Value> TileAssemble(Interpreter* interp, const Value& target, const Value& source,
+                                   const std::vector<Value>& offset, SourceLocation loc,
+                                   SourceLocation offset_loc);
+// pl.reshape(tile, shape) and pl.tile.transpose_view(tile): views of the
+// same buffer (no instruction).
+absl::StatusOr<Value> TileReshape(Interpreter* interp, const Value& tile,
+                                  const std::vector<int64_t>& shape, SourceLocation loc,
+                                  SourceLocation shape_loc);
+absl::StatusOr<Value> TileTransposeView(Interpreter* interp, const Value& tile, SourceLocation loc);
+// pl.cast(tile, dtype, mode=): CAST with its rounding mode.
+absl::StatusOr<Value> TileCast(Interpreter* interp, const Value& tile, trace::DType dtype,
+                               trace::Op::CastMode mode, SourceLocation loc);
 // Python operators on tiles: + - * / @.
 absl::StatusOr<Value> TileArithmetic(Interpreter* interp, const std::string& op, const Value& a,
                                      const Value& b, SourceLocation loc);

@@ -1,0 +1,32 @@
+#ifndef PTO_FRONTEND_PL_ARGS_H_
+#define PTO_FRONTEND_PL_ARGS_H_
+
+// Readers of the `pl` module's argument kinds, shared by its parts.
+#include <cstdint>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "frontend/arg_reader.h"
+#include "frontend/interpreter.h"
+
+namespace pto::ptoc {
+
+// A list of compile-time integers; `what` names it in errors.
+absl::StatusOr<std::vector<int64_t>> IntList(Interpreter* interp, const Value& v,
+                                             SourceLocation loc, const char* what);
+absl::StatusOr<std::vector<Value>> ValueList(Interpreter* interp, const Value& v,
+                                             SourceLocation loc, const char* what);
+// A dtype such as pl.FP32 (not pl.TASK_ID).
+absl::StatusOr<trace::DType> DTypeOf(Interpreter* interp, const Value& v, SourceLocation loc);
+// Whether v is a member of `enum_name` (and `member`, when not null).
+bool IsEnum(const Value& v, const char* enum_name, const char* member);
+// Argument i as a bool literal, false when absent.
+absl::StatusOr<bool> BoolArg(Interpreter* interp, const ArgReader& r, size_t i,
+                             const char* message);
+
+// pl's tile ops, as pl.X and pl.tile.X (pl_tile_ops.cc).
+void AddTileOps(Interpreter* interp, Namespace* pl);
+
+}  // namespace pto::ptoc
+
+#endif  // PTO_FRONTEND_PL_ARGS_H_
