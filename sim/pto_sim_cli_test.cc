@@ -175,6 +175,24 @@ TEST(PtoSimCliTest, ServeReportsEachLaunchAndWritesItsArgumentsAsItEnds) {
   EXPECT_FLOAT_EQ(last, 2 * 1023 + 0.5f);
 }
 
+TEST(PtoSimCliTest, ReductionsBroadcastsViewsAndCastModesRunAsWritten) {
+  // softmax of a constant tile is 1/16; rint(2.5) is 2 after a concat, an
+  // assemble, an expand and two views (sim/testdata/shape_ops.pbtxt).
+  const std::string path = kSource + "/sim/testdata/shape_ops.pbtxt";
+  const SimRun run = Simulate(path);
+  ASSERT_EQ(run.cli.exit_code, 0) << run.cli.out << run.cli.err;
+  EXPECT_EQ(run.stats["checks"]["passed"], 2);
+  // The mode is read: the default (ROUND, ties away) gives 3.
+  trace::TraceText text;
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(ReadFile(path), &text));
+  trace::Op* cast = text.mutable_header()->mutable_kernels(1)->mutable_program()->mutable_ops(10);
+  ASSERT_EQ(cast->kind(), trace::Op::CAST);
+  cast->clear_cast_mode();
+  const SimRun rounded = Simulate(SaveTrace(text, "shape_ops_round"));
+  EXPECT_EQ(rounded.cli.exit_code, 1) << rounded.cli.out << rounded.cli.err;
+  EXPECT_EQ(rounded.stats["checks"]["failed"], 1);
+}
+
 TEST(PtoSimCliTest, ACreatedAccumulatorIsOverwrittenByItsInitCond) {
   // out = a @ b = 64 only if the first K step overwrote the created tile.
   const std::string path = kSource + "/sim/testdata/tile_create.pbtxt";

@@ -585,7 +585,7 @@ TEST_F(TraceReaderTest, UnknownFieldFromANewerWriter) {
 
 TEST_F(TraceReaderTest, ValidTraceHasTheCurrentVersion) {
   EXPECT_EQ(ValidTrace().header.version(), kTaskStreamVersion);
-  EXPECT_EQ(kTaskStreamVersion, 7u);
+  EXPECT_EQ(kTaskStreamVersion, 8u);
 }
 
 TEST_F(TraceReaderTest, AnInactiveKernelSlotTakesOneByte) {

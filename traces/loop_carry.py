@@ -15,9 +15,10 @@ BLOCK_ROWS = ROWS // BLOCKS
 def sum_squares_rebound(x: pl.Tensor, out: pl.Out[pl.Tensor]):
     for b in pl.spmd(BLOCKS):
         acc = pl.mul(pl.load(x, [b * BLOCK_ROWS, 0], [BLOCK_ROWS, 1]), 0.0)
+        tmp = pl.create_tile([BLOCK_ROWS, CHUNK], dtype=pl.FP32)  # the row sum's scratch
         for c in pl.range(COLS // CHUNK):
             t = pl.load(x, [b * BLOCK_ROWS, c * CHUNK], [BLOCK_ROWS, CHUNK])
-            acc = pl.add(acc, pl.row_sum(pl.mul(t, t)))
+            acc = pl.add(acc, pl.row_sum(pl.mul(t, t), tmp))
         pl.store(acc, [b * BLOCK_ROWS, 0], out)
     return out
 
@@ -26,9 +27,10 @@ def sum_squares_rebound(x: pl.Tensor, out: pl.Out[pl.Tensor]):
 def sum_squares_yield(x: pl.Tensor, out: pl.Out[pl.Tensor]):
     for b in pl.spmd(BLOCKS):
         zero = pl.mul(pl.load(x, [b * BLOCK_ROWS, 0], [BLOCK_ROWS, 1]), 0.0)
+        tmp = pl.create_tile([BLOCK_ROWS, CHUNK], dtype=pl.FP32)
         for c, (acc,) in pl.range(COLS // CHUNK, init_values=(zero,)):
             t = pl.load(x, [b * BLOCK_ROWS, c * CHUNK], [BLOCK_ROWS, CHUNK])
-            total = pl.yield_(pl.add(acc, pl.row_sum(pl.mul(t, t))))
+            total = pl.yield_(pl.add(acc, pl.row_sum(pl.mul(t, t), tmp)))
         pl.store(total, [b * BLOCK_ROWS, 0], out)
     return out
 

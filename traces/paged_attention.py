@@ -40,14 +40,15 @@ def paged_attention(query: pl.Tensor, key_cache: pl.Tensor, value_cache: pl.Tens
             b = pl.tile.get_block_idx()
             q = pl.load(query, [b * Q_TILE, 0], [Q_TILE, HEAD_DIM])
             k = pl.load(key_cache, [(b * MAX_BLOCKS + bn) * BLOCK, 0], [BLOCK, HEAD_DIM])
-            pl.store(pl.matmul(q, k, out_dtype=pl.FP32, b_trans=True), [b * Q_TILE, 0], sij)
+            pl.store(pl.matmul(q, pl.tile.transpose_view(k), out_dtype=pl.FP32), [b * Q_TILE, 0], sij)
         with pl.spmd(CORES, name_hint="SpmdSoftmaxPrepare"):
             b = pl.tile.get_block_idx()
             s = pl.mul(pl.load(sij, [b * Q_TILE, 0], [Q_TILE, BLOCK]), 0.08838834764831845)
-            m = pl.row_max(s)
+            tmp = pl.create_tile([Q_TILE, BLOCK], dtype=pl.FP32)  # the reductions' scratch
+            m = pl.row_max(s, tmp)
             p = pl.exp(s)
             pl.store(m, [b * Q_TILE, 0], mij)
-            pl.store(pl.row_sum(p), [b * Q_TILE, 0], lij)
+            pl.store(pl.row_sum(p, tmp), [b * Q_TILE, 0], lij)
             pl.store(pl.cast(p, pl.BF16), [b * Q_TILE, 0], pij)
         with pl.spmd(CORES, name_hint="SpmdPvMatmul"):
             b = pl.tile.get_block_idx()

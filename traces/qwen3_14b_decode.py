@@ -104,9 +104,10 @@ def sum_squares(src, chunks):
     # inv_rms = rsqrt(mean of squares + eps) per row, over `chunks` column
     # chunks of [BATCH, CHUNK] FP32; `acc` is carried across the loop.
     acc = pl.mul(pl.load(src, [0, 0], [BATCH, 1]), 0.0)
+    tmp = pl.create_tile([BATCH, CHUNK], dtype=pl.FP32)  # the row sum's scratch
     for c in pl.range(chunks):
         t = pl.load(src, [0, c * CHUNK], [BATCH, CHUNK])
-        acc = pl.add(acc, pl.row_sum(pl.mul(t, t)))
+        acc = pl.add(acc, pl.row_sum(pl.mul(t, t), tmp))
     return pl.rsqrt(pl.add(pl.mul(acc, 1.0 / HIDDEN), 1e-6))
 
 
@@ -239,10 +240,11 @@ def decode_layer(layer, x, normed, prev_normed_tid, wq, wk, wv, wo, wgate, wup, 
                    name_hint="post_rms_reduce") as post_rms_tid:
             # Its own residual sum (x + attn_proj): the casts are not its producers.
             acc = pl.mul(pl.load(x, [0, 0], [BATCH, 1]), 0.0)
+            tmp = pl.create_tile([BATCH, CHUNK], dtype=pl.FP32)
             for c in pl.range(HIDDEN // CHUNK):
                 r = pl.add(pl.load(x, [0, c * CHUNK], [BATCH, CHUNK]),
                            pl.load(attn_proj, [0, c * CHUNK], [BATCH, CHUNK]))
-                acc = pl.add(acc, pl.row_sum(pl.mul(r, r)))
+                acc = pl.add(acc, pl.row_sum(pl.mul(r, r), tmp))
             pl.store(pl.rsqrt(pl.add(pl.mul(acc, 1.0 / HIDDEN), 1e-6)), [0, 0], post_inv_rms)
 
         # Gate and up projections: per K slice, 6 column tiles as one SPMD task
@@ -353,8 +355,9 @@ def decode_fwd(tokens_in: pl.Tensor, embed: pl.Tensor, context_lens: pl.Tensor,
         for c in pl.range(HIDDEN // CHUNK):
             t = pl.mul(pl.load(x, [0, c * CHUNK], [BATCH, CHUNK]), 1.0)
             pl.store(pl.cast(t, pl.BF16), [0, c * CHUNK], normed)
-    # The weight is [VOCAB, HIDDEN]: each K chunk is accumulated transposed in a
-    # pl.pipeline(stage=2) loop, as hw-native-sys/pypto-lib@634e77bd
+    # The weight is [VOCAB, HIDDEN]: each K chunk is accumulated through a
+    # transposed view (pl.tile.transpose_view, free) in a pl.pipeline(stage=2)
+    # loop, as hw-native-sys/pypto-lib@634e77bd
     # models/qwen3_14b/rms_lm_head.py does (its peeled first step is init_cond
     # here, as in matmul_k_loop).
     for lm_core in pl.spmd(LM_BLOCKS, allow_early_resolve=True, name_hint="lm_head"):
@@ -365,12 +368,12 @@ def decode_fwd(tokens_in: pl.Tensor, embed: pl.Tensor, context_lens: pl.Tensor,
                 for kk in pl.pipeline(HIDDEN // LM_TK, stage=2):
                     a = pl.load(normed, [0, kk * LM_TK], [BATCH, LM_TK])
                     w = pl.load(lm_w, [col, kk * LM_TK], [LM_CHUNK, LM_TK])
-                    acc = pl.matmul_acc(acc, a, w, b_trans=True, init_cond=(kk == 0))
+                    acc = pl.matmul_acc(acc, a, pl.tile.transpose_view(w), init_cond=(kk == 0))
             else:
                 for kk in pl.range(HIDDEN // LM_TK):
                     a = pl.load(normed, [0, kk * LM_TK], [BATCH, LM_TK])
                     w = pl.load(lm_w, [col, kk * LM_TK], [LM_CHUNK, LM_TK])
-                    acc = pl.matmul(a, w, out_dtype=pl.FP32, b_trans=True)
+                    acc = pl.matmul(a, pl.tile.transpose_view(w), out_dtype=pl.FP32)
             pl.store(acc, [0, col], logits)
     for b in pl.parallel(BATCH):
         greedy_sample(pl.slice(logits, [1, VOCAB], [b, 0]), pl.slice(tokens_out, [1, 1], [b, 0]))
