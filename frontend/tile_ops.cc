@@ -418,6 +418,17 @@ absl::StatusOr<std::shared_ptr<Tile>> VectorTile(Interpreter* interp, const Valu
   return tile;
 }
 
+// A view is its source's buffer, which a runtime pl.MemRef slot would move
+// from op to op.
+absl::Status RequireFixedBuffer(Interpreter* interp, const Tile& source, const char* what,
+                                SourceLocation loc) {
+  if (!interp->kernel()->decl(source).has_slot()) return absl::OkStatus();
+  return interp->Error(loc, absl::StrCat(what,
+                                         " views a pl.MemRef tile whose slot is picked at run "
+                                         "time; a view is its source's buffer, so view a tile "
+                                         "with a literal slot (buf[0]) or none"));
+}
+
 trace::Op* EmitWithSources(Interpreter* interp, trace::Op::Kind kind, const Tile& dst,
                            std::initializer_list<const Tile*> srcs, SourceLocation loc) {
   trace::Op* op = interp->kernel()->Emit(kind, interp->Origin(loc));
@@ -613,6 +624,7 @@ absl::StatusOr<Value> TileReshape(Interpreter* interp, const Value& tile,
                                   SourceLocation shape_loc) {
   PTOC_RETURN_IF_ERROR(RequireKernel(interp, loc, "pl.reshape"));
   PTOC_ASSIGN_OR_RETURN(t, interp->AsTile(tile, loc));
+  PTOC_RETURN_IF_ERROR(RequireFixedBuffer(interp, *t, "pl.reshape", loc));
   const std::vector<int64_t> tile_shape = TileShapeOf(shape);
   if (tile_shape.empty()) {
     return interp->Error(shape_loc, absl::StrCat("pl.reshape shape must be 1 or 2 positive "
@@ -638,6 +650,7 @@ absl::StatusOr<Value> TileTransposeView(Interpreter* interp, const Value& tile,
                                         SourceLocation loc) {
   PTOC_RETURN_IF_ERROR(RequireKernel(interp, loc, "pl.tile.transpose_view"));
   PTOC_ASSIGN_OR_RETURN(t, interp->AsTile(tile, loc));
+  PTOC_RETURN_IF_ERROR(RequireFixedBuffer(interp, *t, "pl.tile.transpose_view", loc));
   if (t->shape().size() != 2) {
     return interp->Error(loc, absl::StrCat("pl.tile.transpose_view needs a 2-D tile, got ",
                                            ShapeString(t->shape())));

@@ -149,6 +149,14 @@ TEST(TileOpsTest, ShapeOpErrorsAreLocated) {
               HasSubstr("takes no tmp in ptoc"));
 }
 
+TEST(TileOpsTest, AViewOfARuntimeSlotIsRefused) {
+  EXPECT_THAT(Error("        for i in pl.range(4):\n"
+                    "            t: pl.Tile[[16, 16], pl.FP32, pl.MemRef(\"ub\", slots=2)[i % 2], "
+                    "pl.Mem.Vec] = pl.load(a, [0, 0], [16, 16])\n"
+                    "            pl.store(pl.reshape(t, [16, 16]), [0, 0], out)\n"),
+              HasSubstr("pl.reshape views a pl.MemRef tile whose slot is picked at run time"));
+}
+
 TEST(TileOpsTest, CastModesByNameAndCode) {
   const trace::TraceText t = CompileCleanSnippet(
       kPrelude,

@@ -445,8 +445,11 @@ class Compiler {
                                        SpaceName(target.space),
                                        "; ASSEMBLE goes VEC -> VEC, MAT -> MAT or ACC -> MAT"));
     }
-    // The accumulator narrows on its way out (FIXPIPE); elsewhere dtypes match.
-    if (source.dtype != target.dtype && source.space != trace::ACC) {
+    // A float accumulator narrows on its way out (FIXPIPE); elsewhere dtypes
+    // match.
+    const bool narrows =
+        source.space == trace::ACC && IsFloat(source.dtype) && IsFloat(target.dtype);
+    if (source.dtype != target.dtype && !narrows) {
       return OpError(*op, absl::StrCat("assembles ", DTypeName(source.dtype), " into ",
                                        DTypeName(target.dtype), "; insert a CAST"));
     }

@@ -635,6 +635,19 @@ TEST(CompileKernelTest, RejectsMisshapedReductionsBroadcastsAndShapeOps) {
          *op.add_offsets() = C(0);
        },
        "is in MAT but the target is in VEC; ASSEMBLE writes into the target's buffer"},
+      {[](KernelBuilder& b, uint32_t t) {
+         // An INT32 accumulator does not narrow into a float tile.
+         const uint32_t acc = b.Tile("acc", {4, 8}, trace::INT32, trace::ACC);
+         const uint32_t mat = b.Tile("mat", {4, 8}, trace::FP16, trace::MAT);
+         b.Create(acc);
+         b.Create(mat);
+         trace::Op& op =
+             b.Binary(Op::ASSEMBLE, b.Tile("a", {4, 8}, trace::FP16, trace::MAT), mat, acc);
+         *op.add_offsets() = C(0);
+         *op.add_offsets() = C(0);
+         (void)t;
+       },
+       "assembles INT32 into FP16; insert a CAST"},
   };
   for (const Case& c : cases) {
     KernelBuilder b("k");
