@@ -167,11 +167,12 @@ def main():
         base_version, cur_version = stream_version(base_src), stream_version(ROOT)
         own_inputs = base_version != cur_version
         base_build = os.path.join(base_src, "build-bench")
-        build(base_src, base_build,
-              ["pto_sim", "ptoc", "stress_trace_gen"] if own_inputs else ["pto_sim"])
+        # ptoc FILE.py runs the script with its build's pypto package.
+        tools = ["pto_sim", "ptoc", "pypto", "stress_trace_gen"]
+        build(base_src, base_build, tools if own_inputs else ["pto_sim"])
         log("building this tree")
         cur_build = os.path.abspath(args.build_dir)
-        build(ROOT, cur_build, ["pto_sim", "ptoc", "stress_trace_gen"])
+        build(ROOT, cur_build, tools)
         sims = {rev: os.path.join(base_build, "sim", "pto_sim"),
                 "this tree": os.path.join(cur_build, "sim", "pto_sim")}
         cur_inputs = make_inputs(cur_build, ROOT, workloads, os.path.join(work, "inputs"))
