@@ -12,7 +12,7 @@ launcher=()
 if command -v ccache >/dev/null 2>&1; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
 cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=None "${launcher[@]}" \
   -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" \
-  -DPTO_BUILD_BENCHMARKS=OFF >/dev/null
+  -DPTO_BUILD_BENCHMARKS=OFF -DPTO_BUILD_PYTHON_TESTS=OFF >/dev/null
 
 logs="$PWD/$build_dir/sanitizer-logs"
 rm -rf "$logs" && mkdir -p "$logs"
