@@ -366,7 +366,9 @@ absl::StatusOr<BufferPlan> PlanBuffers(const trace::KernelProgram& program,
     for (size_t p = 0; p < depth.size(); ++p) {
       const int32_t requested = std::max(1, options.groups[p].depth);
       bool present = false;
-      for (const Group& g : packer.groups()) present |= g.space == space && g.stage.group == p;
+      for (const Group& g : packer.groups()) {
+        present |= g.space == space && g.stage.group == static_cast<int32_t>(p);
+      }
       if (!present || depth[p] == requested) continue;
       plan.warnings.push_back(
           absl::StrCat(options.groups[p].origin, ": warning: pl.pipeline(stage=", requested,

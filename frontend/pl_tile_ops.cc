@@ -330,36 +330,33 @@ void AddTileOps(Interpreter* interp, Namespace* pl) {
             return TileMatmul(I, *r.Get(0), *r.Get(1), out, tensor, at, bt, args.loc,
                               r.Has(2) ? r.Loc(2) : args.loc);
           });
-  AddBoth(I, pl, tile.get(), "matmul_acc", 3,
-          [I, read_matmul_flags](const CallArgs& args) -> absl::StatusOr<Value> {
-            // The order of pypto@e2d0f78a python/pypto/language/op/unified_ops.py.
-            ArgReader r(I, args, "pl.matmul_acc",
-                        {"acc", "lhs", "rhs", "a_trans", "b_trans", "init_cond"});
-            PTOC_RETURN_IF_ERROR(r.Check());
-            PTOC_RETURN_IF_ERROR(r.Require(3));
-            bool at = false, bt = false;
-            for (size_t i = 3; i < 5; ++i) {
-              if (r.Has(i) && (!r.Get(i)->is_bool() || r.Get(i)->b())) {
-                const bool tensor =
-                    r.Get(1)->As<TensorRef>() != nullptr && r.Get(2)->As<TensorRef>() != nullptr;
-                if (!r.Get(i)->is_bool()) {
-                  return I->Error(r.Loc(i), i == 3 ? "a_trans must be True or False"
-                                                   : "b_trans must be True or False");
-                }
-                if (!tensor) {
-                  return I->Error(r.Loc(i),
-                                  absl::StrCat("pl.matmul_acc: '", i == 3 ? "a_trans" : "b_trans",
-                                               "' is not supported for Tile operands. At tile "
-                                               "level a transposed operand is an explicit "
-                                               "zero-copy view, not an op flag: wrap the operand "
-                                               "with pl.tile.transpose_view(...) and pass it "
-                                               "directly."));
-                }
-                (i == 3 ? at : bt) = true;
-              }
-            }
-            return TileMatmulAcc(I, *r.Get(0), *r.Get(1), *r.Get(2), at, bt, r.Get(5), args.loc);
-          });
+  AddBoth(I, pl, tile.get(), "matmul_acc", 3, [I](const CallArgs& args) -> absl::StatusOr<Value> {
+    // The order of pypto@e2d0f78a python/pypto/language/op/unified_ops.py.
+    ArgReader r(I, args, "pl.matmul_acc", {"acc", "lhs", "rhs", "a_trans", "b_trans", "init_cond"});
+    PTOC_RETURN_IF_ERROR(r.Check());
+    PTOC_RETURN_IF_ERROR(r.Require(3));
+    bool at = false, bt = false;
+    for (size_t i = 3; i < 5; ++i) {
+      if (r.Has(i) && (!r.Get(i)->is_bool() || r.Get(i)->b())) {
+        const bool tensor =
+            r.Get(1)->As<TensorRef>() != nullptr && r.Get(2)->As<TensorRef>() != nullptr;
+        if (!r.Get(i)->is_bool()) {
+          return I->Error(
+              r.Loc(i), i == 3 ? "a_trans must be True or False" : "b_trans must be True or False");
+        }
+        if (!tensor) {
+          return I->Error(r.Loc(i), absl::StrCat("pl.matmul_acc: '", i == 3 ? "a_trans" : "b_trans",
+                                                 "' is not supported for Tile operands. At tile "
+                                                 "level a transposed operand is an explicit "
+                                                 "zero-copy view, not an op flag: wrap the operand "
+                                                 "with pl.tile.transpose_view(...) and pass it "
+                                                 "directly."));
+        }
+        (i == 3 ? at : bt) = true;
+      }
+    }
+    return TileMatmulAcc(I, *r.Get(0), *r.Get(1), *r.Get(2), at, bt, r.Get(5), args.loc);
+  });
 
   // ---- creation, movement, casts and shapes
   AddBoth(I, pl, tile.get(), "move", 1, [I](const CallArgs& args) -> absl::StatusOr<Value> {

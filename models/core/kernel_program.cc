@@ -1154,7 +1154,6 @@ absl::Status AssignTileBuffers(const trace::KernelProgram& program, CompiledKern
   auto buffer_of = [&](int32_t tile) {
     return assigned ? program.tiles(tile).buffer() : static_cast<uint32_t>(tile);
   };
-  auto buffer = [&](int32_t tile) { return program.tiles(tile).buffer(); };
   auto join = [&](int32_t a, int32_t b) {
     if (a < 0 || b < 0) return;
     const uint32_t ra = root(buffer_of(a)), rb = root(buffer_of(b));
