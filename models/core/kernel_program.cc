@@ -210,6 +210,18 @@ class Compiler {
     return absl::OkStatus();
   }
 
+  // Exactly `count` (1 or 2) source tiles, each written before: srcs[0] and
+  // srcs[1] into src0 and src1.
+  absl::Status ReadSources(CompiledOp* op, const Op& proto, int count) const {
+    if (absl::Status s = CheckSrcCount(*op, proto, count); !s.ok()) return s;
+    if (absl::Status s = CheckRead(*op, "srcs[0]", proto.srcs(0)); !s.ok()) return s;
+    op->src0 = static_cast<int32_t>(proto.srcs(0));
+    if (count < 2) return absl::OkStatus();
+    if (absl::Status s = CheckRead(*op, "srcs[1]", proto.srcs(1)); !s.ok()) return s;
+    op->src1 = static_cast<int32_t>(proto.srcs(1));
+    return absl::OkStatus();
+  }
+
   absl::Status CompileScalar(CompiledOp* op, const Op& proto) const {
     op->has_scalar = true;
     const trace::ScalarOperand& s = proto.scalar();
@@ -339,9 +351,7 @@ class Compiler {
 
   // EXPAND: srcs[0] broadcast to dst's shape.
   absl::Status CompileExpand(CompiledOp* op, const Op& proto) {
-    if (absl::Status s = CheckSrcCount(*op, proto, 1); !s.ok()) return s;
-    if (absl::Status s = CheckRead(*op, "srcs[0]", proto.srcs(0)); !s.ok()) return s;
-    op->src0 = static_cast<int32_t>(proto.srcs(0));
+    if (absl::Status s = ReadSources(op, proto, 1); !s.ok()) return s;
     if (op->broadcast == Op::BROADCAST_NONE) {
       return OpError(*op, "has no broadcast; EXPAND spans a row (ROW) or column (COL) vector");
     }
@@ -400,11 +410,7 @@ class Compiler {
 
   // CONCAT: [r, c0] | [r, c1] -> [r, c0 + c1].
   absl::Status CompileConcat(CompiledOp* op, const Op& proto) {
-    if (absl::Status s = CheckSrcCount(*op, proto, 2); !s.ok()) return s;
-    if (absl::Status s = CheckRead(*op, "srcs[0]", proto.srcs(0)); !s.ok()) return s;
-    if (absl::Status s = CheckRead(*op, "srcs[1]", proto.srcs(1)); !s.ok()) return s;
-    op->src0 = static_cast<int32_t>(proto.srcs(0));
-    op->src1 = static_cast<int32_t>(proto.srcs(1));
+    if (absl::Status s = ReadSources(op, proto, 2); !s.ok()) return s;
     const CompiledTile& a = out_->tiles[op->src0];
     const CompiledTile& b = out_->tiles[op->src1];
     const CompiledTile& d = out_->tiles[op->dst];
@@ -423,11 +429,7 @@ class Compiler {
 
   // ASSEMBLE: srcs[1] written into a copy of srcs[0] at `offsets`.
   absl::Status CompileAssemble(CompiledOp* op, const Op& proto) {
-    if (absl::Status s = CheckSrcCount(*op, proto, 2); !s.ok()) return s;
-    if (absl::Status s = CheckRead(*op, "srcs[0]", proto.srcs(0)); !s.ok()) return s;
-    if (absl::Status s = CheckRead(*op, "srcs[1]", proto.srcs(1)); !s.ok()) return s;
-    op->src0 = static_cast<int32_t>(proto.srcs(0));
-    op->src1 = static_cast<int32_t>(proto.srcs(1));
+    if (absl::Status s = ReadSources(op, proto, 2); !s.ok()) return s;
     const CompiledTile& target = out_->tiles[op->src0];
     const CompiledTile& source = out_->tiles[op->src1];
     const CompiledTile& d = out_->tiles[op->dst];
@@ -480,9 +482,7 @@ class Compiler {
 
   // RESHAPE and TRANSPOSE_VIEW: the same bytes read under another shape.
   absl::Status CompileView(CompiledOp* op, const Op& proto) {
-    if (absl::Status s = CheckSrcCount(*op, proto, 1); !s.ok()) return s;
-    if (absl::Status s = CheckRead(*op, "srcs[0]", proto.srcs(0)); !s.ok()) return s;
-    op->src0 = static_cast<int32_t>(proto.srcs(0));
+    if (absl::Status s = ReadSources(op, proto, 1); !s.ok()) return s;
     const CompiledTile& a = out_->tiles[op->src0];
     const CompiledTile& d = out_->tiles[op->dst];
     if (a.dtype != d.dtype || a.space != d.space) {
@@ -612,9 +612,7 @@ class Compiler {
   }
 
   absl::Status CompileMove(CompiledOp* op, const Op& proto) {
-    if (absl::Status s = CheckSrcCount(*op, proto, 1); !s.ok()) return s;
-    if (absl::Status s = CheckRead(*op, "srcs[0]", proto.srcs(0)); !s.ok()) return s;
-    op->src0 = static_cast<int32_t>(proto.srcs(0));
+    if (absl::Status s = ReadSources(op, proto, 1); !s.ok()) return s;
     const CompiledTile& from = out_->tiles[op->src0];
     const CompiledTile& to = out_->tiles[op->dst];
     const MoveRoute route = MoveRouteOf(from.space, to.space);
@@ -911,9 +909,7 @@ class Compiler {
             IsCubeSpace(out_->tiles[op.dst].space) ? EngineKind::kCube : EngineKind::kVector;
         break;
       case Op::STORE:
-        if (status = CheckSrcCount(op, proto, 1); !status.ok()) break;
-        if (status = CheckRead(op, "srcs[0]", proto.srcs(0)); !status.ok()) break;
-        op.src0 = static_cast<int32_t>(proto.srcs(0));
+        if (status = ReadSources(&op, proto, 1); !status.ok()) break;
         op.atomic_add = proto.atomic_add();
         if (op.atomic_add && !IsFloat(out_->tiles[op.src0].dtype) &&
             !IsSignedInt(out_->tiles[op.src0].dtype)) {
@@ -941,9 +937,7 @@ class Compiler {
       case Op::RECIP:
       case Op::NEG:
         op.engine = EngineKind::kVector;
-        if (status = CheckSrcCount(op, proto, 1); !status.ok()) break;
-        if (status = CheckRead(op, "srcs[0]", proto.srcs(0)); !status.ok()) break;
-        op.src0 = static_cast<int32_t>(proto.srcs(0));
+        if (status = ReadSources(&op, proto, 1); !status.ok()) break;
         if (IsFloatOnlyUnary(proto.kind()) && !IsFloat(out_->tiles[op.src0].dtype)) {
           status = OpError(op, absl::StrCat("operand dtype ", DTypeName(out_->tiles[op.src0].dtype),
                                             " is not a float type; CAST to FP32 first"));
@@ -953,9 +947,7 @@ class Compiler {
         break;
       case Op::CAST: {
         op.engine = EngineKind::kVector;
-        if (status = CheckSrcCount(op, proto, 1); !status.ok()) break;
-        if (status = CheckRead(op, "srcs[0]", proto.srcs(0)); !status.ok()) break;
-        op.src0 = static_cast<int32_t>(proto.srcs(0));
+        if (status = ReadSources(&op, proto, 1); !status.ok()) break;
         const CompiledTile& a = out_->tiles[op.src0];
         const CompiledTile& d = out_->tiles[op.dst];
         if (a.rows != d.rows || a.cols != d.cols) {

@@ -69,36 +69,28 @@ void CastValues(const S* src, D* dst, int64_t count, trace::DType to, trace::Op:
   }
 }
 
-// d = a OP v for one row: v is the row's value (`per_row`) or a row vector.
-template <typename T>
-void BroadcastRow(trace::Op::Kind kind, const ConstArrayMap<T>& a, ArrayMap<T>& d, bool per_row,
-                  T value, const ConstArrayMap<T>& row_vector) {
-  auto apply = [&](const auto& rhs) {
-    switch (kind) {
-      case Op::ADD:
-        d = a + rhs;
-        break;
-      case Op::SUB:
-        d = a - rhs;
-        break;
-      case Op::MUL:
-        d = a * rhs;
-        break;
-      case Op::DIV:
-        d = a / rhs;
-        break;
-      case Op::MAX:
-        d = a.max(rhs);
-        break;
-      default:
-        d = a.min(rhs);
-        break;
-    }
-  };
-  if (per_row) {
-    apply(value);
-  } else {
-    apply(row_vector);
+// d = a OP rhs for ADD..MIN: rhs an Eigen array of a's length or a scalar.
+template <typename Out, typename In, typename Rhs>
+void ApplyBinary(trace::Op::Kind kind, const In& a, const Rhs& rhs, Out& d) {
+  switch (kind) {
+    case Op::ADD:
+      d = a + rhs;
+      break;
+    case Op::SUB:
+      d = a - rhs;
+      break;
+    case Op::MUL:
+      d = a * rhs;
+      break;
+    case Op::DIV:
+      d = a / rhs;
+      break;
+    case Op::MAX:
+      d = a.max(rhs);
+      break;
+    default:
+      d = a.min(rhs);
+      break;
   }
 }
 
@@ -798,45 +790,24 @@ void TileExecutor::ComputeTyped(const CompiledKernel& kernel, const CompiledOp& 
     case Op::MAX:
     case Op::MIN: {
       ConstArrayMap<T> a(Values<T>(op.src0), n);
-      // One body for the tile-tile and tile-scalar forms: `rhs` is an Eigen
-      // array or a scalar.
-      auto apply = [&](const auto& rhs) {
-        switch (op.kind) {
-          case Op::ADD:
-            d = a + rhs;
-            break;
-          case Op::SUB:
-            d = a - rhs;
-            break;
-          case Op::MUL:
-            d = a * rhs;
-            break;
-          case Op::DIV:
-            d = a / rhs;
-            break;
-          case Op::MAX:
-            d = a.max(rhs);
-            break;
-          default:
-            d = a.min(rhs);
-            break;
-        }
-      };
       if (op.broadcast != Op::BROADCAST_NONE) {
-        // One operand value per row (ROW) or column (COL): the same op, row
-        // by row against a column of the vector or the whole row vector.
+        // One operand value per row (ROW) or column (COL): the op row by
+        // row, against the row's value or the whole row vector.
         const CompiledTile& at = kernel.tiles[op.src0];
         const T* v = Values<T>(op.src1);
         for (int64_t r = 0; r < at.rows; ++r) {
           ConstArrayMap<T> a_row(Values<T>(op.src0) + r * at.cols, at.cols);
           ArrayMap<T> d_row(Values<T>(op.dst) + r * at.cols, at.cols);
-          BroadcastRow(op.kind, a_row, d_row, op.broadcast == Op::ROW, v[r],
-                       ConstArrayMap<T>(v, op.broadcast == Op::ROW ? 0 : at.cols));
+          if (op.broadcast == Op::ROW) {
+            ApplyBinary(op.kind, a_row, v[r], d_row);
+          } else {
+            ApplyBinary(op.kind, a_row, ConstArrayMap<T>(v, at.cols), d_row);
+          }
         }
       } else if (op.src1 >= 0) {
-        apply(ConstArrayMap<T>(Values<T>(op.src1), n));
+        ApplyBinary(op.kind, a, ConstArrayMap<T>(Values<T>(op.src1), n), d);
       } else {
-        apply(static_cast<T>(ScalarOf(op)));
+        ApplyBinary(op.kind, a, static_cast<T>(ScalarOf(op)), d);
       }
       break;
     }
