@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "models/core/block_pipes.h"
 #include "models/core/testing/kernel_builder.h"
 
 namespace pto {
@@ -293,6 +294,7 @@ TEST(OpCostTest, AnAccumulatorAssembledIntoL1DrainsThroughTheFixpipe) {
   // 32 x 32 BF16 results (2 KiB) at the drain rate (118 B/cycle).
   EXPECT_NEAR(OpCostNs(k->ops[3], *k, config), 32.0 * 32 * 2 / 118 / kClockGhz, 1e-9);
   EXPECT_EQ(k->ops[3].engine, EngineKind::kCube);
+  EXPECT_EQ(PipeOf(*k, k->ops[3]), Pipe::kFixpipe);  // the cube's TINSERT out of L0C
 }
 
 }  // namespace
