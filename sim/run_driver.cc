@@ -313,13 +313,24 @@ absl::Status Session::AddTensor(const trace::Tensor& tensor) {
           tensor.name(), contents_bytes_, kMaxTensorContentsBytes));
     }
   }
-  memory_.AddRegion(tensor.gm_addr(), tensor.size_bytes(), tensor.name(), functional_);
+  // A timing-only run keeps the host's values of the tensors that decide
+  // control (Tensor.control) when the stream has them.
+  const bool keeps_values = !functional_ && tensor.control() &&
+                            tensor.init().contents_case() != trace::TensorInit::CONTENTS_NOT_SET;
+  if (keeps_values) {
+    memory_.AddControlRegion(tensor.gm_addr(), tensor.size_bytes(), tensor.name());
+  } else {
+    memory_.AddRegion(tensor.gm_addr(), tensor.size_bytes(), tensor.name(), functional_);
+  }
   ++tensors_added_;
   return FillTensor(tensor, tensor.init());
 }
 
 absl::Status Session::FillTensor(const trace::Tensor& tensor, const trace::TensorInit& init) {
-  if (!functional_) return absl::OkStatus();
+  if (!functional_ && !tensor.control()) return absl::OkStatus();
+  if (init.contents_case() == trace::TensorInit::CONTENTS_NOT_SET && !functional_) {
+    return absl::OkStatus();
+  }
   const size_t count = tensor.size_bytes() / DTypeSize(tensor.dtype());
   uint8_t* dst = memory_.Span(tensor.gm_addr(), tensor.size_bytes());
   if (dst == nullptr) {

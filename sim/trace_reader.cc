@@ -318,10 +318,11 @@ Problem TensorProblem(const trace::Tensor& tensor, uint32_t expected_id, bool ti
                                      "expected a lower address")};
   }
   const bool has_contents = tensor.init().contents_case() != trace::TensorInit::CONTENTS_NOT_SET;
-  if (timing_only && has_contents) {
+  if (timing_only && has_contents && !tensor.control()) {
     return {".init", absl::StrCat(who,
                                   " carries initial contents but the header is timing_only; "
-                                  "expected no init in a timing-only trace")};
+                                  "expected no init in a timing-only trace (only a control "
+                                  "tensor, whose values a kernel's READ takes, keeps them)")};
   }
   const Problem init_problem = InitProblem(tensor.init(), tensor);
   if (init_problem.found()) return {".init." + init_problem.field, init_problem.what};
@@ -1386,10 +1387,11 @@ absl::Status TraceReader::CheckDeclare(const trace::Declare& declare) {
       }
       const bool has_contents =
           tensor.init().contents_case() != trace::TensorInit::CONTENTS_NOT_SET;
-      if (header_->timing_only() && has_contents) {
+      if (header_->timing_only() && has_contents && !known.control()) {
         return RecordError(path + ".init",
                            "carries contents but the header is timing_only; "
-                           "expected no init in a timing-only trace");
+                           "expected no init in a timing-only trace (only a control tensor, "
+                           "whose values a kernel's READ takes, keeps them)");
       }
       if (const Problem problem = InitProblem(tensor.init(), known); problem.found()) {
         return RecordError(absl::StrCat(path, ".init.", problem.field), problem.what);

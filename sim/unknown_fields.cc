@@ -158,6 +158,29 @@ bool Known(const trace::Op& op) {
     if (!Known(offset)) return false;
   }
   if (op.has_init_cond() && !Known(op.init_cond())) return false;
+  for (const trace::IntExpr& extent : op.valid_shape()) {
+    if (!Known(extent)) return false;
+  }
+  if (op.has_branch()) {
+    const trace::Op::Branch& branch = op.branch();
+    if (!Known<trace::Op::Branch>(branch) || (branch.has_cond() && !Known(branch.cond()))) {
+      return false;
+    }
+    for (const auto* arm : {&branch.then_body(), &branch.else_body()}) {
+      for (const trace::Op& inner : *arm) {
+        if (!Known(inner)) return false;
+      }
+    }
+    for (const trace::Op::Branch::Phi& phi : branch.phis()) {
+      if (!Known<trace::Op::Branch::Phi>(phi)) return false;
+    }
+    for (const trace::Op::Branch::ScalarPhi& phi : branch.scalar_phis()) {
+      if (!Known<trace::Op::Branch::ScalarPhi>(phi) || !Known(phi.then_expr()) ||
+          !Known(phi.else_expr())) {
+        return false;
+      }
+    }
+  }
   if (op.has_sync()) {
     const trace::Op::Sync& sync = op.sync();
     if (!Known<trace::Op::Sync>(sync) || (sync.has_used_cores() && !Known(sync.used_cores()))) {

@@ -148,6 +148,16 @@ trace::StreamHeader HeaderWithEveryMessageType() {
   body->mutable_init_cond()->set_constant(1);
   trace::Op* sync = program->add_ops();
   sync->mutable_sync()->mutable_used_cores()->set_constant(2);
+  // A branch with a phi, a scalar phi and an op in each arm (one with a
+  // valid shape).
+  trace::Op::Branch* branch = program->add_ops()->mutable_branch();
+  branch->mutable_cond()->set_scalar_reg(0);
+  branch->add_then_body()->add_valid_shape()->set_constant(3);
+  branch->add_else_body()->set_kind(trace::Op::READ);
+  branch->add_phis()->set_tile(0);
+  trace::Op::Branch::ScalarPhi* phi = branch->add_scalar_phis();
+  phi->mutable_then_expr()->set_constant(1);
+  phi->mutable_else_expr()->set_constant(2);
   return header;
 }
 

@@ -20,7 +20,7 @@ AiCore::AiCore(sc_core::sc_module_name name, int id, CoreKind kind, int cluster,
       wake_(calendar_.Add(this, sc_module::name())),
       phases_(id, kind, cluster,
               CoreDeps{env.config, env.functional, env.tasks, env.observer, env.failure,
-                       /*host=*/this, env.mix_board}) {
+                       /*host=*/this, env.mix_board, /*scalars=*/env.memory}) {
   if (memory_service_ != nullptr) {
     const CoreGmRates rates = CoreGmRatesOf(*env.config, kind == CoreKind::kAic);
     requester_ = memory_service_->AddRequester(

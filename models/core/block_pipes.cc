@@ -27,6 +27,7 @@ Pipe PipeOf(const CompiledKernel& kernel, const CompiledOp& op) {
     case trace::Op::CACHE_INVALID:
     case trace::Op::SYNCALL:
     case trace::Op::LOOP:
+    case trace::Op::READ:
       return Pipe::kScalar;
     default:
       return Pipe::kVector;
@@ -48,6 +49,7 @@ void DescribePipeOp(const CompiledKernel& kernel, const OpRecord& record, const 
   spec->duration = Ns(record.cost_ns);
   spec->external = false;
   spec->barrier = false;
+  spec->stalls_issue = false;
   spec->reads.clear();
   spec->writes.clear();
   spec->touches_gm = false;
@@ -71,6 +73,11 @@ void DescribePipeOp(const CompiledKernel& kernel, const OpRecord& record, const 
     case trace::Op::CACHE_INVALID:
       spec->barrier = true;
       spec->duration = Ns(config.core.dcci_ns);
+      return;
+    case trace::Op::READ:
+      // The value decides what the scalar unit issues next (a branch, a
+      // loop bound, an offset): nothing later issues until it returns.
+      spec->stalls_issue = true;
       return;
     case trace::Op::FENCE:
     case trace::Op::SYNCALL:

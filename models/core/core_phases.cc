@@ -58,6 +58,7 @@ CorePhases::CorePhases(int id, CoreKind kind, int cluster, const CoreDeps& deps)
       executor_(*deps.config) {
   events_.reserve(8);
   cache_.set_keeps_data(deps.functional);
+  executor_.set_scalar_memory(deps.scalars);
 }
 
 void CorePhases::Schedule(TimePs at, EventKind kind, uint32_t token) {

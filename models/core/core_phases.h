@@ -197,6 +197,8 @@ struct CoreDeps {
   // transfers on the host's shared memory system. Null: MIX blocks keep
   // first-order GM time.
   MixTransferBoard* mix_board = nullptr;
+  // A timing-only run's control values (pl.read): null in tests.
+  const ScalarMemory* scalars = nullptr;
 };
 
 // A core (cube or vector) with the runtime's two dispatch slots: the running

@@ -86,6 +86,9 @@ absl::Status CompiledIntExpr::Emit(const IntExpr& expr, int depth, std::vector<I
     case IntExpr::kScalarParam:
       code->push_back({Code::kParam, expr.scalar_param()});
       return absl::OkStatus();
+    case IntExpr::kScalarReg:
+      code->push_back({Code::kScalarReg, expr.scalar_reg()});
+      return absl::OkStatus();
     case IntExpr::kBinary: {
       const IntExpr::Binary& bin = expr.binary();
       Code op;
@@ -149,7 +152,8 @@ absl::Status CompiledIntExpr::Emit(const IntExpr& expr, int depth, std::vector<I
       break;
   }
   return absl::InvalidArgumentError(
-      "IntExpr has no kind set; expected constant, var, loop_var, scalar_param or binary");
+      "IntExpr has no kind set; expected constant, var, loop_var, scalar_param, scalar_reg or "
+      "binary");
 }
 
 absl::StatusOr<CompiledIntExpr> CompiledIntExpr::Compile(const IntExpr& expr) {
@@ -197,6 +201,14 @@ absl::StatusOr<int64_t> CompiledIntExpr::EvaluateCode(const IntEnv& env) const {
                                                          " parameters are bound"));
         }
         stack[top++] = env.scalar_params[in.operand];
+        continue;
+      case Code::kScalarReg:
+        if (static_cast<size_t>(in.operand) >= env.scalar_regs.size()) {
+          return absl::InvalidArgumentError(absl::StrCat("IntExpr reads scalar_reg ", in.operand,
+                                                         " but only ", env.scalar_regs.size(),
+                                                         " registers are bound"));
+        }
+        stack[top++] = env.scalar_regs[in.operand];
         continue;
       default:
         break;
@@ -293,6 +305,13 @@ absl::Status ValidateNode(const IntExpr& expr, const trace::KernelProgram& progr
       }
       return absl::OkStatus();
     }
+    case IntExpr::kScalarReg:
+      if (expr.scalar_reg() >= program.scalar_count()) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "IntExpr reads scalar_reg ", expr.scalar_reg(), " but the program has ",
+            program.scalar_count(), " (KernelProgram.scalar_count); use a register below that"));
+      }
+      return absl::OkStatus();
     case IntExpr::kBinary:
       if (absl::Status s = ValidateNode(expr.binary().lhs(), program, loops); !s.ok()) return s;
       return ValidateNode(expr.binary().rhs(), program, loops);

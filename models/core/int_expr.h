@@ -18,6 +18,7 @@ struct IntEnv {
   int64_t subblock_idx = 0;
   absl::Span<const int64_t> loop_vars;      // indexed by Op.Loop.var
   absl::Span<const int64_t> scalar_params;  // indexed by KernelParam index
+  absl::Span<const int64_t> scalar_regs;    // indexed by IntExpr.scalar_reg
 };
 
 // An IntExpr flattened into postfix code for a small fixed-size stack, so that
@@ -55,6 +56,7 @@ class CompiledIntExpr {
     kSubblockIdx,
     kLoopVar,
     kParam,
+    kScalarReg,
     kAdd,
     kSub,
     kMul,
@@ -84,9 +86,10 @@ class CompiledIntExpr {
 };
 
 // Checks that every loop_var an expression reads is one of
-// `enclosing_loop_vars` and every scalar_param is a SCALAR parameter of
-// `program` with an integer (or unspecified) dtype. Messages say which index
-// was wrong and what the program offers.
+// `enclosing_loop_vars`, every scalar_param is a SCALAR parameter of
+// `program` with an integer (or unspecified) dtype and every scalar_reg is
+// below program.scalar_count. Messages say which index was wrong and what
+// the program offers.
 absl::Status ValidateIntExpr(const trace::IntExpr& expr, const trace::KernelProgram& program,
                              absl::Span<const uint32_t> enclosing_loop_vars);
 

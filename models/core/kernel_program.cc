@@ -20,6 +20,7 @@ using trace::Op;
 // protects the simulator from absurd declarations.
 constexpr int64_t kMaxTileBytes = 16ll << 20;
 constexpr uint32_t kMaxLoopVar = 1024;
+constexpr uint32_t kMaxScalarRegs = 1024;
 
 std::string ShapeString(const CompiledTile& t) {
   if (t.rank == 1) return absl::StrCat("[", t.cols, "]");
@@ -56,6 +57,12 @@ class Compiler {
     writer_op_.assign(out_->tiles.size(), -1);
     carry_loop_.assign(out_->tiles.size(), -1);
     carry_has_init_.assign(out_->tiles.size(), false);
+    phi_if_.assign(out_->tiles.size(), -1);
+    out_->scalar_count = program.scalar_count();
+    if (program.scalar_count() > kMaxScalarRegs) {
+      return KernelError(absl::StrCat("scalar_count is ", program.scalar_count(),
+                                      "; expected at most ", kMaxScalarRegs));
+    }
     if (absl::Status s = CompileOps(program.ops()); !s.ok()) return s;
     out_->split = program.split();
     out_->slot_num = program.slot_num() == 0 ? 2 : program.slot_num();
@@ -168,8 +175,14 @@ class Compiler {
     return absl::OkStatus();
   }
 
-  // A carried tile is the loop's: no op writes it.
+  // A carried tile is the loop's, a phi its IF's: no op writes it.
   absl::Status CheckNotCarried(const CompiledOp& op, uint32_t dst) const {
+    if (const int32_t branch = phi_if_[dst]; branch >= 0) {
+      return OpError(op, absl::StrCat("dst is tile ", dst, " ('", out_->tiles[dst].name,
+                                      "'), a phi of ", out_->ops[branch].label,
+                                      "; only its IF writes a phi: write the arm's value to "
+                                      "another tile and make that the phi's then/else value"));
+    }
     const int32_t loop = carry_loop_[dst];
     if (loop < 0) return absl::OkStatus();
     return OpError(op, absl::StrCat("dst is tile ", dst, " ('", out_->tiles[dst].name, "'), which ",
@@ -833,6 +846,23 @@ class Compiler {
       if (kind != Op::CAST) return OpError(*op, "sets cast_mode, which only CAST reads; clear it");
       op->cast_mode = proto.cast_mode();
     }
+    if (proto.has_branch() && kind != Op::IF) {
+      return OpError(*op, "sets branch, which only IF reads; clear it");
+    }
+    if (proto.scalar_reg() != 0 && kind != Op::READ) {
+      return OpError(*op, "sets scalar_reg, which only READ reads; clear it");
+    }
+    if (proto.valid_shape_size() > 0 && kind != Op::LOAD) {
+      return OpError(*op, "sets valid_shape, which only LOAD reads; clear it");
+    }
+    if (proto.pad() != Op::PAD_VALUE_UNSPECIFIED) {
+      if (!Op::PadValue_IsValid(proto.pad())) {
+        return OpError(
+            *op, absl::StrCat("pad is ", proto.pad(), "; expected PAD_ZERO, PAD_MAX or PAD_MIN"));
+      }
+      if (kind != Op::FILLPAD) return OpError(*op, "sets pad, which only FILLPAD reads; clear it");
+      op->pad = proto.pad();
+    }
     return absl::OkStatus();
   }
 
@@ -878,7 +908,10 @@ class Compiler {
       case Op::ASSEMBLE:
       case Op::RESHAPE:
       case Op::TRANSPOSE_VIEW:
+      case Op::FILLPAD:
         break;
+      case Op::IF:
+      case Op::READ:
       case Op::LOOP:
       case Op::SYNCALL:
       case Op::FENCE:
@@ -886,8 +919,7 @@ class Compiler {
         writes_dst = false;
         break;
       default:
-        return OpError(op,
-                       "unknown op kind; expected one of the Op.Kind values LOAD..TRANSPOSE_VIEW");
+        return OpError(op, "unknown op kind; expected one of the Op.Kind values LOAD..FILLPAD");
     }
     if (proto.kind() == Op::STORE) writes_dst = false;
     if (absl::Status s = CompileModifiers(&op, proto); !s.ok()) return s;
@@ -905,6 +937,7 @@ class Compiler {
           break;
         }
         status = CompileTensorAccess(&op, proto, out_->tiles[op.dst]);
+        if (status.ok()) status = CompileValidShape(&op, proto);
         op.engine =
             IsCubeSpace(out_->tiles[op.dst].space) ? EngineKind::kCube : EngineKind::kVector;
         break;
@@ -1035,6 +1068,17 @@ class Compiler {
       case Op::LOOP:
         status = CompileLoop(&op, index, proto);
         break;
+      case Op::IF:
+        status = CompileIf(&op, index, proto);
+        break;
+      case Op::READ:
+        status = CompileRead(&op, proto);
+        break;
+      case Op::FILLPAD:
+        op.engine = EngineKind::kVector;
+        if (status = ReadSources(&op, proto, 1); !status.ok()) break;
+        status = CheckSameAsDst(op, out_->tiles[op.src0]);
+        break;
       case Op::SYNCALL:
         status = CompileSync(&op, proto);
         break;
@@ -1058,8 +1102,168 @@ class Compiler {
       out_->ops[index].body_end = static_cast<int32_t>(out_->ops.size());
       return CompileCarriesAfterBody(out_->ops[index], proto.loop());
     }
+    if (proto.kind() == Op::IF) {
+      out_->ops[index] = std::move(op);
+      return CompileArms(index, proto.branch());
+    }
     op.body_end = static_cast<int32_t>(index + 1);
     out_->ops[index] = std::move(op);
+    return absl::OkStatus();
+  }
+
+  // An IF before its arms: the condition, the scalar phis and the phi tiles
+  // (each new, the IF's alone, of its values' shape, dtype and space).
+  absl::Status CompileIf(CompiledOp* op, size_t index, const Op& proto) {
+    if (!proto.has_branch()) return OpError(*op, "IF has no branch (cond and arms)");
+    const Op::Branch& branch = proto.branch();
+    if (!branch.has_cond()) return OpError(*op, "IF has no branch.cond");
+    absl::StatusOr<CompiledIntExpr> cond = CompileExpr(*op, "branch.cond", branch.cond());
+    if (!cond.ok()) return cond.status();
+    op->cond = *std::move(cond);
+    for (int j = 0; j < branch.scalar_phis_size(); ++j) {
+      const Op::Branch::ScalarPhi& phi = branch.scalar_phis(j);
+      const std::string what = absl::StrCat("scalar_phis[", j, "]");
+      if (phi.reg() >= out_->scalar_count) {
+        return OpError(*op, absl::StrCat(what, ".reg is ", phi.reg(), " but the program has ",
+                                         out_->scalar_count, " scalar registers"));
+      }
+      CompiledScalarPhi compiled;
+      compiled.reg = static_cast<int32_t>(phi.reg());
+      absl::StatusOr<CompiledIntExpr> then_expr =
+          CompileExpr(*op, what + ".then_expr", phi.then_expr());
+      if (!then_expr.ok()) return then_expr.status();
+      absl::StatusOr<CompiledIntExpr> else_expr =
+          CompileExpr(*op, what + ".else_expr", phi.else_expr());
+      if (!else_expr.ok()) return else_expr.status();
+      compiled.then_expr = *std::move(then_expr);
+      compiled.else_expr = *std::move(else_expr);
+      op->scalar_phis.push_back(std::move(compiled));
+    }
+    if (branch.phis_size() > 0 && kernel_.core_type() == trace::MIX) {
+      return OpError(*op,
+                     "a MIX kernel's IF rebinds tiles (phis); the MIX pipeline follows tiles "
+                     "only through loops: compute the value on both paths, or split the kernel");
+    }
+    for (int j = 0; j < branch.phis_size(); ++j) {
+      const Op::Branch::Phi& phi = branch.phis(j);
+      const std::string what = absl::StrCat("phis[", j, "]", phi.name().empty() ? "" : " ('",
+                                            phi.name(), phi.name().empty() ? "" : "')");
+      if (absl::Status s = CheckTileIndex(*op, what + ".tile", phi.tile()); !s.ok()) return s;
+      if (absl::Status s = CheckTileIndex(*op, what + ".then_value", phi.then_value()); !s.ok()) {
+        return s;
+      }
+      if (absl::Status s = CheckTileIndex(*op, what + ".else_value", phi.else_value()); !s.ok()) {
+        return s;
+      }
+      const int32_t tile = static_cast<int32_t>(phi.tile());
+      if (writer_op_[tile] >= 0 || carry_loop_[tile] >= 0 || phi_if_[tile] >= 0 ||
+          tile == static_cast<int32_t>(phi.then_value()) ||
+          tile == static_cast<int32_t>(phi.else_value())) {
+        return OpError(*op,
+                       absl::StrCat(what, ".tile is tile ", tile, " ('", out_->tiles[tile].name,
+                                    "'), which something else writes; a phi is a tile of "
+                                    "its own that only its IF writes"));
+      }
+      for (const char* role : {"then_value", "else_value"}) {
+        const int32_t value = static_cast<int32_t>(
+            std::string(role) == "then_value" ? phi.then_value() : phi.else_value());
+        if (absl::Status s = CheckCarryTile(*op, what, role, value, tile); !s.ok()) return s;
+      }
+      phi_if_[tile] = static_cast<int32_t>(index);
+      op->phis.push_back(
+          {tile, static_cast<int32_t>(phi.then_value()), static_cast<int32_t>(phi.else_value())});
+    }
+    return absl::OkStatus();
+  }
+
+  // The arms: a tile is written after the IF when both arms (or what came
+  // before) wrote it; each phi's value must exist at its arm's end.
+  absl::Status CompileArms(size_t index, const Op::Branch& branch) {
+    const std::vector<bool> before = written_;
+    if (absl::Status s = CompileOps(branch.then_body()); !s.ok()) return s;
+    out_->ops[index].then_end = static_cast<int32_t>(out_->ops.size());
+    const std::vector<bool> after_then = written_;
+    written_ = before;
+    if (absl::Status s = CompileOps(branch.else_body()); !s.ok()) return s;
+    CompiledOp& op = out_->ops[index];
+    op.body_end = static_cast<int32_t>(out_->ops.size());
+    for (const CompiledPhi& phi : op.phis) {
+      const bool then_ok = after_then[phi.then_value], else_ok = written_[phi.else_value];
+      if (!then_ok || !else_ok) {
+        const int32_t value = then_ok ? phi.else_value : phi.then_value;
+        return OpError(
+            op, absl::StrCat("the phi '", out_->tiles[phi.tile].name, "' takes tile ", value, " ('",
+                             out_->tiles[value].name, "') from its ", then_ok ? "else" : "then",
+                             " arm, which nothing writes by that arm's end"));
+      }
+    }
+    for (size_t t = 0; t < written_.size(); ++t) written_[t] = written_[t] && after_then[t];
+    for (const CompiledPhi& phi : op.phis) written_[phi.tile] = true;
+    return absl::OkStatus();
+  }
+
+  // READ: an integer element of a tensor param into a scalar register.
+  absl::Status CompileRead(CompiledOp* op, const Op& proto) {
+    if (proto.srcs_size() != 0) return OpError(*op, "READ takes no source tiles");
+    if (proto.scalar_reg() >= out_->scalar_count) {
+      return OpError(
+          *op, absl::StrCat("scalar_reg is ", proto.scalar_reg(), " but the program has ",
+                            out_->scalar_count, " scalar registers (KernelProgram.scalar_count)"));
+    }
+    if (proto.param() >= out_->params.size() ||
+        out_->params[proto.param()].kind != trace::KernelParam::TENSOR) {
+      return OpError(*op, absl::StrCat("param ", proto.param(),
+                                       " is not a TENSOR parameter; READ reads a tensor element"));
+    }
+    const CompiledParam& param = out_->params[proto.param()];
+    if (param.dtype != trace::DTYPE_UNSPECIFIED && IsFloat(param.dtype)) {
+      return OpError(*op, absl::StrCat("reads tensor param '", param.name, "' of dtype ",
+                                       DTypeName(param.dtype),
+                                       "; a scalar register holds an integer: read an integer "
+                                       "tensor"));
+    }
+    op->param = static_cast<int32_t>(proto.param());
+    op->scalar_reg = static_cast<int32_t>(proto.scalar_reg());
+    if (proto.offsets_size() < 1 || proto.offsets_size() > kMaxViewRank) {
+      return OpError(*op, absl::StrCat("has ", proto.offsets_size(),
+                                       " offsets; give one index per dimension of the tensor "
+                                       "view, or one row-major index (1..",
+                                       kMaxViewRank, ")"));
+    }
+    for (int i = 0; i < proto.offsets_size(); ++i) {
+      absl::StatusOr<CompiledIntExpr> e =
+          CompileExpr(*op, absl::StrCat("offsets[", i, "]"), proto.offsets(i));
+      if (!e.ok()) return e.status();
+      op->offsets.push_back(*std::move(e));
+    }
+    op->elements = 1;
+    return absl::OkStatus();
+  }
+
+  // LOAD's valid region: one extent per tile dim, each checked per instance.
+  absl::Status CompileValidShape(CompiledOp* op, const Op& proto) {
+    if (proto.valid_shape_size() == 0) return absl::OkStatus();
+    const CompiledTile& tile = out_->tiles[op->dst];
+    if (proto.valid_shape_size() != tile.rank) {
+      return OpError(*op, absl::StrCat("valid_shape has ", proto.valid_shape_size(),
+                                       " extents but tile '", tile.name, "' is ", ShapeString(tile),
+                                       "; give one per tile dimension"));
+    }
+    const int64_t dims[2] = {tile.rank == 1 ? tile.cols : tile.rows, tile.cols};
+    for (int i = 0; i < proto.valid_shape_size(); ++i) {
+      absl::StatusOr<CompiledIntExpr> e =
+          CompileExpr(*op, absl::StrCat("valid_shape[", i, "]"), proto.valid_shape(i));
+      if (!e.ok()) return e.status();
+      if (e->is_constant()) {
+        const int64_t v = *e->Evaluate(IntEnv{});
+        if (v < 0 || v > dims[i]) {
+          return OpError(*op, absl::StrCat("valid_shape[", i, "] is ", v, " but tile '", tile.name,
+                                           "' is ", ShapeString(tile), "; expected 0..", dims[i]));
+        }
+      }
+      op->valid_shape.push_back(*std::move(e));
+    }
+    out_->uses_valid_shapes = true;
     return absl::OkStatus();
   }
 
@@ -1082,6 +1286,7 @@ class Compiler {
   std::vector<int32_t> writer_op_;   // per tile: the first op that writes it, -1 if none
   std::vector<int32_t> carry_loop_;  // per tile: the loop op carrying it, -1 if none
   std::vector<bool> carry_has_init_;
+  std::vector<int32_t> phi_if_;  // per tile: the IF op whose phi it is, -1 if none
   std::vector<bool> loop_var_used_;
   std::vector<uint32_t> loop_stack_;
 };
@@ -1166,6 +1371,19 @@ absl::Status AssignTileBuffers(const trace::KernelProgram& program, CompiledKern
     }
     if (op.kind == trace::Op::RESHAPE || op.kind == trace::Op::TRANSPOSE_VIEW) {
       join(op.dst, op.src0);
+    }
+    // A phi and its arms' values are one buffer: taking a value is a rename.
+    for (const CompiledPhi& phi : op.phis) {
+      for (int32_t t : {phi.tile, phi.then_value, phi.else_value}) {
+        if (kernel->tiles[t].has_slot) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              op.label, ": phi tile ", t, " ('", kernel->tiles[t].name,
+              "') has a runtime slot (TileDecl.slot); a phi is one buffer, so give it a literal "
+              "slot or none"));
+        }
+      }
+      join(phi.tile, phi.then_value);
+      join(phi.tile, phi.else_value);
     }
   }
   kernel->tile_buffers.resize(kernel->tiles.size());

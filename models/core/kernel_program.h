@@ -58,7 +58,22 @@ struct CompiledCarry {
   bool next_is_carried = false;
 };
 
-// One op in program pre-order; a LOOP's body follows it up to `body_end`.
+// A tile an IF's arms rebind (trace::Op::Branch::Phi): after the arm taken,
+// `tile` holds that arm's value. One buffer, so the choice costs nothing.
+struct CompiledPhi {
+  int32_t tile = -1;
+  int32_t then_value = -1;
+  int32_t else_value = -1;
+};
+
+// A scalar register an IF's arms set (trace::Op::Branch::ScalarPhi).
+struct CompiledScalarPhi {
+  int32_t reg = -1;
+  CompiledIntExpr then_expr, else_expr;
+};
+
+// One op in program pre-order; a LOOP's body follows it up to `body_end`, an
+// IF's then arm up to `then_end` and its else arm from there to `body_end`.
 struct CompiledOp {
   trace::Op::Kind kind = trace::Op::KIND_UNSPECIFIED;
   EngineKind engine = EngineKind::kVector;
@@ -98,6 +113,19 @@ struct CompiledOp {
   CompiledIntExpr start, stop, step;
   int32_t body_end = 0;
   std::vector<CompiledCarry> carries;  // copied all at once, at no cost
+  // IF: nonzero `cond` runs the then arm; the phis take the arm's values.
+  CompiledIntExpr cond;
+  int32_t then_end = 0;
+  std::vector<CompiledPhi> phis;
+  std::vector<CompiledScalarPhi> scalar_phis;
+  // READ: the scalar register it sets (the element at `offsets` of `param`:
+  // one index per view dim, or one row-major index).
+  int32_t scalar_reg = -1;
+  // LOAD: its valid region (rows, cols), when pl.load(valid_shape=) gave
+  // one; empty = the whole tile.
+  std::vector<CompiledIntExpr> valid_shape;
+  // FILLPAD: what the padding becomes.
+  trace::Op::PadValue pad = trace::Op::PAD_ZERO;
   // Elements the op processes (tile elements; the input's for reductions;
   // m*n for MATMUL; the source's for ASSEMBLE) and the GM bytes a LOAD/STORE
   // moves. ASSEMBLE's `offsets` place srcs[1] in dst (row, column).
@@ -127,9 +155,11 @@ struct CompiledKernel {
   trace::CostSummary cost;
   std::vector<CompiledParam> params;
   std::vector<CompiledTile> tiles;
-  std::vector<CompiledOp> ops;  // pre-order, LOOP bodies inline
-  uint32_t loop_var_count = 0;  // 1 + the highest loop var index used
-  int64_t max_tile_bytes = 0;   // largest tile, for staging buffers
+  std::vector<CompiledOp> ops;     // pre-order, LOOP bodies inline
+  uint32_t loop_var_count = 0;     // 1 + the highest loop var index used
+  uint32_t scalar_count = 0;       // KernelProgram.scalar_count
+  bool uses_valid_shapes = false;  // some LOAD has a valid_shape
+  int64_t max_tile_bytes = 0;      // largest tile, for staging buffers
   trace::SplitMode split = trace::SPLIT_NONE;
   uint32_t slot_num = 2;
   // The on-chip buffer each tile lives in (per tile index): its

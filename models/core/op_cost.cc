@@ -119,7 +119,7 @@ VectorClass VectorClassOf(trace::Op::Kind kind, bool has_scalar) {
     case trace::Op::COL_MAX:
     case trace::Op::COL_MIN:
       return VectorClass::kBinary;
-    default:  // CAST, NEG, RSQRT, RECIP, FULL, EXPAND, CONCAT, ASSEMBLE
+    default:  // CAST, NEG, RSQRT, RECIP, FULL, EXPAND, CONCAT, ASSEMBLE, FILLPAD
       return VectorClass::kUnary;
   }
 }
@@ -254,6 +254,7 @@ double OpCostNs(const CompiledOp& op, const CompiledKernel& kernel, const ChipCo
     case trace::Op::FULL:
     case trace::Op::EXPAND:
     case trace::Op::CONCAT:
+    case trace::Op::FILLPAD:  // rewrites the whole tile, as a one-input op
       return VectorOpNs(VectorClassOf(op.kind, op.has_scalar),
                         kernel.tiles[op.src0 >= 0 ? op.src0 : op.dst].dtype, op.elements, config);
     case trace::Op::COL_SUM:
@@ -262,7 +263,12 @@ double OpCostNs(const CompiledOp& op, const CompiledKernel& kernel, const ChipCo
       return ColumnReduceNs(kernel.tiles[op.src0], config);
     case trace::Op::ASSEMBLE:
       return AssembleNs(kernel.tiles[op.src1], kernel.tiles[op.dst], config);
-    default:  // views (RESHAPE, TRANSPOSE_VIEW), CREATE and the chip's ops
+    case trace::Op::READ:
+      // A scalar load from GM: the scalar unit waits out the access's
+      // latency before the value can decide anything (BlockPipes stalls
+      // issue on it).
+      return config.core.gm_latency_ns;
+    default:  // views (RESHAPE, TRANSPOSE_VIEW), CREATE, IF and the chip's ops
       return 0;
   }
 }

@@ -117,7 +117,8 @@ uint32_t PipeScheduler::Add(const PipeOpSpec& spec) {
     gm_ops_.push_back({id, spec.gm, spec.gm_write});
     gm_pending_.push_back(id);
   }
-  if (spec.barrier) barriers_pending_.push_back(id);
+  op.blocks_later = spec.barrier || spec.stalls_issue;
+  if (op.blocks_later) barriers_pending_.push_back(id);
   ops_.push_back(op);
   pipes_[static_cast<int>(spec.pipe)].queue.push_back(id);
   return id;
@@ -199,7 +200,7 @@ void PipeScheduler::Finish(uint32_t id, TimePs at) {
   if (--pipe.running == 0) pipe.busy += at - pipe.busy_since;
   ++completed_;
   if (op.gm >= 0) gm_pending_.erase(std::find(gm_pending_.begin(), gm_pending_.end(), id));
-  if (op.barrier) barriers_pending_.erase(barriers_pending_.begin());
+  if (op.blocks_later) barriers_pending_.erase(barriers_pending_.begin());
   if (completed_ == ops_.size()) end_time_ = at;
 }
 

@@ -77,6 +77,9 @@ struct PipeOpSpec {
   bool external = false;
   // Waits for every earlier op; every later op waits for it.
   bool barrier = false;
+  // Every later op waits for it (a scalar load whose value the next
+  // instructions need); it waits only for what its own operands need.
+  bool stalls_issue = false;
   // Buffer ids (the caller's: one per on-chip allocation).
   std::vector<uint32_t> reads;
   std::vector<uint32_t> writes;
@@ -137,6 +140,7 @@ class PipeScheduler {
     Pipe pipe;
     bool external;
     bool barrier;
+    bool blocks_later;  // a barrier or a stalls_issue op: later ops wait for it
     State state;
     TimePs duration;
     PipeOpTiming timing;

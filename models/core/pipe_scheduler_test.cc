@@ -262,6 +262,33 @@ TEST(PipeSchedulerTest, BarrierWaitsForEverythingBeforeAndHoldsEverythingAfter) 
   EXPECT_EQ(Span(pipes, after), Interval(1400, 1450));
 }
 
+TEST(PipeSchedulerTest, AStallingScalarLoadHoldsLaterOpsButNotEarlierOnes) {
+  // A READ (scalar load, 122 ns) after a long vector op: it does not wait
+  // for that op (it reads nothing the op writes), but the vector op after it
+  // issues only once its value is back, although the two touch nothing in
+  // common.
+  PipeScheduler pipes;
+  const uint32_t before = pipes.Add(Compute(Pipe::kVector, 500, {}, {0}));  // 0-500
+  PipeOpSpec read = Compute(Pipe::kScalar, 122, {}, {});
+  read.stalls_issue = true;
+  const uint32_t load = pipes.Add(read);                                   // 0-122
+  const uint32_t after = pipes.Add(Compute(Pipe::kMte2, 10, {}, {1}));     // 122-132
+  const uint32_t vector = pipes.Add(Compute(Pipe::kVector, 20, {}, {2}));  // 500-520
+  Drive(&pipes, 0, [](uint32_t) { return 0; });
+  EXPECT_EQ(Span(pipes, before), Interval(0, 500));
+  EXPECT_EQ(Span(pipes, load), Interval(0, 122));
+  EXPECT_EQ(Span(pipes, after), Interval(122, 132));
+  EXPECT_EQ(Span(pipes, vector), Interval(500, 520));
+  // Without the stall the MTE2 op would not wait at all.
+  pipes.Clear();
+  read.stalls_issue = false;
+  pipes.Add(Compute(Pipe::kVector, 500, {}, {0}));
+  pipes.Add(read);
+  const uint32_t free = pipes.Add(Compute(Pipe::kMte2, 10, {}, {1}));
+  Drive(&pipes, 0, [](uint32_t) { return 0; });
+  EXPECT_EQ(Span(pipes, free), Interval(0, 10));
+}
+
 TEST(PipeSchedulerTest, ZeroTimeOpsAndEmptyBlocksEndAtOnce) {
   PipeScheduler pipes;
   pipes.Start(42);

@@ -206,6 +206,39 @@ double RoundHalfFormat(double x, trace::Op::CastMode mode, uint16_t (*encode)(fl
 
 }  // namespace
 
+double PadValueOf(trace::Op::PadValue pad, trace::DType dtype) {
+  if (pad != trace::Op::PAD_MAX && pad != trace::Op::PAD_MIN) return 0;
+  const bool max = pad == trace::Op::PAD_MAX;
+  switch (dtype) {
+    case trace::FP32:
+      return max ? std::numeric_limits<float>::max() : std::numeric_limits<float>::lowest();
+    case trace::FP16:
+      return max ? 65504.0 : -65504.0;
+    case trace::BF16:  // 0x7f7f: the largest finite BF16
+      return max ? 3.3895313892515355e38 : -3.3895313892515355e38;
+    case trace::INT8:
+      return max ? 127 : -128;
+    case trace::INT16:
+      return max ? 32767 : -32768;
+    case trace::INT32:
+      return max ? 2147483647.0 : -2147483648.0;
+    case trace::INT64:
+      return max ? 9223372036854775807.0 : -9223372036854775808.0;
+    case trace::UINT8:
+      return max ? 255 : 0;
+    case trace::UINT16:
+      return max ? 65535 : 0;
+    case trace::UINT32:
+      return max ? 4294967295.0 : 0;
+    case trace::UINT64:
+      return max ? 18446744073709551615.0 : 0;
+    case trace::BOOL:
+      return max ? 1 : 0;
+    default:
+      return 0;
+  }
+}
+
 double CastElement(double x, trace::DType to, trace::Op::CastMode mode) {
   switch (to) {
     case trace::FP32:

@@ -2,6 +2,7 @@
 
 #include <Eigen/Core>
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <string>
 #include <type_traits>
@@ -201,7 +202,12 @@ absl::Status TileExecutor::StopAtTransfer(const CompiledOp& op, int32_t pc) {
   if (op.kind != trace::Op::FENCE) {
     const CompiledKernel& kernel = *kernel_;
     const bool write = op.kind == trace::Op::STORE;
-    const CompiledTile& tile = kernel.tiles[write ? op.src0 : op.dst];
+    CompiledTile tile;
+    if (write) {
+      tile = StoreRegion(op);
+    } else {
+      if (absl::Status s = LoadRegion(op, BlockEnv(), &tile); !s.ok()) return s;
+    }
     Window w;
     if (absl::Status s = ResolveWindow(kernel, op, tile, args_, block_, &w); !s.ok()) return s;
     const uint64_t esize = DTypeSize(tile.dtype);
@@ -295,6 +301,13 @@ absl::Status TileExecutor::Prepare(const CompiledKernel& kernel, absl::Span<cons
     }
   }
   loop_values_.assign(kernel.loop_var_count, 0);
+  scalar_regs_.assign(kernel.scalar_count, 0);
+  if (kernel.uses_valid_shapes) {
+    valid_.resize(kernel.tiles.size());
+    for (size_t i = 0; i < kernel.tiles.size(); ++i) {
+      valid_[i] = {kernel.tiles[i].rows, kernel.tiles[i].cols};
+    }
+  }
   if (functional) {
     if (tiles_.size() < kernel.tiles.size()) tiles_.resize(kernel.tiles.size());
     for (size_t i = 0; i < kernel.tiles.size(); ++i) {
@@ -320,19 +333,23 @@ absl::Status TileExecutor::RunProgram() {
   const bool functional = functional_;
   GmPort* gm = gm_;
   ExecutionProfile* profile = profile_;
-  IntEnv env;
-  env.block_idx = block.block_idx;
-  env.block_num = block.block_num;
-  env.subblock_idx = block.subblock_idx;
-  env.loop_vars = loop_values_;
-  env.scalar_params = param_ints_;
+  const IntEnv env = BlockEnv();
   const int32_t end = static_cast<int32_t>(kernel.ops.size());
   int32_t pc = pc_;
   while (true) {
     // Close loop bodies that just ran to their end: iterate again or leave.
-    while (!frames_.empty() && pc == kernel.ops[frames_.back().op].body_end) {
+    while (!frames_.empty()) {
       LoopFrame& f = frames_.back();
       const CompiledOp& loop = kernel.ops[f.op];
+      if (f.kind != FrameKind::kLoop) {
+        const bool then_arm = f.kind == FrameKind::kThen;
+        if (pc != (then_arm ? loop.then_end : loop.body_end)) break;
+        frames_.pop_back();
+        if (absl::Status s = CloseArm(loop, then_arm, env); !s.ok()) return s;
+        pc = loop.body_end;
+        continue;
+      }
+      if (pc != loop.body_end) break;
       if (!loop.carries.empty()) {
         if (absl::Status s = CopyCarries(loop, f.op, CarryCopy::kNext); !s.ok()) return s;
       }
@@ -377,6 +394,22 @@ absl::Status TileExecutor::RunProgram() {
       continue;
     }
 
+    if (op.kind == Op::IF) {
+      // A branch on the scalar unit: no pipe time of its own, but it counts
+      // toward the block's instance limit (a loop of empty IFs still ends).
+      if (profile->records.size() + ++unrecorded_copies_ >= kMaxOpInstancesPerBlock) {
+        return absl::ResourceExhaustedError(absl::StrCat(
+            op.label, ": the block has executed ", kMaxOpInstancesPerBlock,
+            " op instances; check the loop bounds (runaway loop?) or split the kernel"));
+      }
+      absl::StatusOr<int64_t> cond = op.cond.Evaluate(env);
+      if (!cond.ok()) return WithLabel(op, "cond: ", cond.status());
+      const bool then_arm = *cond != 0;
+      frames_.push_back({pc, 0, 0, 0, then_arm ? FrameKind::kThen : FrameKind::kElse});
+      pc = then_arm ? pc + 1 : op.then_end;
+      continue;
+    }
+
     if (stop_at_transfers_ &&
         (op.kind == Op::LOAD || op.kind == Op::STORE || op.kind == Op::FENCE)) {
       if (!resuming_transfer_) return StopAtTransfer(op, pc);
@@ -393,35 +426,72 @@ absl::Status TileExecutor::RunProgram() {
       case Op::LOAD: {
         Window w;
         const CompiledTile& tile = kernel.tiles[op.dst];
-        if (absl::Status s = ResolveWindow(kernel, op, tile, args, block, &w); !s.ok()) return s;
+        CompiledTile region;
+        if (absl::Status s = LoadRegion(op, env, &region); !s.ok()) return s;
+        const bool part = region.elements() != tile.elements();
+        if (absl::Status s = ResolveWindow(kernel, op, region, args, block, &w); !s.ok()) return s;
         if (gm != nullptr) {
           gm->BeginTransfer();
           if (functional) {
-            Load(tile, op.dst, w, gm);
+            if (part) {
+              LoadPart(tile, op.dst, region, w, gm);
+            } else {
+              Load(tile, op.dst, w, gm);
+            }
           } else {
-            Touch(tile, w, /*write=*/false, /*atomic=*/false, gm);
+            Touch(region, w, /*write=*/false, /*atomic=*/false, gm);
           }
           gm->EndTransfer();
         }
-        rec.gm_bytes_read = op.gm_bytes;
+        if (part) {
+          rec.gm_bytes_read = region.elements() * static_cast<int64_t>(DTypeSize(tile.dtype));
+          rec.cost_ns = GmTransferNs(rec.gm_bytes_read, GmPathOf(op, kernel), config_);
+        } else {
+          rec.gm_bytes_read = op.gm_bytes;
+        }
+        if (kernel.uses_valid_shapes) valid_[op.dst] = {region.rows, region.cols};
         break;
       }
       case Op::STORE: {
         Window w;
         const CompiledTile& tile = kernel.tiles[op.src0];
-        if (absl::Status s = ResolveWindow(kernel, op, tile, args, block, &w); !s.ok()) return s;
+        const CompiledTile region = StoreRegion(op);
+        const bool part = region.elements() != tile.elements();
+        if (absl::Status s = ResolveWindow(kernel, op, region, args, block, &w); !s.ok()) return s;
         if (gm != nullptr) {
           gm->BeginTransfer();
           if (functional) {
-            Store(tile, op.src0, w, op.atomic_add, gm);
+            if (part) {
+              StorePart(tile, op.src0, region, w, op.atomic_add, gm);
+            } else {
+              Store(tile, op.src0, w, op.atomic_add, gm);
+            }
           } else {
-            Touch(tile, w, /*write=*/true, op.atomic_add, gm);
+            Touch(region, w, /*write=*/true, op.atomic_add, gm);
           }
           gm->EndTransfer();
         }
-        rec.gm_bytes_written = op.gm_bytes;
+        if (!functional && scalar_memory_ != nullptr) {
+          // No values in a timing-only run: what it writes is unknown.
+          const uint64_t esize = DTypeSize(tile.dtype);
+          const uint64_t last = static_cast<uint64_t>((region.rows - 1) * w.row_stride +
+                                                      (region.cols - 1) * w.col_stride);
+          scalar_memory_->NoteDeviceWrite(w.addr, (last + 1) * esize);
+        }
+        if (part) {
+          rec.gm_bytes_written = region.elements() * static_cast<int64_t>(DTypeSize(tile.dtype));
+          rec.cost_ns = GmTransferNs(rec.gm_bytes_written, GmPathOf(op, kernel), config_);
+        } else {
+          rec.gm_bytes_written = op.gm_bytes;
+        }
         break;
       }
+      case Op::READ:
+        if (absl::Status s = ReadScalar(op, env); !s.ok()) return s;
+        break;
+      case Op::FILLPAD:
+        if (functional) FillPad(kernel, op);
+        break;
       case Op::CACHE_INVALID:
         if (hooks_ != nullptr) {
           if (op.whole_cache) {
@@ -487,10 +557,240 @@ absl::Status TileExecutor::RunProgram() {
           absl::StrCat(op.label, ": the block has executed ", kMaxOpInstancesPerBlock,
                        " op instances; check the loop bounds (runaway loop?) or split the kernel"));
     }
+    if (kernel.uses_valid_shapes && op.kind != Op::LOAD) NoteValid(op);
     profile->Add(rec);
     ++pc;
   }
   return absl::OkStatus();
+}
+
+IntEnv TileExecutor::BlockEnv() const {
+  IntEnv env;
+  env.block_idx = block_.block_idx;
+  env.block_num = block_.block_num;
+  env.subblock_idx = block_.subblock_idx;
+  env.loop_vars = loop_values_;
+  env.scalar_params = param_ints_;
+  env.scalar_regs = scalar_regs_;
+  return env;
+}
+
+absl::Status TileExecutor::CloseArm(const CompiledOp& branch, bool then_arm, const IntEnv& env) {
+  const CompiledKernel& kernel = *kernel_;
+  for (const CompiledPhi& phi : branch.phis) {
+    const int32_t value = then_arm ? phi.then_value : phi.else_value;
+    if (functional_) CopyTile(kernel, phi.tile, value);
+    if (kernel.uses_valid_shapes) valid_[phi.tile] = valid_[value];
+  }
+  // All scalar phis read the registers as the arm left them.
+  int64_t values[16];
+  const size_t n = branch.scalar_phis.size();
+  std::vector<int64_t> many;
+  int64_t* out = values;
+  if (n > 16) {
+    many.resize(n);
+    out = many.data();
+  }
+  for (size_t j = 0; j < n; ++j) {
+    const CompiledScalarPhi& phi = branch.scalar_phis[j];
+    absl::StatusOr<int64_t> v = (then_arm ? phi.then_expr : phi.else_expr).Evaluate(env);
+    if (!v.ok()) return WithLabel(branch, absl::StrCat("scalar_phis[", j, "]: "), v.status());
+    out[j] = *v;
+  }
+  for (size_t j = 0; j < n; ++j) scalar_regs_[branch.scalar_phis[j].reg] = out[j];
+  return absl::OkStatus();
+}
+
+absl::Status TileExecutor::ReadScalar(const CompiledOp& op, const IntEnv& env) {
+  const TensorBinding& v = args_[op.param].tensor;
+  const std::string& name = kernel_->params[op.param].name;
+  if (IsFloat(v.dtype)) {
+    return absl::InvalidArgumentError(absl::StrCat(op.label, ": param '", name, "' is bound to a ",
+                                                   DTypeName(v.dtype),
+                                                   " view; a READ reads an integer tensor"));
+  }
+  int64_t index[kMaxViewRank];
+  const int given = static_cast<int>(op.offsets.size());
+  for (int d = 0; d < given; ++d) {
+    absl::StatusOr<int64_t> o = op.offsets[d].Evaluate(env);
+    if (!o.ok()) return WithLabel(op, absl::StrCat("offsets[", d, "]: "), o.status());
+    index[d] = *o;
+  }
+  int64_t at[kMaxViewRank];
+  if (given == v.rank) {
+    std::copy(index, index + given, at);
+  } else if (given == 1) {
+    // One row-major index over the view (pypto's 1-D flat access).
+    int64_t count = 1;
+    for (int d = 0; d < v.rank; ++d) count *= v.shape[d];
+    if (index[0] < 0 || index[0] >= count) {
+      return absl::OutOfRangeError(absl::StrCat(op.label, ": flat index ", index[0],
+                                                " is outside param '", name, "' (",
+                                                ViewShapeString(v), ", ", count, " elements)"));
+    }
+    int64_t rest = index[0];
+    for (int d = v.rank - 1; d >= 0; --d) {
+      at[d] = rest % v.shape[d];
+      rest /= v.shape[d];
+    }
+  } else {
+    return absl::InvalidArgumentError(absl::StrCat(
+        op.label, ": has ", given, " indices but param '", name, "' is bound to a rank-", v.rank,
+        " view ", ViewShapeString(v), "; give one per dimension, or one flat index"));
+  }
+  int64_t linear = 0;
+  for (int d = 0; d < v.rank; ++d) {
+    if (at[d] < 0 || at[d] >= v.shape[d]) {
+      return absl::OutOfRangeError(
+          absl::StrCat(op.label, ": reads [", absl::StrJoin(absl::MakeConstSpan(at, v.rank), ", "),
+                       "] outside param '", name, "' ", ViewShapeString(v), " in dim ", d));
+    }
+    linear += at[d] * v.strides[d];
+  }
+  const size_t esize = DTypeSize(v.dtype);
+  const uint64_t addr = v.gm_addr + static_cast<uint64_t>(linear) * esize;
+  uint8_t bytes[8] = {};
+  if (functional_) {
+    gm_->Read(addr, bytes, esize);
+  } else if (scalar_memory_ == nullptr) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(op.label, ": reads param '", name,
+                     "' to decide control, but this timing-only run has no tensor contents"));
+  } else if (absl::Status s = scalar_memory_->ReadScalar(addr, bytes, esize); !s.ok()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(op.label, ": reads param '", name, "' to decide control: ", s.message()));
+  }
+  scalar_regs_[op.scalar_reg] = LoadAsInt64(v.dtype, bytes);
+  return absl::OkStatus();
+}
+
+absl::Status TileExecutor::LoadRegion(const CompiledOp& op, const IntEnv& env,
+                                      CompiledTile* region) {
+  const CompiledTile& tile = kernel_->tiles[op.dst];
+  *region = tile;
+  if (op.valid_shape.empty()) return absl::OkStatus();
+  int64_t extent[2] = {tile.rows, tile.cols};
+  const int first = tile.rank == 1 ? 1 : 0;
+  for (size_t i = 0; i < op.valid_shape.size(); ++i) {
+    absl::StatusOr<int64_t> e = op.valid_shape[i].Evaluate(env);
+    if (!e.ok()) return WithLabel(op, absl::StrCat("valid_shape[", i, "]: "), e.status());
+    const int64_t bound = extent[first + i];
+    if (*e < 0 || *e > bound) {
+      return absl::OutOfRangeError(absl::StrCat(op.label, ": valid_shape[", i, "] is ", *e,
+                                                " but tile '", tile.name, "' has ", bound,
+                                                tile.rank == 2 && i == 0 ? " rows" : " columns",
+                                                "; a valid region lies inside its tile"));
+    }
+    extent[first + i] = *e;
+  }
+  region->rows = extent[0];
+  region->cols = extent[1];
+  return absl::OkStatus();
+}
+
+CompiledTile TileExecutor::StoreRegion(const CompiledOp& op) const {
+  CompiledTile region = kernel_->tiles[op.src0];
+  if (kernel_->uses_valid_shapes) {
+    region.rows = valid_[op.src0][0];
+    region.cols = valid_[op.src0][1];
+  }
+  return region;
+}
+
+void TileExecutor::LoadPart(const CompiledTile& tile, int32_t tile_index,
+                            const CompiledTile& region, const Window& w, GmPort* gm) {
+  // The padding reads as NaN (0 in an integer tile) until a FILLPAD: a
+  // reduction that forgets to pad fails its check instead of passing by luck.
+  const auto load = [&](auto* values, auto* packed) {
+    using T = std::remove_pointer_t<decltype(values)>;
+    std::fill(values, values + tile.elements(), std::numeric_limits<T>::quiet_NaN());
+    if (region.elements() == 0) return;
+    LoadTyped(region, packed, w, gm);
+    for (int64_t r = 0; r < region.rows; ++r) {
+      std::copy(packed + r * region.cols, packed + (r + 1) * region.cols, values + r * tile.cols);
+    }
+  };
+  if (ComputesInFloat(tile.dtype)) {
+    region_values_.f.resize(static_cast<size_t>(region.elements()));
+    load(Values<float>(tile_index), region_values_.f.data());
+  } else {
+    region_values_.d.resize(static_cast<size_t>(region.elements()));
+    load(Values<double>(tile_index), region_values_.d.data());
+    // An integer tile's NaN is 0.
+    if (!IsFloat(tile.dtype)) {
+      double* v = Values<double>(tile_index);
+      for (int64_t i = 0; i < tile.elements(); ++i) {
+        if (std::isnan(v[i])) v[i] = 0;
+      }
+    }
+  }
+}
+
+void TileExecutor::StorePart(const CompiledTile& tile, int32_t tile_index,
+                             const CompiledTile& region, const Window& w, bool atomic, GmPort* gm) {
+  if (region.elements() == 0) return;
+  const auto store = [&](const auto* values, auto* packed) {
+    for (int64_t r = 0; r < region.rows; ++r) {
+      std::copy(values + r * tile.cols, values + r * tile.cols + region.cols,
+                packed + r * region.cols);
+    }
+    StoreTyped(region, packed, w, atomic, gm);
+  };
+  if (ComputesInFloat(tile.dtype)) {
+    region_values_.f.resize(static_cast<size_t>(region.elements()));
+    store(Values<float>(tile_index), region_values_.f.data());
+  } else {
+    region_values_.d.resize(static_cast<size_t>(region.elements()));
+    store(Values<double>(tile_index), region_values_.d.data());
+  }
+}
+
+void TileExecutor::FillPad(const CompiledKernel& kernel, const CompiledOp& op) {
+  const CompiledTile& tile = kernel.tiles[op.dst];
+  const int64_t rows = kernel.uses_valid_shapes ? valid_[op.src0][0] : tile.rows;
+  const int64_t cols = kernel.uses_valid_shapes ? valid_[op.src0][1] : tile.cols;
+  const double pad = PadValueOf(op.pad, tile.dtype);
+  const auto fill = [&](const auto* src, auto* dst) {
+    using T = std::remove_const_t<std::remove_pointer_t<decltype(src)>>;
+    for (int64_t r = 0; r < tile.rows; ++r) {
+      for (int64_t c = 0; c < tile.cols; ++c) {
+        const int64_t i = r * tile.cols + c;
+        dst[i] = r < rows && c < cols ? src[i] : static_cast<T>(pad);
+      }
+    }
+  };
+  if (ComputesInFloat(tile.dtype)) {
+    fill(Values<float>(op.src0), Values<float>(op.dst));
+  } else {
+    fill(Values<double>(op.src0), Values<double>(op.dst));
+  }
+}
+
+void TileExecutor::NoteValid(const CompiledOp& op) {
+  if (op.dst < 0) return;
+  switch (op.kind) {
+    // Elementwise results keep their first operand's valid region.
+    case Op::ADD:
+    case Op::SUB:
+    case Op::MUL:
+    case Op::DIV:
+    case Op::MAX:
+    case Op::MIN:
+    case Op::EXP:
+    case Op::NEG:
+    case Op::SQRT:
+    case Op::RSQRT:
+    case Op::RECIP:
+    case Op::CAST:
+    case Op::MOVE:
+      valid_[op.dst] = valid_[op.src0];
+      return;
+    default: {
+      const CompiledTile& tile = kernel_->tiles[op.dst];
+      valid_[op.dst] = {tile.rows, tile.cols};
+      return;
+    }
+  }
 }
 
 void TileExecutor::CopyTile(const CompiledKernel& kernel, int32_t dst, int32_t src) {
@@ -598,12 +898,10 @@ absl::Status TileExecutor::ResolveWindow(const CompiledKernel& kernel, const Com
                      "' is bound to a rank-", rank, " view ", ViewShapeString(v),
                      "; give one offset per view dimension"));
   }
-  IntEnv env;
+  IntEnv env = BlockEnv();
   env.block_idx = block.block_idx;
   env.block_num = block.block_num;
   env.subblock_idx = block.subblock_idx;
-  env.loop_vars = loop_values_;
-  env.scalar_params = param_ints_;
   int64_t off[kMaxViewRank];
   int64_t ext[kMaxViewRank];
   for (int d = 0; d < rank; ++d) {

@@ -1,6 +1,7 @@
 #ifndef PTO_MODELS_CORE_TILE_EXECUTOR_H_
 #define PTO_MODELS_CORE_TILE_EXECUTOR_H_
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -150,6 +151,8 @@ class TileExecutor {
   GmDirection transfer_direction() const { return transfer_direction_; }
 
   const ChipConfig& config() const { return config_; }
+  // Timing-only runs read READ values here (null: a READ is an error).
+  void set_scalar_memory(const ScalarMemory* memory) { scalar_memory_ = memory; }
 
  private:
   // A tile's values: `f` for float-computed dtypes, `d` for the rest.
@@ -157,11 +160,14 @@ class TileExecutor {
     std::vector<float> f;
     std::vector<double> d;
   };
+  // An open LOOP iteration, or an IF arm being run.
+  enum class FrameKind : uint8_t { kLoop, kThen, kElse };
   struct LoopFrame {
-    int32_t op;  // the LOOP op
+    int32_t op;  // the LOOP or IF op
     int64_t value;
     int64_t stop;
     int64_t step;
+    FrameKind kind = FrameKind::kLoop;
   };
   // A tile-shaped window of a bound view, resolved for one op instance.
   struct Window {
@@ -196,6 +202,25 @@ class TileExecutor {
   // kernels need no record (their ops run in order on one engine), so the
   // copies only count toward the block's instance limit.
   absl::Status CopyCarries(const CompiledOp& loop, int32_t pc, CarryCopy copy);
+  // What the running block's IntExprs read.
+  IntEnv BlockEnv() const;
+  // An IF arm ran to its end: its phis take the arm's values (a rename, no
+  // time) and the scalar phis their expressions.
+  absl::Status CloseArm(const CompiledOp& branch, bool then_arm, const IntEnv& env);
+  // READ: the element's value into its scalar register.
+  absl::Status ReadScalar(const CompiledOp& op, const IntEnv& env);
+  // The region of `tile` an op instance moves: a LOAD's valid_shape, a
+  // STORE's source's valid region, else the whole tile.
+  absl::Status LoadRegion(const CompiledOp& op, const IntEnv& env, CompiledTile* region);
+  CompiledTile StoreRegion(const CompiledOp& op) const;
+  // A LOAD or STORE of part of a tile: through a packed copy of the region.
+  void LoadPart(const CompiledTile& tile, int32_t tile_index, const CompiledTile& region,
+                const Window& w, GmPort* gm);
+  void StorePart(const CompiledTile& tile, int32_t tile_index, const CompiledTile& region,
+                 const Window& w, bool atomic, GmPort* gm);
+  void FillPad(const CompiledKernel& kernel, const CompiledOp& op);
+  // An op's result's valid region (kernels with valid shapes only).
+  void NoteValid(const CompiledOp& op);
   void CopyTile(const CompiledKernel& kernel, int32_t dst, int32_t src);
   // `accumulate`: an accumulating MATMUL adds onto its srcs[2] (its
   // init_cond, evaluated by the caller, was zero).
@@ -225,6 +250,12 @@ class TileExecutor {
   std::vector<int64_t> param_ints_;
   std::vector<double> param_floats_;
   std::vector<LoopFrame> frames_;
+  std::vector<int64_t> scalar_regs_;
+  // Per tile, its valid (rows, cols), tracked when the kernel has valid
+  // shapes (CompiledKernel::uses_valid_shapes).
+  std::vector<std::array<int64_t, 2>> valid_;
+  TileValues region_values_;  // a partial LOAD / STORE's packed region
+  const ScalarMemory* scalar_memory_ = nullptr;
   // The running block, kept across a SYNCALL pause.
   const CompiledKernel* kernel_ = nullptr;
   const std::vector<double>* op_costs_now_ = nullptr;

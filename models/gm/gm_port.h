@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "absl/status/status.h"
 #include "common/dtype.h"
 
 namespace pto {
@@ -42,6 +43,20 @@ class GmPort {
   // charges the GM latency once, not once per row. Brackets do not nest.
   virtual void BeginTransfer() {}
   virtual void EndTransfer() {}
+};
+
+// Where a timing-only run's READs (pl.read of a tensor element) find their
+// values: the tensors whose contents the stream carries because they decide
+// control (trace::Tensor.control). A functional run reads GM through its port.
+class ScalarMemory {
+ public:
+  virtual ~ScalarMemory() = default;
+  // `size` bytes at `addr`, or an error saying why the value is not known
+  // (the tensor has no contents in this run, or a task wrote it).
+  virtual absl::Status ReadScalar(uint64_t addr, void* dst, size_t size) const = 0;
+  // A timing-only task wrote [addr, addr + bytes) (with no values): a later
+  // ReadScalar there has no answer.
+  virtual void NoteDeviceWrite(uint64_t addr, uint64_t bytes) const = 0;
 };
 
 }  // namespace pto

@@ -30,13 +30,13 @@ inline void ReadClipped(const MemoryImage& image, uint64_t addr, void* dst, size
 }
 
 inline void WriteClipped(MemoryImage& image, uint64_t addr, const void* src, size_t size) {
-  if (uint8_t* dst = image.Span(addr, size)) {
+  if (uint8_t* dst = image.WritableSpan(addr, size)) {
     std::memcpy(dst, src, size);
     return;
   }
   const auto* in = static_cast<const uint8_t*>(src);
   for (size_t i = 0; i < size; ++i) {
-    if (uint8_t* byte = image.Span(addr + i, 1)) *byte = in[i];
+    if (uint8_t* byte = image.WritableSpan(addr + i, 1)) *byte = in[i];
   }
 }
 

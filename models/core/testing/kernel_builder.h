@@ -39,6 +39,11 @@ inline trace::IntExpr ScalarParam(uint32_t param) {
   e.set_scalar_param(param);
   return e;
 }
+inline trace::IntExpr Reg(uint32_t reg) {
+  trace::IntExpr e;
+  e.set_scalar_reg(reg);
+  return e;
+}
 inline trace::IntExpr Bin(trace::IntExpr::BinOp op, trace::IntExpr lhs, trace::IntExpr rhs) {
   trace::IntExpr e;
   e.mutable_binary()->set_op(op);
@@ -198,6 +203,41 @@ class KernelBuilder {
   }
   void EndLoop() { bodies_.pop_back(); }
 
+  // Opens `if cond:`; ops go into the then arm until Else(), then into the
+  // else arm until EndIf().
+  trace::Op& BeginIf(trace::IntExpr cond) {
+    trace::Op& op = Add(trace::Op::IF);
+    *op.mutable_branch()->mutable_cond() = std::move(cond);
+    bodies_.push_back(op.mutable_branch()->mutable_then_body());
+    ifs_.push_back(&op);
+    return op;
+  }
+  void Else() { bodies_.back() = ifs_.back()->mutable_branch()->mutable_else_body(); }
+  void EndIf() {
+    bodies_.pop_back();
+    ifs_.pop_back();
+  }
+  static void Phi(trace::Op& branch, uint32_t tile, uint32_t then_value, uint32_t else_value) {
+    trace::Op::Branch::Phi* phi = branch.mutable_branch()->add_phis();
+    phi->set_tile(tile);
+    phi->set_then_value(then_value);
+    phi->set_else_value(else_value);
+  }
+  // A new scalar register (KernelProgram.scalar_count) and its IntExpr.
+  uint32_t ScalarReg() {
+    const uint32_t reg = program()->scalar_count();
+    program()->set_scalar_count(reg + 1);
+    return reg;
+  }
+  // reg <- param's element at `offsets` (pl.read).
+  trace::Op& Read(uint32_t reg, uint32_t param, std::vector<trace::IntExpr> offsets) {
+    trace::Op& op = Add(trace::Op::READ);
+    op.set_scalar_reg(reg);
+    op.set_param(param);
+    for (auto& o : offsets) *op.add_offsets() = std::move(o);
+    return op;
+  }
+
   // Adds a loop-carried tile to `loop` (an op BeginLoop returned): `tile`
   // takes `init` at entry (none when kNoInit) and `next` after every
   // iteration.
@@ -217,6 +257,7 @@ class KernelBuilder {
  private:
   trace::Kernel kernel_;
   std::vector<google::protobuf::RepeatedPtrField<trace::Op>*> bodies_;
+  std::vector<trace::Op*> ifs_;
   int op_count_ = 0;
 };
 
