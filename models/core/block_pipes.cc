@@ -23,6 +23,9 @@ Pipe PipeOf(const CompiledKernel& kernel, const CompiledOp& op) {
       const trace::MemSpace from = kernel.tiles[static_cast<size_t>(op.src1)].space;
       return from == trace::ACC ? Pipe::kFixpipe : from == trace::MAT ? Pipe::kMte1 : Pipe::kVector;
     }
+    case trace::Op::EXTRACT:  // TEXTRACT: within L1 on MTE1, within UB on the vector unit
+      return kernel.tiles[static_cast<size_t>(op.src0)].space == trace::MAT ? Pipe::kMte1
+                                                                            : Pipe::kVector;
     case trace::Op::FENCE:
     case trace::Op::CACHE_INVALID:
     case trace::Op::SYNCALL:

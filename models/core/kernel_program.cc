@@ -493,6 +493,51 @@ class Compiler {
     return absl::OkStatus();
   }
 
+  // EXTRACT: dst is a window of srcs[0] (same dtype and space, Vec or Mat)
+  // at two offsets, each inside when constant (else checked per instance).
+  absl::Status CompileExtract(CompiledOp* op, const Op& proto) {
+    if (absl::Status s = ReadSources(op, proto, 1); !s.ok()) return s;
+    const CompiledTile& source = out_->tiles[op->src0];
+    const CompiledTile& d = out_->tiles[op->dst];
+    if (source.dtype != d.dtype || source.space != d.space) {
+      return OpError(
+          *op, absl::StrCat("extracts a ", DTypeName(d.dtype), " tile in ", SpaceName(d.space),
+                            " from a ", DTypeName(source.dtype), " one in ",
+                            SpaceName(source.space), "; EXTRACT keeps dtype and memory space"));
+    }
+    if (source.space != trace::VEC && source.space != trace::MAT) {
+      return OpError(*op, absl::StrCat("extracts from ", SpaceName(source.space),
+                                       "; EXTRACT reads VEC or MAT tiles"));
+    }
+    if (proto.offsets_size() != 2) {
+      return OpError(*op, absl::StrCat("has ", proto.offsets_size(),
+                                       " offsets; EXTRACT takes 2 (row, column)"));
+    }
+    const int64_t extent[2] = {d.rows, d.cols};
+    const int64_t bound[2] = {source.rows, source.cols};
+    for (int i = 0; i < 2; ++i) {
+      if (extent[i] > bound[i]) {
+        return OpError(*op, absl::StrCat("extracts ", ShapeString(d), " from ", ShapeString(source),
+                                         "; the window lies inside the source"));
+      }
+      absl::StatusOr<CompiledIntExpr> e =
+          CompileExpr(*op, absl::StrCat("offsets[", i, "]"), proto.offsets(i));
+      if (!e.ok()) return e.status();
+      if (e->is_constant()) {
+        const int64_t at = *e->Evaluate(IntEnv{});
+        if (at < 0 || at > bound[i] - extent[i]) {
+          return OpError(
+              *op, absl::StrCat("extracts ", ShapeString(d), " at offsets[", i, "] = ", at,
+                                " from ", ShapeString(source),
+                                "; it must lie inside: 0 <= offset <= ", bound[i] - extent[i]));
+        }
+      }
+      op->offsets.push_back(*std::move(e));
+    }
+    op->elements = d.elements();
+    return absl::OkStatus();
+  }
+
   // RESHAPE and TRANSPOSE_VIEW: the same bytes read under another shape.
   absl::Status CompileView(CompiledOp* op, const Op& proto) {
     if (absl::Status s = ReadSources(op, proto, 1); !s.ok()) return s;
@@ -909,6 +954,7 @@ class Compiler {
       case Op::RESHAPE:
       case Op::TRANSPOSE_VIEW:
       case Op::FILLPAD:
+      case Op::EXTRACT:
         break;
       case Op::IF:
       case Op::READ:
@@ -919,7 +965,7 @@ class Compiler {
         writes_dst = false;
         break;
       default:
-        return OpError(op, "unknown op kind; expected one of the Op.Kind values LOAD..FILLPAD");
+        return OpError(op, "unknown op kind; expected one of the Op.Kind values LOAD..EXTRACT");
     }
     if (proto.kind() == Op::STORE) writes_dst = false;
     if (absl::Status s = CompileModifiers(&op, proto); !s.ok()) return s;
@@ -1073,6 +1119,11 @@ class Compiler {
         break;
       case Op::READ:
         status = CompileRead(&op, proto);
+        break;
+      case Op::EXTRACT:
+        status = CompileExtract(&op, proto);
+        op.engine =
+            IsCubeSpace(out_->tiles[op.dst].space) ? EngineKind::kCube : EngineKind::kVector;
         break;
       case Op::FILLPAD:
         op.engine = EngineKind::kVector;

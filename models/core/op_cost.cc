@@ -263,6 +263,8 @@ double OpCostNs(const CompiledOp& op, const CompiledKernel& kernel, const ChipCo
       return ColumnReduceNs(kernel.tiles[op.src0], config);
     case trace::Op::ASSEMBLE:
       return AssembleNs(kernel.tiles[op.src1], kernel.tiles[op.dst], config);
+    case trace::Op::EXTRACT:  // a window's copy, priced as assembling it
+      return AssembleNs(kernel.tiles[op.dst], kernel.tiles[op.dst], config);
     case trace::Op::READ:
       // A scalar load from GM: the scalar unit waits out the access's
       // latency before the value can decide anything (BlockPipes stalls

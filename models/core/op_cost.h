@@ -114,10 +114,10 @@ double MatmulNs(int64_t m, int64_t n, int64_t k, trace::DType in_dtype, const Ch
 // its scratch (COL_SUM's binary tree) reorders the adds but moves the same bytes; ASSEMBLE -> its
 // source's bytes out of ACC at the drain rate, within VEC at the unary rate, within MAT at
 // core.ub_to_gm_bytes_per_cycle; views (RESHAPE, TRANSPOSE_VIEW) and CREATE -> 0, no instruction;
-// FILLPAD -> the whole tile at the unary rate; READ (a scalar load from GM) -> core.gm_latency_ns;
-// SYNCALL, FENCE, CACHE_INVALID, LOOP and IF -> 0 (their time belongs to the chip model). A LOAD
-// with a valid_shape, or a STORE of a partly valid tile, is priced per instance on the region's
-// bytes (TileExecutor).
+// EXTRACT -> its window as an ASSEMBLE of it; FILLPAD -> the whole tile at the unary rate; READ (a
+// scalar load from GM) -> core.gm_latency_ns; SYNCALL, FENCE, CACHE_INVALID, LOOP and IF -> 0
+// (their time belongs to the chip model). A LOAD with a valid_shape, or a STORE of a partly valid
+// tile, is priced per instance on the region's bytes (TileExecutor).
 double OpCostNs(const CompiledOp& op, const CompiledKernel& kernel, const ChipConfig& config);
 
 // One block of a CostSummary kernel: fixed_cycles / clock if fixed_cycles > 0

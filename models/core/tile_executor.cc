@@ -492,6 +492,27 @@ absl::Status TileExecutor::RunProgram() {
       case Op::FILLPAD:
         if (functional) FillPad(kernel, op);
         break;
+      case Op::EXTRACT: {
+        int64_t at[2];
+        for (int i = 0; i < 2; ++i) {
+          absl::StatusOr<int64_t> o = op.offsets[i].Evaluate(env);
+          if (!o.ok()) return WithLabel(op, absl::StrCat("offsets[", i, "]: "), o.status());
+          at[i] = *o;
+        }
+        const CompiledTile& source = kernel.tiles[op.src0];
+        const CompiledTile& window = kernel.tiles[op.dst];
+        const int64_t bound[2] = {source.rows - window.rows, source.cols - window.cols};
+        for (int i = 0; i < 2; ++i) {
+          if (at[i] < 0 || at[i] > bound[i]) {
+            return absl::OutOfRangeError(absl::StrCat(
+                op.label, ": takes '", window.name, "' [", window.rows, ", ", window.cols,
+                "] at offsets [", at[0], ", ", at[1], "] from '", source.name, "' [", source.rows,
+                ", ", source.cols, "]; offsets[", i, "] must be in [0, ", bound[i], "]"));
+          }
+        }
+        if (functional) Extract(kernel, op, at[0], at[1]);
+        break;
+      }
       case Op::CACHE_INVALID:
         if (hooks_ != nullptr) {
           if (op.whole_cache) {
@@ -1220,6 +1241,21 @@ void TileExecutor::Cast(const CompiledKernel& kernel, const CompiledOp& op) {
     CastValues(Values<double>(op.src0), Values<float>(op.dst), n, dt.dtype, op.cast_mode);
   } else {
     CastValues(Values<double>(op.src0), Values<double>(op.dst), n, dt.dtype, op.cast_mode);
+  }
+}
+
+void TileExecutor::Extract(const CompiledKernel& kernel, const CompiledOp& op, int64_t row,
+                           int64_t col) {
+  const CompiledTile& source = kernel.tiles[op.src0];
+  const CompiledTile& dt = kernel.tiles[op.dst];
+  if (ComputesInFloat(dt.dtype)) {
+    Eigen::Map<RowMajorMatrix<float>>(Values<float>(op.dst), dt.rows, dt.cols) =
+        Eigen::Map<const RowMajorMatrix<float>>(Values<float>(op.src0), source.rows, source.cols)
+            .block(row, col, dt.rows, dt.cols);
+  } else {
+    Eigen::Map<RowMajorMatrix<double>>(Values<double>(op.dst), dt.rows, dt.cols) =
+        Eigen::Map<const RowMajorMatrix<double>>(Values<double>(op.src0), source.rows, source.cols)
+            .block(row, col, dt.rows, dt.cols);
   }
 }
 

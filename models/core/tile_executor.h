@@ -230,6 +230,8 @@ class TileExecutor {
   void Cast(const CompiledKernel& kernel, const CompiledOp& op);
   // ASSEMBLE: dst <- srcs[0] with srcs[1] at (row, col), in bounds.
   void Assemble(const CompiledKernel& kernel, const CompiledOp& op, int64_t row, int64_t col);
+  // EXTRACT: dst <- srcs[0]'s window at (row, col), in bounds.
+  void Extract(const CompiledKernel& kernel, const CompiledOp& op, int64_t row, int64_t col);
   double ScalarOf(const CompiledOp& op) const;
   template <typename T>
   T* Values(int32_t tile);

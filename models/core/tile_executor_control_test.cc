@@ -117,7 +117,7 @@ TEST_F(ControlTest, ALoopBoundReadFromATensorSetsTheTripCount) {
   const CompiledKernel k = Compile(kb);
   for (int32_t trips : {0, 3, 5}) {
     PutF32(kOut, std::vector<float>(6 * kCols, 0));
-    PutAs(trace::INT32, kMode, {trips});
+    PutAs(trace::INT32, kMode, {static_cast<double>(trips)});
     ASSERT_TRUE(Run(k, {BoundArg::Tensor(Vector(kMode, trace::INT32, 1)),
                         BoundArg::Tensor(Matrix(kOut, trace::FP32, 6, kCols))})
                     .ok());
@@ -267,6 +267,38 @@ TEST_F(ControlTest, TimingOnlyReadsComeFromTheHostsValuesOrFailSayingWhy) {
   EXPECT_THAT(Run(k, args, {}, /*functional=*/false).message(),
               HasSubstr("'cfg' was written by a task on the device"));
   exec_.set_scalar_memory(nullptr);
+}
+
+TEST_F(ControlTest, ExtractTakesAWindowAtOffsetsFromALoop) {
+  // for i in range(2): out[i, :] = t[2 - 1 - i, 4:8] (pl.slice of a tile).
+  KernelBuilder kb("extract");
+  const uint32_t x = kb.TensorParam("x", trace::FP32);
+  const uint32_t out = kb.TensorParam("out", trace::FP32);
+  const uint32_t t = kb.Tile("t", {kRows, kCols}, trace::FP32);
+  const uint32_t w = kb.Tile("w", {1, 4}, trace::FP32);
+  kb.Load(t, x, {C(0), C(0)});
+  kb.BeginLoop(0, C(0), C(kRows));
+  Op& extract = kb.Add(Op::EXTRACT);
+  extract.set_dst(w);
+  extract.add_srcs(t);
+  *extract.add_offsets() = Bin(IntExpr::SUB, C(kRows - 1), LoopVar(0));
+  *extract.add_offsets() = C(4);
+  kb.Store(w, out, {LoopVar(0), C(0)});
+  kb.EndLoop();
+  const CompiledKernel k = Compile(kb);
+  const std::vector<float> x_values = Ramp(kRows * kCols, 0, 1);
+  PutF32(kA, x_values);
+  ASSERT_TRUE(Run(k, {BoundArg::Tensor(Matrix(kA, trace::FP32, kRows, kCols)),
+                      BoundArg::Tensor(Matrix(kOut, trace::FP32, kRows, 4))})
+                  .ok());
+  EXPECT_THAT(GetF32(kOut, 8), ElementsAreArray(std::vector<float>{12, 13, 14, 15, 4, 5, 6, 7}));
+  // A window that leaves its source is an error of the instance.
+  KernelBuilder bad(kb);
+  bad.program()->mutable_ops(1)->mutable_loop()->mutable_body(0)->mutable_offsets(1)->set_constant(
+      5);
+  EXPECT_THAT(std::string(CompileKernel(bad.kernel()).status().message()),
+              HasSubstr("extracts [1, 4] at offsets[1] = 5 from [2, 8]; it must lie inside: 0 <= "
+                        "offset <= 4"));
 }
 
 TEST(ControlCompileTest, RejectsMalformedBranchesReadsAndValidShapes) {
