@@ -20,6 +20,8 @@ bool WritesDst(trace::Op::Kind kind) {
   switch (kind) {
     case trace::Op::STORE:
     case trace::Op::LOOP:
+    case trace::Op::IF:
+    case trace::Op::READ:
     case trace::Op::SYNCALL:
     case trace::Op::FENCE:
     case trace::Op::CACHE_INVALID:
@@ -81,6 +83,24 @@ class LifetimeWalk {
         }
         continue;
       }
+      if (op.kind() == trace::Op::IF) {
+        // Each arm's end: the phis take its values. The arms' tiles share
+        // positions with nothing of the other arm's (only one arm runs), and
+        // a tile from before that an arm reads lives past both.
+        Walk(op.branch().then_body());
+        const int64_t then_end = static_cast<int64_t>(ops_.size()) - 1;
+        for (const auto& phi : op.branch().phis()) {
+          At(phi.then_value()).Read(then_end);
+          At(phi.tile()).Write(then_end);
+        }
+        Walk(op.branch().else_body());
+        const int64_t else_end = static_cast<int64_t>(ops_.size()) - 1;
+        for (const auto& phi : op.branch().phis()) {
+          At(phi.else_value()).Read(else_end);
+          At(phi.tile()).Write(else_end);
+        }
+        continue;
+      }
       for (uint32_t s : op.srcs()) At(s).Read(p);
       if (WritesDst(op.kind())) At(op.dst()).Write(p);
     }
@@ -139,6 +159,16 @@ void JoinSemanticAliases(const OpList& ops, const std::vector<Lifetime>& life,
       JoinSemanticAliases(op.loop().body(), life, walk, aliases);
       continue;
     }
+    if (op.kind() == trace::Op::IF) {
+      // A phi and its values are one buffer: taking a value is a rename.
+      for (const auto& phi : op.branch().phis()) {
+        aliases->Join(phi.tile(), phi.then_value());
+        aliases->Join(phi.tile(), phi.else_value());
+      }
+      JoinSemanticAliases(op.branch().then_body(), life, walk, aliases);
+      JoinSemanticAliases(op.branch().else_body(), life, walk, aliases);
+      continue;
+    }
     if (op.kind() == trace::Op::MATMUL && op.accumulate() && op.srcs_size() > 2) {
       const uint32_t acc = op.srcs(2);
       if (life[acc].use == walk.PositionOf(&op)) aliases->Join(op.dst(), acc);
@@ -169,6 +199,7 @@ bool MayWriteInPlace(const trace::KernelProgram& program, const trace::Op& op, u
     case trace::Op::COL_MIN:
     case trace::Op::EXPAND:
     case trace::Op::CONCAT:
+    case trace::Op::EXTRACT:
     case trace::Op::MOVE:
     case trace::Op::MATMUL:
       return false;

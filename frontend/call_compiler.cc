@@ -208,9 +208,12 @@ absl::StatusOr<trace::TraceText> CompileCall(const CallRequest& request,
   std::stable_sort(module.body.begin(), module.body.end(),
                    [&rank](const StmtPtr& a, const StmtPtr& b) { return rank(a) < rank(b); });
   std::vector<std::shared_ptr<HostTensor>> hosts;
-  auto bind_arguments = [&request, &options, &hosts](Interpreter& interp) {
+  auto bind_arguments = [&request, &hosts](Interpreter& interp) {
     for (const CallTensor& t : request.tensors) {
-      const bool values = t.has_contents && !options.timing_only;
+      // Timing-only runs keep what the host sent too: a kernel's pl.read of
+      // a CPU tensor decides control (only control tensors keep their values
+      // in the stream, CompileModule).
+      const bool values = t.has_contents;
       auto host = std::make_shared<HostTensor>(
           t.shape, t.dtype, values ? std::optional<std::string>(t.bytes) : std::nullopt);
       hosts.push_back(host);

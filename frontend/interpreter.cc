@@ -11,6 +11,7 @@
 #include "frontend/memref.h"
 #include "frontend/name_analysis.h"
 #include "frontend/parser.h"
+#include "frontend/pl_args.h"
 #include "frontend/status_macros.h"
 #include "frontend/tile_ops.h"
 #include "frontend/verifiers.h"
@@ -129,20 +130,89 @@ void Interpreter::SyncGm() {
   }
 }
 
+bool Interpreter::WrittenByATask(uint32_t tensor_id, bool this_launch_only) {
+  const auto scan = [](const std::vector<trace::StreamRecord>& records, WrittenTensors* seen) {
+    for (; seen->scanned < records.size(); ++seen->scanned) {
+      const trace::StreamRecord& record = records[seen->scanned];
+      if (!record.has_submit()) continue;
+      for (const trace::Arg& arg : record.submit().args()) {
+        if (!arg.has_tensor()) continue;
+        const trace::ArgDirection d = arg.tensor().direction();
+        if (d == trace::OUTPUT || d == trace::INOUT || d == trace::OUTPUT_EXISTING) {
+          seen->ids.insert(arg.tensor().tensor_id());
+        }
+      }
+    }
+  };
+  if (launch_ != nullptr) {
+    if (written_now_.launch != launch_count_) written_now_ = WrittenTensors{0, launch_count_, {}};
+    scan(launch_->records(), &written_now_);
+    if (written_now_.ids.count(tensor_id)) return true;
+  }
+  if (this_launch_only) return false;
+  scan(program_.records(), &written_before_);
+  return written_before_.ids.count(tensor_id) > 0;
+}
+
+absl::Status Interpreter::CheckControlSource(uint32_t tensor_id, SourceLocation loc) {
+  if (!timing_only_) return absl::OkStatus();
+  const trace::Tensor& t = program_.tensor(tensor_id);
+  if (WrittenByATask(tensor_id, /*this_launch_only=*/false)) {
+    return Error(loc, absl::StrCat("'", t.name(),
+                                   "' decides control here, but a task writes it first: a "
+                                   "timing-only run has no device values, so run functionally "
+                                   "(without --timing-only / meta tensors) to follow it"));
+  }
+  if (t.init().contents_case() == trace::TensorInit::CONTENTS_NOT_SET) {
+    return Error(loc, absl::StrCat("'", t.name(),
+                                   "' decides control here, but this timing-only run has no "
+                                   "contents for it (a meta tensor, or --timing-only): pass it as "
+                                   "a CPU tensor or TensorSpec(init_value=...), or run "
+                                   "functionally"));
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<Value> Interpreter::ReadDeviceElement(uint32_t tensor_id,
                                                      const std::vector<int64_t>& indices,
                                                      SourceLocation loc) {
   if (!in_launch() || in_kernel()) {
     return Error(loc, "device tensor elements can only be read in the orchestration body");
   }
+  PTOC_RETURN_IF_ERROR(CheckControlSource(tensor_id, loc));
   trace::HostRead read;
   read.set_tensor_id(tensor_id);
   for (int64_t i : indices) read.add_indices(i);
   read.set_origin(Origin(loc));
   launch_->AddHostRead(read);
+  if (timing_only_) {
+    // The host's value (CheckControlSource): the tensor's initial contents.
+    const trace::Tensor& t = program_.tensor(tensor_id);
+    auto [it, fresh] = host_values_.try_emplace(tensor_id);
+    if (fresh) {
+      it->second.resize(t.size_bytes());
+      PTOC_RETURN_IF_ERROR(FillTensor(t.init(), t.dtype(), t.size_bytes() / DTypeSize(t.dtype()),
+                                      it->second.data()));
+    }
+    int64_t flat = 0;
+    for (int d = 0; d < t.shape_size(); ++d) flat = flat * t.shape(d) + indices[d];
+    const uint8_t* elem = it->second.data() + flat * DTypeSize(t.dtype());
+    if (IsFloat(t.dtype())) return Value::Float(LoadAsDouble(t.dtype(), elem));
+    return Value::Int(LoadAsInt64(t.dtype(), elem));
+  }
   // The orchestrator waits for the element's producer; at compile time the
-  // reference runs the tasks submitted so far, in program order.
+  // reference runs the tasks submitted so far, in program order -- unless
+  // none of them writes the tensor: its value is then what GM held when the
+  // launch began.
   SyncGm();
+  if (!WrittenByATask(tensor_id, /*this_launch_only=*/true)) {
+    const trace::Tensor& t = program_.tensor(tensor_id);
+    int64_t flat = 0;
+    for (int d = 0; d < t.shape_size(); ++d) flat = flat * t.shape(d) + indices[d];
+    const uint8_t* elem = gm_.data() + t.gm_addr() + flat * DTypeSize(t.dtype());
+    if (IsFloat(t.dtype())) return Value::Float(LoadAsDouble(t.dtype(), elem));
+    return Value::Int(LoadAsInt64(t.dtype(), elem));
+  }
   std::vector<uint8_t> gm = gm_;
   absl::Status s = reference_failure_.empty()
                        ? reference_->RunLaunch(program_.header(), launch_->records(), &gm)
@@ -380,6 +450,10 @@ absl::Status Interpreter::ExecFunctionDef(const Stmt& stmt, const std::shared_pt
 absl::StatusOr<Interpreter::Flow> Interpreter::ExecIf(const Stmt& stmt,
                                                       const std::shared_ptr<Env>& env) {
   PTOC_ASSIGN_OR_RETURN(test, Eval(*stmt.value, env));
+  PTOC_RETURN_IF_ERROR(CheckArmYields(stmt));
+  if (in_kernel()) {
+    if (auto* sym = test.As<SymInt>()) return RunDeviceIf(stmt, sym->expr(), env);
+  }
   PTOC_ASSIGN_OR_RETURN(taken, Truthy(test, stmt.value->loc));
   const Block& branch = taken ? stmt.body : stmt.orelse;
   if (branch.empty()) return Flow::kNormal;
@@ -388,7 +462,7 @@ absl::StatusOr<Interpreter::Flow> Interpreter::ExecIf(const Stmt& stmt,
   // a manual scope; an elif is an if nested in the else branch.
   const bool scoped = in_launch() && !in_kernel() && !launch_->in_manual_scope();
   if (scoped) launch_->BeginScope(trace::ScopeBegin::AUTO);
-  auto flow = ExecBlock(branch, env);
+  auto flow = RunArm(branch, env);
   if (scoped) launch_->EndScope();
   return flow;
 }
@@ -793,6 +867,7 @@ absl::StatusOr<Value> Interpreter::Launch(const std::shared_ptr<FunctionValue>& 
     }
   }
   PTOC_ASSIGN_OR_RETURN(env, BindParams(*fn, args));
+  PTOC_RETURN_IF_ERROR(CheckDynamicDims(this, *fn, *env, args));
   launch_ = std::make_unique<LaunchBuilder>(launch_count_++, def.name);
   task_sites_ = 0;
   trace::StreamRecord begin;
@@ -872,6 +947,7 @@ absl::StatusOr<Value> Interpreter::CallIncore(const std::shared_ptr<FunctionValu
                  "no_dep_args=[t] on the scope instead");
   }
   PTOC_ASSIGN_OR_RETURN(env, BindParams(*fn, unwrapped));
+  PTOC_RETURN_IF_ERROR(CheckDynamicDims(this, *fn, *env, unwrapped));
   auto bind = [&](bool as_task) -> absl::Status {
     for (size_t i = 0; i < def.params.size(); ++i) {
       const Param& p = def.params[i];
@@ -1113,7 +1189,10 @@ absl::StatusOr<trace::TraceText> CompileModule(
   trace::TraceText text = interp.Finish();
   if (options.timing_only) {
     text.mutable_header()->set_timing_only(true);
-    for (auto& t : *text.mutable_header()->mutable_tensors()) t.clear_init();
+    // Only the values that decide device control stay (Tensor.control).
+    for (auto& t : *text.mutable_header()->mutable_tensors()) {
+      if (!t.control()) t.clear_init();
+    }
   }
   if (finish) PTOC_RETURN_IF_ERROR(finish(interp, &text));
   return text;

@@ -5,9 +5,11 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
 #include "frontend/ast.h"
 #include "frontend/host_tensor.h"
@@ -34,6 +36,7 @@ class Env {
   explicit Env(std::shared_ptr<Env> parent) : parent_(std::move(parent)) {}
   const Value* Lookup(const std::string& name) const;
   void Set(const std::string& name, Value v) { vars_[name] = std::move(v); }
+  void Erase(const std::string& name) { vars_.erase(name); }
   const std::map<std::string, Value>& vars() const { return vars_; }
 
  private:
@@ -61,7 +64,13 @@ class Interpreter {
   // At most this many statements run at compile time (kMaxStatementsRun).
   void set_max_statements(int64_t max) { max_statements_ = max; }
   // --timing-only: tensors have no contents, so no reference evaluation.
+  bool timing_only() const { return timing_only_; }
+  // A value that decides device control comes from `tensor_id` (a kernel's
+  // pl.read, an orchestration read): in a timing-only run it must be the
+  // host's, so the tensor needs contents and no task may have written it.
+  absl::Status CheckControlSource(uint32_t tensor_id, SourceLocation loc);
   void set_timing_only() {
+    timing_only_ = true;
     reference_failure_ = "--timing-only turns the reference evaluation off";
   }
 
@@ -116,6 +125,19 @@ class Interpreter {
   absl::StatusOr<Flow> ExecFor(const Stmt& stmt, const std::shared_ptr<Env>& env);
   absl::StatusOr<Flow> ExecWith(const Stmt& stmt, const std::shared_ptr<Env>& env);
   absl::StatusOr<Flow> ExecIf(const Stmt& stmt, const std::shared_ptr<Env>& env);
+  // device_branches.cc: an if on a device integer inside a kernel (Op.IF),
+  // its arms (each with a branch frame, so pl.yield_ names the arm's
+  // results), and the phis after it.
+  absl::StatusOr<Flow> RunDeviceIf(const Stmt& stmt, const trace::IntExpr& cond,
+                                   const std::shared_ptr<Env>& env);
+  absl::StatusOr<Flow> RunArm(const Block& arm, const std::shared_ptr<Env>& env);
+  absl::Status BindPhis(const Stmt& stmt, const std::set<std::string>& names,
+                        const std::map<std::string, Value>& then_values,
+                        const std::map<std::string, Value>& else_values,
+                        const std::shared_ptr<Env>& env);
+  // An if's pl.yield_s: in both arms or neither, with one arity.
+  absl::Status CheckArmYields(const Stmt& stmt) const;
+  absl::StatusOr<Value> BranchYield(const CallArgs& args);
   absl::Status Assign(const Expr& target, const Value& value, const std::shared_ptr<Env>& env);
   absl::Status AssignSubscript(const Expr& target, const Value& value,
                                const std::shared_ptr<Env>& env);
@@ -185,6 +207,19 @@ class Interpreter {
   std::shared_ptr<Namespace> torch_;
   std::shared_ptr<Namespace> runtime_;
   ProgramBuilder program_;
+  bool timing_only_ = false;
+  // The tensors a task has written so far (OUTPUT / INOUT / OUTPUT_EXISTING
+  // arguments): of earlier launches, and of the running one (reset per
+  // launch), kept up to date incrementally (WrittenByATask).
+  struct WrittenTensors {
+    size_t scanned = 0;
+    int launch = -1;
+    absl::flat_hash_set<uint32_t> ids;
+  };
+  WrittenTensors written_before_, written_now_;
+  bool WrittenByATask(uint32_t tensor_id, bool this_launch_only);
+  // Timing-only orchestration reads: host values per tensor, decoded once.
+  std::map<uint32_t, std::vector<uint8_t>> host_values_;
   std::unique_ptr<LaunchBuilder> launch_;
   KernelBuilder* kernel_ = nullptr;
   int launch_count_ = 0;
@@ -233,6 +268,7 @@ class Interpreter {
   struct CarryFrame {
     size_t arity = 0;           // init_values count; 0 = the loop has none
     bool task_barrier = false;  // a task body: yields cannot reach outside it
+    bool branch = false;        // an if arm: its pl.yield_ names the arm's results
     std::optional<std::vector<Value>> yielded;
     SourceLocation yield_loc;
     const Stmt* yield_stmt = nullptr;  // `x = pl.yield_(...)`: binds x after the loop

@@ -197,8 +197,7 @@ std::shared_ptr<Tile> KernelBuilder::NewTileLike(const Tile& like, const std::st
 }
 
 trace::Op* KernelBuilder::Emit(trace::Op::Kind kind, const std::string& origin) {
-  trace::Op* op =
-      loop_stack_.empty() ? program_.add_ops() : loop_stack_.back()->mutable_loop()->add_body();
+  trace::Op* op = emit_stack_.empty() ? program_.add_ops() : emit_stack_.back()->Add();
   op->set_kind(kind);
   op->set_origin(origin);
   return op;
@@ -213,12 +212,68 @@ Value KernelBuilder::BeginLoop(trace::IntExpr start, trace::IntExpr stop, trace:
   *op->mutable_loop()->mutable_stop() = std::move(stop);
   *op->mutable_loop()->mutable_step() = std::move(step);
   loop_stack_.push_back(op);
+  emit_stack_.push_back(op->mutable_loop()->mutable_body());
   trace::IntExpr e;
   e.set_loop_var(var);
   return Value::Obj(std::make_shared<SymInt>(std::move(e)));
 }
 
-void KernelBuilder::EndLoop() { loop_stack_.pop_back(); }
+void KernelBuilder::EndLoop() {
+  loop_stack_.pop_back();
+  emit_stack_.pop_back();
+}
+
+void KernelBuilder::BeginIf(trace::IntExpr cond, const std::string& origin) {
+  trace::Op* op = Emit(trace::Op::IF, origin);
+  *op->mutable_branch()->mutable_cond() = std::move(cond);
+  if_stack_.push_back(op);
+  emit_stack_.push_back(op->mutable_branch()->mutable_then_body());
+}
+
+void KernelBuilder::BeginElse() {
+  emit_stack_.back() = if_stack_.back()->mutable_branch()->mutable_else_body();
+}
+
+void KernelBuilder::EndIf() {
+  if_stack_.pop_back();
+  emit_stack_.pop_back();
+}
+
+void KernelBuilder::AddPhi(uint32_t tile, uint32_t then_value, uint32_t else_value,
+                           const std::string& name) {
+  trace::Op::Branch::Phi* phi = if_stack_.back()->mutable_branch()->add_phis();
+  phi->set_tile(tile);
+  phi->set_then_value(then_value);
+  phi->set_else_value(else_value);
+  phi->set_name(name);
+}
+
+Value KernelBuilder::AddScalarPhi(trace::IntExpr then_expr, trace::IntExpr else_expr,
+                                  const std::string& name) {
+  const uint32_t reg = program_.scalar_count();
+  program_.set_scalar_count(reg + 1);
+  trace::Op::Branch::ScalarPhi* phi = if_stack_.back()->mutable_branch()->add_scalar_phis();
+  phi->set_reg(reg);
+  *phi->mutable_then_expr() = std::move(then_expr);
+  *phi->mutable_else_expr() = std::move(else_expr);
+  phi->set_name(name);
+  trace::IntExpr e;
+  e.set_scalar_reg(reg);
+  return Value::Obj(std::make_shared<SymInt>(std::move(e)));
+}
+
+Value KernelBuilder::EmitRead(uint32_t param, const std::vector<trace::IntExpr>& offsets,
+                              const std::string& origin) {
+  const uint32_t reg = program_.scalar_count();
+  program_.set_scalar_count(reg + 1);
+  trace::Op* op = Emit(trace::Op::READ, origin);
+  op->set_param(param);
+  op->set_scalar_reg(reg);
+  for (const trace::IntExpr& o : offsets) *op->add_offsets() = o;
+  trace::IntExpr e;
+  e.set_scalar_reg(reg);
+  return Value::Obj(std::make_shared<SymInt>(std::move(e)));
+}
 
 int32_t KernelBuilder::BeginPipeline(int32_t depth, const std::string& origin) {
   pipelines_.push_back({depth, origin});
@@ -242,36 +297,57 @@ void ForEachOp(OpList* ops, const std::function<void(trace::Op*)>& fn) {
   for (trace::Op& op : *ops) {
     fn(&op);
     if (op.kind() == trace::Op::LOOP) ForEachOp(op.mutable_loop()->mutable_body(), fn);
+    if (op.kind() == trace::Op::IF) {
+      ForEachOp(op.mutable_branch()->mutable_then_body(), fn);
+      ForEachOp(op.mutable_branch()->mutable_else_body(), fn);
+    }
   }
 }
 
-// Engine of a loop: that of its body when uniform.
-trace::Engine LoopEngine(const trace::Op& loop) {
+// Engine of a loop or branch: that of its body (arms) when uniform.
+trace::Engine BodyEngine(const trace::Op& op) {
   trace::Engine engine = trace::ENGINE_UNSPECIFIED;
-  for (const trace::Op& op : loop.loop().body()) {
-    if (op.engine() == trace::ENGINE_UNSPECIFIED) continue;
-    if (engine == trace::ENGINE_UNSPECIFIED) {
-      engine = op.engine();
-    } else if (engine != op.engine()) {
-      return trace::ENGINE_UNSPECIFIED;  // both engines run parts of it
+  bool mixed = false;
+  const auto visit = [&](const OpList& body) {
+    for (const trace::Op& inner : body) {
+      if (inner.engine() == trace::ENGINE_UNSPECIFIED) continue;
+      if (engine == trace::ENGINE_UNSPECIFIED) {
+        engine = inner.engine();
+      } else if (engine != inner.engine()) {
+        mixed = true;  // both engines run parts of it
+      }
     }
+  };
+  if (op.kind() == trace::Op::LOOP) visit(op.loop().body());
+  if (op.kind() == trace::Op::IF) {
+    visit(op.branch().then_body());
+    visit(op.branch().else_body());
   }
-  return engine;
+  return mixed ? trace::ENGINE_UNSPECIFIED : engine;
 }
 
 void AssignLoopEngines(OpList* ops) {
   for (trace::Op& op : *ops) {
-    if (op.kind() != trace::Op::LOOP) continue;
-    AssignLoopEngines(op.mutable_loop()->mutable_body());
-    op.set_engine(LoopEngine(op));
+    if (op.kind() == trace::Op::LOOP) {
+      AssignLoopEngines(op.mutable_loop()->mutable_body());
+    } else if (op.kind() == trace::Op::IF) {
+      AssignLoopEngines(op.mutable_branch()->mutable_then_body());
+      AssignLoopEngines(op.mutable_branch()->mutable_else_body());
+    } else {
+      continue;
+    }
+    op.set_engine(BodyEngine(op));
   }
 }
 
-// A loop-carried tile is one buffer with its init and next tiles.
+// A loop-carried tile is one buffer with its init and next tiles; an IF's
+// phi with its two values.
 struct CarryGroup {
   const trace::Op* loop;
-  const trace::Op::Loop::Carry* carry;
+  const trace::Op::Loop::Carry* carry;  // or
+  const trace::Op::Branch::Phi* phi = nullptr;
   std::vector<uint32_t> members() const {
+    if (phi != nullptr) return {phi->tile(), phi->then_value(), phi->else_value()};
     std::vector<uint32_t> m = {carry->tile(), carry->next()};
     if (carry->has_init()) m.push_back(carry->init());
     return m;
@@ -296,7 +372,11 @@ void CloseOverCarries(const std::vector<CarryGroup>& groups, std::set<uint32_t>*
 
 absl::StatusOr<trace::Kernel> KernelBuilder::Finish(const std::string& origin) {
   std::vector<CarryGroup> carries;
+  std::vector<CarryGroup> phis;
   ForEachOp(program_.mutable_ops(), [&](trace::Op* op) {
+    if (op->kind() == trace::Op::IF) {
+      for (const auto& p : op->branch().phis()) phis.push_back({op, nullptr, &p});
+    }
     if (op->kind() != trace::Op::LOOP) return;
     for (const auto& c : op->loop().carries()) carries.push_back({op, &c});
   });
@@ -309,7 +389,9 @@ absl::StatusOr<trace::Kernel> KernelBuilder::Finish(const std::string& origin) {
   std::vector<std::pair<uint32_t, uint32_t>> views;  // (view, source)
   ForEachOp(program_.mutable_ops(), [&](trace::Op* op) {
     if (op->kind() == trace::Op::MOVE || op->kind() == trace::Op::ASSEMBLE) return;
-    if (op->kind() == trace::Op::RESHAPE || op->kind() == trace::Op::TRANSPOSE_VIEW) {
+    // A window (pl.slice of a tile) is in its source's space like a view.
+    if (op->kind() == trace::Op::RESHAPE || op->kind() == trace::Op::TRANSPOSE_VIEW ||
+        op->kind() == trace::Op::EXTRACT) {
       views.emplace_back(op->dst(), op->srcs(0));
       return;
     }
@@ -320,8 +402,10 @@ absl::StatusOr<trace::Kernel> KernelBuilder::Finish(const std::string& origin) {
       }
     }
   });
+  std::vector<CarryGroup> groups = carries;
+  groups.insert(groups.end(), phis.begin(), phis.end());
   for (std::set<uint32_t>* set : {&cube_inputs, &vector_inputs, &vector_compute}) {
-    CloseOverCarries(carries, set);
+    CloseOverCarries(groups, set);
     // Later views read earlier ones: from the last view back to the first.
     for (auto it = views.rbegin(); it != views.rend(); ++it) {
       if (set->count(it->first)) set->insert(it->second);
@@ -358,9 +442,20 @@ absl::StatusOr<trace::Kernel> KernelBuilder::Finish(const std::string& origin) {
   // A carried tile is where its next is; an outer carry's next may be an
   // inner loop's carried tile, a later loop's init an earlier one's, so this
   // runs to a fixed point (one pass per carry at most).
-  for (size_t pass = 0; pass <= carries.size(); ++pass) {
+  for (size_t pass = 0; pass <= groups.size(); ++pass) {
     bool changed = false;
-    for (const CarryGroup& g : carries) {
+    for (const CarryGroup& g : groups) {
+      if (g.phi != nullptr) {
+        // A phi is where its values are (the then arm's, else the else's).
+        trace::MemSpace space = program_.tiles(g.phi->then_value()).space();
+        if (space == trace::MEM_SPACE_UNSPECIFIED) {
+          space = program_.tiles(g.phi->else_value()).space();
+        }
+        trace::TileDecl* tile = program_.mutable_tiles(g.phi->tile());
+        changed |= tile->space() != space;
+        tile->set_space(space);
+        continue;
+      }
       trace::MemSpace space = program_.tiles(g.carry->next()).space();
       // A swap of two carried loads has no placed next: they stay with init.
       if (space == trace::MEM_SPACE_UNSPECIFIED && g.carry->has_init()) {
@@ -402,6 +497,7 @@ absl::StatusOr<trace::Kernel> KernelBuilder::Finish(const std::string& origin) {
       case trace::Op::LOAD:
       case trace::Op::CREATE:
       case trace::Op::ASSEMBLE:
+      case trace::Op::EXTRACT:
       case trace::Op::RESHAPE:
       case trace::Op::TRANSPOSE_VIEW:
       case trace::Op::MOVE:  // a crossing runs where its value lands (the tpop)
@@ -413,6 +509,8 @@ absl::StatusOr<trace::Kernel> KernelBuilder::Finish(const std::string& origin) {
                                                                   : trace::ENGINE_VECTOR;
         break;
       case trace::Op::LOOP:
+      case trace::Op::IF:
+      case trace::Op::READ:
       case trace::Op::SYNCALL:
       case trace::Op::FENCE:
       case trace::Op::CACHE_INVALID:

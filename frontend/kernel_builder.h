@@ -122,6 +122,22 @@ class KernelBuilder {
                   const std::string& origin);
   void EndLoop();
   bool in_device_loop() const { return !loop_stack_.empty(); }
+
+  // Device branches (Op.IF): ops emitted between BeginIf and BeginElse go
+  // into the then arm, from there to EndIf into the else arm.
+  void BeginIf(trace::IntExpr cond, const std::string& origin);
+  void BeginElse();
+  void EndIf();
+  bool in_device_if() const { return !if_stack_.empty(); }
+  // A phi of the innermost open IF (Op.Branch.Phi / ScalarPhi).
+  void AddPhi(uint32_t tile, uint32_t then_value, uint32_t else_value, const std::string& name);
+  // A new scalar register set by the innermost IF's arms; returns the device
+  // int that reads it.
+  Value AddScalarPhi(trace::IntExpr then_expr, trace::IntExpr else_expr, const std::string& name);
+  // READ: the element of `param` at `offsets` into a new scalar register;
+  // returns the device int that reads it.
+  Value EmitRead(uint32_t param, const std::vector<trace::IntExpr>& offsets,
+                 const std::string& origin);
   // A loop-carried tile of the innermost open loop (Op.Loop.Carry).
   void AddCarry(uint32_t tile, std::optional<uint32_t> init, uint32_t next,
                 const std::string& name);
@@ -173,6 +189,9 @@ class KernelBuilder {
   std::vector<KernelScalarUse> scalars_;
   uint64_t serial_;
   std::vector<trace::Op*> loop_stack_;
+  std::vector<trace::Op*> if_stack_;
+  // Where Emit appends: the program, a loop body or an IF arm.
+  std::vector<google::protobuf::RepeatedPtrField<trace::Op>*> emit_stack_;
   uint32_t next_loop_var_ = 0;
   uint32_t next_buffer_ = 0;
   std::map<std::string, MemRefAlloc> memrefs_;

@@ -38,6 +38,10 @@ void CollectOffsetConstants(google::protobuf::RepeatedPtrField<trace::Op>* ops,
       case trace::Op::LOOP:
         CollectOffsetConstants(op.mutable_loop()->mutable_body(), out);
         break;
+      case trace::Op::IF:
+        CollectOffsetConstants(op.mutable_branch()->mutable_then_body(), out);
+        CollectOffsetConstants(op.mutable_branch()->mutable_else_body(), out);
+        break;
       default:
         break;
     }

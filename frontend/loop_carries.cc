@@ -112,11 +112,11 @@ absl::StatusOr<Value> Interpreter::Yield(const CallArgs& args) {
     return Error(args.keyword_locs[0],
                  "pl.yield_ takes the yielded values as positional arguments");
   }
+  if (!carry_frames_.empty() && carry_frames_.back().branch) return BranchYield(args);
   if (carry_frames_.empty() || carry_frames_.back().task_barrier) {
     return Error(args.loc,
                  "pl.yield_ outside a loop: it names the values a pl.range / pl.parallel loop "
-                 "with init_values= carries into its next iteration (an if/else branch's "
-                 "yield comes with device-side if)");
+                 "with init_values= carries into its next iteration, or an if's arm results");
   }
   CarryFrame& frame = carry_frames_.back();
   if (frame.arity == 0) {

@@ -9,13 +9,11 @@ namespace pto::ptoc {
 namespace {
 
 // Yield statements of a loop body (YieldAssignment, BareYield).
+// The body's own pl.yield_: one in an if's arms names that if's results
+// (pypto's SSA form), not the loop's.
 const Stmt* FindYield(const Block& body, StmtKind kind) {
   for (const auto& s : body) {
     if (s->kind == kind && IsYieldCall(*s->value)) return s.get();
-    if (s->kind == StmtKind::kIf) {
-      if (const Stmt* y = FindYield(s->body, kind)) return y;
-      if (const Stmt* y = FindYield(s->orelse, kind)) return y;
-    }
   }
   return nullptr;
 }

@@ -41,9 +41,9 @@ void CollectTargetNames(const Expr& target, std::set<std::string>* names);
 
 // `pl.yield_(...)`, whatever the module is called.
 bool IsYieldCall(const Expr& e);
-// A loop body's `x = pl.yield_(...)` / bare `pl.yield_(...)` statement: in the
-// body or its if/else branches, not in nested loops (they carry their own);
-// the first one, or null.
+// A loop body's `x = pl.yield_(...)` / bare `pl.yield_(...)` statement at its
+// top level (a nested loop's or an if's yield is that construct's); the
+// first one, or null.
 const Stmt* YieldAssignment(const Block& body);
 const Stmt* BareYield(const Block& body);
 

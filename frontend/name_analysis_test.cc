@@ -80,17 +80,25 @@ TEST(NameAnalysisTest, FirstUseStartsWhereAsked) {
   EXPECT_EQ(FirstUse(m.body, 3, "t"), NameUse::kNone);
 }
 
-TEST(NameAnalysisTest, FindsTheYieldOfALoopBodyNotOfNestedLoops) {
+TEST(NameAnalysisTest, FindsTheYieldOfALoopBodyNotOfNestedLoopsOrIfs) {
+  // A nested loop's yield is that loop's, an if's yield names the if's
+  // results (pypto's SSA form): the body's own is the one at its top level.
   Module m = ParseOk(
       "for i in r:\n"
       "    for j in s:\n"
       "        a = pl.yield_(j)\n"
       "    if c:\n"
-      "        b = pl.yield_(i)\n");
+      "        b = pl.yield_(i)\n"
+      "    else:\n"
+      "        b = pl.yield_(j)\n"
+      "    d = pl.yield_(b)\n");
   const Block& body = m.body[0]->body;
   const Stmt* y = YieldAssignment(body);
   ASSERT_NE(y, nullptr);
-  EXPECT_EQ(y->loc.line, 5);
+  EXPECT_EQ(y->loc.line, 8);
+  EXPECT_EQ(YieldAssignment(m.body[0]->body[0]->body)->loc.line, 3);
+  Module no_own = ParseOk("for i in r:\n    if c:\n        b = pl.yield_(i)\n");
+  EXPECT_EQ(YieldAssignment(no_own.body[0]->body), nullptr);
   EXPECT_EQ(BareYield(body), nullptr);
   Module bare = ParseOk("for i in r:\n    pl.yield_(i)\n");
   EXPECT_NE(BareYield(bare.body[0]->body), nullptr);

@@ -26,6 +26,15 @@ absl::StatusOr<bool> BoolArg(Interpreter* interp, const ArgReader& r, size_t i,
 
 // pl's tile ops, as pl.X and pl.tile.X (pl_tile_ops.cc).
 void AddTileOps(Interpreter* interp, Namespace* pl);
+// pl.read, pl.tensor.read / dim, pl.dynamic, pl.fillpad and pl.tile.fillpad
+// (pl_scalars.cc).
+void AddScalarOps(Interpreter* interp, Namespace* pl, Namespace* tensor, Namespace* tile);
+// The name of a pl.dynamic("M") dimension, or null for any other value.
+const std::string* DynamicDimName(const Value& v);
+// A call's tensor arguments against their annotations' pl.dynamic dims: each
+// name binds to one size per call (a located error names both arguments).
+absl::Status CheckDynamicDims(Interpreter* interp, const FunctionValue& fn, const Env& env,
+                              const CallArgs& args);
 
 }  // namespace pto::ptoc
 

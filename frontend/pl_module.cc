@@ -7,6 +7,7 @@
 #include "frontend/memref.h"
 #include "frontend/pl_args.h"
 #include "frontend/status_macros.h"
+#include "frontend/tile_ops.h"
 
 namespace pto::ptoc {
 
@@ -274,6 +275,7 @@ absl::StatusOr<Value> AnnotationSubscript(Interpreter* interp, const Annotation&
     // tile's pl.Mem.X places or checks its value (ApplyTileAnnotation).
     if (index.is_tuple() && index.items().size() >= 2) {
       if (auto* d = index.items()[1].As<DTypeValue>()) out->set_dtype(d->dtype());
+      if (index.items()[0].is_sequence()) out->set_shape(index.items()[0].items());
     }
     if (a.kind() == Annotation::Kind::kTile && index.is_tuple()) {
       for (const Value& item : index.items()) {
@@ -582,9 +584,21 @@ std::shared_ptr<Namespace> MakePlModule(Interpreter* interp) {
   pl->Set("array", Value::Obj(array));
 
   pl->AddFunction("slice", [I](const CallArgs& args) -> absl::StatusOr<Value> {
-    ArgReader r(I, args, "pl.slice", {"tensor", "shape", "offsets"});
+    ArgReader r(I, args, "pl.slice", {"tensor", "shape", "offsets", "valid_shape"});
     PTOC_RETURN_IF_ERROR(r.Check());
     PTOC_RETURN_IF_ERROR(r.Require(3));
+    if (r.Get(0)->As<Tile>() != nullptr) {
+      // A tile's window (upstream's tile.slice, TEXTRACT): offsets may be
+      // device integers.
+      if (r.Has(3)) {
+        return I->Error(r.Loc(3),
+                        "pl.slice of a tile with valid_shape= is not supported yet; "
+                        "slice the tensor, or load with valid_shape=");
+      }
+      PTOC_ASSIGN_OR_RETURN(shape, IntList(I, *r.Get(1), r.Loc(1), "pl.slice shape"));
+      PTOC_ASSIGN_OR_RETURN(offsets, ValueList(I, *r.Get(2), r.Loc(2), "pl.slice offsets"));
+      return TileExtract(I, *r.Get(0), shape, offsets, args.loc);
+    }
     auto ref = r.Get(0)->AsShared<TensorRef>();
     if (!ref) return r.Wrong(0, "a tensor");
     PTOC_ASSIGN_OR_RETURN(shape, IntList(I, *r.Get(1), r.Loc(1), "pl.slice shape"));
@@ -598,6 +612,23 @@ std::shared_ptr<Namespace> MakePlModule(Interpreter* interp) {
         return I->Error(
             args.loc, absl::StrCat("pl.slice dim ", d, " covers [", offsets[d], ", ",
                                    offsets[d] + shape[d], ") of a dim of size ", ref->shape()[d]));
+      }
+    }
+    if (r.Has(3)) {
+      // The view's valid region: its readers load with valid_shape= of their
+      // own; here it is checked against the slice.
+      PTOC_ASSIGN_OR_RETURN(valid, ValueList(I, *r.Get(3), r.Loc(3), "pl.slice valid_shape"));
+      if (valid.size() != shape.size()) {
+        return I->Error(r.Loc(3), absl::StrCat("pl.slice valid_shape has ", valid.size(),
+                                               " entries for a rank-", shape.size(), " slice"));
+      }
+      for (size_t d = 0; d < valid.size(); ++d) {
+        if (!valid[d].is_integral()) continue;
+        if (valid[d].i() < 0 || valid[d].i() > shape[d]) {
+          return I->Error(r.Loc(3), absl::StrCat("pl.slice valid_shape[", d, "] is ", valid[d].i(),
+                                                 " but the slice is ", shape[d],
+                                                 " long there; the valid region lies inside it"));
+        }
       }
     }
     return Value::Obj(ref->View(offsets, shape));
@@ -652,6 +683,16 @@ std::shared_ptr<Namespace> MakePlModule(Interpreter* interp) {
   }
   tensor->Set("create", *pl->Get("create_tensor"));
   pl->Set("tensor", Value::Obj(tensor));
+  AddScalarOps(I, pl.get(), tensor.get(), pl->Get("tile")->As<Namespace>());
+  // pl.PadValue: what pl.tile.fillpad writes (Op.PadValue's codes; null is
+  // "no padding").
+  pl->Set("PadValue",
+          MakeEnum(pl.get(), "pl.PadValue", {{"null", 0}, {"zero", 1}, {"max", 2}, {"min", 3}}));
+  pl->Set("TensorLayout", MakeEnum(pl.get(), "pl.TensorLayout", {{"ND", 0}, {"DN", 1}, {"NZ", 2}}));
+  // pl.TensorView(...) in a parameter annotation: the view's layout and valid
+  // shape, documentation for ptoc (a kernel loads with its own valid_shape=).
+  pl->AddFunction("TensorView",
+                  [](const CallArgs&) -> absl::StatusOr<Value> { return Value::None(); });
 
   // ---- pl.system
   auto system = std::make_shared<Namespace>("pl.system");

@@ -80,7 +80,8 @@ void AddTileOps(Interpreter* interp, Namespace* pl) {
 
   // ---- GM transfers
   auto load = [I](const CallArgs& args) -> absl::StatusOr<Value> {
-    ArgReader r(I, args, "pl.load", {"tensor", "offsets", "shapes", "target_memory"});
+    ArgReader r(I, args, "pl.load",
+                {"tensor", "offsets", "shapes", "target_memory", "valid_shape"});
     PTOC_RETURN_IF_ERROR(r.Check());
     PTOC_RETURN_IF_ERROR(r.Require(3));
     auto ref = r.Get(0)->AsShared<TensorRef>();
@@ -98,7 +99,13 @@ void AddTileOps(Interpreter* interp, Namespace* pl) {
       }
       space = s;
     }
-    PTOC_ASSIGN_OR_RETURN(loaded, EmitLoad(I, ref, offsets, shape, space, args.loc));
+    std::vector<Value> valid;
+    if (r.Has(4)) {
+      PTOC_ASSIGN_OR_RETURN(v, ValueList(I, *r.Get(4), r.Loc(4), "valid_shape"));
+      valid = std::move(v);
+    }
+    PTOC_ASSIGN_OR_RETURN(loaded, EmitLoad(I, ref, offsets, shape, space, args.loc,
+                                           r.Has(4) ? &valid : nullptr, r.Loc(4)));
     return Value::Obj(loaded);
   };
   auto store = [I](const CallArgs& args) -> absl::StatusOr<Value> {
@@ -399,6 +406,9 @@ void AddTileOps(Interpreter* interp, Namespace* pl) {
     PTOC_RETURN_IF_ERROR(r.Check());
     PTOC_RETURN_IF_ERROR(r.Require(2));
     PTOC_ASSIGN_OR_RETURN(dtype, DTypeOf(I, *r.Get(1), r.Loc(1)));
+    // A scalar: an integer stays itself under an integer type (the device's
+    // scalars are int64; pl.cast(pl.read(cfg, [0]), pl.INDEX)).
+    if (IsScalarInt(*r.Get(0)) && !IsFloat(dtype)) return *r.Get(0);
     trace::Op::CastMode mode = trace::Op::CAST_ROUND;  // pypto's default, "round"
     if (r.Has(2)) {
       PTOC_ASSIGN_OR_RETURN(m, CastModeOf(I, *r.Get(2), r.Loc(2)));

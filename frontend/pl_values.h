@@ -70,6 +70,10 @@ class Annotation : public Object {
   // the annotation names none.
   const Value& memref() const { return memref_; }
   void set_memref(Value m) { memref_ = std::move(m); }
+  // pl.Tensor[[r, c], ...]'s shape as written: ints and pl.dynamic dims
+  // (empty when none was given).
+  const std::vector<Value>& shape() const { return shape_; }
+  void set_shape(std::vector<Value> shape) { shape_ = std::move(shape); }
   const std::string& spelling() const { return spelling_; }
 
  private:
@@ -80,6 +84,7 @@ class Annotation : public Object {
   trace::DType dtype_ = trace::DTYPE_UNSPECIFIED;
   trace::MemSpace space_ = trace::MEM_SPACE_UNSPECIFIED;
   Value memref_;
+  std::vector<Value> shape_;
 };
 
 enum class FunctionKind { kPlain, kJit, kIncore, kInline, kExtern };
@@ -112,6 +117,7 @@ class FunctionValue : public Object {
   void set_extern_spec(std::shared_ptr<const ExternSpec> s) { extern_spec_ = std::move(s); }
   // Parameter annotations, evaluated when the def ran.
   std::vector<Value>& annotations() { return annotations_; }
+  const std::vector<Value>& annotations() const { return annotations_; }
 
  private:
   const Stmt* def_;

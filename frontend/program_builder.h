@@ -78,12 +78,17 @@ class ProgramBuilder {
   // bindings keep the first name, and a name already taken gets a suffix.
   void NameDeviceTensor(uint32_t id, const std::string& variable);
   const trace::Tensor& tensor(uint32_t id) const { return header_.tensors(id); }
+  // A kernel's READ takes the tensor's values (Tensor.control).
+  void MarkControl(uint32_t id) {
+    header_.mutable_tensors(static_cast<int>(id))->set_control(true);
+  }
 
   // Returns the id of an identical kernel if one exists, else adds it.
   uint32_t AddKernel(trace::Kernel kernel);
   const trace::Kernel& kernel(uint32_t id) const { return header_.kernels(id); }
 
   void AddRecord(trace::StreamRecord record) { records_.push_back(std::move(record)); }
+  const std::vector<trace::StreamRecord>& records() const { return records_; }
   void set_platform(const std::string& platform) { header_.set_platform(platform); }
   trace::RingSizes* mutable_ring_sizes() { return header_.mutable_ring_sizes(); }
 

@@ -108,11 +108,10 @@ absl::Status ApplyTileAnnotation(Interpreter* interp, const Tile& tile, trace::M
                         "; pl.move the tile to change its memory space"));
 }
 
-absl::StatusOr<std::shared_ptr<Tile>> EmitLoad(Interpreter* interp,
-                                               const std::shared_ptr<TensorRef>& ref,
-                                               const std::vector<Value>& offsets,
-                                               const std::vector<int64_t>& shape,
-                                               trace::MemSpace space, SourceLocation loc) {
+absl::StatusOr<std::shared_ptr<Tile>> EmitLoad(
+    Interpreter* interp, const std::shared_ptr<TensorRef>& ref, const std::vector<Value>& offsets,
+    const std::vector<int64_t>& shape, trace::MemSpace space, SourceLocation loc,
+    const std::vector<Value>* valid_shape, SourceLocation valid_loc) {
   PTOC_RETURN_IF_ERROR(RequireKernel(interp, loc, "pl.load"));
   if (offsets.size() != ref->shape().size() || shape.size() != ref->shape().size()) {
     return interp->Error(loc, absl::StrCat("pl.load of a rank-", ref->shape().size(),
@@ -138,6 +137,33 @@ absl::StatusOr<std::shared_ptr<Tile>> EmitLoad(Interpreter* interp,
                                              ref->name(), "', which has ", ref->shape()[d]));
     }
     *op->add_offsets() = *e;
+  }
+  if (valid_shape != nullptr) {
+    // pl.load(valid_shape=): one extent per tile dim (a higher-rank load's
+    // folded unit dims take theirs too), each at most the tile's.
+    std::vector<Value> extents = *valid_shape;
+    if (extents.size() != shape.size()) {
+      return interp->Error(valid_loc, absl::StrCat("valid_shape has ", extents.size(),
+                                                   " entries but the load's shape has ",
+                                                   shape.size(), "; give one per dimension"));
+    }
+    extents.erase(extents.begin(),
+                  extents.begin() + static_cast<std::ptrdiff_t>(shape.size() - tile_shape.size()));
+    for (size_t d = 0; d < extents.size(); ++d) {
+      auto e = ToIntExpr(extents[d]);
+      if (!e.ok()) {
+        return interp->Error(valid_loc,
+                             absl::StrCat("valid_shape[", d, "]: ", e.status().message()));
+      }
+      if (e->kind_case() == trace::IntExpr::kConstant &&
+          (e->constant() < 0 || e->constant() > tile_shape[d])) {
+        return interp->Error(valid_loc, absl::StrCat("valid_shape[", d, "] is ", e->constant(),
+                                                     " but the tile is ", ShapeString(tile_shape),
+                                                     "; the valid region lies inside the tile (0..",
+                                                     tile_shape[d], ")"));
+      }
+      *op->add_valid_shape() = *e;
+    }
   }
   return tile;
 }
@@ -537,6 +563,62 @@ absl::StatusOr<Value> TileFull(Interpreter* interp, const std::vector<int64_t>& 
   op->set_dst(tile->index());
   *op->mutable_scalar() = scalar;
   return Value::Obj(tile);
+}
+
+absl::StatusOr<Value> TileExtract(Interpreter* interp, const Value& tile,
+                                  const std::vector<int64_t>& shape,
+                                  const std::vector<Value>& offsets, SourceLocation loc) {
+  PTOC_RETURN_IF_ERROR(RequireKernel(interp, loc, "pl.slice of a tile"));
+  PTOC_ASSIGN_OR_RETURN(t, interp->AsTile(tile, loc));
+  KernelBuilder* k = interp->kernel();
+  const trace::MemSpace space = k->space(*t);
+  if (space != trace::VEC && space != trace::MAT && space != trace::MEM_SPACE_UNSPECIFIED) {
+    return interp->Error(loc, absl::StrCat("pl.slice takes a window of a Vec or Mat tile, not of ",
+                                           PlSpaceName(space), "; move it first"));
+  }
+  const size_t rank = t->shape().size();
+  if (shape.size() != rank || offsets.size() != rank) {
+    return interp->Error(loc, absl::StrCat("pl.slice of a rank-", rank,
+                                           " tile needs that many shape and offset entries"));
+  }
+  std::vector<trace::IntExpr> at(2);
+  at[0].set_constant(0);
+  for (size_t d = 0; d < rank; ++d) {
+    if (shape[d] < 1 || shape[d] > t->shape()[d]) {
+      return interp->Error(loc, absl::StrCat("pl.slice shape ", ShapeString(shape),
+                                             " does not fit "
+                                             "the ",
+                                             ShapeString(t->shape()), " tile"));
+    }
+    auto e = ToIntExpr(offsets[d]);
+    if (!e.ok()) return interp->Error(loc, absl::StrCat("offset ", d, ": ", e.status().message()));
+    if (e->kind_case() == trace::IntExpr::kConstant &&
+        (e->constant() < 0 || e->constant() + shape[d] > t->shape()[d])) {
+      return interp->Error(
+          loc, absl::StrCat("pl.slice takes [", e->constant(), ", ", e->constant() + shape[d],
+                            ") of dim ", d, " of a tile of ", t->shape()[d]));
+    }
+    at[rank == 1 ? 1 : d] = *std::move(e);
+  }
+  auto dst = k->NewTile(shape, t->dtype(), space);
+  trace::Op* op = k->Emit(trace::Op::EXTRACT, interp->Origin(loc));
+  op->set_dst(dst->index());
+  op->add_srcs(t->index());
+  for (const trace::IntExpr& e : at) *op->add_offsets() = e;
+  return Value::Obj(dst);
+}
+
+absl::StatusOr<Value> TileFillPad(Interpreter* interp, const Value& tile, trace::Op::PadValue pad,
+                                  SourceLocation loc) {
+  PTOC_RETURN_IF_ERROR(RequireKernel(interp, loc, "pl.tile.fillpad"));
+  PTOC_ASSIGN_OR_RETURN(t, VectorTile(interp, tile, loc));
+  KernelBuilder* k = interp->kernel();
+  auto dst = k->NewTile(t->shape(), t->dtype(), trace::VEC);
+  trace::Op* op = k->Emit(trace::Op::FILLPAD, interp->Origin(loc));
+  op->set_dst(dst->index());
+  op->add_srcs(t->index());
+  op->set_pad(pad);
+  return Value::Obj(dst);
 }
 
 absl::StatusOr<Value> TileConcat(Interpreter* interp, const Value& a, const Value& b,

@@ -29,11 +29,10 @@ absl::Status RequireVectorOperand(Interpreter* interp, const Tile& tile, SourceL
 
 // `space`: target_memory= (Vec or Mat), or MEM_SPACE_UNSPECIFIED for op
 // affinity (KernelBuilder::Finish).
-absl::StatusOr<std::shared_ptr<Tile>> EmitLoad(Interpreter* interp,
-                                               const std::shared_ptr<TensorRef>& ref,
-                                               const std::vector<Value>& offsets,
-                                               const std::vector<int64_t>& shape,
-                                               trace::MemSpace space, SourceLocation loc);
+absl::StatusOr<std::shared_ptr<Tile>> EmitLoad(
+    Interpreter* interp, const std::shared_ptr<TensorRef>& ref, const std::vector<Value>& offsets,
+    const std::vector<int64_t>& shape, trace::MemSpace space, SourceLocation loc,
+    const std::vector<Value>* valid_shape = nullptr, SourceLocation valid_loc = {});
 absl::Status EmitStore(Interpreter* interp, const std::shared_ptr<Tile>& tile,
                        const std::vector<Value>& offsets, const std::shared_ptr<TensorRef>& ref,
                        bool atomic_add, SourceLocation loc);
@@ -80,6 +79,14 @@ absl::StatusOr<Value> TileFull(Interpreter* interp, const std::vector<int64_t>& 
                                trace::DType dtype, const Value& value, SourceLocation loc,
                                SourceLocation shape_loc);
 // pl.concat(a, b): columns side by side.
+// pl.slice of a tile: the [shape] window at `offsets` (ints or device
+// integers), a new tile in the source's space (EXTRACT).
+absl::StatusOr<Value> TileExtract(Interpreter* interp, const Value& tile,
+                                  const std::vector<int64_t>& shape,
+                                  const std::vector<Value>& offsets, SourceLocation loc);
+// pl.tile.fillpad: the tile with its padding (outside its valid region) set.
+absl::StatusOr<Value> TileFillPad(Interpreter* interp, const Value& tile, trace::Op::PadValue pad,
+                                  SourceLocation loc);
 absl::StatusOr<Value> TileConcat(Interpreter* interp, const Value& a, const Value& b,
                                  SourceLocation loc);
 // pl.tile.assemble(target, source, offset): target with source written at

@@ -19,6 +19,10 @@ void ForEachOp(const OpList& ops, const std::function<void(const trace::Op&)>& f
   for (const trace::Op& op : ops) {
     fn(op);
     if (op.kind() == trace::Op::LOOP) ForEachOp(op.loop().body(), fn);
+    if (op.kind() == trace::Op::IF) {
+      ForEachOp(op.branch().then_body(), fn);
+      ForEachOp(op.branch().else_body(), fn);
+    }
   }
 }
 

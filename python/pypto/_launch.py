@@ -144,6 +144,56 @@ def launch(obj, label, args, kwargs, config):
             shutil.rmtree(work, ignore_errors=True)
 
 
+def compile_only(obj, label, args, kwargs):
+    """``kernel.lower(*args)``: ptoc compiles the call (no simulation); its
+    located error is raised as PartialCodegenError. Tensors go as shapes, and
+    CPU tensors with their values too (a kernel's pl.read needs them)."""
+    config = RunConfig()
+    method = label.split(".", 1)[1] if isinstance(obj, ProgramClass) else None
+    work = tempfile.mkdtemp(prefix="pypto_lower_")
+    try:
+        source, text, prelude_line, call_line, segments, tensors = _call_text(
+            obj, method, label, args, kwargs, config
+        )
+        data_path = os.path.join(work, "args.bin")
+        entries = []
+        offset = 0
+        with open(data_path, "wb") as data:
+            for t in tensors:
+                entry = {"name": t.name, "dtype": t.dtype, "shape": list(t.shape),
+                         "known": None}
+                if t.shape_only:
+                    entry.update(offset=0, nbytes=None)
+                else:
+                    payload = t.payload()
+                    data.write(payload)
+                    entry.update(offset=offset, nbytes=len(payload))
+                    offset += len(payload)
+                entries.append(entry)
+        request = {
+            "source_name": source.file,
+            "source_text": text,
+            "prelude_line": prelude_line,
+            "call_line": call_line,
+            "segments": segments,
+            "data_file": "args.bin",
+            "tensors": entries,
+        }
+        request_path = os.path.join(work, "request.json")
+        with open(request_path, "w", encoding="utf-8") as f:
+            json.dump(request, f)
+        stream = os.path.join(work, "lowered.pb")
+        compiled = subprocess.run(
+            [_tool("ptoc"), "--call", request_path, "-o", stream, "--timing-only"],
+            capture_output=True, text=True)
+        if compiled.returncode != 0:
+            raise PartialCodegenError(compiled.stderr.rstrip())
+        if compiled.stderr:
+            sys.stderr.write(compiled.stderr)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
 def _chip_key_and_command(config, timing_only):
     """What the chip is built from (a call that changes it starts a new
     chip) and the pto_sim command that builds it."""

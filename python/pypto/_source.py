@@ -213,6 +213,17 @@ def _closure_of(obj):
                 out.append((name, cell.cell_contents))
             except ValueError:  # not assigned yet
                 continue
+    if isinstance(obj, ProgramClass) and obj.defining_locals:
+        # The factory's variables the class reads outside any closure (its
+        # methods' annotations, evaluated when the class body ran).
+        taken = {name for name, _ in out}
+        try:
+            used = _names_in(textwrap.dedent(inspect.getsource(obj.cls)))
+        except (OSError, TypeError):
+            used = set()
+        for name in sorted(used - taken):
+            if name in obj.defining_locals and name != obj.name:
+                out.append((name, obj.defining_locals[name]))
     return out
 
 

@@ -1,6 +1,7 @@
 """The decorators: what a kernel is to CPython, and what calling one does."""
 
 import functools
+import sys
 
 
 class KernelFunction:
@@ -33,8 +34,14 @@ class KernelFunction:
 
     # Upstream's JITFunction.lower() / .compile(): the object scripts inspect.
     def lower(self, *args, **kwargs):
+        """With arguments, ptoc compiles the call (a located error raises
+        PartialCodegenError); the result lists the functions either way."""
         from pypto._compiled import CompiledProgram
 
+        if (args or kwargs) and self.host_callable:
+            from pypto import _launch
+
+            _launch.compile_only(self, self.name, args, kwargs)
         return CompiledProgram(self)
 
     compile = lower
@@ -95,9 +102,13 @@ class _BoundOrchestration:
 class ProgramClass:
     """A ``@pl.program`` class: ``Program.main(...)`` launches its orchestration."""
 
-    def __init__(self, cls):
+    def __init__(self, cls, defining_locals=None):
         self.cls = cls
         self.fn = cls  # its source and module, as for a KernelFunction
+        # A program built inside a function (a factory): the factory's
+        # variables, which its methods' annotations read when the class body
+        # runs (they are no closure cells of the methods).
+        self.defining_locals = defining_locals or {}
         self.name = cls.__name__
         self.decorator = "@pl.program"
         functools.update_wrapper(self, cls, updated=())
@@ -140,4 +151,6 @@ class ProgramClass:
 
 
 def program(cls):
-    return ProgramClass(cls)
+    frame = sys._getframe(1)
+    local = {} if frame.f_locals is frame.f_globals else dict(frame.f_locals)
+    return ProgramClass(cls, local)
