@@ -262,8 +262,15 @@ TEST_F(ControlTest, TimingOnlyReadsComeFromTheHostsValuesOrFailSayingWhy) {
   int fills = 0;
   for (const OpRecord& r : profile_.records) fills += r.kind == Op::FULL;
   EXPECT_EQ(fills, 4);
-  // A task's write (junk in a timing-only run) leaves the values unknown.
-  ASSERT_TRUE(image.Write(kMode, values, 4).ok());
+  // A timing-only task that stores into cfg leaves its values unknown: the
+  // executor tells the scalar memory what its STOREs cover.
+  KernelBuilder writer("writer");
+  const uint32_t dst = writer.TensorParam("dst", trace::INT32);
+  const uint32_t zeros = writer.Tile("zeros", {1, 2}, trace::INT32);
+  writer.Full(zeros, 0);
+  writer.Store(zeros, dst, {C(0)});
+  const CompiledKernel w = Compile(writer);
+  ASSERT_TRUE(Run(w, args, {}, /*functional=*/false).ok());
   EXPECT_THAT(Run(k, args, {}, /*functional=*/false).message(),
               HasSubstr("'cfg' was written by a task on the device"));
   exec_.set_scalar_memory(nullptr);
