@@ -72,8 +72,20 @@ def argument_tensor(name, value, what):
     from pypto.runtime import TensorSpec
 
     if isinstance(value, TensorSpec):
-        return ArgumentTensor(name, None, dtype_name(value.dtype, what), list(value.shape), True,
-                              source=value)
+        dtype = dtype_name(value.dtype, what)
+        init = value.init_value
+        if init is None or init in (torch.randn, torch.rand):
+            # Shapes only: the launch runs timing only.
+            return ArgumentTensor(name, None, dtype, list(value.shape), True, source=value)
+        # Values the host wrote (a constant, a tensor, zeros / ones, a
+        # callable): sent with the launch, so that a kernel's pl.read of them
+        # can decide control even when the other arguments are shapes only.
+        # One tensor per TensorSpec, so calls share it as one device tensor.
+        held = getattr(value, "_pypto_tensor", None)
+        if held is None:
+            held = value.create_tensor()
+            value._pypto_tensor = held
+        return ArgumentTensor(name, held, dtype, list(value.shape), False, source=value)
     if not isinstance(value, torch.Tensor):
         raise ConfigError(
             f"{what}: expected a torch.Tensor, a TensorSpec or a number, got {type(value).__name__}"

@@ -4,6 +4,7 @@ per-block times from the launch's perfetto.json, and kernel.lower(*args)."""
 
 import json
 import os
+import re
 import sys
 import tempfile
 import unittest
@@ -44,6 +45,24 @@ class RaggedAttention(unittest.TestCase):
         intercept = times[0] - slopes[0] * KV_BLOCKS[0]
         self.assertGreater(intercept, 0)
         self.assertLess(intercept, 2 * min(slopes))
+
+
+class TimingOnlyControl(unittest.TestCase):
+    def test_a_tensor_spec_with_values_decides_a_meta_launchs_trip_count(self):
+        r = run_script("meta_control.py")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        launches = re.findall(r"makespan ([0-9.]+) us", r.stderr)
+        self.assertEqual(len(launches), 2)
+        two, eight = (float(t) for t in launches)
+        # Eight 64 KiB copies take longer than two (the loop ran as read).
+        self.assertGreater(eight, 2 * two)
+
+    def test_a_meta_tensor_that_decides_control_is_a_located_error(self):
+        r = run_script("meta_control.py", "--meta-count")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("meta_control.py:16:30: error:", r.stderr)
+        self.assertIn("'cfg' decides control here, but this timing-only run has no contents for it",
+                      r.stderr)
 
 
 class Lowering(unittest.TestCase):

@@ -124,9 +124,13 @@ def validate(config):
 class TensorSpec:
     """A tensor by name, shape and dtype (upstream's field order).
 
-    Passed to a launch as it is, it has no contents: the launch runs timing
-    only. ``create_tensor()`` makes the CPU tensor it describes: zeros, a
-    constant, a given tensor, or a factory (``torch.randn``, ...) or callable.
+    Passed to a launch as it is, without ``init_value`` (or with a random
+    factory, ``torch.randn`` / ``torch.rand``), it has no contents: the
+    launch runs timing only. With any other ``init_value`` it goes with the
+    values ``create_tensor()`` gives (one tensor per spec), so a kernel's
+    ``pl.read`` of it can decide control in a timing-only launch.
+    ``create_tensor()`` makes the CPU tensor it describes: zeros, a constant,
+    a given tensor, or a factory (``torch.randn``, ...) or callable.
     """
 
     name: str = ""
