@@ -468,12 +468,28 @@ class Compiler {
       return OpError(*op, absl::StrCat("assembles ", DTypeName(source.dtype), " into ",
                                        DTypeName(target.dtype), "; insert a CAST"));
     }
-    if (proto.offsets_size() != 2) {
-      return OpError(*op, absl::StrCat("has ", proto.offsets_size(),
-                                       " offsets; ASSEMBLE takes 2 (row, column)"));
+    if (absl::Status s = CompileWindowOffsets(
+            op, proto, source, target,
+            absl::StrCat("places '", source.name, "' ", ShapeString(source)), "in");
+        !s.ok()) {
+      return s;
     }
-    const int64_t extent[2] = {source.rows, source.cols};
-    const int64_t bound[2] = {target.rows, target.cols};
+    op->elements = source.elements();
+    return absl::OkStatus();
+  }
+
+  // ASSEMBLE's and EXTRACT's (row, column) offsets: where `inner` lies in
+  // `outer`, checked when constant ("<what> at offsets[1] = 9 <preposition>
+  // [32, 16]; ...") and per instance otherwise.
+  absl::Status CompileWindowOffsets(CompiledOp* op, const Op& proto, const CompiledTile& inner,
+                                    const CompiledTile& outer, const std::string& what,
+                                    const char* preposition) {
+    if (proto.offsets_size() != 2) {
+      return OpError(*op, absl::StrCat("has ", proto.offsets_size(), " offsets; ",
+                                       Op::Kind_Name(proto.kind()), " takes 2 (row, column)"));
+    }
+    const int64_t extent[2] = {inner.rows, inner.cols};
+    const int64_t bound[2] = {outer.rows, outer.cols};
     for (int i = 0; i < 2; ++i) {
       absl::StatusOr<CompiledIntExpr> e =
           CompileExpr(*op, absl::StrCat("offsets[", i, "]"), proto.offsets(i));
@@ -482,14 +498,13 @@ class Compiler {
         const int64_t at = *e->Evaluate(IntEnv{});
         if (at < 0 || at > bound[i] - extent[i]) {
           return OpError(
-              *op, absl::StrCat("places '", source.name, "' ", ShapeString(source), " at offsets[",
-                                i, "] = ", at, " in ", ShapeString(target),
+              *op, absl::StrCat(what, " at offsets[", i, "] = ", at, " ", preposition, " ",
+                                ShapeString(outer),
                                 "; it must lie inside: 0 <= offset <= ", bound[i] - extent[i]));
         }
       }
       op->offsets.push_back(*std::move(e));
     }
-    op->elements = source.elements();
     return absl::OkStatus();
   }
 
@@ -509,30 +524,14 @@ class Compiler {
       return OpError(*op, absl::StrCat("extracts from ", SpaceName(source.space),
                                        "; EXTRACT reads VEC or MAT tiles"));
     }
-    if (proto.offsets_size() != 2) {
-      return OpError(*op, absl::StrCat("has ", proto.offsets_size(),
-                                       " offsets; EXTRACT takes 2 (row, column)"));
+    if (d.rows > source.rows || d.cols > source.cols) {
+      return OpError(*op, absl::StrCat("extracts ", ShapeString(d), " from ", ShapeString(source),
+                                       "; the window lies inside the source"));
     }
-    const int64_t extent[2] = {d.rows, d.cols};
-    const int64_t bound[2] = {source.rows, source.cols};
-    for (int i = 0; i < 2; ++i) {
-      if (extent[i] > bound[i]) {
-        return OpError(*op, absl::StrCat("extracts ", ShapeString(d), " from ", ShapeString(source),
-                                         "; the window lies inside the source"));
-      }
-      absl::StatusOr<CompiledIntExpr> e =
-          CompileExpr(*op, absl::StrCat("offsets[", i, "]"), proto.offsets(i));
-      if (!e.ok()) return e.status();
-      if (e->is_constant()) {
-        const int64_t at = *e->Evaluate(IntEnv{});
-        if (at < 0 || at > bound[i] - extent[i]) {
-          return OpError(
-              *op, absl::StrCat("extracts ", ShapeString(d), " at offsets[", i, "] = ", at,
-                                " from ", ShapeString(source),
-                                "; it must lie inside: 0 <= offset <= ", bound[i] - extent[i]));
-        }
-      }
-      op->offsets.push_back(*std::move(e));
+    if (absl::Status s = CompileWindowOffsets(op, proto, d, source,
+                                              absl::StrCat("extracts ", ShapeString(d)), "from");
+        !s.ok()) {
+      return s;
     }
     op->elements = d.elements();
     return absl::OkStatus();

@@ -471,7 +471,7 @@ absl::Status TileExecutor::RunProgram() {
           }
           gm->EndTransfer();
         }
-        if (!functional && scalar_memory_ != nullptr) {
+        if (!functional && scalar_memory_ != nullptr && region.elements() > 0) {
           // No values in a timing-only run: what it writes is unknown.
           const uint64_t esize = DTypeSize(tile.dtype);
           const uint64_t last = static_cast<uint64_t>((region.rows - 1) * w.row_stride +
@@ -494,21 +494,10 @@ absl::Status TileExecutor::RunProgram() {
         break;
       case Op::EXTRACT: {
         int64_t at[2];
-        for (int i = 0; i < 2; ++i) {
-          absl::StatusOr<int64_t> o = op.offsets[i].Evaluate(env);
-          if (!o.ok()) return WithLabel(op, absl::StrCat("offsets[", i, "]: "), o.status());
-          at[i] = *o;
-        }
-        const CompiledTile& source = kernel.tiles[op.src0];
-        const CompiledTile& window = kernel.tiles[op.dst];
-        const int64_t bound[2] = {source.rows - window.rows, source.cols - window.cols};
-        for (int i = 0; i < 2; ++i) {
-          if (at[i] < 0 || at[i] > bound[i]) {
-            return absl::OutOfRangeError(absl::StrCat(
-                op.label, ": takes '", window.name, "' [", window.rows, ", ", window.cols,
-                "] at offsets [", at[0], ", ", at[1], "] from '", source.name, "' [", source.rows,
-                ", ", source.cols, "]; offsets[", i, "] must be in [0, ", bound[i], "]"));
-          }
+        if (absl::Status s =
+                WindowAt(op, env, kernel.tiles[op.dst], kernel.tiles[op.src0], "takes", "from", at);
+            !s.ok()) {
+          return s;
         }
         if (functional) Extract(kernel, op, at[0], at[1]);
         break;
@@ -542,23 +531,10 @@ absl::Status TileExecutor::RunProgram() {
       }
       case Op::ASSEMBLE: {
         int64_t at[2];
-        for (int i = 0; i < 2; ++i) {
-          absl::StatusOr<int64_t> o = op.offsets[i].Evaluate(env);
-          if (!o.ok()) return WithLabel(op, absl::StrCat("offsets[", i, "]: "), o.status());
-          at[i] = *o;
-        }
-        const CompiledTile& source = kernel.tiles[op.src1];
-        const CompiledTile& target = kernel.tiles[op.dst];
-        const int64_t extent[2] = {source.rows, source.cols};
-        const int64_t bound[2] = {target.rows, target.cols};
-        for (int i = 0; i < 2; ++i) {
-          if (at[i] < 0 || at[i] > bound[i] - extent[i]) {
-            return absl::OutOfRangeError(
-                absl::StrCat(op.label, ": places '", source.name, "' [", source.rows, ", ",
-                             source.cols, "] at offsets [", at[0], ", ", at[1], "] in '",
-                             target.name, "' [", target.rows, ", ", target.cols, "]; offsets[", i,
-                             "] must be in [0, ", bound[i] - extent[i], "]"));
-          }
+        if (absl::Status s =
+                WindowAt(op, env, kernel.tiles[op.src1], kernel.tiles[op.dst], "places", "in", at);
+            !s.ok()) {
+          return s;
         }
         if (functional) Assemble(kernel, op, at[0], at[1]);
         break;
@@ -581,6 +557,26 @@ absl::Status TileExecutor::RunProgram() {
     if (kernel.uses_valid_shapes && op.kind != Op::LOAD) NoteValid(op);
     profile->Add(rec);
     ++pc;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status TileExecutor::WindowAt(const CompiledOp& op, const IntEnv& env,
+                                    const CompiledTile& inner, const CompiledTile& outer,
+                                    const char* verb, const char* preposition, int64_t at[2]) {
+  for (int i = 0; i < 2; ++i) {
+    absl::StatusOr<int64_t> o = op.offsets[i].Evaluate(env);
+    if (!o.ok()) return WithLabel(op, absl::StrCat("offsets[", i, "]: "), o.status());
+    at[i] = *o;
+  }
+  const int64_t bound[2] = {outer.rows - inner.rows, outer.cols - inner.cols};
+  for (int i = 0; i < 2; ++i) {
+    if (at[i] < 0 || at[i] > bound[i]) {
+      return absl::OutOfRangeError(absl::StrCat(
+          op.label, ": ", verb, " '", inner.name, "' [", inner.rows, ", ", inner.cols,
+          "] at offsets [", at[0], ", ", at[1], "] ", preposition, " '", outer.name, "' [",
+          outer.rows, ", ", outer.cols, "]; offsets[", i, "] must be in [0, ", bound[i], "]"));
+    }
   }
   return absl::OkStatus();
 }

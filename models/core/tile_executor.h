@@ -204,6 +204,12 @@ class TileExecutor {
   absl::Status CopyCarries(const CompiledOp& loop, int32_t pc, CarryCopy copy);
   // What the running block's IntExprs read.
   IntEnv BlockEnv() const;
+  // ASSEMBLE / EXTRACT: the (row, col) where `inner` lies in `outer` for this
+  // instance, range-checked; errors read "<verb> 'inner' ... <preposition>
+  // 'outer' ...".
+  static absl::Status WindowAt(const CompiledOp& op, const IntEnv& env, const CompiledTile& inner,
+                               const CompiledTile& outer, const char* verb, const char* preposition,
+                               int64_t at[2]);
   // An IF arm ran to its end: its phis take the arm's values (a rename, no
   // time) and the scalar phis their expressions.
   absl::Status CloseArm(const CompiledOp& branch, bool then_arm, const IntEnv& env);

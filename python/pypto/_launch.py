@@ -144,6 +144,40 @@ def launch(obj, label, args, kwargs, config):
             shutil.rmtree(work, ignore_errors=True)
 
 
+def _write_request(work, source, text, prelude_line, call_line, segments, tensors, send_values,
+                   extra=None, known=False):
+    """ptoc --call's request.json in `work` (and args.bin, the bytes of the
+    tensors `send_values` picks); returns its path."""
+    entries = []
+    offset = 0
+    with open(os.path.join(work, "args.bin"), "wb") as data:
+        for t in tensors:
+            entry = {"name": t.name, "dtype": t.dtype, "shape": list(t.shape),
+                     "known": t.known if known else None}
+            if send_values(t):
+                payload = t.payload()
+                data.write(payload)
+                entry.update(offset=offset, nbytes=len(payload))
+                offset += len(payload)
+            else:
+                entry.update(offset=0, nbytes=None)
+            entries.append(entry)
+    request = {
+        "source_name": source.file,
+        "source_text": text,
+        "prelude_line": prelude_line,
+        "call_line": call_line,
+        "segments": segments,
+        "data_file": "args.bin",
+        "tensors": entries,
+        **(extra or {}),
+    }
+    request_path = os.path.join(work, "request.json")
+    with open(request_path, "w", encoding="utf-8") as f:
+        json.dump(request, f)
+    return request_path
+
+
 def compile_only(obj, label, args, kwargs):
     """``kernel.lower(*args)``: ptoc compiles the call (no simulation); its
     located error is raised as PartialCodegenError. Tensors go as shapes, and
@@ -155,33 +189,8 @@ def compile_only(obj, label, args, kwargs):
         source, text, prelude_line, call_line, segments, tensors = _call_text(
             obj, method, label, args, kwargs, config
         )
-        data_path = os.path.join(work, "args.bin")
-        entries = []
-        offset = 0
-        with open(data_path, "wb") as data:
-            for t in tensors:
-                entry = {"name": t.name, "dtype": t.dtype, "shape": list(t.shape),
-                         "known": None}
-                if t.shape_only:
-                    entry.update(offset=0, nbytes=None)
-                else:
-                    payload = t.payload()
-                    data.write(payload)
-                    entry.update(offset=offset, nbytes=len(payload))
-                    offset += len(payload)
-                entries.append(entry)
-        request = {
-            "source_name": source.file,
-            "source_text": text,
-            "prelude_line": prelude_line,
-            "call_line": call_line,
-            "segments": segments,
-            "data_file": "args.bin",
-            "tensors": entries,
-        }
-        request_path = os.path.join(work, "request.json")
-        with open(request_path, "w", encoding="utf-8") as f:
-            json.dump(request, f)
+        request_path = _write_request(work, source, text, prelude_line, call_line, segments,
+                                      tensors, send_values=lambda t: not t.shape_only)
         stream = os.path.join(work, "lowered.pb")
         compiled = subprocess.run(
             [_tool("ptoc"), "--call", request_path, "-o", stream, "--timing-only"],
@@ -225,35 +234,11 @@ def _run(obj, method, label, args, kwargs, config, work):
     key, command = _chip_key_and_command(config, timing_only)
     chip = chip_for(key, command, os.environ.get("PTO_SIM_KEEP") == "1")
     session, digests = chip.request_fields(tensors)
-    data_path = os.path.join(work, "args.bin")
-    entries = []
-    offset = 0
-    with open(data_path, "wb") as data:
-        for t in tensors:
-            entry = {"name": t.name, "dtype": t.dtype, "shape": list(t.shape), "known": t.known}
-            if t.shape_only or forced:
-                entry.update(offset=0, nbytes=None)
-            else:
-                payload = t.payload()
-                data.write(payload)
-                entry.update(offset=offset, nbytes=len(payload))
-                offset += len(payload)
-            entries.append(entry)
-    request = {
-        "source_name": source.file,
-        "source_text": text,
-        "prelude_line": prelude_line,
-        "call_line": call_line,
-        "segments": segments,
-        "data_file": "args.bin",
-        "tensors": entries,
-        "session": session,
-    }
-    if recording() is not None:
-        request["recorder"] = RECORDER
-    request_path = os.path.join(work, "request.json")
-    with open(request_path, "w", encoding="utf-8") as f:
-        json.dump(request, f)
+    request_path = _write_request(
+        work, source, text, prelude_line, call_line, segments, tensors,
+        send_values=lambda t: not (t.shape_only or forced),
+        extra={"session": session, **({"recorder": RECORDER} if recording() is not None else {})},
+        known=True)
     stream = os.path.join(work, "segment.pb")
     ptoc = [_tool("ptoc"), "--call", request_path, "-o", stream]
     if timing_only:
