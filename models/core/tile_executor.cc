@@ -202,12 +202,9 @@ absl::Status TileExecutor::StopAtTransfer(const CompiledOp& op, int32_t pc) {
   if (op.kind != trace::Op::FENCE) {
     const CompiledKernel& kernel = *kernel_;
     const bool write = op.kind == trace::Op::STORE;
-    CompiledTile tile;
-    if (write) {
-      tile = StoreRegion(op);
-    } else {
-      if (absl::Status s = LoadRegion(op, BlockEnv(), &tile); !s.ok()) return s;
-    }
+    absl::StatusOr<const CompiledTile*> moved = TransferTile(op, BlockEnv());
+    if (!moved.ok()) return moved.status();
+    const CompiledTile& tile = **moved;
     Window w;
     if (absl::Status s = ResolveWindow(kernel, op, tile, args_, block_, &w); !s.ok()) return s;
     const uint64_t esize = DTypeSize(tile.dtype);
@@ -426,9 +423,10 @@ absl::Status TileExecutor::RunProgram() {
       case Op::LOAD: {
         Window w;
         const CompiledTile& tile = kernel.tiles[op.dst];
-        CompiledTile region;
-        if (absl::Status s = LoadRegion(op, env, &region); !s.ok()) return s;
-        const bool part = region.elements() != tile.elements();
+        absl::StatusOr<const CompiledTile*> moved = TransferTile(op, env);
+        if (!moved.ok()) return moved.status();
+        const CompiledTile& region = **moved;
+        const bool part = &region != &tile;
         if (absl::Status s = ResolveWindow(kernel, op, region, args, block, &w); !s.ok()) return s;
         if (gm != nullptr) {
           gm->BeginTransfer();
@@ -455,8 +453,10 @@ absl::Status TileExecutor::RunProgram() {
       case Op::STORE: {
         Window w;
         const CompiledTile& tile = kernel.tiles[op.src0];
-        const CompiledTile region = StoreRegion(op);
-        const bool part = region.elements() != tile.elements();
+        absl::StatusOr<const CompiledTile*> moved = TransferTile(op, env);
+        if (!moved.ok()) return moved.status();
+        const CompiledTile& region = **moved;
+        const bool part = &region != &tile;
         if (absl::Status s = ResolveWindow(kernel, op, region, args, block, &w); !s.ok()) return s;
         if (gm != nullptr) {
           gm->BeginTransfer();
@@ -681,37 +681,36 @@ absl::Status TileExecutor::ReadScalar(const CompiledOp& op, const IntEnv& env) {
   return absl::OkStatus();
 }
 
-absl::Status TileExecutor::LoadRegion(const CompiledOp& op, const IntEnv& env,
-                                      CompiledTile* region) {
-  const CompiledTile& tile = kernel_->tiles[op.dst];
-  *region = tile;
-  if (op.valid_shape.empty()) return absl::OkStatus();
+absl::StatusOr<const CompiledTile*> TileExecutor::TransferTile(const CompiledOp& op,
+                                                               const IntEnv& env) {
+  const bool load = op.kind == Op::LOAD;
+  const CompiledTile& tile = kernel_->tiles[load ? op.dst : op.src0];
+  // The common case copies nothing: the whole tile moves.
+  if (load ? op.valid_shape.empty() : !kernel_->uses_valid_shapes) return &tile;
   int64_t extent[2] = {tile.rows, tile.cols};
-  const int first = tile.rank == 1 ? 1 : 0;
-  for (size_t i = 0; i < op.valid_shape.size(); ++i) {
-    absl::StatusOr<int64_t> e = op.valid_shape[i].Evaluate(env);
-    if (!e.ok()) return WithLabel(op, absl::StrCat("valid_shape[", i, "]: "), e.status());
-    const int64_t bound = extent[first + i];
-    if (*e < 0 || *e > bound) {
-      return absl::OutOfRangeError(absl::StrCat(op.label, ": valid_shape[", i, "] is ", *e,
-                                                " but tile '", tile.name, "' has ", bound,
-                                                tile.rank == 2 && i == 0 ? " rows" : " columns",
-                                                "; a valid region lies inside its tile"));
+  if (load) {
+    const int first = tile.rank == 1 ? 1 : 0;
+    for (size_t i = 0; i < op.valid_shape.size(); ++i) {
+      absl::StatusOr<int64_t> e = op.valid_shape[i].Evaluate(env);
+      if (!e.ok()) return WithLabel(op, absl::StrCat("valid_shape[", i, "]: "), e.status());
+      const int64_t bound = extent[first + i];
+      if (*e < 0 || *e > bound) {
+        return absl::OutOfRangeError(absl::StrCat(op.label, ": valid_shape[", i, "] is ", *e,
+                                                  " but tile '", tile.name, "' has ", bound,
+                                                  tile.rank == 2 && i == 0 ? " rows" : " columns",
+                                                  "; a valid region lies inside its tile"));
+      }
+      extent[first + i] = *e;
     }
-    extent[first + i] = *e;
+  } else {
+    extent[0] = valid_[op.src0][0];
+    extent[1] = valid_[op.src0][1];
   }
-  region->rows = extent[0];
-  region->cols = extent[1];
-  return absl::OkStatus();
-}
-
-CompiledTile TileExecutor::StoreRegion(const CompiledOp& op) const {
-  CompiledTile region = kernel_->tiles[op.src0];
-  if (kernel_->uses_valid_shapes) {
-    region.rows = valid_[op.src0][0];
-    region.cols = valid_[op.src0][1];
-  }
-  return region;
+  if (extent[0] == tile.rows && extent[1] == tile.cols) return &tile;
+  region_tile_ = tile;  // reuses its storage from instance to instance
+  region_tile_.rows = extent[0];
+  region_tile_.cols = extent[1];
+  return &region_tile_;
 }
 
 void TileExecutor::LoadPart(const CompiledTile& tile, int32_t tile_index,

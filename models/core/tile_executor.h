@@ -215,10 +215,10 @@ class TileExecutor {
   absl::Status CloseArm(const CompiledOp& branch, bool then_arm, const IntEnv& env);
   // READ: the element's value into its scalar register.
   absl::Status ReadScalar(const CompiledOp& op, const IntEnv& env);
-  // The region of `tile` an op instance moves: a LOAD's valid_shape, a
-  // STORE's source's valid region, else the whole tile.
-  absl::Status LoadRegion(const CompiledOp& op, const IntEnv& env, CompiledTile* region);
-  CompiledTile StoreRegion(const CompiledOp& op) const;
+  // The tile a LOAD or STORE instance moves: its own, or region_tile_
+  // narrowed to the part that is valid (a LOAD's valid_shape, a STORE's
+  // source's valid region).
+  absl::StatusOr<const CompiledTile*> TransferTile(const CompiledOp& op, const IntEnv& env);
   // A LOAD or STORE of part of a tile: through a packed copy of the region.
   void LoadPart(const CompiledTile& tile, int32_t tile_index, const CompiledTile& region,
                 const Window& w, GmPort* gm);
@@ -263,6 +263,7 @@ class TileExecutor {
   // shapes (CompiledKernel::uses_valid_shapes).
   std::vector<std::array<int64_t, 2>> valid_;
   TileValues region_values_;  // a partial LOAD / STORE's packed region
+  CompiledTile region_tile_;  // TransferTile's narrowed tile
   const ScalarMemory* scalar_memory_ = nullptr;
   // The running block, kept across a SYNCALL pause.
   const CompiledKernel* kernel_ = nullptr;
