@@ -211,11 +211,10 @@ double PadValueOf(trace::Op::PadValue pad, trace::DType dtype) {
   const bool max = pad == trace::Op::PAD_MAX;
   switch (dtype) {
     case trace::FP32:
-      return max ? std::numeric_limits<float>::max() : std::numeric_limits<float>::lowest();
     case trace::FP16:
-      return max ? 65504.0 : -65504.0;
-    case trace::BF16:  // 0x7f7f: the largest finite BF16
-      return max ? 3.3895313892515355e38 : -3.3895313892515355e38;
+    case trace::BF16:
+      return max ? std::numeric_limits<double>::infinity()
+                 : -std::numeric_limits<double>::infinity();
     case trace::INT8:
       return max ? 127 : -128;
     case trace::INT16:

@@ -34,8 +34,10 @@ void RoundToDType(trace::DType dtype, T* data, int64_t count);
 // last bit is odd. Integers saturate (NaN -> 0); FP16 and BF16 pick between
 // the two values of the format around x. FP32 (and wider sources) rounds to
 // nearest even whatever the mode.
-// What pl.tile.fillpad writes for `pad` in a `dtype` tile: 0, or the dtype's
-// largest (PAD_MAX) or lowest (PAD_MIN) finite value.
+// What pl.tile.fillpad writes for `pad` in a `dtype` tile: 0; for a float
+// dtype +inf (PAD_MAX) or -inf (PAD_MIN), as the device's TFILLPAD does
+// (hw-native-sys/pypto@e2d0f78a tests/st/runtime/ops/test_fillpad.py expects
+// inf from the chip); for an integer dtype its largest or lowest value.
 double PadValueOf(trace::Op::PadValue pad, trace::DType dtype);
 
 double CastElement(double x, trace::DType to, trace::Op::CastMode mode);

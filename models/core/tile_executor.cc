@@ -782,6 +782,47 @@ void TileExecutor::FillPad(const CompiledKernel& kernel, const CompiledOp& op) {
   }
 }
 
+// A reduction covers the source's valid region only, as the PTO ISA's
+// TROWSUM / TCOLMAX ... iterate validRow x validCol
+// (hw-native-sys/pypto@e2d0f78a tests/st/runtime/ops/test_row_min.py poisons
+// the padding and expects it ignored); result lanes outside it read NaN.
+template <typename T>
+void TileExecutor::Reduce(const CompiledKernel& kernel, const CompiledOp& op) {
+  const CompiledTile& at = kernel.tiles[op.src0];
+  int64_t rows = at.rows, cols = at.cols;
+  if (kernel.uses_valid_shapes) {
+    rows = std::min(rows, valid_[op.src0][0]);
+    cols = std::min(cols, valid_[op.src0][1]);
+  }
+  Eigen::Map<const RowMajorMatrix<T>> full(Values<T>(op.src0), at.rows, at.cols);
+  const auto a = full.topLeftCorner(rows, cols);
+  const bool by_row = op.kind == Op::ROW_SUM || op.kind == Op::ROW_MAX || op.kind == Op::ROW_MIN;
+  Eigen::Map<Eigen::Matrix<T, Eigen::Dynamic, 1>> out(Values<T>(op.dst),
+                                                      by_row ? at.rows : at.cols);
+  out.setConstant(std::numeric_limits<T>::has_quiet_NaN ? std::numeric_limits<T>::quiet_NaN()
+                                                        : T{0});
+  if (rows == 0 || cols == 0) return;
+  if (by_row) {
+    auto head = out.head(rows);
+    if (op.kind == Op::ROW_SUM) {
+      head = a.rowwise().sum();
+    } else if (op.kind == Op::ROW_MAX) {
+      head = a.rowwise().maxCoeff();
+    } else {
+      head = a.rowwise().minCoeff();
+    }
+  } else {
+    auto head = out.head(cols);
+    if (op.kind == Op::COL_SUM) {
+      head = a.colwise().sum().transpose();
+    } else if (op.kind == Op::COL_MAX) {
+      head = a.colwise().maxCoeff().transpose();
+    } else {
+      head = a.colwise().minCoeff().transpose();
+    }
+  }
+}
+
 void TileExecutor::NoteValid(const CompiledOp& op) {
   if (op.dst < 0) return;
   switch (op.kind) {
@@ -800,6 +841,16 @@ void TileExecutor::NoteValid(const CompiledOp& op) {
     case Op::CAST:
     case Op::MOVE:
       valid_[op.dst] = valid_[op.src0];
+      return;
+    case Op::ROW_SUM:
+    case Op::ROW_MAX:
+    case Op::ROW_MIN:
+      valid_[op.dst] = {valid_[op.src0][0], 1};
+      return;
+    case Op::COL_SUM:
+    case Op::COL_MAX:
+    case Op::COL_MIN:
+      valid_[op.dst] = {1, valid_[op.src0][1]};
       return;
     default: {
       const CompiledTile& tile = kernel_->tiles[op.dst];
@@ -1142,34 +1193,12 @@ void TileExecutor::ComputeTyped(const CompiledKernel& kernel, const CompiledOp& 
       break;
     case Op::ROW_SUM:
     case Op::ROW_MAX:
-    case Op::ROW_MIN: {
-      const CompiledTile& at = kernel.tiles[op.src0];
-      Eigen::Map<const RowMajorMatrix<T>> a(Values<T>(op.src0), at.rows, at.cols);
-      Eigen::Map<Eigen::Matrix<T, Eigen::Dynamic, 1>> out(Values<T>(op.dst), at.rows);
-      if (op.kind == Op::ROW_SUM) {
-        out = a.rowwise().sum();
-      } else if (op.kind == Op::ROW_MAX) {
-        out = a.rowwise().maxCoeff();
-      } else {
-        out = a.rowwise().minCoeff();
-      }
-      break;
-    }
+    case Op::ROW_MIN:
     case Op::COL_SUM:
     case Op::COL_MAX:
-    case Op::COL_MIN: {
-      const CompiledTile& at = kernel.tiles[op.src0];
-      Eigen::Map<const RowMajorMatrix<T>> a(Values<T>(op.src0), at.rows, at.cols);
-      Eigen::Map<Eigen::Matrix<T, 1, Eigen::Dynamic>> out(Values<T>(op.dst), at.cols);
-      if (op.kind == Op::COL_SUM) {
-        out = a.colwise().sum();
-      } else if (op.kind == Op::COL_MAX) {
-        out = a.colwise().maxCoeff();
-      } else {
-        out = a.colwise().minCoeff();
-      }
+    case Op::COL_MIN:
+      Reduce<T>(kernel, op);
       break;
-    }
     case Op::EXPAND: {
       const T* v = Values<T>(op.src0);
       for (int64_t r = 0; r < dt.rows; ++r) {

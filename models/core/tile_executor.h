@@ -239,6 +239,9 @@ class TileExecutor {
   // EXTRACT: dst <- srcs[0]'s window at (row, col), in bounds.
   void Extract(const CompiledKernel& kernel, const CompiledOp& op, int64_t row, int64_t col);
   double ScalarOf(const CompiledOp& op) const;
+  // ROW_* / COL_*: the reduction of srcs[0]'s valid region.
+  template <typename T>
+  void Reduce(const CompiledKernel& kernel, const CompiledOp& op);
   template <typename T>
   T* Values(int32_t tile);
   template <typename T>

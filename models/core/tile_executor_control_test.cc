@@ -218,25 +218,41 @@ TEST_F(ControlTest, AValidShapeLoadsItsRegionAndFillPadSetsTheRest) {
   EXPECT_THAT(s9.message(), HasSubstr("valid_shape[1] is 9 but tile 's' has 8 columns"));
 }
 
-TEST_F(ControlTest, WithoutFillPadThePaddingReadsAsNaN) {
+TEST_F(ControlTest, AReductionCoversTheValidRegionOnly) {
+  // As the PTO ISA's reductions iterate validRow x validCol (upstream's
+  // tests/st/runtime/ops/test_row_min.py poisons the padding): the padding,
+  // NaN until a fillpad, takes no part in a row or column reduction.
   KernelBuilder kb("unpadded");
   const uint32_t x = kb.TensorParam("x", trace::FP32);
   const uint32_t out = kb.TensorParam("out", trace::FP32);
+  const uint32_t cols_out = kb.TensorParam("cols_out", trace::FP32);
   const uint32_t s = kb.Tile("s", {kRows, kCols}, trace::FP32);
   const uint32_t tmp = kb.Tile("tmp", {kRows, kCols}, trace::FP32);
   const uint32_t rsum = kb.Tile("rsum", {kRows, 1}, trace::FP32);
+  const uint32_t cmax = kb.Tile("cmax", {1, kCols}, trace::FP32);
   Op& load = kb.Load(s, x, {C(0), C(0)});
-  *load.add_valid_shape() = C(kRows);
+  *load.add_valid_shape() = C(1);
   *load.add_valid_shape() = C(3);
   kb.Create(tmp);
   kb.Unary(Op::ROW_SUM, rsum, s).add_srcs(tmp);
   kb.Store(rsum, out, {C(0), C(0)});
+  kb.Unary(Op::COL_MAX, cmax, s);
+  kb.Store(cmax, cols_out, {C(0), C(0)});
   const CompiledKernel k = Compile(kb);
-  PutF32(kA, std::vector<float>(kRows * kCols, 1));
+  std::vector<float> data(kRows * kCols, -1000.0f);  // poison outside [1, 3]
+  data[0] = 1, data[1] = 2, data[2] = 4;
+  PutF32(kA, data);
+  PutF32(kOut, {9, 9});
+  PutF32(kB, std::vector<float>(kCols, 9));
   ASSERT_TRUE(Run(k, {BoundArg::Tensor(Matrix(kA, trace::FP32, kRows, kCols)),
-                      BoundArg::Tensor(Matrix(kOut, trace::FP32, kRows, 1))})
+                      BoundArg::Tensor(Matrix(kOut, trace::FP32, kRows, 1)),
+                      BoundArg::Tensor(Matrix(kB, trace::FP32, 1, kCols))})
                   .ok());
-  for (float v : GetF32(kOut, 2)) EXPECT_TRUE(std::isnan(v));
+  // The results' valid regions are [1, 1] and [1, 3]: only those are stored.
+  EXPECT_THAT(GetF32(kOut, 2), ElementsAreArray({7.0f, 9.0f}));
+  std::vector<float> cols(kCols, 9.0f);
+  cols[0] = 1, cols[1] = 2, cols[2] = 4;
+  EXPECT_THAT(GetF32(kB, kCols), ElementsAreArray(cols));
 }
 
 TEST_F(ControlTest, TimingOnlyReadsComeFromTheHostsValuesOrFailSayingWhy) {
