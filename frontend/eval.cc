@@ -2,8 +2,11 @@
 #include <cmath>
 #include <limits>
 
+#include "absl/algorithm/container.h"
 #include "absl/strings/str_cat.h"
 #include "common/dtype.h"
+#include "frontend/device_views.h"
+#include "frontend/dict_value.h"
 #include "frontend/interpreter.h"
 #include "frontend/memref.h"
 #include "frontend/status_macros.h"
@@ -54,8 +57,20 @@ absl::StatusOr<Value> Interpreter::Eval(const Expr& e, const std::shared_ptr<Env
       }
       return e.kind == ExprKind::kTuple ? Value::Tuple(items) : Value::List(items);
     }
-    case ExprKind::kDict:
-      return Error(e.loc, "dict displays are not supported by ptoc");
+    case ExprKind::kDict: {
+      auto dict = std::make_shared<DictValue>();
+      for (size_t k = 0; k < e.elts.size(); ++k) {
+        PTOC_ASSIGN_OR_RETURN(key, Eval(*e.elts[k], env));
+        if (!key.is_str() && !key.is_number() && !key.is_bool() && !key.As<EnumValue>()) {
+          return Error(e.elts[k]->loc, absl::StrCat("a dict key must be a string, number or "
+                                                    "enum member, got ",
+                                                    key.TypeName()));
+        }
+        PTOC_ASSIGN_OR_RETURN(value, Eval(*e.extra[k], env));
+        dict->Set(key, value, DictKeyEquals());
+      }
+      return Value::Obj(dict);
+    }
     case ExprKind::kListComp:
       return EvalListComp(e, env);
     case ExprKind::kAttribute:
@@ -187,34 +202,50 @@ absl::StatusOr<Value> Interpreter::EvalAttribute(const Expr& e, const std::share
       if (e.name == "incore") return Value::Obj(std::make_shared<Decorator>(FunctionKind::kIncore));
       if (e.name == "inline") return Value::Obj(std::make_shared<Decorator>(FunctionKind::kInline));
       if (e.name == "extern") return Value::Obj(std::make_shared<Decorator>(FunctionKind::kExtern));
+      if (e.name == "opaque") return Value::Obj(std::make_shared<Decorator>(FunctionKind::kOpaque));
     }
     return Error(e.loc, absl::StrCat("pl.jit.", e.name,
-                                     " is not supported by ptoc; use pl.jit, pl.jit.incore or "
-                                     "pl.jit.inline"));
+                                     " is not supported by ptoc; use pl.jit, pl.jit.incore, "
+                                     "pl.jit.inline, pl.jit.opaque or pl.jit.extern"));
   }
+  if (auto ref = base.AsShared<TensorRef>(); ref && e.name == "bind_dynamic") {
+    // x.bind_dynamic(dim, M) (upstream typing/tensor.py): marks a dim dynamic
+    // for @pl.jit specialization; ptoc compiles each call with its shapes.
+    return Value::Obj(std::make_shared<BuiltinFunction>(
+        "bind_dynamic", [this, ref](const CallArgs& args) -> absl::StatusOr<Value> {
+          const int64_t rank = static_cast<int64_t>(ref->shape().size());
+          if (args.positional.size() != 2 || !args.positional[0].is_integral() ||
+              args.positional[0].i() < 0 || args.positional[0].i() >= rank) {
+            return Error(args.loc, absl::StrCat("bind_dynamic(dim, var) takes a dim in [0, ", rank,
+                                                ") of '", ref->name(), "' and a pl.dynamic"));
+          }
+          return Value::None();
+        }));
+  }
+  // .shape and .dtype of a tensor, a window at device offsets and a tile.
+  const std::vector<int64_t>* shape = nullptr;
+  trace::DType dtype = trace::DTYPE_UNSPECIFIED;
   if (auto* ref = base.As<TensorRef>()) {
-    if (e.name == "shape") {
-      std::vector<Value> dims;
-      for (int64_t d : ref->shape()) dims.push_back(Value::Int(d));
-      return Value::Tuple(dims);
-    }
-    if (e.name == "dtype") {
-      return Value::Obj(std::make_shared<DTypeValue>(ref->dtype(), DTypeName(ref->dtype())));
-    }
+    shape = &ref->shape(), dtype = ref->dtype();
+  } else if (auto* view = base.As<DeviceTensorView>()) {
+    shape = &view->shape(), dtype = view->base()->dtype();
+  } else if (auto* tile = base.As<Tile>()) {
+    shape = &tile->shape(), dtype = tile->dtype();
   }
-  if (auto* tile = base.As<Tile>()) {
-    if (e.name == "shape") {
-      std::vector<Value> dims;
-      for (int64_t d : tile->shape()) dims.push_back(Value::Int(d));
-      return Value::Tuple(dims);
-    }
-    if (e.name == "dtype") {
-      return Value::Obj(std::make_shared<DTypeValue>(tile->dtype(), DTypeName(tile->dtype())));
-    }
+  if (shape != nullptr && e.name == "shape") {
+    std::vector<Value> dims;
+    for (int64_t d : *shape) dims.push_back(Value::Int(d));
+    return Value::Tuple(dims);
+  }
+  if (shape != nullptr && e.name == "dtype") {
+    return Value::Obj(std::make_shared<DTypeValue>(dtype, DTypeName(dtype)));
   }
   if (auto* en = base.As<EnumValue>()) {
     if (e.name == "value") return Value::Int(en->value());
     if (e.name == "name") return Value::Str(en->member());
+  }
+  if (auto dict = base.AsShared<DictValue>()) {
+    if (auto method = DictMethod(dict, e.name)) return *method;
   }
   return Error(e.loc,
                absl::StrCat("'", base.TypeName(), "' has no attribute '", e.name, "' in ptoc"));
@@ -230,6 +261,62 @@ class SliceValue : public Object {
 };
 
 }  // namespace
+
+// t[a:b, :, c:d] of a tensor: the window pl.slice gives (numpy slice
+// bounds, step 1, a slice in every dim given; leading dims may be the only
+// ones given). Bounds may be device integers inside a task body, the extent
+// then written as i:i + n.
+absl::StatusOr<Value> Interpreter::TensorSlice(const Value& base, const std::vector<Value>& parts,
+                                               SourceLocation loc) {
+  std::vector<int64_t> dims;
+  if (auto* view = base.As<DeviceTensorView>()) {
+    dims = view->shape();
+  } else {
+    dims = base.As<TensorRef>()->shape();
+  }
+  const size_t rank = dims.size();
+  if (parts.size() > rank) {
+    return Error(loc, absl::StrCat("a rank-", rank, " tensor takes at most ", rank, " slices, got ",
+                                   parts.size()));
+  }
+  std::vector<Value> offsets;
+  std::vector<int64_t> shape;
+  for (size_t d = 0; d < rank; ++d) {
+    const int64_t dim = dims[d];
+    Value start = Value::Int(0), stop = Value::Int(dim);
+    if (d < parts.size()) {
+      auto* s = parts[d].As<SliceValue>();
+      if (s == nullptr) {
+        return Error(loc, absl::StrCat("slicing a tensor takes a slice in every dim (write "
+                                       "i:i + 1 for one row); dim ",
+                                       d, " has ", parts[d].TypeName()));
+      }
+      if (!s->step.is_none() && !(s->step.is_integral() && s->step.i() == 1)) {
+        return Error(loc, "a tensor slice takes step 1 (a view is contiguous per dim)");
+      }
+      for (auto [v, dst] : {std::pair{&s->lower, &start}, std::pair{&s->upper, &stop}}) {
+        if (v->is_none()) continue;
+        if (v->is_integral()) {
+          *dst = Value::Int(v->i() < 0 ? v->i() + dim : v->i());
+        } else if (v->As<SymInt>() && in_kernel()) {
+          *dst = *v;
+        } else {
+          return Error(loc, absl::StrCat("tensor slice bounds must be integers (device integers "
+                                         "inside a task body), got ",
+                                         v->TypeName()));
+        }
+      }
+    }
+    auto extent = StaticExtent(start, stop);
+    if (!extent.ok()) return Error(loc, extent.status().message());
+    if (*extent <= 0) {
+      return Error(loc, absl::StrCat("slice of dim ", d, " is empty (", *extent, " elements)"));
+    }
+    offsets.push_back(start);
+    shape.push_back(*extent);
+  }
+  return WindowOf(this, base, offsets, shape, loc);
+}
 
 absl::StatusOr<Value> Interpreter::EvalSubscript(const Expr& e, const std::shared_ptr<Env>& env) {
   PTOC_ASSIGN_OR_RETURN(base, Eval(*e.elts[0], env));
@@ -264,6 +351,10 @@ absl::StatusOr<Value> Interpreter::EvalSubscript(const Expr& e, const std::share
   };
   PTOC_ASSIGN_OR_RETURN(index, eval_index(*e.elts[1]));
   const SourceLocation loc = e.elts[1]->loc;
+  if (auto* dict = base.As<DictValue>()) {
+    if (auto v = dict->Find(index, DictKeyEquals())) return *v;
+    return Error(loc, absl::StrCat("KeyError: ", index.Repr(), " is not a key of this dict"));
+  }
 
   auto to_index = [&](const Value& idx) -> absl::StatusOr<std::vector<IndexEntry>> {
     std::vector<Value> parts = idx.is_tuple() ? idx.items() : std::vector<Value>{idx};
@@ -303,8 +394,14 @@ absl::StatusOr<Value> Interpreter::EvalSubscript(const Expr& e, const std::share
       items.push_back(base.items()[r.start[0] + k * r.step[0]]);
     return base.is_tuple() ? Value::Tuple(items) : Value::List(items);
   }
+  if (base.As<DeviceTensorView>()) {
+    return TensorSlice(base, index.is_tuple() ? index.items() : std::vector<Value>{index}, loc);
+  }
   if (auto ref = base.AsShared<TensorRef>()) {
     std::vector<Value> parts = index.is_tuple() ? index.items() : std::vector<Value>{index};
+    if (absl::c_any_of(parts, [](const Value& p) { return p.As<SliceValue>() != nullptr; })) {
+      return TensorSlice(base, parts, loc);
+    }
     std::vector<int64_t> indices;
     for (const Value& p : parts) {
       if (!p.is_integral()) {
@@ -341,6 +438,29 @@ absl::StatusOr<Value> Interpreter::EvalSubscript(const Expr& e, const std::share
     if (!arr->slots()[i]) return Value::Obj(std::make_shared<TaskIdValue>(-1, -1));
     return Value::Obj(arr->slots()[i]->AsArraySlot());
   }
+  if (auto* tile = base.As<Tile>()) {
+    // t[:, a:b] of a tile: its window, as pl.slice of a tile (TEXTRACT).
+    std::vector<Value> parts = index.is_tuple() ? index.items() : std::vector<Value>{index};
+    if (parts.size() != tile->shape().size()) {
+      return Error(loc, absl::StrCat("slicing a rank-", tile->shape().size(),
+                                     " tile takes a slice per dim, got ", parts.size()));
+    }
+    std::vector<Value> offsets;
+    std::vector<int64_t> shape;
+    for (size_t d = 0; d < parts.size(); ++d) {
+      auto* s = parts[d].As<SliceValue>();
+      if (s == nullptr || !(s->step.is_none() || (s->step.is_integral() && s->step.i() == 1))) {
+        return Error(loc, "a tile is sliced with a step-1 slice in every dim (t[:, a:b])");
+      }
+      const Value start = s->lower.is_none() ? Value::Int(0) : s->lower;
+      const Value stop = s->upper.is_none() ? Value::Int(tile->shape()[d]) : s->upper;
+      auto extent = StaticExtent(start, stop);
+      if (!extent.ok()) return Error(loc, extent.status().message());
+      offsets.push_back(start);
+      shape.push_back(*extent);
+    }
+    return TileExtract(this, base, shape, offsets, loc);
+  }
   if (auto* a = base.As<Annotation>()) return AnnotationSubscript(this, *a, index, loc);
   if (auto decl = base.AsShared<MemRefDecl>()) return MemRefSubscript(this, decl, index, loc);
   return Error(e.elts[0]->loc, absl::StrCat("'", base.TypeName(), "' is not subscriptable"));
@@ -351,6 +471,23 @@ absl::Status Interpreter::AssignSubscript(const Expr& target, const Value& value
   PTOC_ASSIGN_OR_RETURN(base, Eval(*target.elts[0], env));
   const Expr& index_expr = *target.elts[1];
   const SourceLocation loc = index_expr.loc;
+  const bool sliced =
+      index_expr.kind == ExprKind::kSlice ||
+      (index_expr.kind == ExprKind::kTuple && absl::c_any_of(index_expr.elts, [](const ExprPtr& x) {
+         return x->kind == ExprKind::kSlice;
+       }));
+  if (in_kernel() && sliced && (base.As<TensorRef>() || base.As<DeviceTensorView>())) {
+    // `out[r:r + 16, :] = tile` in a task body: a store into that window.
+    PTOC_ASSIGN_OR_RETURN(window, Eval(target, env));
+    PTOC_ASSIGN_OR_RETURN(tile, AsTile(value, target.loc));
+    if (auto view = window.AsShared<DeviceTensorView>()) {
+      return EmitStore(this, tile, view->offsets(), view->base(), /*atomic_add=*/false, target.loc);
+    }
+    if (auto ref = window.AsShared<TensorRef>()) {
+      return EmitStore(this, tile, std::vector<Value>(ref->shape().size(), Value::Int(0)), ref,
+                       /*atomic_add=*/false, target.loc);
+    }
+  }
   if (base.is_list()) {
     PTOC_ASSIGN_OR_RETURN(index, Eval(index_expr, env));
     if (!index.is_integral()) return Error(loc, "list indices must be integers");
@@ -368,22 +505,7 @@ absl::Status Interpreter::AssignSubscript(const Expr& target, const Value& value
       return Error(loc,
                    absl::StrCat("index ", index.i(), " is out of range for a TaskId array of ", n));
     }
-    std::shared_ptr<TaskIdValue> slot;
-    if (value.is_none()) {
-    } else if (auto t = value.AsShared<TaskIdValue>()) {
-      slot = t->valid() ? t : nullptr;
-    } else {
-      return Error(target.loc,
-                   absl::StrCat("a TaskId array holds TaskIds, got ", value.TypeName()));
-    }
-    // In a pl.parallel body an array from outside is a loop carry: every
-    // iteration sees it as it was at loop entry; the writes land at the end.
-    if (!parallel_carries_.empty() && arr->serial() < parallel_carries_.back().first_new_array) {
-      parallel_carries_.back().writes.push_back({base, index.i(), slot});
-    } else {
-      arr->slots()[index.i()] = slot;
-    }
-    return absl::OkStatus();
+    return SetTaskIdSlot(base, index.i(), value, target.loc);
   }
   // Full and partial slices of tensors: evaluate the index as in a read.
   auto slice_bounds = [&](const Expr& x,
@@ -495,6 +617,9 @@ absl::StatusOr<Value> Interpreter::EvalCompare(const Expr& e, const std::shared_
                   (lhs.is_object() && rhs.is_object() && lhs.obj() == rhs.obj()) ||
                   (lhs.is_bool() && rhs.is_bool() && lhs.b() == rhs.b());
       r = op == "is" ? same : !same;
+    } else if (auto* dict = rhs.As<DictValue>(); dict && (op == "in" || op == "not in")) {
+      const bool found = dict->Find(lhs, DictKeyEquals()).has_value();
+      r = op == "in" ? found : !found;
     } else if (op == "in" || op == "not in") {
       if (!rhs.is_sequence()) {
         return Error(e.loc, absl::StrCat("'in' needs a tuple or list, got ", rhs.TypeName()));
@@ -760,8 +885,65 @@ absl::StatusOr<bool> Interpreter::Truthy(const Value& v, SourceLocation loc) {
   return true;
 }
 
+absl::Status Interpreter::SetTaskIdSlot(const Value& array, int64_t index, const Value& value,
+                                        SourceLocation loc) {
+  auto* arr = array.As<TaskIdArray>();
+  std::shared_ptr<TaskIdValue> slot;
+  if (value.is_none()) {
+  } else if (auto t = value.AsShared<TaskIdValue>()) {
+    slot = t->valid() ? t : nullptr;
+  } else {
+    return Error(loc, absl::StrCat("a TaskId array holds TaskIds, got ", value.TypeName()));
+  }
+  // In a pl.parallel body an array from outside is a loop carry: every
+  // iteration sees it as it was at loop entry; the writes land at the end.
+  if (!parallel_carries_.empty() && arr->serial() < parallel_carries_.back().first_new_array) {
+    parallel_carries_.back().writes.push_back({array, index, slot});
+  } else {
+    arr->slots()[index] = slot;
+  }
+  return absl::OkStatus();
+}
+
+DictValue::KeyEquals Interpreter::DictKeyEquals() const {
+  return [](const Value& a, const Value& b) {
+    if (a.is_str() || b.is_str()) return a.is_str() && b.is_str() && a.s() == b.s();
+    if (a.is_number() && b.is_number()) return a.f() == b.f();
+    if (a.is_bool() || b.is_bool()) return a.is_bool() && b.is_bool() && a.b() == b.b();
+    auto *x = a.As<EnumValue>(), *y = b.As<EnumValue>();
+    return x && y && x->enum_name() == y->enum_name() && x->member() == y->member();
+  };
+}
+
+std::optional<Value> Interpreter::DictMethod(const std::shared_ptr<DictValue>& dict,
+                                             const std::string& name) {
+  auto make = [&](BuiltinFunction::Fn fn) {
+    return Value::Obj(std::make_shared<BuiltinFunction>(absl::StrCat("dict.", name), fn));
+  };
+  if (name == "keys")
+    return make(
+        [dict](const CallArgs&) -> absl::StatusOr<Value> { return Value::List(dict->Keys()); });
+  if (name == "values")
+    return make(
+        [dict](const CallArgs&) -> absl::StatusOr<Value> { return Value::List(dict->Values()); });
+  if (name == "items")
+    return make(
+        [dict](const CallArgs&) -> absl::StatusOr<Value> { return Value::List(dict->Items()); });
+  if (name == "get") {
+    return make([this, dict](const CallArgs& args) -> absl::StatusOr<Value> {
+      if (args.positional.empty() || args.positional.size() > 2) {
+        return Error(args.loc, "dict.get(key[, default]) takes one or two arguments");
+      }
+      if (auto v = dict->Find(args.positional[0], DictKeyEquals())) return *v;
+      return args.positional.size() == 2 ? args.positional[1] : Value::None();
+    });
+  }
+  return std::nullopt;
+}
+
 absl::StatusOr<std::vector<Value>> Interpreter::Iterate(const Value& v, SourceLocation loc) const {
   if (v.is_sequence()) return v.items();
+  if (auto* dict = v.As<DictValue>()) return dict->Keys();
   if (auto* spec = v.As<LoopSpec>()) {
     if (!spec->start().is_integral() || !spec->stop().is_integral() ||
         !spec->step().is_integral()) {

@@ -153,6 +153,8 @@ absl::StatusOr<Value> Interpreter::CallExtern(const std::shared_ptr<FunctionValu
       }
       t->set_direction(launch_->CallSiteDirection(param, ref->tensor_id(), false));
       if (param != trace::KernelParam::IN) written.push_back(ref->tensor_id());
+    } else if (i == 0 && def.params[0].name == "self" && v.As<Namespace>()) {
+      continue;  // a @pl.program method's program
     } else if (v.is_number()) {
       trace::Arg arg;
       v.is_float() ? arg.mutable_scalar()->set_f(v.f()) : arg.mutable_scalar()->set_i(v.i());

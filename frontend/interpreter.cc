@@ -292,7 +292,10 @@ absl::StatusOr<Interpreter::Flow> Interpreter::Exec(const Stmt& stmt,
       yield_assignment_ = nullptr;
       if (!value.ok()) return value.status();
       const Value& v = *value;
-      for (const auto& target : stmt.targets) PTOC_RETURN_IF_ERROR(Assign(*target, v, env));
+      const bool yield = IsYieldCall(*stmt.value);
+      for (const auto& target : stmt.targets) {
+        PTOC_RETURN_IF_ERROR(Assign(*target, yield ? YieldedFor(*target, v) : v, env));
+      }
       return Flow::kNormal;
     }
     case StmtKind::kAnnAssign: {
@@ -424,6 +427,11 @@ absl::Status Interpreter::ExecFunctionDef(const Stmt& stmt, const std::shared_pt
   // Decorators apply bottom-up; only pl.jit and its variants are accepted.
   for (auto it = stmt.decorators.rbegin(); it != stmt.decorators.rend(); ++it) {
     PTOC_ASSIGN_OR_RETURN(d, Eval(**it, env));
+    if (auto* bare = d.As<BuiltinFunction>(); bare && bare->name() == "pl.function") {
+      // A bare @pl.function: an Opaque function.
+      fn->set_kind(FunctionKind::kOpaque);
+      continue;
+    }
     auto* deco = d.As<Decorator>();
     if (!deco) {
       return Error((*it)->loc,
@@ -433,6 +441,7 @@ absl::Status Interpreter::ExecFunctionDef(const Stmt& stmt, const std::shared_pt
     }
     fn->set_kind(deco->kind());
     fn->set_auto_scope(deco->auto_scope());
+    fn->set_split(deco->split());
     if (deco->strict_ssa()) PTOC_RETURN_IF_ERROR(CheckStrictSsa(stmt, source_));
     if (deco->kind() == FunctionKind::kExtern) {
       if (!deco->extern_spec()) {
@@ -787,6 +796,10 @@ absl::StatusOr<Value> Interpreter::CallValue(const Value& callee, const CallArgs
     return CallFunction(fn, args);
   }
   if (auto* method = callee.As<BoundMethod>()) {
+    // A program's Opaque entry called from the host is its orchestration.
+    if (method->function()->kind() == FunctionKind::kOpaque && !in_launch()) {
+      return Launch(method->function(), method->WithSelf(args));
+    }
     return CallFunction(method->function(), method->WithSelf(args));
   }
   if (auto* deco = callee.As<Decorator>()) {
@@ -839,6 +852,15 @@ absl::StatusOr<Value> Interpreter::CallFunction(const std::shared_ptr<FunctionVa
                      "a @pl.jit function (it is one task)");
       }
       return CallExtern(fn, args);
+    case FunctionKind::kOpaque:
+      if (!in_launch()) {
+        return Error(args.loc,
+                     absl::StrCat("Opaque function '", fn->def()->name,
+                                  "' takes its plane from its caller, and the host gives it "
+                                  "none: call it from a @pl.jit / Orchestration body, make it a "
+                                  "@pl.program's entry, or decorate it @pl.jit to launch it"));
+      }
+      [[fallthrough]];
     case FunctionKind::kInline:
     case FunctionKind::kPlain: {
       PTOC_ASSIGN_OR_RETURN(env, BindParams(*fn, args));
@@ -925,6 +947,7 @@ absl::StatusOr<Value> Interpreter::CallIncore(const std::shared_ptr<FunctionValu
                                               const CallArgs& args, TaskOptions options,
                                               Value* task_id) {
   const Stmt& def = *fn->def();
+  if (!options.split && fn->split()) options.split = fn->split();
   // pl.no_dep(t) arguments: pass t, and mark its slot NO_DEP.
   CallArgs unwrapped = args;
   auto unwrap = [&](Value& v, SourceLocation loc) {
@@ -1153,6 +1176,13 @@ absl::StatusOr<std::shared_ptr<Tile>> Interpreter::AsTile(const Value& v, Source
     }
     return tile;
   }
+  if (auto view = v.AsShared<DeviceTensorView>()) {
+    // A window at device offsets: load it there.
+    PTOC_ASSIGN_OR_RETURN(tile, EmitLoad(this, view->base(), view->offsets(), view->shape(),
+                                         trace::MEM_SPACE_UNSPECIFIED, loc, nullptr, loc));
+    kernel_->MarkTensorLevel(*tile);
+    return tile;
+  }
   if (auto ref = v.AsShared<TensorRef>()) {
     if (!in_kernel()) return Error(loc, "tensor ops are only valid inside a task body");
     // Tensor-level op: load the whole view (upstream's ConvertTensorToTileOps).
@@ -1162,6 +1192,7 @@ absl::StatusOr<std::shared_ptr<Tile>> Interpreter::AsTile(const Value& v, Source
     op->set_dst(tile->index());
     op->set_param(param);
     for (size_t d = 0; d < ref->shape().size(); ++d) op->add_offsets()->set_constant(0);
+    kernel_->MarkTensorLevel(*tile);
     return tile;
   }
   return Error(loc, absl::StrCat("expected a tile or a tensor, got ", v.TypeName()));

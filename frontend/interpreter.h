@@ -12,6 +12,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
 #include "frontend/ast.h"
+#include "frontend/dict_value.h"
 #include "frontend/host_tensor.h"
 #include "frontend/kernel_builder.h"
 #include "frontend/launch_builder.h"
@@ -48,6 +49,13 @@ class Env {
 // definitions, then the call; a call of a @pl.jit function becomes one launch
 // whose orchestration code emits records, and whose pl.at / pl.spmd bodies and
 // incore calls are traced into kernels.
+// `(x,) = pl.yield_(v)`: one yielded value unpacks into a 1-tuple target.
+inline Value YieldedFor(const Expr& target, const Value& v) {
+  const bool one_tuple = (target.kind == ExprKind::kTuple || target.kind == ExprKind::kList) &&
+                         target.elts.size() == 1;
+  return one_tuple && !v.is_sequence() ? Value::Tuple({v}) : v;
+}
+
 class Interpreter {
  public:
   Interpreter(const SourceFile& source, std::unique_ptr<ReferenceEvaluator> reference);
@@ -160,6 +168,19 @@ class Interpreter {
   absl::StatusOr<Value> ReadDeviceElement(uint32_t tensor_id, const std::vector<int64_t>& indices,
                                           SourceLocation loc);
   absl::StatusOr<std::vector<Value>> Iterate(const Value& v, SourceLocation loc) const;
+  // @pl.jit.extern's options (extern_kernel.cc), also pl.function(external_source=)'s.
+  absl::StatusOr<ExternSpec> ReadExternSpec(const CallArgs& args);
+  // t[a:b, c:d] of a tensor: a view, as pl.slice (eval.cc).
+  absl::StatusOr<Value> TensorSlice(const Value& base, const std::vector<Value>& parts,
+                                    SourceLocation loc);
+  // arr[index] = value of a TaskId array (a deferred write in a pl.parallel
+  // body, as a loop carry).
+  absl::Status SetTaskIdSlot(const Value& array, int64_t index, const Value& value,
+                             SourceLocation loc);
+  // Python's == on dict keys (strings, numbers, bools, enum members).
+  DictValue::KeyEquals DictKeyEquals() const;
+  // d.keys() / values() / items() / get(): the dict methods kernels use.
+  std::optional<Value> DictMethod(const std::shared_ptr<DictValue>& dict, const std::string& name);
 
  private:
   absl::StatusOr<Value> CallFunction(const std::shared_ptr<FunctionValue>& fn,
@@ -172,8 +193,6 @@ class Interpreter {
   // Initialises ptoc's GM copy for tensors declared since the last call.
   void SyncGm();
   absl::Status ExecClassDef(const Stmt& stmt, const std::shared_ptr<Env>& env);
-  // @pl.jit.extern (extern_kernel.cc): the decorator's options, and a call.
-  absl::StatusOr<ExternSpec> ReadExternSpec(const CallArgs& args);
   absl::StatusOr<Value> CallExtern(const std::shared_ptr<FunctionValue>& fn, const CallArgs& args);
 
   // Traces `body` as one task's kernel and emits its submit; returns the

@@ -616,10 +616,12 @@ TEST(InterpreterTest, UnsupportedImportsDecoratorsAndApis) {
               HasSubstr("decorator of type 'function' is not supported"));
   EXPECT_THAT(EvaluateError("x = pl.frobnicate\n"),
               HasSubstr("bad.py:4:8: error: pl.frobnicate is not supported by ptoc"));
-  EXPECT_THAT(EvaluateError("x = pl.jit.opaque\n"), HasSubstr("pl.jit.opaque is not supported"));
+  EXPECT_THAT(EvaluateError("x = pl.jit.host\n"), HasSubstr("pl.jit.host is not supported"));
   EXPECT_THAT(EvaluateError("x = undefined_name\n"),
               HasSubstr("name 'undefined_name' is not defined"));
-  EXPECT_THAT(EvaluateError("x = {1: 2}\n"), HasSubstr("dict displays are not supported"));
+  EXPECT_THAT(EvaluateError("x = {[1]: 2}\n"),
+              HasSubstr("a dict key must be a string, number or enum member, got list"));
+  EXPECT_THAT(EvaluateError("x = {1: 2}[3]\n"), HasSubstr("KeyError: 3 is not a key of this dict"));
   EXPECT_THAT(EvaluateError("return 1\n"), HasSubstr("'return' outside a function"));
 }
 

@@ -85,6 +85,25 @@ Value IntBinary(trace::IntExpr::BinOp op, const trace::IntExpr& a, const trace::
         break;
     }
   }
+  // (x + c1) - (x + c2), (x + c) - x and x - x are constants: the extent of
+  // a window written as its two ends (`pl.load(t, [r, a + 8], [n, (a + 16)
+  // - (a + 8)])`) is known to ptoc.
+  if (op == trace::IntExpr::SUB) {
+    auto split = [](const trace::IntExpr& e) -> std::pair<std::string, int64_t> {
+      if (e.kind_case() == trace::IntExpr::kBinary && e.binary().op() == trace::IntExpr::ADD) {
+        if (e.binary().rhs().kind_case() == trace::IntExpr::kConstant) {
+          return {e.binary().lhs().SerializeAsString(), e.binary().rhs().constant()};
+        }
+        if (e.binary().lhs().kind_case() == trace::IntExpr::kConstant) {
+          return {e.binary().rhs().SerializeAsString(), e.binary().lhs().constant()};
+        }
+      }
+      return {e.SerializeAsString(), 0};
+    };
+    const auto [x, c1] = split(a);
+    const auto [y, c2] = split(b);
+    if (x == y && a.kind_case() != trace::IntExpr::kConstant) return Value::Int(c1 - c2);
+  }
   // x * 1, x + 0 and friends keep the trees short.
   if (b.kind_case() == trace::IntExpr::kConstant) {
     if ((op == trace::IntExpr::ADD || op == trace::IntExpr::SUB) && b.constant() == 0) {

@@ -112,6 +112,14 @@ class KernelBuilder {
   // `slot`, the runtime slot added to it (TileDecl.slot).
   void BindBuffer(const Tile& tile, uint32_t buffer, uint32_t slots, const trace::IntExpr* slot);
   trace::MemSpace space(const Tile& tile) const { return program_.tiles(tile.index()).space(); }
+  // A pl.create_tensor in a task body: a buffer its first placing use puts
+  // in Vec or Acc (matmul_acc accumulates into it), as upstream's lowering.
+  void MarkPlacedByUse(const Tile& tile) { placed_by_use_.insert(tile.index()); }
+  bool placed_by_use(const Tile& tile) const { return placed_by_use_.count(tile.index()) != 0; }
+  // A tile that is a tensor-level value upstream (a tensor loaded whole, or
+  // an elementwise op or cast of one): its reductions take no tmp_tile.
+  void MarkTensorLevel(const Tile& tile) { tensor_level_.insert(tile.index()); }
+  bool tensor_level(const Tile& tile) const { return tensor_level_.count(tile.index()) != 0; }
   void set_space(const Tile& tile, trace::MemSpace space) {
     program_.mutable_tiles(tile.index())->set_space(space);
   }
@@ -186,6 +194,8 @@ class KernelBuilder {
   std::string name_;
   trace::KernelProgram program_;
   std::vector<KernelTensorUse> tensors_;
+  std::set<uint32_t> placed_by_use_;
+  std::set<uint32_t> tensor_level_;
   std::vector<KernelScalarUse> scalars_;
   uint64_t serial_;
   std::vector<trace::Op*> loop_stack_;

@@ -148,7 +148,9 @@ absl::Status Interpreter::BindIterResults(const Stmt* yield_stmt,
                                           const std::shared_ptr<Env>& env) {
   if (yield_stmt) {
     const Value out = results.size() == 1 ? results[0] : Value::Tuple(results);
-    for (const auto& t : yield_stmt->targets) PTOC_RETURN_IF_ERROR(Assign(*t, out, env));
+    for (const auto& t : yield_stmt->targets) {
+      PTOC_RETURN_IF_ERROR(Assign(*t, YieldedFor(*t, out), env));
+    }
     return absl::OkStatus();
   }
   for (size_t k = 0; k < iter_args.size(); ++k) {

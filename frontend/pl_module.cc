@@ -1,8 +1,10 @@
 // The `pl` module: decorators, annotations, dtypes and enums, task scopes,
 // loops, tensors and TaskId arrays, tile ops and pl.system.
+#include "absl/algorithm/container.h"
 #include "absl/strings/str_cat.h"
 #include "common/dtype.h"
 #include "frontend/arg_reader.h"
+#include "frontend/device_views.h"
 #include "frontend/interpreter.h"
 #include "frontend/memref.h"
 #include "frontend/pl_args.h"
@@ -533,6 +535,22 @@ std::shared_ptr<Namespace> MakePlModule(Interpreter* interp) {
   auto create_tensor = [I](const CallArgs& args) -> absl::StatusOr<Value> {
     ArgReader r(I, args, "pl.create_tensor", {"shape", "dtype", "manual_dep", "init_value"});
     PTOC_RETURN_IF_ERROR(r.Check());
+    if (I->in_kernel()) {
+      // In a task body a tensor is the task's own buffer: upstream lowers it
+      // to a tile (ConvertTensorToTileOps, hw-native-sys/pypto@e2d0f78a
+      // docs/en/dev/passes), so it lives in Vec and never reaches GM.
+      PTOC_RETURN_IF_ERROR(r.Require(2));
+      PTOC_ASSIGN_OR_RETURN(shape, IntList(I, *r.Get(0), r.Loc(0), "shape"));
+      PTOC_ASSIGN_OR_RETURN(dtype, DTypeOf(I, *r.Get(1), r.Loc(1)));
+      if (r.Has(3)) {
+        if (!r.Get(3)->is_number()) return r.Wrong(3, "a number");
+        return TileFull(I, shape, dtype, *r.Get(3), args.loc, r.Loc(0));
+      }
+      PTOC_ASSIGN_OR_RETURN(
+          created, TileCreate(I, shape, dtype, trace::MEM_SPACE_UNSPECIFIED, args.loc, r.Loc(0)));
+      I->kernel()->MarkPlacedByUse(*created.As<Tile>());
+      return created;
+    }
     PTOC_RETURN_IF_ERROR(RequireOrchestration(I, args.loc, "pl.create_tensor"));
     PTOC_RETURN_IF_ERROR(r.Require(2));
     PTOC_ASSIGN_OR_RETURN(shape, IntList(I, *r.Get(0), r.Loc(0), "shape"));
@@ -550,16 +568,12 @@ std::shared_ptr<Namespace> MakePlModule(Interpreter* interp) {
   auto full = [I](const CallArgs& args) -> absl::StatusOr<Value> {
     ArgReader r(I, args, "pl.full", {"shape", "dtype", "value"});
     PTOC_RETURN_IF_ERROR(r.Check());
-    if (I->in_kernel()) {
-      return I->Error(args.loc,
-                      "pl.full makes a tensor (the tensor level), which ptoc creates in the "
-                      "orchestration body only; in a task body fill a tile with "
-                      "pl.tile.full(shape, dtype, value)");
-    }
-    PTOC_RETURN_IF_ERROR(RequireOrchestration(I, args.loc, "pl.full"));
     PTOC_RETURN_IF_ERROR(r.Require(3));
     PTOC_ASSIGN_OR_RETURN(shape, IntList(I, *r.Get(0), r.Loc(0), "shape"));
     PTOC_ASSIGN_OR_RETURN(dtype, DTypeOf(I, *r.Get(1), r.Loc(1)));
+    // In a task body the filled tensor is a Vec tile, as upstream lowers it.
+    if (I->in_kernel()) return TileFull(I, shape, dtype, *r.Get(2), args.loc, r.Loc(0));
+    PTOC_RETURN_IF_ERROR(RequireOrchestration(I, args.loc, "pl.full"));
     if (!r.Get(2)->is_number()) return r.Wrong(2, "a number");
     trace::TensorInit init;
     init.mutable_fill()->set_value(r.Get(2)->f());
@@ -581,6 +595,22 @@ std::shared_ptr<Namespace> MakePlModule(Interpreter* interp) {
     }
     return Value::Obj(std::make_shared<TaskIdArray>(r.Get(0)->i()));
   });
+  // pl.array.update_element(arr, i, tid) (array_ops.py): the array with slot
+  // i set; the write is the one `arr[i] = tid` makes (carried out of a
+  // pl.parallel body), so the array it returns is `arr` itself.
+  array->AddFunction("update_element", [I](const CallArgs& args) -> absl::StatusOr<Value> {
+    ArgReader r(I, args, "pl.array.update_element", {"array", "index", "value"});
+    PTOC_RETURN_IF_ERROR(r.Check());
+    PTOC_RETURN_IF_ERROR(r.Require(3));
+    auto* arr = r.Get(0)->As<TaskIdArray>();
+    if (!arr) return r.Wrong(0, "a pl.array of TaskIds");
+    if (!r.Get(1)->is_integral() || r.Get(1)->i() < 0 ||
+        r.Get(1)->i() >= static_cast<int64_t>(arr->slots().size())) {
+      return r.Wrong(1, absl::StrCat("an index in [0, ", arr->slots().size(), ")"));
+    }
+    PTOC_RETURN_IF_ERROR(I->SetTaskIdSlot(*r.Get(0), r.Get(1)->i(), *r.Get(2), r.Loc(2)));
+    return *r.Get(0);
+  });
   pl->Set("array", Value::Obj(array));
 
   pl->AddFunction("slice", [I](const CallArgs& args) -> absl::StatusOr<Value> {
@@ -600,8 +630,18 @@ std::shared_ptr<Namespace> MakePlModule(Interpreter* interp) {
       return TileExtract(I, *r.Get(0), shape, offsets, args.loc);
     }
     auto ref = r.Get(0)->AsShared<TensorRef>();
-    if (!ref) return r.Wrong(0, "a tensor");
+    if (!ref && !r.Get(0)->As<DeviceTensorView>()) return r.Wrong(0, "a tensor");
     PTOC_ASSIGN_OR_RETURN(shape, IntList(I, *r.Get(1), r.Loc(1), "pl.slice shape"));
+    PTOC_ASSIGN_OR_RETURN(at, ValueList(I, *r.Get(2), r.Loc(2), "pl.slice offsets"));
+    if (!ref || !absl::c_all_of(at, [](const Value& v) { return v.is_integral(); })) {
+      // A window at device offsets, inside a task body.
+      if (r.Has(3)) {
+        return I->Error(r.Loc(3),
+                        "pl.slice(valid_shape=) of a window at device offsets is not "
+                        "supported; load the window with valid_shape=");
+      }
+      return WindowOf(I, *r.Get(0), at, shape, args.loc);
+    }
     PTOC_ASSIGN_OR_RETURN(offsets, IntList(I, *r.Get(2), r.Loc(2), "pl.slice offsets"));
     if (shape.size() != ref->shape().size() || offsets.size() != ref->shape().size()) {
       return I->Error(args.loc, absl::StrCat("pl.slice of a rank-", ref->shape().size(),
@@ -634,6 +674,25 @@ std::shared_ptr<Namespace> MakePlModule(Interpreter* interp) {
     return Value::Obj(ref->View(offsets, shape));
   });
 
+  // pl.const(value, dtype) (dsl_api.py): a typed constant; the value itself.
+  pl->AddFunction("const", [I](const CallArgs& args) -> absl::StatusOr<Value> {
+    ArgReader r(I, args, "pl.const", {"value", "dtype"});
+    PTOC_RETURN_IF_ERROR(r.Check());
+    PTOC_RETURN_IF_ERROR(r.Require(2));
+    if (!r.Get(0)->is_number()) return r.Wrong(0, "an int or float");
+    PTOC_ASSIGN_OR_RETURN(dtype, DTypeOf(I, *r.Get(1), r.Loc(1)));
+    if (IsFloat(dtype)) return Value::Float(r.Get(0)->f());
+    if (r.Get(0)->is_float()) return r.Wrong(0, "an int for an integer dtype");
+    return *r.Get(0);
+  });
+  // pl.dump_tag(t) (tensor_ops.py): marks t for the runtime's selective
+  // tensor dump; no scheduling effect, and pto_sim dumps no tensors.
+  pl->AddFunction("dump_tag", [I](const CallArgs& args) -> absl::StatusOr<Value> {
+    ArgReader r(I, args, "pl.dump_tag", {"tensor"});
+    PTOC_RETURN_IF_ERROR(r.Check());
+    if (!r.Has(0) || !r.Get(0)->As<TensorRef>()) return r.Wrong(0, "a tensor");
+    return *r.Get(0);
+  });
   AddTileOps(I, pl.get());
   // pl.tensor.X: the ops upstream also has at the tensor level
   // (tensor_ops.py); in a task body a tensor operand is loaded whole, as
@@ -648,6 +707,10 @@ std::shared_ptr<Namespace> MakePlModule(Interpreter* interp) {
                            "div",
                            "maximum",
                            "minimum",
+                           "adds",
+                           "subs",
+                           "muls",
+                           "divs",
                            "exp",
                            "neg",
                            "sqrt",
@@ -684,6 +747,9 @@ std::shared_ptr<Namespace> MakePlModule(Interpreter* interp) {
   tensor->Set("create", *pl->Get("create_tensor"));
   pl->Set("tensor", Value::Obj(tensor));
   AddScalarOps(I, pl.get(), tensor.get(), pl->Get("tile")->As<Namespace>());
+  // pl.tile.slice: a tile's window, as pl.slice of a tile.
+  pl->Get("tile")->As<Namespace>()->Set("slice", *pl->Get("slice"));
+  tensor->Set("dump_tag", *pl->Get("dump_tag"));
   // pl.PadValue: what pl.tile.fillpad writes (Op.PadValue's codes; null is
   // "no padding").
   pl->Set("PadValue",

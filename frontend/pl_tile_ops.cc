@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/dtype.h"
 #include "frontend/arg_reader.h"
+#include "frontend/device_views.h"
 #include "frontend/interpreter.h"
 #include "frontend/kernel_builder.h"
 #include "frontend/pl_args.h"
@@ -81,12 +82,18 @@ void AddTileOps(Interpreter* interp, Namespace* pl) {
   // ---- GM transfers
   auto load = [I](const CallArgs& args) -> absl::StatusOr<Value> {
     ArgReader r(I, args, "pl.load",
-                {"tensor", "offsets", "shapes", "target_memory", "valid_shape"});
+                {"tensor", "offsets", "shapes", "target_memory", "valid_shape", "clamp"});
     PTOC_RETURN_IF_ERROR(r.Check());
     PTOC_RETURN_IF_ERROR(r.Require(3));
     auto ref = r.Get(0)->AsShared<TensorRef>();
-    if (!ref) return r.Wrong(0, "a tensor");
     PTOC_ASSIGN_OR_RETURN(offsets, ValueList(I, *r.Get(1), r.Loc(1), "offsets"));
+    if (auto view = r.Get(0)->AsShared<DeviceTensorView>()) {
+      // A window at device offsets: the load is at the summed offsets.
+      PTOC_ASSIGN_OR_RETURN(sum, AddOffsets(view->offsets(), offsets));
+      offsets = std::move(sum);
+      ref = view->base();
+    }
+    if (!ref) return r.Wrong(0, "a tensor");
     PTOC_ASSIGN_OR_RETURN(shape, IntList(I, *r.Get(2), r.Loc(2), "shapes"));
     trace::MemSpace space = trace::MEM_SPACE_UNSPECIFIED;
     if (r.Has(3)) {
@@ -104,8 +111,31 @@ void AddTileOps(Interpreter* interp, Namespace* pl) {
       PTOC_ASSIGN_OR_RETURN(v, ValueList(I, *r.Get(4), r.Loc(4), "valid_shape"));
       valid = std::move(v);
     }
+    bool clamp = false;
+    if (r.Has(5)) {
+      if (!r.Get(5)->is_bool()) return r.Wrong(5, "True or False");
+      clamp = r.Get(5)->b();
+    }
+    if (clamp && offsets.size() == shape.size() && shape.size() == ref->shape().size()) {
+      // clamp=True cuts the read back to the source's edge: the valid extent
+      // of each dim is min(extent, dim - offset), at least 0.
+      if (valid.empty()) {
+        for (int64_t n : shape) valid.push_back(Value::Int(n));
+      }
+      for (size_t d = 0; d < shape.size() && d < valid.size(); ++d) {
+        PTOC_ASSIGN_OR_RETURN(offset, ToIntExpr(offsets[d]));
+        PTOC_ASSIGN_OR_RETURN(extent, ToIntExpr(valid[d]));
+        trace::IntExpr dim, zero;
+        dim.set_constant(ref->shape()[d]);
+        zero.set_constant(0);
+        PTOC_ASSIGN_OR_RETURN(left, ToIntExpr(IntBinary(trace::IntExpr::SUB, dim, offset)));
+        PTOC_ASSIGN_OR_RETURN(cut, ToIntExpr(IntBinary(trace::IntExpr::MIN, extent, left)));
+        valid[d] = IntBinary(trace::IntExpr::MAX, cut, zero);
+      }
+    }
+    const bool has_valid = r.Has(4) || clamp;
     PTOC_ASSIGN_OR_RETURN(loaded, EmitLoad(I, ref, offsets, shape, space, args.loc,
-                                           r.Has(4) ? &valid : nullptr, r.Loc(4)));
+                                           has_valid ? &valid : nullptr, r.Loc(4)));
     return Value::Obj(loaded);
   };
   auto store = [I](const CallArgs& args) -> absl::StatusOr<Value> {
@@ -114,8 +144,13 @@ void AddTileOps(Interpreter* interp, Namespace* pl) {
     PTOC_RETURN_IF_ERROR(r.Require(3));
     PTOC_ASSIGN_OR_RETURN(t, I->AsTile(*r.Get(0), r.Loc(0)));
     auto ref = r.Get(2)->AsShared<TensorRef>();
-    if (!ref) return r.Wrong(2, "a tensor");
     PTOC_ASSIGN_OR_RETURN(offsets, ValueList(I, *r.Get(1), r.Loc(1), "offsets"));
+    if (auto view = r.Get(2)->AsShared<DeviceTensorView>()) {
+      PTOC_ASSIGN_OR_RETURN(sum, AddOffsets(view->offsets(), offsets));
+      offsets = std::move(sum);
+      ref = view->base();
+    }
+    if (!ref) return r.Wrong(2, "a tensor");
     const bool atomic = r.Has(3) && IsEnum(*r.Get(3), "pl.AtomicType", "Add");
     PTOC_RETURN_IF_ERROR(EmitStore(I, t, offsets, ref, atomic, args.loc));
     return *r.Get(2);
@@ -132,20 +167,35 @@ void AddTileOps(Interpreter* interp, Namespace* pl) {
     trace::Op::Kind kind;
     const char* tile_form;  // for a scalar-only rhs: the op that takes two tiles
   };
-  const BinaryOp binary[] = {
-      {"add", trace::Op::ADD, nullptr},           {"sub", trace::Op::SUB, nullptr},
-      {"mul", trace::Op::MUL, nullptr},           {"div", trace::Op::DIV, nullptr},
-      {"maximum", trace::Op::MAX, nullptr},       {"minimum", trace::Op::MIN, nullptr},
-      {"maximums", trace::Op::MAX, "pl.maximum"}, {"minimums", trace::Op::MIN, "pl.minimum"}};
+  const BinaryOp binary[] = {{"add", trace::Op::ADD, nullptr},
+                             {"sub", trace::Op::SUB, nullptr},
+                             {"mul", trace::Op::MUL, nullptr},
+                             {"div", trace::Op::DIV, nullptr},
+                             {"maximum", trace::Op::MAX, nullptr},
+                             {"minimum", trace::Op::MIN, nullptr},
+                             {"maximums", trace::Op::MAX, "pl.maximum"},
+                             {"minimums", trace::Op::MIN, "pl.minimum"},
+                             // tile.adds / subs / muls / divs: the scalar forms by name.
+                             {"adds", trace::Op::ADD, "pl.add"},
+                             {"subs", trace::Op::SUB, "pl.sub"},
+                             {"muls", trace::Op::MUL, "pl.mul"},
+                             {"divs", trace::Op::DIV, "pl.div"}};
   for (const BinaryOp& op : binary) {
     const std::string fn = absl::StrCat("pl.", op.name);
     const trace::Op::Kind k = op.kind;
     const char* tile_form = op.tile_form;
     AddBoth(I, pl, tile.get(), op.name, 2,
             [I, fn, k, tile_form](const CallArgs& args) -> absl::StatusOr<Value> {
-              ArgReader r(I, args, fn, {"lhs", "rhs"});
+              // div's high_precision picks the device's exact tdiv; pto_sim
+              // computes every quotient in full precision either way.
+              std::vector<std::string> params = {"lhs", "rhs"};
+              if (fn == "pl.div") params.push_back("high_precision");
+              ArgReader r(I, args, fn, params);
               PTOC_RETURN_IF_ERROR(r.Check());
               PTOC_RETURN_IF_ERROR(r.Require(2));
+              if (params.size() == 3 && r.Has(2) && !r.Get(2)->is_bool()) {
+                return r.Wrong(2, "True or False");
+              }
               if (tile_form != nullptr) {
                 if (!r.Get(1)->is_number() && r.Get(1)->As<SymInt>() == nullptr) {
                   return r.Wrong(1, absl::StrCat("a scalar (int, float or pl.Scalar); for two "
@@ -174,9 +224,17 @@ void AddTileOps(Interpreter* interp, Namespace* pl) {
     const std::string fn = absl::StrCat("pl.", name);
     const trace::Op::Kind k = kind;
     AddBoth(I, pl, tile.get(), name, 1, [I, fn, k](const CallArgs& args) -> absl::StatusOr<Value> {
-      ArgReader r(I, args, fn, {"x"});
+      // rsqrt's high-precision lowering (a scratch tile, or high_precision=
+      // on a tensor) changes the device's algorithm, not the exact result
+      // pto_sim computes.
+      std::vector<std::string> params = {"x"};
+      if (k == trace::Op::RSQRT) params = {"x", "tmp", "high_precision"};
+      ArgReader r(I, args, fn, params);
       PTOC_RETURN_IF_ERROR(r.Check());
       if (!r.Has(0)) return r.Missing(0);
+      if (params.size() == 3 && r.Has(2) && !r.Get(2)->is_bool()) {
+        return r.Wrong(2, "True or False");
+      }
       return TileUnary(I, k, *r.Get(0), args.loc);
     });
   }
@@ -228,7 +286,13 @@ void AddTileOps(Interpreter* interp, Namespace* pl) {
               ArgReader r(I, args, fn, params);
               PTOC_RETURN_IF_ERROR(r.Check());
               if (!r.Has(0)) return r.Missing(0);
-              const bool tensor = r.Get(0)->As<TensorRef>() != nullptr;
+              // Upstream's tensor-level reduction (a tensor, or a tile that is
+              // one upstream: an op of a tensor) takes no tmp_tile.
+              const Tile* in_tile = r.Get(0)->As<Tile>();
+              const bool tensor = r.Get(0)->As<TensorRef>() != nullptr ||
+                                  r.Get(0)->As<DeviceTensorView>() != nullptr;
+              const bool tensor_level =
+                  tensor || (in_tile && I->in_kernel() && I->kernel()->tensor_level(*in_tile));
               const Value* tmp = scratch != Scratch::kNone && r.Has(1) ? r.Get(1) : nullptr;
               if (tensor && tmp != nullptr) {
                 return I->Error(r.Loc(1), absl::StrCat(fn,
@@ -236,7 +300,7 @@ void AddTileOps(Interpreter* interp, Namespace* pl) {
                                                        "the scratch tile is allocated during "
                                                        "Tensor-to-Tile lowering"));
               }
-              if (!tensor && tmp == nullptr && scratch == Scratch::kRequired) {
+              if (!tensor_level && tmp == nullptr && scratch == Scratch::kRequired) {
                 return I->Error(args.loc,
                                 absl::StrCat(fn,
                                              ": Tile inputs require tmp_tile with the same dtype "
@@ -423,15 +487,32 @@ void AddTileOps(Interpreter* interp, Namespace* pl) {
     return TileConcat(I, *r.Get(0), *r.Get(1), args.loc);
   });
   AddBoth(I, pl, tile.get(), "assemble", 2, [I](const CallArgs& args) -> absl::StatusOr<Value> {
-    ArgReader r(I, args, "pl.assemble", {"target", "source", "offset"});
+    ArgReader r(I, args, "pl.assemble", {"target", "source", "offset", "atomic"});
     PTOC_RETURN_IF_ERROR(r.Check());
     PTOC_RETURN_IF_ERROR(r.Require(3));
     PTOC_ASSIGN_OR_RETURN(offset, ValueList(I, *r.Get(2), r.Loc(2), "pl.assemble offset"));
-    // The tensor level: the source written into the target tensor, a store.
+    bool atomic_add = false;
+    if (r.Has(3) && !r.Get(3)->is_none()) {
+      if (!IsEnum(*r.Get(3), "pl.AtomicType", nullptr)) {
+        return r.Wrong(3, "a pl.AtomicType (Add)");
+      }
+      atomic_add = IsEnum(*r.Get(3), "pl.AtomicType", "Add");
+    }
+    // The tensor level: the source written into the target tensor, a store
+    // (atomic=pl.AtomicType.Add: an atomic-add store, as pl.store's).
+    if (auto view = r.Get(0)->AsShared<DeviceTensorView>()) {
+      PTOC_ASSIGN_OR_RETURN(source, I->AsTile(*r.Get(1), r.Loc(1)));
+      PTOC_ASSIGN_OR_RETURN(at, AddOffsets(view->offsets(), offset));
+      PTOC_RETURN_IF_ERROR(EmitStore(I, source, at, view->base(), atomic_add, args.loc));
+      return *r.Get(0);
+    }
     if (auto ref = r.Get(0)->AsShared<TensorRef>()) {
       PTOC_ASSIGN_OR_RETURN(source, I->AsTile(*r.Get(1), r.Loc(1)));
-      PTOC_RETURN_IF_ERROR(EmitStore(I, source, offset, ref, /*atomic_add=*/false, args.loc));
+      PTOC_RETURN_IF_ERROR(EmitStore(I, source, offset, ref, atomic_add, args.loc));
       return *r.Get(0);
+    }
+    if (atomic_add) {
+      return I->Error(r.Loc(3), "pl.assemble atomic= applies to a tensor target (a GM store)");
     }
     return TileAssemble(I, *r.Get(0), *r.Get(1), offset, args.loc, r.Loc(2));
   });

@@ -87,7 +87,12 @@ class Annotation : public Object {
   std::vector<Value> shape_;
 };
 
-enum class FunctionKind { kPlain, kJit, kIncore, kInline, kExtern };
+// kOpaque (pypto@e2d0f78a docs/en/user/language/01-functions.md, the default
+// type of @pl.function and @pl.jit.opaque's) takes its plane from where it is
+// used: a program's entry called from the host is its orchestration; called
+// from an orchestration it runs there (its pl.at scopes become tasks); called
+// inside a task body it is part of that body.
+enum class FunctionKind { kPlain, kJit, kIncore, kInline, kExtern, kOpaque };
 
 // @pl.jit.extern(core_type=..., <cost>): a kernel known by its cost summary
 // alone (vendor kernels, calibration and stress workloads).
@@ -115,6 +120,9 @@ class FunctionValue : public Object {
   void set_auto_scope(bool a) { auto_scope_ = a; }
   const std::shared_ptr<const ExternSpec>& extern_spec() const { return extern_spec_; }
   void set_extern_spec(std::shared_ptr<const ExternSpec> s) { extern_spec_ = std::move(s); }
+  // @pl.function(attrs={"split": ...}): the split of every task of this kernel.
+  const std::optional<trace::SplitMode>& split() const { return split_; }
+  void set_split(std::optional<trace::SplitMode> s) { split_ = s; }
   // Parameter annotations, evaluated when the def ran.
   std::vector<Value>& annotations() { return annotations_; }
   const std::vector<Value>& annotations() const { return annotations_; }
@@ -126,6 +134,7 @@ class FunctionValue : public Object {
   std::vector<Value> annotations_;
   FunctionKind kind_ = FunctionKind::kPlain;
   bool auto_scope_ = true;
+  std::optional<trace::SplitMode> split_;
   std::shared_ptr<const ExternSpec> extern_spec_;
 };
 
@@ -161,11 +170,14 @@ class Decorator : public Object {
   // @pl.function(strict_ssa=True): every name of the function bound once.
   bool strict_ssa() const { return strict_ssa_; }
   void set_strict_ssa(bool s) { strict_ssa_ = s; }
+  const std::optional<trace::SplitMode>& split() const { return split_; }
+  void set_split(std::optional<trace::SplitMode> s) { split_ = s; }
 
  private:
   FunctionKind kind_;
   bool auto_scope_;
   bool strict_ssa_ = false;
+  std::optional<trace::SplitMode> split_;
   std::shared_ptr<const ExternSpec> extern_spec_;
 };
 
@@ -253,6 +265,26 @@ class PredicateValue : public Object {
 
  private:
   trace::Predicate predicate_;
+};
+
+// A tensor's window at device-integer offsets inside a task body
+// (`x[b:b + 1, :]`, `pl.slice(x, shape, [i * 16, 0])` with i a device loop
+// variable): loads and stores through it add its offsets to theirs, on the
+// task's view of `base`.
+class DeviceTensorView : public Object {
+ public:
+  DeviceTensorView(std::shared_ptr<TensorRef> base, std::vector<Value> offsets,
+                   std::vector<int64_t> shape)
+      : base_(std::move(base)), offsets_(std::move(offsets)), shape_(std::move(shape)) {}
+  std::string TypeName() const override { return "pl.Tensor (a window at device offsets)"; }
+  const std::shared_ptr<TensorRef>& base() const { return base_; }
+  const std::vector<Value>& offsets() const { return offsets_; }
+  const std::vector<int64_t>& shape() const { return shape_; }
+
+ private:
+  std::shared_ptr<TensorRef> base_;
+  std::vector<Value> offsets_;  // ints or SymInts, one per dim of base
+  std::vector<int64_t> shape_;
 };
 
 // What pl.at / pl.spmd / an incore call asks of its task.

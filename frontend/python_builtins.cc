@@ -36,6 +36,7 @@ void AddPythonBuiltins(Interpreter* interp, Env* env) {
     if (v.is_sequence()) return Value::Int(v.items().size());
     if (v.is_str()) return Value::Int(v.s().size());
     if (auto* a = v.As<TaskIdArray>()) return Value::Int(a->slots().size());
+    if (auto* d = v.As<DictValue>()) return Value::Int(d->entries().size());
     PTOC_ASSIGN_OR_RETURN(items, I->Iterate(v, args.loc));
     return Value::Int(items.size());
   });

@@ -108,6 +108,19 @@ absl::Status ApplyTileAnnotation(Interpreter* interp, const Tile& tile, trace::M
                         "; pl.move the tile to change its memory space"));
 }
 
+// dst is tensor-level when an operand is (a tensor, a window, or such a tile).
+void InheritTensorLevel(Interpreter* interp, const Tile& dst,
+                        std::initializer_list<const Value*> operands) {
+  KernelBuilder* k = interp->kernel();
+  for (const Value* v : operands) {
+    const Tile* t = v->As<Tile>();
+    if (v->As<TensorRef>() || v->As<DeviceTensorView>() || (t && k->tensor_level(*t))) {
+      k->MarkTensorLevel(dst);
+      return;
+    }
+  }
+}
+
 absl::StatusOr<std::shared_ptr<Tile>> EmitLoad(
     Interpreter* interp, const std::shared_ptr<TensorRef>& ref, const std::vector<Value>& offsets,
     const std::vector<int64_t>& shape, trace::MemSpace space, SourceLocation loc,
@@ -127,14 +140,32 @@ absl::StatusOr<std::shared_ptr<Tile>> EmitLoad(
   trace::Op* op = k->Emit(trace::Op::LOAD, interp->Origin(loc));
   op->set_dst(tile->index());
   op->set_param(param);
+  // Only the valid extent is read (pypto@e2d0f78a python/pypto/language/op/
+  // tile_ops.py load): a tile may be larger than what exists of the source.
+  std::vector<int64_t> read_extent = shape;
+  if (valid_shape != nullptr) {
+    if (valid_shape->size() != shape.size()) {
+      return interp->Error(valid_loc, absl::StrCat("valid_shape has ", valid_shape->size(),
+                                                   " entries but the load's shape has ",
+                                                   shape.size(), "; give one per dimension"));
+    }
+    for (size_t d = 0; d < shape.size(); ++d) {
+      if ((*valid_shape)[d].is_integral()) {
+        read_extent[d] = std::min<int64_t>(shape[d], (*valid_shape)[d].i());
+      }
+    }
+  }
   for (size_t d = 0; d < offsets.size(); ++d) {
     auto e = ToIntExpr(offsets[d]);
     if (!e.ok()) return interp->Error(loc, absl::StrCat("offset ", d, ": ", e.status().message()));
     if (e->kind_case() == trace::IntExpr::kConstant &&
-        (e->constant() < 0 || e->constant() + shape[d] > ref->shape()[d])) {
-      return interp->Error(loc, absl::StrCat("pl.load reads [", e->constant(), ", ",
-                                             e->constant() + shape[d], ") of dim ", d, " of '",
-                                             ref->name(), "', which has ", ref->shape()[d]));
+        (e->constant() < 0 || e->constant() + read_extent[d] > ref->shape()[d])) {
+      return interp->Error(
+          loc, absl::StrCat("pl.load reads [", e->constant(), ", ", e->constant() + read_extent[d],
+                            ") of dim ", d, " of '", ref->name(), "', which has ", ref->shape()[d],
+                            valid_shape == nullptr ? "; pl.load(..., clamp=True) cuts the read at "
+                                                     "the edge"
+                                                   : ""));
     }
     *op->add_offsets() = *e;
   }
@@ -142,11 +173,6 @@ absl::StatusOr<std::shared_ptr<Tile>> EmitLoad(
     // pl.load(valid_shape=): one extent per tile dim (a higher-rank load's
     // folded unit dims take theirs too), each at most the tile's.
     std::vector<Value> extents = *valid_shape;
-    if (extents.size() != shape.size()) {
-      return interp->Error(valid_loc, absl::StrCat("valid_shape has ", extents.size(),
-                                                   " entries but the load's shape has ",
-                                                   shape.size(), "; give one per dimension"));
-    }
     extents.erase(extents.begin(),
                   extents.begin() + static_cast<std::ptrdiff_t>(shape.size() - tile_shape.size()));
     for (size_t d = 0; d < extents.size(); ++d) {
@@ -185,7 +211,8 @@ absl::Status EmitStore(Interpreter* interp, const std::shared_ptr<Tile>& tile,
                                            ", a matmul operand buffer; store the tile it was "
                                            "moved from"));
   }
-  const uint32_t param = k->UseTensor(ref, false, true);
+  // An atomic add reads what is there: the task depends on its writers.
+  const uint32_t param = k->UseTensor(ref, /*read=*/atomic_add, /*write=*/true);
   trace::Op* op = k->Emit(trace::Op::STORE, interp->Origin(loc));
   op->add_srcs(tile->index());
   op->set_param(param);
@@ -246,6 +273,7 @@ absl::StatusOr<Value> TileElementwise(Interpreter* interp, trace::Op::Kind kind,
   op.set_dst(dst->index());
   op.set_origin(emitted->origin());
   *emitted = op;
+  InheritTensorLevel(interp, *dst, {&a, &b});
   return Value::Obj(dst);
 }
 
@@ -268,6 +296,7 @@ absl::StatusOr<Value> TileUnary(Interpreter* interp, trace::Op::Kind kind, const
   trace::Op* op = k->Emit(kind, interp->Origin(loc));
   op->set_dst(dst->index());
   op->add_srcs(ta->index());
+  InheritTensorLevel(interp, *dst, {&a});
   return Value::Obj(dst);
 }
 
@@ -322,6 +351,9 @@ absl::StatusOr<Value> TileMatmulAcc(Interpreter* interp, const Value& acc, const
   PTOC_ASSIGN_OR_RETURN(ta, interp->AsTile(a, loc));
   PTOC_ASSIGN_OR_RETURN(tb, interp->AsTile(b, loc));
   KernelBuilder* k = interp->kernel();
+  if (k->space(*tacc) == trace::MEM_SPACE_UNSPECIFIED && k->placed_by_use(*tacc)) {
+    k->set_space(*tacc, trace::ACC);
+  }
   if (k->space(*tacc) != trace::ACC) {
     return interp->Error(loc, absl::StrCat("pl.matmul_acc accumulates into Acc (L0C), a pl.matmul "
                                            "or pl.matmul_acc result or a pl.tile.create(..., "
@@ -382,7 +414,9 @@ absl::StatusOr<std::shared_ptr<Tile>> NewAuthoredTile(Interpreter* interp,
   }
   // Its shape is the author's alone (a load's is bounded by its tensor's):
   // the tile must fit its space, checked before any product can overflow.
-  const uint64_t budget = SpaceBudgetBytes(space);
+  // A tile its first use places (MEM_SPACE_UNSPECIFIED) is bounded as Vec's.
+  const uint64_t budget =
+      SpaceBudgetBytes(space == trace::MEM_SPACE_UNSPECIFIED ? trace::VEC : space);
   uint64_t bytes = DTypeSize(dtype);
   for (int64_t d : tile_shape) {
     bytes = static_cast<uint64_t>(d) > budget ? budget + 1 : bytes * static_cast<uint64_t>(d);
@@ -750,6 +784,7 @@ absl::StatusOr<Value> TileCast(Interpreter* interp, const Value& tile, trace::DT
   auto dst = interp->kernel()->NewTile(src->shape(), dtype, trace::VEC);
   trace::Op* op = EmitWithSources(interp, trace::Op::CAST, *dst, {src.get()}, loc);
   if (mode != trace::Op::CAST_ROUND) op->set_cast_mode(mode);
+  InheritTensorLevel(interp, *dst, {&tile});
   return Value::Obj(dst);
 }
 

@@ -243,10 +243,21 @@ TEST(TileOpsTest, FullIsATensorInTheOrchestrationAndATileInATaskBody) {
     filled |= tensor.init().has_fill() && tensor.init().fill().value() == 1.0;
   }
   EXPECT_TRUE(filled);
-  EXPECT_THAT(Error("        pl.store(pl.full([16, 16], pl.FP32, 0.0), [0, 0], out)\n"),
-              HasSubstr("pl.full makes a tensor (the tensor level), which ptoc creates in the "
-                        "orchestration body only; in a task body fill a tile with "
-                        "pl.tile.full(shape, dtype, value)"));
+  // In a task body the filled tensor is a tile (upstream lowers tensor.full
+  // to tile.full there): a FULL op, no GM tensor.
+  const trace::TraceText body = CompileCleanSnippet(
+      kPrelude,
+      "@pl.jit\n"
+      "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+      "    with pl.at(level=pl.Level.CORE_GROUP):\n"
+      "        pl.store(pl.add(pl.full([16, 16], pl.FP32, 2.0), a), [0, 0], out)\n"
+      "    return out\n"
+      "a = torch.randn(16, 16)\n"
+      "out = torch.zeros(16, 16)\n"
+      "f(a, out)\n"
+      "torch.testing.assert_close(out, a + 2)\n");
+  EXPECT_EQ(body.header().tensors_size(), 2);
+  EXPECT_EQ(body.header().kernels(0).program().ops(0).kind(), trace::Op::FULL);
 }
 
 }  // namespace

@@ -68,6 +68,9 @@ class KernelSource:
         self.origins = {}  # prelude index -> (file, line) of the value's making
         self.dsl_names = {}  # id of a DSL object -> the first name bound to it
         self.bound = {}  # name -> what the prelude or a definition binds it to
+        # `_qk = qk_matmul`: kernels held under other names, bound after the
+        # definitions (ptoc runs the prelude first, then the definitions).
+        self.aliases = []
         self._visited = set()
         self._collect(entry)
 
@@ -131,6 +134,12 @@ class KernelSource:
                 return
             if self._claim(name, ("definition", id(value)), user, path):
                 self._collect(value)
+                if name != fn.__name__:
+                    # A kernel held under another name (`_qk = make_qk(...)`):
+                    # its definition binds its own name; the prelude, after
+                    # every definition, binds this one to it.
+                    self._claim(fn.__name__, ("definition", id(value)), user, path)
+                    self.aliases.append(f"{name} = {fn.__name__}")
             return
         if isinstance(value, types.ModuleType):
             if value.__name__ == "pypto.language":
@@ -184,6 +193,8 @@ class KernelSource:
                 segments.append({"first_line": first, "lines": len(body) - first + 1,
                                  "file": path, "file_first_line": 1})
         entry = self.blocks[self.file]
+        # Before the prelude line, so ptoc runs them with (after) the definitions.
+        body.extend(self.aliases)
         prelude_line = len(body) + 2
         body.append("")
         body.extend(self.prelude)
@@ -213,12 +224,13 @@ def _closure_of(obj):
                 out.append((name, cell.cell_contents))
             except ValueError:  # not assigned yet
                 continue
-    if isinstance(obj, ProgramClass) and obj.defining_locals:
-        # The factory's variables the class reads outside any closure (its
-        # methods' annotations, evaluated when the class body ran).
+    if isinstance(obj, (ProgramClass, KernelFunction)) and obj.defining_locals:
+        # The factory's variables the definition reads outside any closure
+        # (annotations, evaluated when the class body or the def ran).
         taken = {name for name, _ in out}
         try:
-            used = _names_in(textwrap.dedent(inspect.getsource(obj.cls)))
+            source = obj.cls if isinstance(obj, ProgramClass) else obj.fn
+            used = _names_in(textwrap.dedent(inspect.getsource(source)))
         except (OSError, TypeError):
             used = set()
         for name in sorted(used - taken):

@@ -19,6 +19,16 @@ _DTYPES = {
 }
 
 
+def torch_dtype_of(name):
+    """The torch dtype of a stream dtype name ("FP32"); INDEX is int64."""
+    if name == "INDEX":
+        return torch.int64
+    for dtype, n in _DTYPES.items():
+        if n == name:
+            return dtype
+    raise ConfigError(f"pl.{name} has no torch dtype the device model takes")
+
+
 def dtype_name(dtype, what):
     if dtype in _DTYPES:
         return _DTYPES[dtype]

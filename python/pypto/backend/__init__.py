@@ -10,4 +10,22 @@ class BackendType(enum.Enum):
     PTO = "PTO"
 
 
-__all__ = ["BackendType"]
+_backend = {"type": None}
+
+
+def set_backend_type(backend_type):
+    """Upstream picks the code generator's target; pto_sim's chip comes from
+    RunConfig.platform, so this only remembers the choice."""
+    _backend["type"] = backend_type
+
+
+def get_backend_type():
+    return _backend["type"]
+
+
+def reset_for_testing():
+    """Upstream clears its backend state between tests; here, the remembered type."""
+    _backend["type"] = None
+
+
+__all__ = ["BackendType", "get_backend_type", "reset_for_testing", "set_backend_type"]

@@ -126,4 +126,11 @@ def expression_of(value):
         if any(i is None for i in items):
             return None
         return _expr(type(value)(DslName(i) for i in items))
+    if isinstance(value, os.PathLike):  # external_source=Path(...): its text
+        return repr(os.fspath(value))
+    if isinstance(value, dict):  # ptoc evaluates dict displays (string/number/enum keys)
+        pairs = [(expression_of(k), expression_of(v)) for k, v in value.items()]
+        if any(k is None or v is None for k, v in pairs):
+            return None
+        return "{" + ", ".join(f"{k}: {v}" for k, v in pairs) + "}"
     return None

@@ -167,7 +167,12 @@ def run(program, *tensors, config=None):
     from pypto.language._kernels import KernelFunction, ProgramClass
 
     if isinstance(program, ProgramClass):
-        return getattr(program, program.orchestration())(*tensors, config=config)
+        bound = getattr(program, program.orchestration())
+        if not tensors:
+            # upstream's `compiled = run(program, config=...)`, then
+            # `compiled(*inputs)`: a callable that launches when called.
+            return lambda *args, config=config: bound(*args, config=config)
+        return bound(*tensors, config=config)
     if isinstance(program, KernelFunction):
         return program(*tensors, config=config)
     raise TypeError(f"pypto.runtime.run: expected a @pl.program or @pl.jit, got {program!r}")

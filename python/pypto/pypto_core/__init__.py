@@ -1,0 +1,1 @@
+"""``pypto.pypto_core``: the names of upstream's compiler core that scripts import."""

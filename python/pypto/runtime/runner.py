@@ -1,0 +1,5 @@
+"""``pypto.runtime.runner``: where upstream scripts import ``RunConfig`` from."""
+
+from pypto.runtime import RunConfig
+
+__all__ = ["RunConfig"]
