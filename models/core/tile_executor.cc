@@ -782,6 +782,37 @@ void TileExecutor::FillPad(const CompiledKernel& kernel, const CompiledOp& op) {
   }
 }
 
+namespace {
+
+// TCOLSUM in FP16 / BF16 rounds every partial sum to the tile's format: row
+// by row (its 2-operand form), or as a binary tree over adjacent rows when
+// a tmp tile is given, an odd row folding into the first (upstream's
+// tests/st/runtime/ops/test_col_reduction.py models both against the chip).
+template <typename Block, typename T>
+void HalfColumnSums(const Block& a, trace::DType dtype, bool tree, T* out) {
+  const auto round = [dtype](double x) {
+    return static_cast<T>(CastElement(x, dtype, trace::Op::CAST_RINT));
+  };
+  std::vector<T> buf(static_cast<size_t>(a.rows()));
+  for (Eigen::Index c = 0; c < a.cols(); ++c) {
+    if (!tree) {
+      T acc = a(0, c);
+      for (Eigen::Index r = 1; r < a.rows(); ++r) acc = round(acc + a(r, c));
+      out[c] = acc;
+      continue;
+    }
+    for (Eigen::Index r = 0; r < a.rows(); ++r) buf[r] = a(r, c);
+    for (size_t n = buf.size(); n > 1; n /= 2) {
+      const size_t half = n / 2;
+      for (size_t i = 0; i < half; ++i) buf[i] = round(buf[2 * i] + buf[2 * i + 1]);
+      if (n % 2 == 1) buf[0] = round(buf[0] + buf[n - 1]);
+    }
+    out[c] = buf[0];
+  }
+}
+
+}  // namespace
+
 // A reduction covers the source's valid region only, as the PTO ISA's
 // TROWSUM / TCOLMAX ... iterate validRow x validCol
 // (hw-native-sys/pypto@e2d0f78a tests/st/runtime/ops/test_row_min.py poisons
@@ -811,6 +842,8 @@ void TileExecutor::Reduce(const CompiledKernel& kernel, const CompiledOp& op) {
     } else {
       head = a.rowwise().minCoeff();
     }
+  } else if (op.kind == Op::COL_SUM && (at.dtype == trace::FP16 || at.dtype == trace::BF16)) {
+    HalfColumnSums(a, at.dtype, /*tree=*/op.src1 >= 0, Values<T>(op.dst));
   } else {
     auto head = out.head(cols);
     if (op.kind == Op::COL_SUM) {

@@ -211,6 +211,31 @@ TEST_F(TileExecutorTest, RowReductionsAndFull) {
   EXPECT_EQ(GetF32(kOut, 6), std::vector<float>(6, -3.25f));
 }
 
+TEST_F(TileExecutorTest, Fp16ColumnSumsRoundEachPartialSumInTheirOrder) {
+  // One column [1, 2048, 1, 1] in FP16 (spacing 2 at 2048): row by row,
+  // 1 + 2048 rounds to 2048 and each later +1 is lost; as a tree (with a
+  // tmp tile), (1 + 2048) + (1 + 1) = 2048 + 2 = 2050.
+  KernelBuilder kb("colsum16");
+  const uint32_t x = kb.TensorParam("x", trace::FP16);
+  const uint32_t o = kb.TensorParam("o", trace::FP16);
+  const uint32_t t = kb.Tile("t", {4, 1}, trace::FP16);
+  const uint32_t tmp = kb.Tile("tmp", {4, 1}, trace::FP16);
+  const uint32_t seq = kb.Tile("seq", {1, 1}, trace::FP16);
+  const uint32_t tree = kb.Tile("tree", {1, 1}, trace::FP16);
+  kb.Load(t, x, {C(0), C(0)});
+  kb.Create(tmp);
+  kb.Unary(Op::COL_SUM, seq, t);
+  kb.Unary(Op::COL_SUM, tree, t).add_srcs(tmp);
+  kb.Store(seq, o, {C(0), C(0)});
+  kb.Store(tree, o, {C(0), C(1)});
+  CompiledKernel k = Compile(kb);
+  PutAs(trace::FP16, kA, {1, 2048, 1, 1});
+  ASSERT_TRUE(Run(k, {BoundArg::Tensor(Matrix(kA, trace::FP16, 4, 1)),
+                      BoundArg::Tensor(Matrix(kOut, trace::FP16, 1, 2))})
+                  .ok());
+  EXPECT_EQ(GetAs(trace::FP16, kOut, 2), (std::vector<double>{2048, 2050}));
+}
+
 TEST_F(TileExecutorTest, CastsBetweenFp32Fp16Bf16AndInt32) {
   // FP32 -> FP16 -> FP32, FP32 -> BF16, FP32 -> INT32 (rounds half away from
   // zero: pypto's default mode "round"), INT32 -> FP32.
