@@ -15,10 +15,11 @@ class StRuntimeForm(unittest.TestCase):
         r = run_script("st_runtime_form.py")
         self.assertEqual(r.returncode, 0, r.stderr)  # every assert_close passed
         self.assertIn("st form: ok (pypto planner named", r.stdout)
-        # Two launches: the Opaque entry (one task for the whole output, then
-        # one per band) and the factory program (scale, then the matmul).
+        # Three launches: the Opaque entry (one task for the whole output,
+        # then one per band), the same through run(program) with its output
+        # allocated, and the factory program (scale, then the matmul).
         launches = re.findall(r"launch \d+ '([^']+)': makespan ([0-9.]+) us", r.stderr)
-        self.assertEqual([name for name, _ in launches], ["main", "main"])
+        self.assertEqual([name for name, _ in launches], ["main", "main", "main"])
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@ upstream import paths those files use."""
 import sys
 
 import pypto.language as pl
+import pypto.runtime
 import torch
 from pypto.pypto_core.passes import MemoryPlanner
 from pypto.runtime.runner import RunConfig
@@ -69,6 +70,13 @@ x = torch.randn(M, N)
 out = torch.zeros(M, N)
 OpaqueEntry.main(x, out, config=CFG)
 torch.testing.assert_close(out, x.abs() + 1)
+
+# Upstream's compiled-program call: run() without tensors, then the inputs
+# only; the pl.Out argument is allocated and returned.
+compiled = pypto.runtime.run(OpaqueEntry, config=CFG)
+made = compiled(x)
+assert isinstance(made, torch.Tensor) and made.shape == (M, N), made
+torch.testing.assert_close(made, x.abs() + 1)
 
 program = build_program(0.5)
 a, b = torch.randn(M, N), torch.randn(N, N)
