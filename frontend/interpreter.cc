@@ -428,8 +428,12 @@ absl::Status Interpreter::ExecFunctionDef(const Stmt& stmt, const std::shared_pt
   for (auto it = stmt.decorators.rbegin(); it != stmt.decorators.rend(); ++it) {
     PTOC_ASSIGN_OR_RETURN(d, Eval(**it, env));
     if (auto* bare = d.As<BuiltinFunction>(); bare && bare->name() == "pl.function") {
-      // A bare @pl.function: an Opaque function.
-      fn->set_kind(FunctionKind::kOpaque);
+      // A bare @pl.function: pl.function(f) makes f Opaque (program_form.cc).
+      CallArgs call;
+      call.loc = (*it)->loc;
+      call.positional.push_back(Value::Obj(fn));
+      call.positional_locs.push_back((*it)->loc);
+      PTOC_RETURN_IF_ERROR(bare->Call(call).status());
       continue;
     }
     auto* deco = d.As<Decorator>();
