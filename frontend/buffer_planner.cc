@@ -197,6 +197,10 @@ bool MayWriteInPlace(const trace::KernelProgram& program, const trace::Op& op, u
     case trace::Op::COL_SUM:
     case trace::Op::COL_MAX:
     case trace::Op::COL_MIN:
+    case trace::Op::ROW_PROD:
+    case trace::Op::COL_PROD:
+    case trace::Op::CMP:     // a packed mask over its operands
+    case trace::Op::SELECT:  // reads the mask's bits while it writes
     case trace::Op::EXPAND:
     case trace::Op::CONCAT:
     case trace::Op::EXTRACT:

@@ -24,6 +24,9 @@ class HostTensor : public Object {
   const std::vector<int64_t>& shape() const { return shape_; }
   trace::DType dtype() const { return dtype_; }
   bool shape_only() const { return !bytes_.has_value(); }
+  // The same bytes read as another dtype of their width (a signed int
+  // tensor a parameter annotates as unsigned).
+  void Reinterpret(trace::DType dtype) { dtype_ = dtype; }
 
   // The contents as a TensorInit: zeros when every byte is 0, else the
   // bytes; nothing for a shape-only tensor.

@@ -894,6 +894,7 @@ absl::StatusOr<Value> Interpreter::Launch(const std::shared_ptr<FunctionValue>& 
   }
   PTOC_ASSIGN_OR_RETURN(env, BindParams(*fn, args));
   PTOC_RETURN_IF_ERROR(CheckDynamicDims(this, *fn, *env, args));
+  TakeUnsignedAnnotations(*fn, *env);
   launch_ = std::make_unique<LaunchBuilder>(launch_count_++, def.name);
   task_sites_ = 0;
   trace::StreamRecord begin;

@@ -219,6 +219,7 @@ trace::Op* KernelBuilder::Emit(trace::Op::Kind kind, const std::string& origin) 
   trace::Op* op = emit_stack_.empty() ? program_.add_ops() : emit_stack_.back()->Add();
   op->set_kind(kind);
   op->set_origin(origin);
+  last_emitted_ = op;
   return op;
 }
 

@@ -2,7 +2,6 @@
 #define PTO_FRONTEND_KERNEL_BUILDER_H_
 
 #include <cstdint>
-#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -124,6 +123,8 @@ class KernelBuilder {
     program_.mutable_tiles(tile.index())->set_space(space);
   }
   trace::Op* Emit(trace::Op::Kind kind, const std::string& origin);
+  // The op Emit returned last, to set a modifier on what a helper emitted.
+  trace::Op* last_emitted() const { return last_emitted_; }
 
   // Device loops: ops emitted between Begin and End go into the loop body.
   Value BeginLoop(trace::IntExpr start, trace::IntExpr stop, trace::IntExpr step,
@@ -193,6 +194,7 @@ class KernelBuilder {
  private:
   std::string name_;
   trace::KernelProgram program_;
+  trace::Op* last_emitted_ = nullptr;
   std::vector<KernelTensorUse> tensors_;
   std::set<uint32_t> placed_by_use_;
   std::set<uint32_t> tensor_level_;

@@ -3,6 +3,8 @@
 
 // Readers of the `pl` module's argument kinds, shared by its parts.
 #include <cstdint>
+#include <functional>
+#include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -26,6 +28,12 @@ absl::StatusOr<bool> BoolArg(Interpreter* interp, const ArgReader& r, size_t i,
 
 // pl's tile ops, as pl.X and pl.tile.X (pl_tile_ops.cc).
 void AddTileOps(Interpreter* interp, Namespace* pl);
+// The version-10 vector ops (pl_tile_math_ops.cc), into pl and pl.tile.
+void AddTileMathOps(Interpreter* interp, Namespace* pl, Namespace* tile);
+// Registers `fn` as pl.<name> and, refusing tensor operands among its first
+// `operands` positional arguments, as pl.tile.<name>.
+void AddBoth(Interpreter* interp, Namespace* pl, Namespace* tile, const std::string& name,
+             size_t operands, std::function<absl::StatusOr<Value>(const CallArgs&)> fn);
 // pl.read, pl.tensor.read / dim, pl.dynamic, pl.fillpad and pl.tile.fillpad
 // (pl_scalars.cc).
 void AddScalarOps(Interpreter* interp, Namespace* pl, Namespace* tensor, Namespace* tile);
@@ -35,6 +43,11 @@ const std::string* DynamicDimName(const Value& v);
 // name binds to one size per call (a located error names both arguments).
 absl::Status CheckDynamicDims(Interpreter* interp, const FunctionValue& fn, const Env& env,
                               const CallArgs& args);
+// A host tensor of a signed integer dtype bound to a parameter annotated with
+// the unsigned dtype of its width (pl.UINT16, pl.UINT32, pl.UINT64: torch
+// has no such dtypes, so scripts pass int16 / int32 / int64 bytes) becomes a
+// tensor of the annotated dtype, the same bytes (before the launch binds it).
+void TakeUnsignedAnnotations(const FunctionValue& fn, const Env& env);
 
 }  // namespace pto::ptoc
 

@@ -191,6 +191,21 @@ absl::Status CheckDynamicDims(Interpreter* I, const FunctionValue& fn, const Env
   return absl::OkStatus();
 }
 
+void TakeUnsignedAnnotations(const FunctionValue& fn, const Env& env) {
+  const Stmt& def = *fn.def();
+  for (size_t i = 0; i < def.params.size() && i < fn.annotations().size(); ++i) {
+    auto* a = fn.annotations()[i].As<Annotation>();
+    if (a == nullptr || !IsUnsignedInt(a->dtype())) continue;
+    const Value* v = env.Lookup(def.params[i].name);
+    auto* host = v == nullptr ? nullptr : v->As<HostTensor>();
+    if (host == nullptr || !IsSignedInt(host->dtype()) ||
+        DTypeSize(host->dtype()) != DTypeSize(a->dtype())) {
+      continue;
+    }
+    host->Reinterpret(a->dtype());
+  }
+}
+
 void AddScalarOps(Interpreter* interp, Namespace* pl, Namespace* tensor, Namespace* tile) {
   Interpreter* I = interp;
   pl->AddFunction("read",

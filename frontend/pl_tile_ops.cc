@@ -24,29 +24,6 @@ namespace {
 
 using Builtin = std::function<absl::StatusOr<Value>(const CallArgs&)>;
 
-// pl.tile.X refuses a tensor operand (upstream's tile ops take Tile values);
-// `operands` is how many leading positional arguments are operands.
-Builtin TileLevelOnly(Interpreter* I, const std::string& name, size_t operands, Builtin fn) {
-  return [I, name, operands, fn](const CallArgs& args) -> absl::StatusOr<Value> {
-    for (size_t i = 0; i < std::min(operands, args.positional.size()); ++i) {
-      if (args.positional[i].As<TensorRef>() != nullptr) {
-        return I->Error(args.ArgLoc(i),
-                        absl::StrCat("pl.tile.", name, " takes Tile operands, but argument ", i + 1,
-                                     " is a Tensor; pl.load it first, or call pl.", name,
-                                     " for the tensor level"));
-      }
-    }
-    return fn(args);
-  };
-}
-
-// Registers `fn` as pl.<name> and (tiles only) pl.tile.<name>.
-void AddBoth(Interpreter* I, Namespace* pl, Namespace* tile, const std::string& name,
-             size_t operands, Builtin fn) {
-  tile->AddFunction(name, TileLevelOnly(I, name, operands, fn));
-  pl->AddFunction(name, std::move(fn));
-}
-
 // pypto's cast modes by name and code (python/pypto/ir/utils.py
 // CAST_MODE_NAMES), as Op.CastMode (code + 1).
 absl::StatusOr<trace::Op::CastMode> CastModeOf(Interpreter* I, const Value& v, SourceLocation loc) {
@@ -73,7 +50,29 @@ absl::StatusOr<trace::Op::CastMode> CastModeOf(Interpreter* I, const Value& v, S
 // A scalar operand of max / min: a compile-time int or a device integer.
 bool IsScalarInt(const Value& v) { return v.is_integral() || v.As<SymInt>() != nullptr; }
 
+// pl.tile.X refuses a tensor operand (upstream's tile ops take Tile values);
+// `operands` is how many leading positional arguments are operands.
+Builtin TileLevelOnly(Interpreter* I, const std::string& name, size_t operands, Builtin fn) {
+  return [I, name, operands, fn](const CallArgs& args) -> absl::StatusOr<Value> {
+    for (size_t i = 0; i < std::min(operands, args.positional.size()); ++i) {
+      if (args.positional[i].As<TensorRef>() != nullptr) {
+        return I->Error(args.ArgLoc(i),
+                        absl::StrCat("pl.tile.", name, " takes Tile operands, but argument ", i + 1,
+                                     " is a Tensor; pl.load it first, or call pl.", name,
+                                     " for the tensor level"));
+      }
+    }
+    return fn(args);
+  };
+}
+
 }  // namespace
+
+void AddBoth(Interpreter* I, Namespace* pl, Namespace* tile, const std::string& name,
+             size_t operands, Builtin fn) {
+  tile->AddFunction(name, TileLevelOnly(I, name, operands, fn));
+  pl->AddFunction(name, std::move(fn));
+}
 
 void AddTileOps(Interpreter* interp, Namespace* pl) {
   Interpreter* I = interp;
@@ -274,7 +273,9 @@ void AddTileOps(Interpreter* interp, Namespace* pl) {
                                   {"row_min", trace::Op::ROW_MIN, Scratch::kRequired},
                                   {"col_sum", trace::Op::COL_SUM, Scratch::kOptional},
                                   {"col_max", trace::Op::COL_MAX, Scratch::kNone},
-                                  {"col_min", trace::Op::COL_MIN, Scratch::kNone}};
+                                  {"col_min", trace::Op::COL_MIN, Scratch::kNone},
+                                  {"row_prod", trace::Op::ROW_PROD, Scratch::kRequired},
+                                  {"col_prod", trace::Op::COL_PROD, Scratch::kNone}};
   for (const Reduction& red : reductions) {
     const std::string fn = absl::StrCat("pl.", red.name);
     const trace::Op::Kind k = red.kind;
@@ -322,7 +323,7 @@ void AddTileOps(Interpreter* interp, Namespace* pl) {
   const Expand expands[] = {{"", trace::Op::EXPAND},  {"_add", trace::Op::ADD},
                             {"_sub", trace::Op::SUB}, {"_mul", trace::Op::MUL},
                             {"_div", trace::Op::DIV}, {"_max", trace::Op::MAX},
-                            {"_min", trace::Op::MIN}};
+                            {"_min", trace::Op::MIN}, {"_expdif", trace::Op::EXPDIF}};
   for (const bool row : {true, false}) {
     for (const Expand& e : expands) {
       const std::string name = absl::StrCat(row ? "row_expand" : "col_expand", e.suffix);
@@ -550,6 +551,7 @@ void AddTileOps(Interpreter* interp, Namespace* pl) {
   tile->AddFunction("get_block_num", block_var(trace::IntExpr::BLOCK_NUM, "get_block_num"));
   tile->AddFunction("get_subblock_idx",
                     block_var(trace::IntExpr::SUBBLOCK_IDX, "get_subblock_idx"));
+  AddTileMathOps(I, pl, tile.get());
   pl->Set("tile", Value::Obj(tile));
 }
 

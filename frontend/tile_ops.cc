@@ -31,14 +31,6 @@ std::vector<int64_t> TileShapeOf(const std::vector<int64_t>& shape) {
 int64_t Rows(const Tile& t) { return t.shape().size() == 2 ? t.shape()[0] : 1; }
 int64_t Cols(const Tile& t) { return t.shape().back(); }
 
-absl::Status RequireKernel(Interpreter* interp, SourceLocation loc, const char* what) {
-  if (interp->in_kernel()) return absl::OkStatus();
-  return interp->Error(loc, absl::StrCat(what,
-                                         " is a tile op; it must be inside a task body "
-                                         "(with pl.at(...), pl.spmd, or a "
-                                         "@pl.jit.incore kernel)"));
-}
-
 // The [m, n] of op(a) @ op(b), or a located error; `what` names the op.
 absl::StatusOr<std::pair<int64_t, int64_t>> MatmulShape(Interpreter* interp, const Tile& a,
                                                         const Tile& b, bool a_trans, bool b_trans,
@@ -66,6 +58,14 @@ absl::StatusOr<std::pair<int64_t, int64_t>> MatmulShape(Interpreter* interp, con
 }
 
 }  // namespace
+
+absl::Status RequireKernel(Interpreter* interp, SourceLocation loc, const char* what) {
+  if (interp->in_kernel()) return absl::OkStatus();
+  return interp->Error(loc, absl::StrCat(what,
+                                         " is a tile op; it must be inside a task body "
+                                         "(with pl.at(...), pl.spmd, or a "
+                                         "@pl.jit.incore kernel)"));
+}
 
 // An accumulator (Acc) crosses to the vector core implicitly, as it always
 // has in ptoc; a load not yet placed is Vec or Mat.
@@ -284,7 +284,9 @@ absl::StatusOr<Value> TileUnary(Interpreter* interp, trace::Op::Kind kind, const
   PTOC_RETURN_IF_ERROR(RequireVectorOperand(interp, *ta, loc));
   // The transcendental ops are float-only on the vector unit.
   const bool float_only = kind == trace::Op::EXP || kind == trace::Op::SQRT ||
-                          kind == trace::Op::RSQRT || kind == trace::Op::RECIP;
+                          kind == trace::Op::RSQRT || kind == trace::Op::RECIP ||
+                          kind == trace::Op::LOG || kind == trace::Op::SIN ||
+                          kind == trace::Op::COS;
   if (float_only && !IsFloat(ta->dtype())) {
     return interp->Error(
         loc, absl::StrCat("pl.", absl::AsciiStrToLower(trace::Op::Kind_Name(kind)),
@@ -467,16 +469,22 @@ absl::StatusOr<Value> TileMove(Interpreter* interp, const Value& tile, const Val
   return Value::Obj(dst);
 }
 
-namespace {
-
-// A vector-engine operand: a tile in Vec or not yet placed (a tensor in a
-// task body is loaded whole, the tensor level).
 absl::StatusOr<std::shared_ptr<Tile>> VectorTile(Interpreter* interp, const Value& v,
                                                  SourceLocation loc) {
   PTOC_ASSIGN_OR_RETURN(tile, interp->AsTile(v, loc));
   PTOC_RETURN_IF_ERROR(RequireVectorOperand(interp, *tile, loc));
   return tile;
 }
+
+trace::Op* EmitWithSources(Interpreter* interp, trace::Op::Kind kind, const Tile& dst,
+                           std::initializer_list<const Tile*> srcs, SourceLocation loc) {
+  trace::Op* op = interp->kernel()->Emit(kind, interp->Origin(loc));
+  op->set_dst(dst.index());
+  for (const Tile* s : srcs) op->add_srcs(s->index());
+  return op;
+}
+
+namespace {
 
 // A view is its source's buffer, which a runtime pl.MemRef slot would move
 // from op to op.
@@ -489,14 +497,6 @@ absl::Status RequireFixedBuffer(Interpreter* interp, const Tile& source, const c
                                          "with a literal slot (buf[0]) or none"));
 }
 
-trace::Op* EmitWithSources(Interpreter* interp, trace::Op::Kind kind, const Tile& dst,
-                           std::initializer_list<const Tile*> srcs, SourceLocation loc) {
-  trace::Op* op = interp->kernel()->Emit(kind, interp->Origin(loc));
-  op->set_dst(dst.index());
-  for (const Tile* s : srcs) op->add_srcs(s->index());
-  return op;
-}
-
 }  // namespace
 
 absl::StatusOr<Value> TileReduce(Interpreter* interp, trace::Op::Kind kind, const Value& x,
@@ -507,8 +507,8 @@ absl::StatusOr<Value> TileReduce(Interpreter* interp, trace::Op::Kind kind, cons
     return interp->Error(loc,
                          absl::StrCat(name, " reduces a 2-D tile, got ", ShapeString(t->shape())));
   }
-  const bool row =
-      kind == trace::Op::ROW_SUM || kind == trace::Op::ROW_MAX || kind == trace::Op::ROW_MIN;
+  const bool row = kind == trace::Op::ROW_SUM || kind == trace::Op::ROW_MAX ||
+                   kind == trace::Op::ROW_MIN || kind == trace::Op::ROW_PROD;
   std::shared_ptr<Tile> scratch;
   if (tmp != nullptr && !tmp->is_none()) {
     PTOC_ASSIGN_OR_RETURN(s, VectorTile(interp, *tmp, loc));

@@ -1,6 +1,7 @@
 #ifndef PTO_FRONTEND_TILE_OPS_H_
 #define PTO_FRONTEND_TILE_OPS_H_
 
+#include <initializer_list>
 #include <memory>
 #include <optional>
 #include <string>
@@ -26,6 +27,18 @@ absl::Status ApplyTileAnnotation(Interpreter* interp, const Tile& tile, trace::M
 
 // Vector ops read Vec tiles: a located error for a cube operand buffer.
 absl::Status RequireVectorOperand(Interpreter* interp, const Tile& tile, SourceLocation loc);
+// A located error outside a task body; `what` names the op.
+absl::Status RequireKernel(Interpreter* interp, SourceLocation loc, const char* what);
+// A vector-engine operand: a tile in Vec or not yet placed (a tensor in a
+// task body is loaded whole, the tensor level).
+absl::StatusOr<std::shared_ptr<Tile>> VectorTile(Interpreter* interp, const Value& v,
+                                                 SourceLocation loc);
+// Emits `kind` writing `dst` from `srcs`, located at `loc`.
+trace::Op* EmitWithSources(Interpreter* interp, trace::Op::Kind kind, const Tile& dst,
+                           std::initializer_list<const Tile*> srcs, SourceLocation loc);
+// dst is tensor-level when an operand is (a tensor, a window, or such a tile).
+void InheritTensorLevel(Interpreter* interp, const Tile& dst,
+                        std::initializer_list<const Value*> operands);
 
 // `space`: target_memory= (Vec or Mat), or MEM_SPACE_UNSPECIFIED for op
 // affinity (KernelBuilder::Finish).

@@ -33,20 +33,6 @@ std::string Kernel(const std::string& body) {
       {{"BODY", body}});
 }
 
-std::vector<trace::Op> Ops(const trace::TraceText& t) {
-  std::vector<trace::Op> ops;
-  for (const trace::Kernel& k : t.header().kernels()) {
-    for (const trace::Op& op : k.program().ops()) ops.push_back(op);
-  }
-  return ops;
-}
-
-std::vector<trace::Op::Kind> Kinds(const trace::TraceText& t) {
-  std::vector<trace::Op::Kind> kinds;
-  for (const trace::Op& op : Ops(t)) kinds.push_back(op.kind());
-  return kinds;
-}
-
 std::string Error(const std::string& body) { return CompileSnippetError(kPrelude, Kernel(body)); }
 
 TEST(TileOpsTest, RowReductionsTakeTheirScratchAsASecondSource) {
@@ -58,9 +44,9 @@ TEST(TileOpsTest, RowReductionsTakeTheirScratchAsASecondSource) {
                        "        pl.store(pl.row_expand_add(x, m), [0, 0], out)\n"
                        "        pl.store(pl.col_expand_sub(x, s), [0, 0], out)\n"));
   using K = trace::Op;
-  EXPECT_THAT(Kinds(t), ElementsAre(K::LOAD, K::CREATE, K::ROW_MIN, K::COL_SUM, K::ADD, K::STORE,
-                                    K::SUB, K::STORE));
-  const std::vector<trace::Op> ops = Ops(t);
+  EXPECT_THAT(KernelOpKinds(t), ElementsAre(K::LOAD, K::CREATE, K::ROW_MIN, K::COL_SUM, K::ADD,
+                                            K::STORE, K::SUB, K::STORE));
+  const std::vector<trace::Op> ops = KernelOps(t);
   EXPECT_EQ(ops[2].srcs_size(), 2);  // the input and the scratch
   EXPECT_EQ(ops[3].srcs_size(), 2);
   EXPECT_EQ(ops[4].broadcast(), K::ROW);
@@ -95,7 +81,7 @@ TEST(TileOpsTest, ATensorLevelReductionLoadsTheTensorWhole) {
   const trace::TraceText t = CompileCleanSnippet(
       kPrelude, Kernel("        pl.store(pl.tensor.col_max(a), [0, 0], out)\n"));
   using K = trace::Op;
-  EXPECT_THAT(Kinds(t), ElementsAre(K::LOAD, K::COL_MAX, K::STORE));
+  EXPECT_THAT(KernelOpKinds(t), ElementsAre(K::LOAD, K::COL_MAX, K::STORE));
 }
 
 TEST(TileOpsTest, ShapeOpsAndFills) {
@@ -109,9 +95,10 @@ TEST(TileOpsTest, ShapeOpsAndFills) {
              "        tmp = pl.create_tile([16, 16], dtype=pl.FP32)\n"
              "        pl.store(pl.row_expand(v, pl.row_max(v, tmp)), [0, 0], out)\n"));
   using K = trace::Op;
-  const std::vector<trace::Op> ops = Ops(t);
-  EXPECT_THAT(Kinds(t), ElementsAre(K::LOAD, K::FULL, K::CONCAT, K::LOOP, K::RESHAPE,
-                                    K::TRANSPOSE_VIEW, K::CREATE, K::ROW_MAX, K::EXPAND, K::STORE));
+  const std::vector<trace::Op> ops = KernelOps(t);
+  EXPECT_THAT(KernelOpKinds(t),
+              ElementsAre(K::LOAD, K::FULL, K::CONCAT, K::LOOP, K::RESHAPE, K::TRANSPOSE_VIEW,
+                          K::CREATE, K::ROW_MAX, K::EXPAND, K::STORE));
   EXPECT_EQ(ops[1].scalar().literal(), 2.0);
   const trace::Op& assemble = ops[3].loop().body(1);
   ASSERT_EQ(assemble.kind(), K::ASSEMBLE);
@@ -173,7 +160,7 @@ TEST(TileOpsTest, CastModesByNameAndCode) {
       "f(a, b, c, d)\n"
       "torch.testing.assert_close(c, torch.floor(a).to(torch.int32))\n");
   std::vector<trace::Op::CastMode> modes;
-  for (const trace::Op& op : Ops(t)) {
+  for (const trace::Op& op : KernelOps(t)) {
     if (op.kind() == trace::Op::CAST) modes.push_back(op.cast_mode());
   }
   // The default ("round") is written as no mode.
@@ -192,7 +179,7 @@ TEST(TileOpsTest, NamespacesAndTheirLevels) {
   const trace::TraceText t = CompileCleanSnippet(
       kPrelude, Kernel("        pl.store(pl.tensor.add(pl.exp(a), 1.0), [0, 0], out)\n"));
   using K = trace::Op;
-  EXPECT_THAT(Kinds(t), ElementsAre(K::LOAD, K::EXP, K::ADD, K::STORE));
+  EXPECT_THAT(KernelOpKinds(t), ElementsAre(K::LOAD, K::EXP, K::ADD, K::STORE));
   // Tile-only ops have no tensor form.
   EXPECT_THAT(Error("        pl.store(pl.tensor.relu(a), [0, 0], out)\n"),
               HasSubstr("pl.tensor.relu is not supported by ptoc"));
@@ -214,7 +201,7 @@ TEST(TileOpsTest, ScalarMaxAndMinFoldOrBecomeDeviceExpressions) {
       kPrelude, Kernel("        for i in pl.range(pl.max(1, 2)):\n"
                        "            x = pl.load(a, [pl.min(i * 8, 8), 0], [8, 16])\n"
                        "            pl.store(x, [i * 8, 0], out)\n"));
-  const std::vector<trace::Op> ops = Ops(t);
+  const std::vector<trace::Op> ops = KernelOps(t);
   ASSERT_EQ(ops[0].kind(), trace::Op::LOOP);
   EXPECT_EQ(ops[0].loop().stop().constant(), 2);  // pl.max(1, 2) folds
   EXPECT_EQ(ops[0].loop().body(0).offsets(0).binary().op(), trace::IntExpr::MIN);

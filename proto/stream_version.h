@@ -9,7 +9,7 @@ namespace pto {
 // every StreamHeader, pto_sim's trace reader accepts exactly it. Bump it with
 // every schema change a reader must know about, together with the proto
 // comment, the hand-written traces and the bad-input catalogue.
-inline constexpr uint32_t kTaskStreamVersion = 9;
+inline constexpr uint32_t kTaskStreamVersion = 10;
 
 }  // namespace pto
 

@@ -105,7 +105,7 @@ TEST(ParseEdgeModeTest, KnownAndUnknown) {
 // an INPUT, and t4's creator argument is an INPUT.
 constexpr char kTrace[] = R"pb(
   header {
-    version: 9
+    version: 10
     tensors {
       id: 0
       name: "s"

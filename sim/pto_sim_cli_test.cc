@@ -193,6 +193,24 @@ TEST(PtoSimCliTest, ReductionsBroadcastsViewsAndCastModesRunAsWritten) {
   EXPECT_EQ(rounded.stats["checks"]["failed"], 1);
 }
 
+TEST(PtoSimCliTest, CompareMasksSelectsAndLeakyReluRunAsWritten) {
+  // sim/testdata/vector_math.pbtxt: x = -2 is never > 0, so the select takes
+  // its scalar 9; lrelu(-2, 0.25) = -0.5.
+  const std::string path = kSource + "/sim/testdata/vector_math.pbtxt";
+  const SimRun run = Simulate(path);
+  ASSERT_EQ(run.cli.exit_code, 0) << run.cli.out << run.cli.err;
+  EXPECT_EQ(run.stats["checks"]["passed"], 2);
+  // The comparison is read: LT is true everywhere, selecting |x| = 2.
+  trace::TraceText text;
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(ReadFile(path), &text));
+  trace::Op* cmp = text.mutable_header()->mutable_kernels(0)->mutable_program()->mutable_ops(1);
+  ASSERT_EQ(cmp->kind(), trace::Op::CMP);
+  cmp->set_compare(trace::Op::CMP_LT);
+  const SimRun flipped = Simulate(SaveTrace(text, "vector_math_lt"));
+  EXPECT_EQ(flipped.cli.exit_code, 1) << flipped.cli.out << flipped.cli.err;
+  EXPECT_EQ(flipped.stats["checks"]["failed"], 1);
+}
+
 TEST(PtoSimCliTest, ACreatedAccumulatorIsOverwrittenByItsInitCond) {
   // out = a @ b = 64 only if the first K step overwrote the created tile.
   const std::string path = kSource + "/sim/testdata/tile_create.pbtxt";

@@ -42,7 +42,7 @@ struct Trace {
 };
 
 constexpr char kHeader[] = R"pb(
-  version: 9
+  version: 10
   tensors {
     id: 0
     name: "a"
@@ -286,7 +286,7 @@ TEST_F(TraceReaderTest, ReadsATraceTextInMemory) {
               HasSubstr("compiled.py: record 2 (launch 0 'main', submit 0 'add'): submit.deps[0]"));
   text.clear_header();
   EXPECT_THAT(std::string(TraceReader::FromText(text, "compiled.py").status().message()),
-              HasSubstr("compiled.py: header: not set; expected a 'header { version: 9"));
+              HasSubstr("compiled.py: header: not set; expected a 'header { version: 10"));
 }
 
 TEST_F(TraceReaderTest, ReturnsRecordsInOrderWithPositions) {
@@ -446,7 +446,7 @@ TEST_F(TraceReaderTest, EmptyTextFile) {
 
 TEST_F(TraceReaderTest, TextParseErrorNamesLineAndColumn) {
   const std::string path = TempPath(".pbtxt");
-  WriteFile(path, "header {\n  version: 9\n  tensors { id: 0 nmae: \"a\" }\n}\n");
+  WriteFile(path, "header {\n  version: 10\n  tensors { id: 0 nmae: \"a\" }\n}\n");
   const auto reader = TraceReader::Open(path);
   ASSERT_FALSE(reader.ok());
   EXPECT_THAT(std::string(reader.status().message()),
@@ -585,7 +585,7 @@ TEST_F(TraceReaderTest, UnknownFieldFromANewerWriter) {
 
 TEST_F(TraceReaderTest, ValidTraceHasTheCurrentVersion) {
   EXPECT_EQ(ValidTrace().header.version(), kTaskStreamVersion);
-  EXPECT_EQ(kTaskStreamVersion, 9u);
+  EXPECT_EQ(kTaskStreamVersion, 10u);
 }
 
 TEST_F(TraceReaderTest, AnInactiveKernelSlotTakesOneByte) {
@@ -601,8 +601,8 @@ TEST_F(TraceReaderTest, OlderVersionAsksToRerunPtoc) {
   t.header.set_version(kTaskStreamVersion - 1);
   t.header.set_source("gated.py");
   EXPECT_THAT(BinaryError(t),
-              HasSubstr(".pb: header: version: is 8; expected 9: the trace was written by an "
-                        "older ptoc (schema version 8); re-run ptoc on its kernel description: "
+              HasSubstr(".pb: header: version: is 9; expected 10: the trace was written by an "
+                        "older ptoc (schema version 9); re-run ptoc on its kernel description: "
                         "ptoc gated.py -o OUT.pb"));
   // The header's source is untrusted: only a plain *.py path is quoted.
   t.header.set_source("x.py\nrm -rf /");
@@ -614,16 +614,17 @@ TEST_F(TraceReaderTest, OlderVersionAsksToRerunPtoc) {
 TEST_F(TraceReaderTest, NewerVersionSaysThisPtoSimIsOlder) {
   Trace t = ValidTrace();
   t.header.set_version(kTaskStreamVersion + 1);
-  EXPECT_THAT(BinaryError(t),
-              HasSubstr(".pb: header: version: is 10; expected 9: this pto_sim (schema version 9) "
-                        "is older than the trace"));
+  EXPECT_THAT(
+      BinaryError(t),
+      HasSubstr(".pb: header: version: is 11; expected 10: this pto_sim (schema version 10) "
+                "is older than the trace"));
   EXPECT_THAT(BinaryError(t), testing::Not(HasSubstr("re-run ptoc")));
 }
 
 TEST_F(TraceReaderTest, MissingVersion) {
   Trace t = ValidTrace();
   t.header.clear_version();
-  EXPECT_THAT(BinaryError(t), HasSubstr("header: version: is 0 (not set); expected 9"));
+  EXPECT_THAT(BinaryError(t), HasSubstr("header: version: is 0 (not set); expected 10"));
 }
 
 TEST_F(TraceReaderTest, TensorIdsMustBeDense) {
@@ -705,7 +706,7 @@ TEST_F(TraceReaderTest, UnknownFieldInTheHeader) {
   trace::Tensor* tensor = t.header.mutable_tensors(2);
   tensor->GetReflection()->MutableUnknownFields(tensor)->AddVarint(42, 1);
   EXPECT_THAT(BinaryError(t),
-              HasSubstr("header: tensors[2].<field number 42>: is not part of schema version 9"));
+              HasSubstr("header: tensors[2].<field number 42>: is not part of schema version 10"));
 }
 
 TEST_F(TraceReaderTest, InitDataSizeMustMatch) {
@@ -1299,9 +1300,9 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         BadFile{"truncated.pb", "remain; expected the whole message (the file was cut short"},
         BadFile{"wrong_version.pb",
-                "header: version: is 10; expected 9: this pto_sim (schema version 9) is older"},
+                "header: version: is 11; expected 10: this pto_sim (schema version 10) is older"},
         BadFile{"old_version.pb",
-                "header: version: is 8; expected 9: the trace was written by an older ptoc"},
+                "header: version: is 9; expected 10: the trace was written by an older ptoc"},
         BadFile{"unknown_kernel.pbtxt", "submit.kernel_ids[1]: names kernel 5"},
         BadFile{"dep_on_later_task.pbtxt", "submit.deps[0]: names submit 1, but only submits 0..0"},
         BadFile{"view_out_of_bounds.pbtxt",

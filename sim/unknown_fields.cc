@@ -161,6 +161,7 @@ bool Known(const trace::Op& op) {
   for (const trace::IntExpr& extent : op.valid_shape()) {
     if (!Known(extent)) return false;
   }
+  if (op.has_diagonal() && !Known(op.diagonal())) return false;
   if (op.has_branch()) {
     const trace::Op::Branch& branch = op.branch();
     if (!Known<trace::Op::Branch>(branch) || (branch.has_cond() && !Known(branch.cond()))) {

@@ -54,6 +54,22 @@ inline std::string EvaluateSnippetError(const std::string& prelude, const std::s
   return std::string(s.message());
 }
 
+// The ops of every kernel of `t`, in order, and their kinds (the top level
+// of each program; loop and branch bodies stay inside their op).
+inline std::vector<trace::Op> KernelOps(const trace::TraceText& t) {
+  std::vector<trace::Op> ops;
+  for (const trace::Kernel& k : t.header().kernels()) {
+    for (const trace::Op& op : k.program().ops()) ops.push_back(op);
+  }
+  return ops;
+}
+
+inline std::vector<trace::Op::Kind> KernelOpKinds(const trace::TraceText& t) {
+  std::vector<trace::Op::Kind> kinds;
+  for (const trace::Op& op : KernelOps(t)) kinds.push_back(op.kind());
+  return kinds;
+}
+
 }  // namespace pto::ptoc
 
 #endif  // PTO_FRONTEND_TESTING_SNIPPETS_H_

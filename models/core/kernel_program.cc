@@ -28,7 +28,13 @@ std::string ShapeString(const CompiledTile& t) {
 }
 
 bool IsFloatOnlyUnary(Op::Kind kind) {
-  return kind == Op::EXP || kind == Op::SQRT || kind == Op::RSQRT || kind == Op::RECIP;
+  return kind == Op::EXP || kind == Op::SQRT || kind == Op::RSQRT || kind == Op::RECIP ||
+         kind == Op::LOG || kind == Op::SIN || kind == Op::COS || kind == Op::LRELU;
+}
+
+// Bytes a row of `t` holds: a mask row's capacity in bits is eight times it.
+int64_t RowBytes(const CompiledTile& t) {
+  return t.cols * static_cast<int64_t>(DTypeSize(t.dtype));
 }
 
 std::string SpaceName(trace::MemSpace space) {
@@ -394,7 +400,7 @@ class Compiler {
   }
 
   absl::Status CompileColReduce(CompiledOp* op, const Op& proto) {
-    const int max_srcs = proto.kind() == Op::COL_SUM ? 2 : 1;
+    const int max_srcs = proto.kind() == Op::COL_SUM || proto.kind() == Op::COL_PROD ? 2 : 1;
     if (proto.srcs_size() < 1 || proto.srcs_size() > max_srcs) {
       return OpError(*op,
                      absl::StrCat("expects 1 source tile", max_srcs == 2 ? " (and a scratch)" : "",
@@ -865,11 +871,155 @@ class Compiler {
   }
 
   // Op.broadcast and Op.cast_mode: read by their kinds only, never ignored.
+  absl::Status CheckFloat(const CompiledOp& op, const CompiledTile& a) const {
+    if (IsFloat(a.dtype)) return absl::OkStatus();
+    return OpError(op, absl::StrCat("operand dtype ", DTypeName(a.dtype),
+                                    " is not a float type; CAST to FP32 first"));
+  }
+
+  // The one-input ops; LRELU also takes its slope as the scalar.
+  absl::Status CompileUnary(CompiledOp* op, const Op& proto) {
+    if (absl::Status s = ReadSources(op, proto, 1); !s.ok()) return s;
+    const CompiledTile& a = out_->tiles[op->src0];
+    if (IsFloatOnlyUnary(proto.kind())) {
+      if (absl::Status s = CheckFloat(*op, a); !s.ok()) return s;
+    }
+    if ((proto.kind() == Op::SIN || proto.kind() == Op::COS) && a.dtype != trace::FP32) {
+      return OpError(*op, absl::StrCat("operand dtype ", DTypeName(a.dtype),
+                                       " is not FP32; the vector unit's sine and cosine take "
+                                       "FP32, CAST first"));
+    }
+    if (proto.kind() == Op::NOT && IsFloat(a.dtype)) {
+      return OpError(*op, absl::StrCat("operand dtype ", DTypeName(a.dtype),
+                                       " is not an integer type; NOT is bitwise"));
+    }
+    if (proto.kind() == Op::ABS && !IsFloat(a.dtype) && !IsSignedInt(a.dtype)) {
+      return OpError(*op, absl::StrCat("operand dtype ", DTypeName(a.dtype),
+                                       " is unsigned; ABS takes a float or signed integer tile"));
+    }
+    if (proto.kind() == Op::LRELU) {
+      if (!proto.has_scalar()) return OpError(*op, "has no scalar; LRELU takes its slope as one");
+      if (absl::Status s = CompileScalar(op, proto); !s.ok()) return s;
+    } else if (proto.has_scalar()) {
+      return OpError(*op, "sets a scalar, which a one-input op does not read; clear it");
+    }
+    return CheckSameAsDst(*op, a);
+  }
+
+  // Optional scratch sources past `first`: written before, not the result.
+  absl::Status CheckTrailingScratch(const CompiledOp& op, const Op& proto, int first) const {
+    for (int i = first; i < proto.srcs_size(); ++i) {
+      const std::string role = absl::StrCat("srcs[", i, "]");
+      if (absl::Status s = CheckRead(op, role.c_str(), proto.srcs(i)); !s.ok()) return s;
+      if (static_cast<int32_t>(proto.srcs(i)) == op.dst) {
+        return OpError(
+            op, absl::StrCat("the scratch ", role, " must be a tile of its own, not the result"));
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  // PRELU: srcs = [x, slope] and an optional scratch.
+  absl::Status CompilePrelu(CompiledOp* op, const Op& proto) {
+    if (proto.srcs_size() < 2 || proto.srcs_size() > 3) {
+      return OpError(
+          *op, absl::StrCat("expects 2 source tiles (and a scratch), got ", proto.srcs_size()));
+    }
+    if (absl::Status s = CheckRead(*op, "srcs[0]", proto.srcs(0)); !s.ok()) return s;
+    if (absl::Status s = CheckRead(*op, "srcs[1]", proto.srcs(1)); !s.ok()) return s;
+    op->src0 = static_cast<int32_t>(proto.srcs(0));
+    op->src1 = static_cast<int32_t>(proto.srcs(1));
+    if (absl::Status s = CheckTrailingScratch(*op, proto, 2); !s.ok()) return s;
+    if (absl::Status s = CheckFloat(*op, out_->tiles[op->src0]); !s.ok()) return s;
+    if (absl::Status s = CheckSameAsDst(*op, out_->tiles[op->src1]); !s.ok()) return s;
+    return CheckSameAsDst(*op, out_->tiles[op->src0]);
+  }
+
+  // A packed mask (CMP's dst, SELECT's srcs[0]): an integer tile with `rows`
+  // rows and a bit for each of `cols` columns.
+  absl::Status CheckMask(const CompiledOp& op, const char* role, const CompiledTile& mask,
+                         int64_t rows, int64_t cols) const {
+    if (IsFloat(mask.dtype)) {
+      return OpError(op, absl::StrCat(role, " '", mask.name, "' is ", DTypeName(mask.dtype),
+                                      "; a packed mask is an integer tile (UINT8)"));
+    }
+    const int64_t need = (cols + 7) / 8;
+    if (mask.rows != rows || RowBytes(mask) < need) {
+      return OpError(op, absl::StrCat(role, " '", mask.name, "' is ", DTypeName(mask.dtype), " ",
+                                      ShapeString(mask), "; a mask of ", rows, " rows of ", cols,
+                                      " columns needs ", rows, " rows of at least ", need,
+                                      " bytes (one bit a column)"));
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status CompileCompare(CompiledOp* op, const Op& proto) {
+    if (op->compare == Op::COMPARE_UNSPECIFIED) {
+      return OpError(*op, "has no compare; set CMP_EQ .. CMP_GE");
+    }
+    const bool tile_tile = proto.srcs_size() == 2;
+    if (tile_tile == proto.has_scalar() || proto.srcs_size() < 1 || proto.srcs_size() > 2) {
+      return OpError(*op, absl::StrCat("expects 2 source tiles, or 1 tile and a scalar; got ",
+                                       proto.srcs_size(), " tiles and ",
+                                       proto.has_scalar() ? "a scalar" : "no scalar"));
+    }
+    if (absl::Status s = ReadSources(op, proto, proto.srcs_size()); !s.ok()) return s;
+    const CompiledTile& a = out_->tiles[op->src0];
+    if (tile_tile) {
+      const CompiledTile& b = out_->tiles[op->src1];
+      if (a.dtype != b.dtype || a.rows != b.rows || a.cols != b.cols) {
+        return OpError(*op, absl::StrCat("operands are ", DTypeName(a.dtype), " ", ShapeString(a),
+                                         " and ", DTypeName(b.dtype), " ", ShapeString(b),
+                                         "; CMP compares tiles of one shape and dtype"));
+      }
+    } else if (absl::Status s = CompileScalar(op, proto); !s.ok()) {
+      return s;
+    }
+    op->elements = a.elements();
+    return CheckMask(*op, "result tile", out_->tiles[op->dst], a.rows, a.cols);
+  }
+
+  // SELECT: [mask, a, b] or [mask, a] and the scalar, then an optional scratch.
+  absl::Status CompileSelect(CompiledOp* op, const Op& proto) {
+    const int operands = proto.has_scalar() ? 2 : 3;
+    if (proto.srcs_size() < operands || proto.srcs_size() > operands + 1) {
+      return OpError(
+          *op, absl::StrCat("expects ", operands, " source tiles",
+                            proto.has_scalar() ? " (mask, a) and the scalar" : " (mask, a, b)",
+                            " and an optional scratch; got ", proto.srcs_size()));
+    }
+    if (absl::Status s = CheckRead(*op, "srcs[0]", proto.srcs(0)); !s.ok()) return s;
+    if (absl::Status s = CheckRead(*op, "srcs[1]", proto.srcs(1)); !s.ok()) return s;
+    op->src0 = static_cast<int32_t>(proto.srcs(0));
+    op->src1 = static_cast<int32_t>(proto.srcs(1));
+    if (operands == 3) {
+      if (absl::Status s = CheckRead(*op, "srcs[2]", proto.srcs(2)); !s.ok()) return s;
+      op->src2 = static_cast<int32_t>(proto.srcs(2));
+      if (absl::Status s = CheckSameAsDst(*op, out_->tiles[op->src2]); !s.ok()) return s;
+    } else if (absl::Status s = CompileScalar(op, proto); !s.ok()) {
+      return s;
+    }
+    if (absl::Status s = CheckTrailingScratch(*op, proto, operands); !s.ok()) return s;
+    const CompiledTile& a = out_->tiles[op->src1];
+    if (absl::Status s = CheckSameAsDst(*op, a); !s.ok()) return s;
+    return CheckMask(*op, "srcs[0]", out_->tiles[op->src0], a.rows, a.cols);
+  }
+
+  absl::Status CompileTri(CompiledOp* op, const Op& proto) {
+    if (proto.srcs_size() != 0) return OpError(*op, "TRI takes no source tiles");
+    if (!proto.has_diagonal()) return OpError(*op, "has no diagonal; TRI needs one (0: the main)");
+    absl::StatusOr<CompiledIntExpr> d = CompileExpr(*op, "diagonal", proto.diagonal());
+    if (!d.ok()) return d.status();
+    op->diagonal = *std::move(d);
+    op->upper = proto.upper();
+    return CompileValidShape(op, proto);
+  }
+
   absl::Status CompileModifiers(CompiledOp* op, const Op& proto) const {
     const Op::Kind kind = proto.kind();
     const bool broadcasts = kind == Op::ADD || kind == Op::SUB || kind == Op::MUL ||
                             kind == Op::DIV || kind == Op::MAX || kind == Op::MIN ||
-                            kind == Op::EXPAND;
+                            kind == Op::EXPAND || kind == Op::EXPDIF;
     if (proto.broadcast() != Op::BROADCAST_NONE) {
       if (!Op::Broadcast_IsValid(proto.broadcast())) {
         return OpError(*op, absl::StrCat("broadcast is ", proto.broadcast(),
@@ -877,8 +1027,8 @@ class Compiler {
       }
       if (!broadcasts) {
         return OpError(*op,
-                       "sets broadcast, which only ADD, SUB, MUL, DIV, MAX, MIN and EXPAND "
-                       "read; clear it");
+                       "sets broadcast, which only ADD, SUB, MUL, DIV, MAX, MIN, EXPAND and "
+                       "EXPDIF read; clear it");
       }
       op->broadcast = proto.broadcast();
     }
@@ -896,8 +1046,29 @@ class Compiler {
     if (proto.scalar_reg() != 0 && kind != Op::READ) {
       return OpError(*op, "sets scalar_reg, which only READ reads; clear it");
     }
-    if (proto.valid_shape_size() > 0 && kind != Op::LOAD) {
-      return OpError(*op, "sets valid_shape, which only LOAD reads; clear it");
+    if (proto.valid_shape_size() > 0 && kind != Op::LOAD && kind != Op::TRI) {
+      return OpError(*op, "sets valid_shape, which only LOAD and TRI read; clear it");
+    }
+    if (proto.compare() != Op::COMPARE_UNSPECIFIED) {
+      if (!Op::Compare_IsValid(proto.compare())) {
+        return OpError(*op, absl::StrCat("compare is ", proto.compare(),
+                                         "; expected CMP_EQ, CMP_NE, CMP_LT, CMP_LE, CMP_GT or "
+                                         "CMP_GE"));
+      }
+      if (kind != Op::CMP) return OpError(*op, "sets compare, which only CMP reads; clear it");
+      op->compare = proto.compare();
+    }
+    if (proto.partial()) {
+      if (kind != Op::ADD && kind != Op::MUL && kind != Op::MAX && kind != Op::MIN) {
+        return OpError(*op, "sets partial, which only ADD, MUL, MAX and MIN read; clear it");
+      }
+      if (proto.broadcast() != Op::BROADCAST_NONE) {
+        return OpError(*op, "sets partial and broadcast; a partial op takes two whole tiles");
+      }
+      op->partial = true;
+    }
+    if ((proto.has_diagonal() || proto.upper()) && kind != Op::TRI) {
+      return OpError(*op, "sets diagonal or upper, which only TRI reads; clear them");
     }
     if (proto.pad() != Op::PAD_VALUE_UNSPECIFIED) {
       if (!Op::PadValue_IsValid(proto.pad())) {
@@ -954,6 +1125,20 @@ class Compiler {
       case Op::TRANSPOSE_VIEW:
       case Op::FILLPAD:
       case Op::EXTRACT:
+      case Op::ABS:
+      case Op::LOG:
+      case Op::SIN:
+      case Op::COS:
+      case Op::NOT:
+      case Op::LRELU:
+      case Op::PRELU:
+      case Op::FMOD:
+      case Op::CMP:
+      case Op::SELECT:
+      case Op::ROW_PROD:
+      case Op::COL_PROD:
+      case Op::TRI:
+      case Op::EXPDIF:
         break;
       case Op::IF:
       case Op::READ:
@@ -964,7 +1149,7 @@ class Compiler {
         writes_dst = false;
         break;
       default:
-        return OpError(op, "unknown op kind; expected one of the Op.Kind values LOAD..EXTRACT");
+        return OpError(op, "unknown op kind; expected one of the Op.Kind values LOAD..EXPDIF");
     }
     if (proto.kind() == Op::STORE) writes_dst = false;
     if (absl::Status s = CompileModifiers(&op, proto); !s.ok()) return s;
@@ -1006,22 +1191,53 @@ class Compiler {
       case Op::DIV:
       case Op::MAX:
       case Op::MIN:
+      case Op::FMOD:
         op.engine = EngineKind::kVector;
         status = CompileElementwise(&op, proto);
+        if (status.ok() && op.partial && op.src1 < 0) {
+          status = OpError(op, "is partial (TPART*) with a scalar; a partial op takes two tiles");
+        }
+        break;
+      case Op::EXPDIF:
+        op.engine = EngineKind::kVector;
+        if (op.broadcast == Op::BROADCAST_NONE) {
+          status = OpError(op,
+                           "has no broadcast; EXPDIF subtracts a row (ROW) or column (COL) "
+                           "vector");
+          break;
+        }
+        if (status = CompileElementwise(&op, proto); !status.ok()) break;
+        status = CheckFloat(op, out_->tiles[op.src0]);
         break;
       case Op::EXP:
       case Op::SQRT:
       case Op::RSQRT:
       case Op::RECIP:
       case Op::NEG:
+      case Op::ABS:
+      case Op::LOG:
+      case Op::SIN:
+      case Op::COS:
+      case Op::NOT:
+      case Op::LRELU:
         op.engine = EngineKind::kVector;
-        if (status = ReadSources(&op, proto, 1); !status.ok()) break;
-        if (IsFloatOnlyUnary(proto.kind()) && !IsFloat(out_->tiles[op.src0].dtype)) {
-          status = OpError(op, absl::StrCat("operand dtype ", DTypeName(out_->tiles[op.src0].dtype),
-                                            " is not a float type; CAST to FP32 first"));
-          break;
-        }
-        status = CheckSameAsDst(op, out_->tiles[op.src0]);
+        status = CompileUnary(&op, proto);
+        break;
+      case Op::PRELU:
+        op.engine = EngineKind::kVector;
+        status = CompilePrelu(&op, proto);
+        break;
+      case Op::CMP:
+        op.engine = EngineKind::kVector;
+        status = CompileCompare(&op, proto);
+        break;
+      case Op::SELECT:
+        op.engine = EngineKind::kVector;
+        status = CompileSelect(&op, proto);
+        break;
+      case Op::TRI:
+        op.engine = EngineKind::kVector;
+        status = CompileTri(&op, proto);
         break;
       case Op::CAST: {
         op.engine = EngineKind::kVector;
@@ -1038,12 +1254,14 @@ class Compiler {
       case Op::ROW_SUM:
       case Op::ROW_MAX:
       case Op::ROW_MIN:
+      case Op::ROW_PROD:
         op.engine = EngineKind::kVector;
         status = CompileRowReduce(&op, proto);
         break;
       case Op::COL_SUM:
       case Op::COL_MAX:
       case Op::COL_MIN:
+      case Op::COL_PROD:
         op.engine = EngineKind::kVector;
         status = CompileColReduce(&op, proto);
         break;

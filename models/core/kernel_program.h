@@ -121,11 +121,19 @@ struct CompiledOp {
   // READ: the scalar register it sets (the element at `offsets` of `param`:
   // one index per view dim, or one row-major index).
   int32_t scalar_reg = -1;
-  // LOAD: its valid region (rows, cols), when pl.load(valid_shape=) gave
-  // one; empty = the whole tile.
+  // LOAD, TRI: its valid region (rows, cols), when pl.load(valid_shape=) or
+  // pl.tile.tri(valid_shape=) gave one; empty = the whole tile.
   std::vector<CompiledIntExpr> valid_shape;
   // FILLPAD: what the padding becomes.
   trace::Op::PadValue pad = trace::Op::PAD_ZERO;
+  // CMP: the comparison.
+  trace::Op::Compare compare = trace::Op::COMPARE_UNSPECIFIED;
+  // ADD, MUL, MAX, MIN: the TPART* form over the union of valid regions.
+  bool partial = false;
+  // TRI: ones where (upper ? c >= r + diagonal : c <= r + diagonal), over
+  // `valid_shape` (empty = the whole tile).
+  CompiledIntExpr diagonal;
+  bool upper = false;
   // Elements the op processes (tile elements; the input's for reductions;
   // m*n for MATMUL; the source's for ASSEMBLE) and the GM bytes a LOAD/STORE
   // moves. ASSEMBLE's `offsets` place srcs[1] in dst (row, column).

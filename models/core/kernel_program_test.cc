@@ -601,7 +601,7 @@ TEST(CompileKernelTest, RejectsMisshapedReductionsBroadcastsAndShapeOps) {
       {[](KernelBuilder& b, uint32_t t) {
          b.Unary(Op::EXP, b.Tile("e", {4, 8}, trace::FP32), t).set_broadcast(Op::COL);
        },
-       "sets broadcast, which only ADD, SUB, MUL, DIV, MAX, MIN and EXPAND read"},
+       "sets broadcast, which only ADD, SUB, MUL, DIV, MAX, MIN, EXPAND and EXPDIF read"},
       {[](KernelBuilder& b, uint32_t t) {
          b.Binary(Op::ADD, b.Tile("a", {4, 8}, trace::FP32), t, t).set_cast_mode(Op::CAST_RINT);
        },

@@ -103,9 +103,20 @@ VectorClass VectorClassOf(trace::Op::Kind kind, bool has_scalar) {
   switch (kind) {
     case trace::Op::EXP:
     case trace::Op::SQRT:
+    case trace::Op::LOG:
+    case trace::Op::SIN:
+    case trace::Op::COS:
+    case trace::Op::EXPDIF:
       return VectorClass::kExp;
     case trace::Op::DIV:
       return has_scalar ? VectorClass::kUnary : VectorClass::kDivide;
+    case trace::Op::FMOD:  // a divide, a truncation and a multiply-subtract
+      return VectorClass::kDivide;
+    case trace::Op::CMP:
+      return has_scalar ? VectorClass::kUnary : VectorClass::kBinary;
+    case trace::Op::PRELU:
+    case trace::Op::SELECT:
+      return VectorClass::kBinary;
     case trace::Op::ADD:
     case trace::Op::SUB:
     case trace::Op::MUL:
@@ -115,11 +126,14 @@ VectorClass VectorClassOf(trace::Op::Kind kind, bool has_scalar) {
     case trace::Op::ROW_SUM:
     case trace::Op::ROW_MAX:
     case trace::Op::ROW_MIN:
+    case trace::Op::ROW_PROD:
     case trace::Op::COL_SUM:
     case trace::Op::COL_MAX:
     case trace::Op::COL_MIN:
+    case trace::Op::COL_PROD:
       return VectorClass::kBinary;
-    default:  // CAST, NEG, RSQRT, RECIP, FULL, EXPAND, CONCAT, ASSEMBLE, FILLPAD
+    default:  // CAST, NEG, RSQRT, RECIP, FULL, EXPAND, CONCAT, ASSEMBLE, FILLPAD,
+              // ABS, NOT, LRELU, TRI
       return VectorClass::kUnary;
   }
 }
@@ -255,11 +269,26 @@ double OpCostNs(const CompiledOp& op, const CompiledKernel& kernel, const ChipCo
     case trace::Op::EXPAND:
     case trace::Op::CONCAT:
     case trace::Op::FILLPAD:  // rewrites the whole tile, as a one-input op
+    case trace::Op::ABS:
+    case trace::Op::LOG:
+    case trace::Op::SIN:
+    case trace::Op::COS:
+    case trace::Op::NOT:
+    case trace::Op::LRELU:
+    case trace::Op::PRELU:
+    case trace::Op::FMOD:
+    case trace::Op::CMP:  // over its operands' elements
+    case trace::Op::ROW_PROD:
+    case trace::Op::TRI:
+    case trace::Op::EXPDIF:
       return VectorOpNs(VectorClassOf(op.kind, op.has_scalar),
                         kernel.tiles[op.src0 >= 0 ? op.src0 : op.dst].dtype, op.elements, config);
+    case trace::Op::SELECT:  // over the selected values (srcs[0] is the mask)
+      return VectorOpNs(VectorClass::kBinary, kernel.tiles[op.dst].dtype, op.elements, config);
     case trace::Op::COL_SUM:
     case trace::Op::COL_MAX:
     case trace::Op::COL_MIN:
+    case trace::Op::COL_PROD:
       return ColumnReduceNs(kernel.tiles[op.src0], config);
     case trace::Op::ASSEMBLE:
       return AssembleNs(kernel.tiles[op.src1], kernel.tiles[op.dst], config);

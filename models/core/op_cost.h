@@ -63,7 +63,12 @@ enum class VectorClass { kBinary, kUnary, kExp, kDivide };
 // column reductions are taken as tile-tile ops (no isolating measurement);
 // a broadcast (Op.broadcast) is a tile-tile op over the result's elements;
 // EXPAND, CONCAT and a UB-side ASSEMBLE write their result like VDUP or a
-// copy (kUnary).
+// copy (kUnary). The version-10 ops have no isolating measurement either and
+// are classed by their nearest measured instruction: LOG, SIN, COS and
+// EXPDIF (one VEXP after a subtract) as VEXP; FMOD as VDIV (its divide
+// dominates); ABS, NOT, LRELU and TRI as one-input ops; PRELU, SELECT and a
+// tile-tile CMP as tile-tile ops, CMP against a scalar as a tile-scalar op;
+// the products as the other reductions.
 VectorClass VectorClassOf(trace::Op::Kind kind, bool has_scalar);
 
 // A vector op over `elements` of `dtype` (its input's): ceil(bytes / rate)

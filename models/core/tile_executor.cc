@@ -12,6 +12,7 @@
 #include "common/dtype.h"
 #include "models/core/op_cost.h"
 #include "models/core/tile_codec.h"
+#include "models/core/tile_predicates.h"
 
 namespace pto {
 namespace {
@@ -89,9 +90,31 @@ void ApplyBinary(trace::Op::Kind kind, const In& a, const Rhs& rhs, Out& d) {
     case Op::MAX:
       d = a.max(rhs);
       break;
+    case Op::FMOD:  // C's fmod: the remainder takes the dividend's sign
+      if constexpr (std::is_arithmetic_v<Rhs>) {
+        d = a.unaryExpr([rhs](auto x) { return std::fmod(x, rhs); });
+      } else {
+        d = a.binaryExpr(rhs, [](auto x, auto y) { return std::fmod(x, y); });
+      }
+      break;
     default:
       d = a.min(rhs);
       break;
+  }
+}
+
+// One element of a partial op (TPARTADD ...) where both operands are valid.
+template <typename T>
+T PartialElement(trace::Op::Kind kind, T a, T b) {
+  switch (kind) {
+    case Op::ADD:
+      return a + b;
+    case Op::MUL:
+      return a * b;
+    case Op::MAX:
+      return std::max(a, b);
+    default:
+      return std::min(a, b);
   }
 }
 
@@ -539,6 +562,9 @@ absl::Status TileExecutor::RunProgram() {
         if (functional) Assemble(kernel, op, at[0], at[1]);
         break;
       }
+      case Op::TRI:
+        if (absl::Status s = Triangle(kernel, op, env); !s.ok()) return s;
+        break;
       case Op::SYNCALL:
         // The core arrives at the barrier and resumes after its release.
         if (absl::Status s = PauseAt(op, pc, env); !s.ok()) return s;
@@ -827,7 +853,8 @@ void TileExecutor::Reduce(const CompiledKernel& kernel, const CompiledOp& op) {
   }
   Eigen::Map<const RowMajorMatrix<T>> full(Values<T>(op.src0), at.rows, at.cols);
   const auto a = full.topLeftCorner(rows, cols);
-  const bool by_row = op.kind == Op::ROW_SUM || op.kind == Op::ROW_MAX || op.kind == Op::ROW_MIN;
+  const bool by_row = op.kind == Op::ROW_SUM || op.kind == Op::ROW_MAX || op.kind == Op::ROW_MIN ||
+                      op.kind == Op::ROW_PROD;
   Eigen::Map<Eigen::Matrix<T, Eigen::Dynamic, 1>> out(Values<T>(op.dst),
                                                       by_row ? at.rows : at.cols);
   out.setConstant(std::numeric_limits<T>::has_quiet_NaN ? std::numeric_limits<T>::quiet_NaN()
@@ -837,6 +864,8 @@ void TileExecutor::Reduce(const CompiledKernel& kernel, const CompiledOp& op) {
     auto head = out.head(rows);
     if (op.kind == Op::ROW_SUM) {
       head = a.rowwise().sum();
+    } else if (op.kind == Op::ROW_PROD) {
+      head = a.rowwise().prod();
     } else if (op.kind == Op::ROW_MAX) {
       head = a.rowwise().maxCoeff();
     } else {
@@ -848,6 +877,8 @@ void TileExecutor::Reduce(const CompiledKernel& kernel, const CompiledOp& op) {
     auto head = out.head(cols);
     if (op.kind == Op::COL_SUM) {
       head = a.colwise().sum().transpose();
+    } else if (op.kind == Op::COL_PROD) {
+      head = a.colwise().prod().transpose();
     } else if (op.kind == Op::COL_MAX) {
       head = a.colwise().maxCoeff().transpose();
     } else {
@@ -873,16 +904,36 @@ void TileExecutor::NoteValid(const CompiledOp& op) {
     case Op::RECIP:
     case Op::CAST:
     case Op::MOVE:
+    case Op::ABS:
+    case Op::LOG:
+    case Op::SIN:
+    case Op::COS:
+    case Op::NOT:
+    case Op::LRELU:
+    case Op::PRELU:
+    case Op::FMOD:
+    case Op::EXPDIF:
       valid_[op.dst] = valid_[op.src0];
+      if (op.partial) {  // the union: both regions start at the origin
+        valid_[op.dst] = {std::max(valid_[op.src0][0], valid_[op.src1][0]),
+                          std::max(valid_[op.src0][1], valid_[op.src1][1])};
+      }
       return;
+    case Op::SELECT:  // the selected tile's
+      valid_[op.dst] = valid_[op.src1];
+      return;
+    case Op::TRI:
+      return;  // set by Triangle
     case Op::ROW_SUM:
     case Op::ROW_MAX:
     case Op::ROW_MIN:
+    case Op::ROW_PROD:
       valid_[op.dst] = {valid_[op.src0][0], 1};
       return;
     case Op::COL_SUM:
     case Op::COL_MAX:
     case Op::COL_MIN:
+    case Op::COL_PROD:
       valid_[op.dst] = {1, valid_[op.src0][1]};
       return;
     default: {
@@ -1167,6 +1218,8 @@ double TileExecutor::ScalarOf(const CompiledOp& op) const {
 void TileExecutor::Compute(const CompiledKernel& kernel, const CompiledOp& op, bool accumulate) {
   if (op.kind == Op::CAST) {
     Cast(kernel, op);
+  } else if (op.kind == Op::CMP) {
+    PackMask(kernel, op);
   } else if (ComputesInFloat(kernel.tiles[op.dst].dtype)) {
     ComputeTyped<float>(kernel, op, accumulate);
   } else {
@@ -1186,9 +1239,12 @@ void TileExecutor::ComputeTyped(const CompiledKernel& kernel, const CompiledOp& 
     case Op::MUL:
     case Op::DIV:
     case Op::MAX:
-    case Op::MIN: {
+    case Op::MIN:
+    case Op::FMOD: {
       ConstArrayMap<T> a(Values<T>(op.src0), n);
-      if (op.broadcast != Op::BROADCAST_NONE) {
+      if (op.partial && kernel.uses_valid_shapes) {
+        Partial<T>(kernel, op);
+      } else if (op.broadcast != Op::BROADCAST_NONE) {
         // One operand value per row (ROW) or column (COL): the op row by
         // row, against the row's value or the whole row vector.
         const CompiledTile& at = kernel.tiles[op.src0];
@@ -1224,12 +1280,73 @@ void TileExecutor::ComputeTyped(const CompiledKernel& kernel, const CompiledOp& 
     case Op::NEG:
       d = -ConstArrayMap<T>(Values<T>(op.src0), n);
       break;
+    case Op::ABS:
+      d = ConstArrayMap<T>(Values<T>(op.src0), n).abs();
+      break;
+    case Op::LOG:
+      d = ConstArrayMap<T>(Values<T>(op.src0), n).log();
+      break;
+    case Op::SIN:
+      d = ConstArrayMap<T>(Values<T>(op.src0), n).sin();
+      break;
+    case Op::COS:
+      d = ConstArrayMap<T>(Values<T>(op.src0), n).cos();
+      break;
+    case Op::NOT: {
+      // ~x is -x - 1 in two's complement; an unsigned x flips to max - x.
+      const trace::DType dtype = kernel.tiles[op.src0].dtype;
+      const T top = IsSignedInt(dtype) ? T{-1} : static_cast<T>(PadValueOf(Op::PAD_MAX, dtype));
+      d = top - ConstArrayMap<T>(Values<T>(op.src0), n);
+      break;
+    }
+    case Op::LRELU: {
+      ConstArrayMap<T> a(Values<T>(op.src0), n);
+      d = (a > T{0}).select(a, a * static_cast<T>(ScalarOf(op)));
+      break;
+    }
+    case Op::PRELU: {
+      ConstArrayMap<T> a(Values<T>(op.src0), n);
+      d = (a > T{0}).select(a, a * ConstArrayMap<T>(Values<T>(op.src1), n));
+      break;
+    }
+    case Op::EXPDIF: {
+      const CompiledTile& at = kernel.tiles[op.src0];
+      const T* v = Values<T>(op.src1);
+      for (int64_t r = 0; r < at.rows; ++r) {
+        ConstArrayMap<T> a_row(Values<T>(op.src0) + r * at.cols, at.cols);
+        ArrayMap<T> d_row(Values<T>(op.dst) + r * at.cols, at.cols);
+        if (op.broadcast == Op::ROW) {
+          d_row = (a_row - v[r]).exp();
+        } else {
+          d_row = (a_row - ConstArrayMap<T>(v, at.cols)).exp();
+        }
+      }
+      break;
+    }
+    case Op::SELECT: {
+      const CompiledTile& mt = kernel.tiles[op.src0];
+      const MaskShape mask{mt.dtype, mt.rows, mt.cols};
+      const double* bits = Values<double>(op.src0);
+      const T* a = Values<T>(op.src1);
+      const T* b = op.src2 >= 0 ? Values<T>(op.src2) : nullptr;
+      const T otherwise = static_cast<T>(WrapScalar(dt.dtype, ScalarOf(op)));
+      T* out = Values<T>(op.dst);
+      for (int64_t r = 0; r < dt.rows; ++r) {
+        for (int64_t c = 0; c < dt.cols; ++c) {
+          const int64_t i = r * dt.cols + c;
+          out[i] = MaskBit(bits, mask, r, c) ? a[i] : (b != nullptr ? b[i] : otherwise);
+        }
+      }
+      break;
+    }
     case Op::ROW_SUM:
     case Op::ROW_MAX:
     case Op::ROW_MIN:
+    case Op::ROW_PROD:
     case Op::COL_SUM:
     case Op::COL_MAX:
     case Op::COL_MIN:
+    case Op::COL_PROD:
       Reduce<T>(kernel, op);
       break;
     case Op::EXPAND: {
@@ -1281,6 +1398,72 @@ void TileExecutor::ComputeTyped(const CompiledKernel& kernel, const CompiledOp& 
       return;
   }
   if (dt.dtype != trace::FP32) RoundToDType<T>(dt.dtype, Values<T>(op.dst), n);
+}
+
+template <typename T>
+void TileExecutor::Partial(const CompiledKernel& kernel, const CompiledOp& op) {
+  const CompiledTile& dt = kernel.tiles[op.dst];
+  const std::array<int64_t, 2> va = valid_[op.src0], vb = valid_[op.src1];
+  const T* a = Values<T>(op.src0);
+  const T* b = Values<T>(op.src1);
+  T* out = Values<T>(op.dst);
+  for (int64_t r = 0; r < dt.rows; ++r) {
+    for (int64_t c = 0; c < dt.cols; ++c) {
+      const int64_t i = r * dt.cols + c;
+      const bool in_a = r < va[0] && c < va[1];
+      const bool in_b = r < vb[0] && c < vb[1];
+      if (in_a && in_b) {
+        out[i] = PartialElement(op.kind, a[i], b[i]);
+      } else if (in_a || in_b) {
+        out[i] = in_a ? a[i] : b[i];
+      } else {
+        out[i] = std::numeric_limits<T>::has_quiet_NaN ? std::numeric_limits<T>::quiet_NaN() : T{0};
+      }
+    }
+  }
+}
+
+void TileExecutor::PackMask(const CompiledKernel& kernel, const CompiledOp& op) {
+  const CompiledTile& at = kernel.tiles[op.src0];
+  const CompiledTile& mt = kernel.tiles[op.dst];
+  const MaskShape mask{mt.dtype, mt.rows, mt.cols};
+  const double scalar = op.has_scalar ? ScalarOf(op) : 0;
+  if (ComputesInFloat(at.dtype)) {
+    PackCompare<float>(op.compare, Values<float>(op.src0),
+                       op.src1 >= 0 ? Values<float>(op.src1) : nullptr, scalar, at.rows, at.cols,
+                       mask, Values<double>(op.dst));
+  } else {
+    PackCompare<double>(op.compare, Values<double>(op.src0),
+                        op.src1 >= 0 ? Values<double>(op.src1) : nullptr, scalar, at.rows, at.cols,
+                        mask, Values<double>(op.dst));
+  }
+}
+
+absl::Status TileExecutor::Triangle(const CompiledKernel& kernel, const CompiledOp& op,
+                                    const IntEnv& env) {
+  const CompiledTile& dt = kernel.tiles[op.dst];
+  absl::StatusOr<int64_t> diagonal = op.diagonal.Evaluate(env);
+  if (!diagonal.ok()) return WithLabel(op, "diagonal: ", diagonal.status());
+  int64_t extent[2] = {dt.rows, dt.cols};
+  const int first = dt.rank == 1 ? 1 : 0;
+  for (size_t i = 0; i < op.valid_shape.size(); ++i) {
+    absl::StatusOr<int64_t> e = op.valid_shape[i].Evaluate(env);
+    if (!e.ok()) return WithLabel(op, absl::StrCat("valid_shape[", i, "]: "), e.status());
+    if (*e < 0 || *e > extent[first + i]) {
+      return absl::OutOfRangeError(absl::StrCat(op.label, ": valid_shape[", i, "] is ", *e,
+                                                " but tile '", dt.name, "' has ", extent[first + i],
+                                                "; a valid region lies inside its tile"));
+    }
+    extent[first + i] = *e;
+  }
+  if (kernel.uses_valid_shapes) valid_[op.dst] = {extent[0], extent[1]};
+  if (!functional_) return absl::OkStatus();
+  if (ComputesInFloat(dt.dtype)) {
+    FillTriangle(*diagonal, op.upper, extent[0], extent[1], dt.cols, Values<float>(op.dst));
+  } else {
+    FillTriangle(*diagonal, op.upper, extent[0], extent[1], dt.cols, Values<double>(op.dst));
+  }
+  return absl::OkStatus();
 }
 
 void TileExecutor::Cast(const CompiledKernel& kernel, const CompiledOp& op) {

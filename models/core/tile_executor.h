@@ -239,6 +239,13 @@ class TileExecutor {
   // EXTRACT: dst <- srcs[0]'s window at (row, col), in bounds.
   void Extract(const CompiledKernel& kernel, const CompiledOp& op, int64_t row, int64_t col);
   double ScalarOf(const CompiledOp& op) const;
+  // ADD, MUL, MAX, MIN with `partial`: over the union of the valid regions.
+  template <typename T>
+  void Partial(const CompiledKernel& kernel, const CompiledOp& op);
+  // CMP: srcs[0] against srcs[1] or the scalar, packed into dst.
+  void PackMask(const CompiledKernel& kernel, const CompiledOp& op);
+  // TRI: the triangle over its valid region; the rest keeps its contents.
+  absl::Status Triangle(const CompiledKernel& kernel, const CompiledOp& op, const IntEnv& env);
   // ROW_* / COL_*: the reduction of srcs[0]'s valid region.
   template <typename T>
   void Reduce(const CompiledKernel& kernel, const CompiledOp& op);

@@ -155,8 +155,8 @@ class KernelSource:
             if self._claim(name, ("module", "pl.jit"), user, path):
                 self.prelude.append(f"{name} = pl.jit")
             return
-        if getattr(builtins, name, None) is value:
-            return
+        if hasattr(builtins, name) and getattr(builtins, name) is value:
+            return  # the builtin itself (a None value is still bound)
         if isinstance(value, DslName):
             # Two names of one object (c = b) stay one object for ptoc, which
             # has rules about that (a pl.MemRef bound to two names).

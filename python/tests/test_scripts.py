@@ -353,7 +353,7 @@ class Recording(unittest.TestCase):
             )
             shown = run_script("-c", code, path)
             self.assertEqual(shown.returncode, 0, shown.stderr)
-            self.assertRegex(shown.stdout, r"^9 pypto 0\.1\.0 \(CPython 3\.\d+\.\d+, torch 1\.")
+            self.assertRegex(shown.stdout, r"^10 pypto 0\.1\.0 \(CPython 3\.\d+\.\d+, torch 1\.")
 
 
 class PtocRecord(unittest.TestCase):
