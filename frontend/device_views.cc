@@ -1,5 +1,7 @@
 #include "frontend/device_views.h"
 
+#include <algorithm>
+#include <map>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -7,11 +9,57 @@
 #include "frontend/status_macros.h"
 
 namespace pto::ptoc {
+namespace {
+
+// `e` * `scale` added to a linear form: constants, sums, differences and
+// products by a constant; anything else is an opaque term.
+struct LinearForm {
+  std::map<std::string, int64_t> terms;  // a term's serialized IntExpr -> its coefficient
+  int64_t constant = 0;
+};
+
+void AddLinear(const trace::IntExpr& e, int64_t scale, LinearForm* form) {
+  if (e.kind_case() == trace::IntExpr::kConstant) {
+    form->constant += scale * e.constant();
+    return;
+  }
+  if (e.kind_case() == trace::IntExpr::kBinary) {
+    const trace::IntExpr::Binary& b = e.binary();
+    switch (b.op()) {
+      case trace::IntExpr::ADD:
+      case trace::IntExpr::SUB:
+        AddLinear(b.lhs(), scale, form);
+        AddLinear(b.rhs(), b.op() == trace::IntExpr::ADD ? scale : -scale, form);
+        return;
+      case trace::IntExpr::MUL:
+        if (b.rhs().kind_case() == trace::IntExpr::kConstant) {
+          AddLinear(b.lhs(), scale * b.rhs().constant(), form);
+          return;
+        }
+        if (b.lhs().kind_case() == trace::IntExpr::kConstant) {
+          AddLinear(b.rhs(), scale * b.lhs().constant(), form);
+          return;
+        }
+        break;
+      default:
+        break;
+    }
+  }
+  form->terms[e.SerializeAsString()] += scale;
+}
+
+}  // namespace
+
 absl::StatusOr<int64_t> StaticExtent(const Value& start, const Value& stop) {
   PTOC_ASSIGN_OR_RETURN(lo, ToIntExpr(start));
   PTOC_ASSIGN_OR_RETURN(hi, ToIntExpr(stop));
-  const Value extent = IntBinary(trace::IntExpr::SUB, hi, lo);  // folds i + n - i
-  if (extent.is_integral()) return extent.i();
+  // stop - start as a linear form: i + n - i, (k + 1) * c - k * c.
+  LinearForm extent;
+  AddLinear(hi, 1, &extent);
+  AddLinear(lo, -1, &extent);
+  const bool constant = std::all_of(extent.terms.begin(), extent.terms.end(),
+                                    [](const auto& term) { return term.second == 0; });
+  if (constant) return extent.constant;
   return absl::InvalidArgumentError(
       "a window's extent must be a compile-time integer: write the bounds as x[i:i + n]");
 }

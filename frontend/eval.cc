@@ -310,7 +310,21 @@ absl::StatusOr<Value> Interpreter::TensorSlice(const Value& base, const std::vec
     auto extent = StaticExtent(start, stop);
     if (!extent.ok()) return Error(loc, extent.status().message());
     if (*extent <= 0) {
-      return Error(loc, absl::StrCat("slice of dim ", d, " is empty (", *extent, " elements)"));
+      // A negative bound wraps as in Python; one computed from data (a
+      // pl.read in the orchestration) usually should not have been negative.
+      std::string wrapped;
+      const auto* s = d < parts.size() ? parts[d].As<SliceValue>() : nullptr;
+      if (s != nullptr && ((s->lower.is_integral() && s->lower.i() < 0) ||
+                           (s->upper.is_integral() && s->upper.i() < 0))) {
+        wrapped = absl::StrCat(
+            ": ", s->lower.is_integral() ? absl::StrCat(s->lower.i()) : std::string(), ":",
+            s->upper.is_integral() ? absl::StrCat(s->upper.i()) : std::string(),
+            " has a negative bound, which wraps to ", start.is_integral() ? start.i() : 0, ":",
+            stop.is_integral() ? stop.i() : dim, " of ", dim,
+            " as in Python; a bound computed from data (pl.read) must not be negative");
+      }
+      return Error(loc,
+                   absl::StrCat("slice of dim ", d, " is empty (", *extent, " elements)", wrapped));
     }
     offsets.push_back(start);
     shape.push_back(*extent);

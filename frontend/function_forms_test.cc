@@ -158,6 +158,43 @@ TEST(FunctionFormsTest, TensorLevelOpsInsideAScopeBecomeTheTasksTiles) {
               HasSubstr("a tensor slice takes step 1"));
 }
 
+TEST(FunctionFormsTest, Qwen3sProjectionFormAccumulatesThroughADeviceIf) {
+  // examples/models/qwen3_jit/kernels/projection.py's form: a pl.create_tensor
+  // accumulator rebound in a pipelined K loop by a device `if k0 == 0:
+  // matmul else: matmul_acc` (a loop carry and a phi of one create_tensor,
+  // all placed in Acc by the matmul_acc), windows whose extent is
+  // (j + 1) * n - j * n, and a residual add after the loop: a MIX kernel
+  // whose vector side reads the phi's value across the ring.
+  const trace::TraceText t = Compile(
+      "@pl.jit\n"
+      "def k(x: pl.Tensor, w: pl.Tensor, r: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+      "    for j in pl.parallel(0, 2):\n"
+      "        with pl.at(level=pl.Level.CORE_GROUP):\n"
+      "            acc = pl.create_tensor([16, 32], dtype=pl.FP32)\n"
+      "            for kb in pl.pipeline(0, 4, stage=2):\n"
+      "                k0 = kb * 16\n"
+      "                a = x[:, k0:k0 + 16]\n"
+      "                b = w[k0:k0 + 16, j * 32:(j + 1) * 32]\n"
+      "                if k0 == 0:\n"
+      "                    acc = pl.matmul(a, b, out_dtype=pl.FP32)\n"
+      "                else:\n"
+      "                    acc = pl.matmul_acc(acc, a, b)\n"
+      "            out = pl.assemble(out, pl.add(acc, r[:, j * 32:(j + 1) * 32]), [0, j * 32])\n"
+      "    return out\n"
+      "x = torch.randn(16, 64)\n"
+      "w = torch.randn(64, 64)\n"
+      "r = torch.randn(16, 64)\n"
+      "out = torch.zeros(16, 64)\n"
+      "k(x, w, r, out)\n"
+      "torch.testing.assert_close(out, x @ w + r, rtol=1e-4, atol=1e-4)\n");
+  ASSERT_EQ(t.header().kernels_size(), 1);
+  const trace::Kernel& kernel = t.header().kernels(0);
+  EXPECT_EQ(kernel.core_type(), trace::MIX);
+  int accs = 0;
+  for (const trace::TileDecl& tile : kernel.program().tiles()) accs += tile.space() == trace::ACC;
+  EXPECT_GE(accs, 4);  // the created tile, its carry, the phi and the arms' results
+}
+
 TEST(FunctionFormsTest, DecoratorDictsSetTheSplitAndDictsWorkInKernels) {
   const trace::TraceText t = Compile(
       "TILE = {'rows': 32, 'cols': 64}\n"

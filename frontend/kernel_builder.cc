@@ -212,7 +212,20 @@ void KernelBuilder::BindBuffer(const Tile& tile, uint32_t buffer, uint32_t slots
 std::shared_ptr<Tile> KernelBuilder::NewTileLike(const Tile& like, const std::string& name) {
   auto tile = NewTile(like.shape(), like.dtype(), program_.tiles(like.index()).space());
   program_.mutable_tiles(tile->index())->set_name(name);
+  if (auto it = placed_by_use_.find(like.index()); it != placed_by_use_.end()) {
+    placed_by_use_[tile->index()] = it->second;
+  }
   return tile;
+}
+
+void KernelBuilder::PlaceByUse(const Tile& tile, trace::MemSpace space) {
+  const uint32_t root = placed_by_use_.at(tile.index());
+  for (const auto& [member, member_root] : placed_by_use_) {
+    trace::TileDecl* decl = program_.mutable_tiles(member);
+    if (member_root == root && decl->space() == trace::MEM_SPACE_UNSPECIFIED) {
+      decl->set_space(space);
+    }
+  }
 }
 
 trace::Op* KernelBuilder::Emit(trace::Op::Kind kind, const std::string& origin) {

@@ -2,6 +2,7 @@
 #define PTO_FRONTEND_KERNEL_BUILDER_H_
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -113,8 +114,11 @@ class KernelBuilder {
   trace::MemSpace space(const Tile& tile) const { return program_.tiles(tile.index()).space(); }
   // A pl.create_tensor in a task body: a buffer its first placing use puts
   // in Vec or Acc (matmul_acc accumulates into it), as upstream's lowering.
-  void MarkPlacedByUse(const Tile& tile) { placed_by_use_.insert(tile.index()); }
+  // The loop carries and phis made from it (NewTileLike) are the same value
+  // under new names: placing one places them all.
+  void MarkPlacedByUse(const Tile& tile) { placed_by_use_[tile.index()] = tile.index(); }
   bool placed_by_use(const Tile& tile) const { return placed_by_use_.count(tile.index()) != 0; }
+  void PlaceByUse(const Tile& tile, trace::MemSpace space);
   // A tile that is a tensor-level value upstream (a tensor loaded whole, or
   // an elementwise op or cast of one): its reductions take no tmp_tile.
   void MarkTensorLevel(const Tile& tile) { tensor_level_.insert(tile.index()); }
@@ -196,7 +200,7 @@ class KernelBuilder {
   trace::KernelProgram program_;
   trace::Op* last_emitted_ = nullptr;
   std::vector<KernelTensorUse> tensors_;
-  std::set<uint32_t> placed_by_use_;
+  std::map<uint32_t, uint32_t> placed_by_use_;  // tile -> the create_tensor tile it renames
   std::set<uint32_t> tensor_level_;
   std::vector<KernelScalarUse> scalars_;
   uint64_t serial_;

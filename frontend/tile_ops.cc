@@ -354,7 +354,7 @@ absl::StatusOr<Value> TileMatmulAcc(Interpreter* interp, const Value& acc, const
   PTOC_ASSIGN_OR_RETURN(tb, interp->AsTile(b, loc));
   KernelBuilder* k = interp->kernel();
   if (k->space(*tacc) == trace::MEM_SPACE_UNSPECIFIED && k->placed_by_use(*tacc)) {
-    k->set_space(*tacc, trace::ACC);
+    k->PlaceByUse(*tacc, trace::ACC);
   }
   if (k->space(*tacc) != trace::ACC) {
     return interp->Error(loc, absl::StrCat("pl.matmul_acc accumulates into Acc (L0C), a pl.matmul "

@@ -30,6 +30,7 @@ Pipe PipeOf(const CompiledKernel& kernel, const CompiledOp& op) {
     case trace::Op::CACHE_INVALID:
     case trace::Op::SYNCALL:
     case trace::Op::LOOP:
+    case trace::Op::IF:
     case trace::Op::READ:
       return Pipe::kScalar;
     default:
@@ -85,7 +86,8 @@ void DescribePipeOp(const CompiledKernel& kernel, const OpRecord& record, const 
     case trace::Op::FENCE:
     case trace::Op::SYNCALL:
     case trace::Op::LOOP:
-      spec->barrier = op.kind != trace::Op::LOOP;
+    case trace::Op::IF:  // a MIX kernel's phi rename: no instruction
+      spec->barrier = op.kind != trace::Op::LOOP && op.kind != trace::Op::IF;
       spec->duration = 0;
       return;
     default:

@@ -9,21 +9,23 @@
 
 namespace pto {
 
-// What a LOOP record stands for: the loop's carried tiles took their init
-// values (loop entry) or their next values (an iteration's end), all at once.
-enum class CarryCopy : uint8_t { kNone, kInit, kNext };
+// What a rename record stands for: a LOOP's carried tiles took their init
+// values (loop entry) or their next values (an iteration's end), or an IF's
+// phi tiles took their then or else values (the arm's end), all at once.
+enum class CarryCopy : uint8_t { kNone, kInit, kNext, kThen, kElse };
 
-// One executed op instance (a loop body op appears once per iteration). A
-// loop with carries adds a zero-cost LOOP record at its entry (when a carry
-// has an init) and at every iteration's end, so that the MIX pipeline can
-// follow carried values from the op that wrote them to the op that reads them.
+// One executed op instance (a loop body op appears once per iteration). In a
+// MIX kernel a loop with carries adds a zero-cost LOOP record at its entry
+// (when a carry has an init) and at every iteration's end, and an IF with
+// phis a zero-cost IF record at its arm's end, so that the MIX pipeline can
+// follow renamed values from the op that wrote them to the op that reads them.
 struct OpRecord {
   // Index into CompiledKernel::ops; for a CostSummary kernel, the phase.
   uint32_t op_index = 0;
   // KIND_UNSPECIFIED for a CostSummary phase.
   trace::Op::Kind kind = trace::Op::KIND_UNSPECIFIED;
   EngineKind engine = EngineKind::kVector;
-  CarryCopy carry = CarryCopy::kNone;  // LOOP records only
+  CarryCopy carry = CarryCopy::kNone;  // LOOP and IF rename records only
   int64_t elements = 0;
   int64_t gm_bytes_read = 0;
   int64_t gm_bytes_written = 0;

@@ -1407,11 +1407,6 @@ class Compiler {
       compiled.else_expr = *std::move(else_expr);
       op->scalar_phis.push_back(std::move(compiled));
     }
-    if (branch.phis_size() > 0 && kernel_.core_type() == trace::MIX) {
-      return OpError(*op,
-                     "a MIX kernel's IF rebinds tiles (phis); the MIX pipeline follows tiles "
-                     "only through loops: compute the value on both paths, or split the kernel");
-    }
     for (int j = 0; j < branch.phis_size(); ++j) {
       const Op::Branch::Phi& phi = branch.phis(j);
       const std::string what = absl::StrCat("phis[", j, "]", phi.name().empty() ? "" : " ('",

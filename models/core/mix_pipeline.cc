@@ -68,17 +68,29 @@ absl::StatusOr<MixTimeline> ScheduleMixBlock(absl::Span<const OpRecord> records,
   for (int32_t i = 0; i < n; ++i) {
     const bool in_program = !kernel.is_cost_summary && records[i].op_index < kernel.ops.size();
     if (records[i].carry != CarryCopy::kNone) {
-      // A carry copy is a rename and runs on no engine: the carried tile now
-      // holds the value of whichever op last wrote its init or next.
+      // A carry copy (or a phi's) is a rename and runs on no engine: the
+      // carried tile now holds the value of whichever op last wrote its init
+      // or next (the phi: its arm's value).
       if (!in_program) continue;
-      const std::vector<CompiledCarry>& carries = kernel.ops[records[i].op_index].carries;
-      const bool init = records[i].carry == CarryCopy::kInit;
+      const CompiledOp& renamer = kernel.ops[records[i].op_index];
       carried.clear();
-      for (const CompiledCarry& c : carries) {
+      if (records[i].carry == CarryCopy::kThen || records[i].carry == CarryCopy::kElse) {
+        // An IF's phis take the value of the arm that ran.
+        const bool then_arm = records[i].carry == CarryCopy::kThen;
+        for (const CompiledPhi& phi : renamer.phis) {
+          carried.push_back(writer[then_arm ? phi.then_value : phi.else_value]);
+        }
+        for (size_t p = 0; p < renamer.phis.size(); ++p) writer[renamer.phis[p].tile] = carried[p];
+        continue;
+      }
+      const bool init = records[i].carry == CarryCopy::kInit;
+      for (const CompiledCarry& c : renamer.carries) {
         const int32_t from = init ? c.init : c.next;
         carried.push_back(from >= 0 ? writer[from] : writer[c.tile]);
       }
-      for (size_t c = 0; c < carries.size(); ++c) writer[carries[c].tile] = carried[c];
+      for (size_t c = 0; c < renamer.carries.size(); ++c) {
+        writer[renamer.carries[c].tile] = carried[c];
+      }
       continue;
     }
     const int engine = EngineIndex(records[i].engine);

@@ -343,5 +343,61 @@ TEST(MixPipelineTest, CarriesScheduleLikeTheSameKernelWithoutThem) {
   EXPECT_EQ(with->busy.size(), without->busy.size());
 }
 
+TEST(MixPipelineTest, AnIfsPhiCarriesItsArmsResultAcrossTheRing) {
+  // if cond: p = a @ b (then) else: p = a @ b + 0 on the cube (else); then
+  // v = p + 1 on the vector side. The phi is a rename: the vector add waits
+  // for the arm's matmul across the ring, as it waits for a matmul of the
+  // same kernel without the IF.
+  const auto build = [](int form) {  // 0: no IF; 1: then arm runs; 2: else arm runs
+    CarryMix m;
+    const uint32_t t = m.Result("t");
+    const uint32_t e = m.Result("e");
+    const uint32_t p = m.Result("p");
+    const uint32_t v = m.Result("v", trace::VEC);
+    m.LoadInputs();
+    if (form == 0) {
+      m.b.Matmul(p, m.a, m.bt);
+    } else {
+      trace::Op& branch = m.b.BeginIf(C(form == 1 ? 1 : 0));
+      m.b.Matmul(t, m.a, m.bt);
+      m.b.Else();
+      m.b.Matmul(e, m.a, m.bt);
+      m.b.EndIf();
+      KernelBuilder::Phi(branch, p, t, e);
+    }
+    m.b.WithScalar(trace::Op::ADD, v, p, 1.0);
+    return m.Compile();
+  };
+  const auto schedule = [](const CompiledKernel& kernel) {
+    TensorBinding t;
+    t.dtype = trace::FP16;
+    t.rank = 2;
+    TensorBinding a = t, b = t;
+    a.shape[0] = 32;
+    a.shape[1] = a.strides[0] = 16;
+    a.strides[1] = 1;
+    b.shape[0] = 16;
+    b.shape[1] = b.strides[0] = 128;
+    b.strides[1] = 1;
+    TileExecutor exec{ChipConfig{}};
+    ExecutionProfile profile;
+    const std::vector<BoundArg> args = {BoundArg::Tensor(a), BoundArg::Tensor(b)};
+    EXPECT_TRUE(exec.Execute(kernel, {}, args, /*functional=*/false, nullptr, &profile).ok());
+    return ScheduleMixBlock(profile.records, kernel, Ring(2));
+  };
+  const auto plain = schedule(build(0));
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  EXPECT_EQ(plain->pushes, 1);
+  for (int form : {1, 2}) {
+    SCOPED_TRACE(form == 1 ? "then" : "else");
+    const auto branchy = schedule(build(form));
+    ASSERT_TRUE(branchy.ok()) << branchy.status();
+    EXPECT_EQ(branchy->pushes, 1);  // without the rename, the add would wait for nothing
+    EXPECT_EQ(branchy->cube_end_ns, plain->cube_end_ns);
+    EXPECT_EQ(branchy->vector_end_ns, plain->vector_end_ns);
+    EXPECT_EQ(branchy->data_wait_ns, plain->data_wait_ns);
+  }
+}
+
 }  // namespace
 }  // namespace pto

@@ -364,8 +364,9 @@ absl::Status TileExecutor::RunProgram() {
       if (f.kind != FrameKind::kLoop) {
         const bool then_arm = f.kind == FrameKind::kThen;
         if (pc != (then_arm ? loop.then_end : loop.body_end)) break;
+        const int32_t branch_pc = f.op;
         frames_.pop_back();
-        if (absl::Status s = CloseArm(loop, then_arm, env); !s.ok()) return s;
+        if (absl::Status s = CloseArm(loop, branch_pc, then_arm, env); !s.ok()) return s;
         pc = loop.body_end;
         continue;
       }
@@ -618,12 +619,27 @@ IntEnv TileExecutor::BlockEnv() const {
   return env;
 }
 
-absl::Status TileExecutor::CloseArm(const CompiledOp& branch, bool then_arm, const IntEnv& env) {
+absl::Status TileExecutor::CloseArm(const CompiledOp& branch, int32_t pc, bool then_arm,
+                                    const IntEnv& env) {
   const CompiledKernel& kernel = *kernel_;
   for (const CompiledPhi& phi : branch.phis) {
     const int32_t value = then_arm ? phi.then_value : phi.else_value;
     if (functional_) CopyTile(kernel, phi.tile, value);
     if (kernel.uses_valid_shapes) valid_[phi.tile] = valid_[value];
+  }
+  if (!branch.phis.empty() && kernel.core_type == trace::MIX) {
+    // A rename on the device: no time, but the MIX pipeline follows it.
+    if (profile_->records.size() >= kMaxOpInstancesPerBlock) {
+      return absl::ResourceExhaustedError(
+          absl::StrCat(branch.label, ": the block has executed ", kMaxOpInstancesPerBlock,
+                       " op instances; check the loop bounds (runaway loop?) or split the kernel"));
+    }
+    OpRecord rec;
+    rec.op_index = static_cast<uint32_t>(pc);
+    rec.kind = Op::IF;
+    rec.engine = branch.engine;
+    rec.carry = then_arm ? CarryCopy::kThen : CarryCopy::kElse;
+    profile_->Add(rec);
   }
   // All scalar phis read the registers as the arm left them.
   int64_t values[16];

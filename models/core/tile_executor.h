@@ -212,7 +212,8 @@ class TileExecutor {
                                int64_t at[2]);
   // An IF arm ran to its end: its phis take the arm's values (a rename, no
   // time) and the scalar phis their expressions.
-  absl::Status CloseArm(const CompiledOp& branch, bool then_arm, const IntEnv& env);
+  // `pc` is the IF's index; a MIX kernel records its phis' rename.
+  absl::Status CloseArm(const CompiledOp& branch, int32_t pc, bool then_arm, const IntEnv& env);
   // READ: the element's value into its scalar register.
   absl::Status ReadScalar(const CompiledOp& op, const IntEnv& env);
   // The tile a LOAD or STORE instance moves: its own, or region_tile_
