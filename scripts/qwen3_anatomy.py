@@ -38,11 +38,14 @@ import sys
 import tempfile
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# Task names of traces/qwen3_14b_decode.py and of upstream's
+# examples/models/qwen3_jit package (scripts/qwen3_jit_step.py), whose out and
+# down projections add the residual in the same MIX task.
 PHASES = [
     ("q/k/v projections", ("q_proj", "k_proj", "v_proj")),
     ("attention", ("fa_fused",)),
-    ("out projection", ("out_proj",)),
-    ("MLP", ("gate_proj", "up_proj", "silu", "down_proj")),
+    ("out projection", ("out_proj", "out_proj_residual")),
+    ("MLP", ("gate_proj", "up_proj", "silu", "down_proj", "down_proj_residual")),
     ("LM head", ("lm_head",)),
 ]
 OTHER = "other"
