@@ -5,7 +5,6 @@
 #include <string>
 #include <vector>
 
-#include "absl/strings/str_replace.h"
 #include "frontend/testing/snippets.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -17,22 +16,11 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using K = trace::Op;
 
-constexpr char kPrelude[] =
-    "import pypto.language as pl\n"
-    "import torch\n"
-    "\n";
+constexpr const char* kPrelude = kPlTorchPrelude;
 
-// One kernel of one [16, 16] FP32 input and output; BODY is its task body.
+// The task body after `t = pl.load(a, [0, 0], [16, 16])`.
 std::string Kernel(const std::string& body) {
-  return absl::StrReplaceAll(
-      "@pl.jit\n"
-      "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
-      "    with pl.at(level=pl.Level.CORE_GROUP):\n"
-      "        t = pl.load(a, [0, 0], [16, 16])\n"
-      "BODY"
-      "    return out\n"
-      "f(torch.ones(16, 16), torch.zeros(16, 16))\n",
-      {{"BODY", body}});
+  return OneTaskScript("        t = pl.load(a, [0, 0], [16, 16])\n" + body);
 }
 
 std::string Error(const std::string& body) { return CompileSnippetError(kPrelude, Kernel(body)); }

@@ -54,6 +54,24 @@ inline std::string EvaluateSnippetError(const std::string& prelude, const std::s
   return std::string(s.message());
 }
 
+// The imports a snippet's body needs.
+inline constexpr char kPlTorchPrelude[] =
+    "import pypto.language as pl\n"
+    "import torch\n"
+    "\n";
+
+// A script of one @pl.jit kernel f(a, out) of a [16, 16] FP32 input and
+// output whose task body (one pl.at scope) is `body`, lines indented by 8,
+// called once.
+inline std::string OneTaskScript(const std::string& body) {
+  return "@pl.jit\n"
+         "def f(a: pl.Tensor, out: pl.Out[pl.Tensor]):\n"
+         "    with pl.at(level=pl.Level.CORE_GROUP):\n" +
+         body +
+         "    return out\n"
+         "f(torch.ones(16, 16), torch.zeros(16, 16))\n";
+}
+
 // The ops of every kernel of `t`, in order, and their kinds (the top level
 // of each program; loop and branch bodies stay inside their op).
 inline std::vector<trace::Op> KernelOps(const trace::TraceText& t) {
