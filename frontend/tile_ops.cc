@@ -211,6 +211,15 @@ absl::Status EmitStore(Interpreter* interp, const std::shared_ptr<Tile>& tile,
                                            ", a matmul operand buffer; store the tile it was "
                                            "moved from"));
   }
+  // PyPTO's rule (and the device's DMA): a store writes the tile's bytes as
+  // they are, so the tile's dtype is the tensor's.
+  if (tile->dtype() != ref->dtype()) {
+    return interp->Error(
+        loc, absl::StrCat("the stored tile is ", DTypeName(tile->dtype()), " but tensor '",
+                          ref->name(), "' is ", DTypeName(ref->dtype()),
+                          "; a store does not convert: pl.cast(tile, pl.", DTypeName(ref->dtype()),
+                          ") first, or make the tensor ", DTypeName(tile->dtype())));
+  }
   // An atomic add reads what is there: the task depends on its writers.
   const uint32_t param = k->UseTensor(ref, /*read=*/atomic_add, /*write=*/true);
   trace::Op* op = k->Emit(trace::Op::STORE, interp->Origin(loc));

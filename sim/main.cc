@@ -109,6 +109,11 @@ int Main(int argc, char** argv) {
   }
   if (compare->parsed()) return RunCompareCommand(stats_a, stats_b, std::cout, std::cerr);
   if (std::optional<int> code = batch.RunParsed(std::cout, std::cerr)) return *code;
+  if (no_hazards && options.fail_on_hazard) {
+    std::cerr << "pto_sim: error: --fail-on-hazard needs the hazard detector, which --no-hazards "
+                 "turns off; drop one of the two\n";
+    return kExitBadInput;
+  }
   options.hazards = !no_hazards;
   // Before the user's --set, so an explicit profiling.enabled=0 still wins.
   if (profiled) options.overrides.insert(options.overrides.begin(), "profiling.enabled=1");
