@@ -1,5 +1,9 @@
 #include "sim/hazard_output.h"
 
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+
 namespace pto {
 namespace {
 
@@ -14,9 +18,16 @@ void HazardOutput::Add(const HazardReport& report) {
 
 std::string HazardOutput::Lines() const {
   std::string out;
-  for (const std::string& line : lines_) {
-    out += line;
+  const size_t shown = std::min(lines_.size(), kMaxPrinted);
+  for (size_t i = 0; i < shown; ++i) {
+    out += lines_[i];
     out += '\n';
+  }
+  if (shown < lines_.size()) {
+    absl::StrAppend(&out, "hazard: ", lines_.size() - shown, " more not printed (the first ", shown,
+                    " of ", lines_.size(),
+                    " are above; stats.json's \"hazards\" lists "
+                    "every one, with --out)\n");
   }
   return out;
 }

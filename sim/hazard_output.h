@@ -11,13 +11,18 @@ namespace pto {
 
 // The hazards of one run as pto_sim shows them: one `hazard: ...` stdout line
 // each (FormatHazard) and a `hazards` array for stats.json, in report order.
+// Stdout shows the first kMaxPrinted lines and then says how many it left
+// out; stats.json holds them all.
 class HazardOutput {
  public:
+  static constexpr size_t kMaxPrinted = 50;
+
   void Add(const HazardReport& report);
 
   bool empty() const { return reports_.empty(); }
   size_t size() const { return reports_.size(); }
-  // Every line, each ending in '\n'.
+  // The first kMaxPrinted lines, each ending in '\n', then one line saying
+  // how many more there are.
   std::string Lines() const;
   // [{"kind": "RAW", "task": {"seq": 3, "name": "copy"}, "others": [...],
   //   "blocks": [{"block": 0, "core": 24}], "tensor": "scratch",

@@ -40,6 +40,22 @@ TEST(HazardOutputTest, OneLinePerReportInOrder) {
   EXPECT_THAT(lines, HasSubstr("scratch"));
 }
 
+TEST(HazardOutputTest, StdoutStopsAtItsLimitAndSaysHowManyItLeftOut) {
+  HazardOutput out;
+  const size_t total = HazardOutput::kMaxPrinted + 7;
+  for (size_t i = 0; i < total; ++i) out.Add(Raw());
+  EXPECT_EQ(out.size(), total);
+  const std::string lines = out.Lines();
+  size_t printed = 0;
+  for (size_t at = lines.find("hazard: RAW"); at != std::string::npos;
+       at = lines.find("hazard: RAW", at + 1)) {
+    ++printed;
+  }
+  EXPECT_EQ(printed, HazardOutput::kMaxPrinted);
+  EXPECT_THAT(lines, HasSubstr("hazard: 7 more not printed (the first 50 of 57 are above"));
+  EXPECT_EQ(out.ToJson().size(), total);  // stats.json keeps every one
+}
+
 TEST(HazardOutputTest, JsonNamesTasksTensorAndTheRegionInsideIt) {
   HazardOutput out;
   out.Add(Raw());
