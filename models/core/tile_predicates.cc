@@ -1,8 +1,8 @@
 #include "models/core/tile_predicates.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <vector>
 
 #include "common/dtype.h"
 
@@ -40,20 +40,23 @@ double WrapScalar(trace::DType dtype, double x) {
 template <typename T>
 void PackCompare(trace::Op::Compare compare, const T* a, const T* b, double scalar, int64_t rows,
                  int64_t cols, const MaskShape& mask_shape, double* mask) {
-  const size_t esize = DTypeSize(mask_shape.dtype);
-  std::vector<uint8_t> row_bytes(static_cast<size_t>(mask_shape.cols) * esize);
+  // Element by element: each mask element holds the bits of 8 * esize
+  // columns, assembled little-endian in a word (no buffer per op).
+  const int64_t esize = static_cast<int64_t>(DTypeSize(mask_shape.dtype));
+  const int64_t bits_per_element = 8 * esize;
   for (int64_t r = 0; r < rows; ++r) {
-    std::fill(row_bytes.begin(), row_bytes.end(), 0);
-    for (int64_t c = 0; c < cols; ++c) {
-      const int64_t i = r * cols + c;
-      const double rhs = b != nullptr ? static_cast<double>(b[i]) : scalar;
-      if (Compare(compare, static_cast<double>(a[i]), rhs)) {
-        row_bytes[static_cast<size_t>(c / 8)] |= static_cast<uint8_t>(1u << (c % 8));
-      }
-    }
     for (int64_t e = 0; e < mask_shape.cols; ++e) {
-      mask[r * mask_shape.cols + e] =
-          LoadAsDouble(mask_shape.dtype, row_bytes.data() + static_cast<size_t>(e) * esize);
+      uint64_t word = 0;
+      const int64_t first = e * bits_per_element;
+      const int64_t last = std::min(cols, first + bits_per_element);
+      for (int64_t c = first; c < last; ++c) {
+        const int64_t i = r * cols + c;
+        const double rhs = b != nullptr ? static_cast<double>(b[i]) : scalar;
+        if (Compare(compare, static_cast<double>(a[i]), rhs)) word |= uint64_t{1} << (c - first);
+      }
+      uint8_t bytes[8];
+      std::memcpy(bytes, &word, sizeof(bytes));  // little-endian hosts (x86, Arm)
+      mask[r * mask_shape.cols + e] = LoadAsDouble(mask_shape.dtype, bytes);
     }
   }
 }
