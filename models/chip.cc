@@ -21,7 +21,7 @@ Chip::Chip(sc_core::sc_module_name name, const ChipSetup& setup)
       task_port_(&tasks_),
       lifecycle_(TaskLifecycle::Env{&tasks_, &ready_, this,
                                     setup.functional ? setup.memory : nullptr,
-                                    Ns(setup.config->aicpu.doorbell_ns)}),
+                                    Ns(setup.config->aicpu.doorbell_ns), setup.observer}),
       group_(&tasks_, &lifecycle_) {
   // Before any module builds a time: SystemC refuses to change the
   // resolution once a non-zero sc_time exists.

@@ -3,9 +3,13 @@
 #include "common/dtype.h"
 
 namespace pto {
-HazardTap::HazardTap(const trace::StreamHeader& header, int64_t line_bytes) : header_(header) {
+HazardTap::HazardTap(const trace::StreamHeader& header, int64_t line_bytes,
+                     const std::array<int64_t, HazardDetector::kRings>& task_windows)
+    : header_(header) {
   HazardDetector::Options options;
   options.line_bytes = line_bytes;
+  options.task_window = task_windows;
+  options.on_retire = [this](TaskSeq seq) { program_deps_.EraseProducer(seq); };
   detector_ =
       std::make_unique<HazardDetector>(options, [this](uint64_t addr, HazardTensor* tensor) {
         for (const trace::Tensor& t : header_.tensors()) {
@@ -21,13 +25,41 @@ HazardTap::HazardTap(const trace::StreamHeader& header, int64_t line_bytes) : he
 }
 
 void HazardTap::OnTaskSubmitted(const Task& task, absl::Span<const DepEdge> edges, TimePs, TimePs) {
-  detector_->AddTask(task.seq, task.name);
+  // runtime_id: the ring in the high 32 bits, the ring-local id in the low.
+  detector_->AddTask(task.seq, task.name, static_cast<int>(task.runtime_id >> 32),
+                     static_cast<uint32_t>(task.runtime_id));
   if (task.block_num > 1) multi_block_.insert(task.seq);
   UniqueProducers(task.seq, edges, &producers_);
   for (TaskSeq producer : producers_) detector_->AddDependency(producer, task.seq);
+  // The tensor-map edges to producers the runtime had already retired.
+  dep_args_.clear();
+  for (const TaskArg& arg : task.args) {
+    if (!arg.is_tensor) continue;
+    DepArg& dep = dep_args_.emplace_back();
+    dep.view = arg.view;
+    dep.direction = arg.direction;
+    dep.manual_dep = ManualDep(arg.view.tensor_id);
+  }
+  InferStats stats;
+  program_deps_.Infer(task.seq,
+                      task.manual_scope ? trace::ScopeBegin::MANUAL : trace::ScopeBegin::AUTO,
+                      dep_args_, {}, &program_edges_, &stats);
+  for (const DepEdge& edge : program_edges_) {
+    if (edge.source == EdgeSource::kTensorMap) detector_->AddDependency(edge.producer, task.seq);
+  }
   if (task.predicate.present) {
     detector_->AddPredicateRead(task.seq, task.predicate.addr, DTypeSize(task.predicate.dtype));
   }
+}
+
+bool HazardTap::ManualDep(uint32_t tensor_id) {
+  auto [it, inserted] = manual_dep_.try_emplace(tensor_id, false);
+  if (inserted) {
+    for (const trace::Tensor& t : header_.tensors()) {
+      if (t.id() == tensor_id) it->second = t.manual_dep();
+    }
+  }
+  return it->second;
 }
 
 namespace {
@@ -77,10 +109,14 @@ void HazardTap::OnBlockSync(TaskSeq task, int64_t block, int core, BlockSync kin
   detector_->AddBlockEvent(task, static_cast<int>(block), core, event, addr);
 }
 
-void HazardTap::OnTaskRetired(const Task& task) {
+void HazardTap::OnTaskCompleted(const Task& task) {
   multi_block_.erase(task.seq);
   detector_->EndTask(task.seq);
-  detector_->RetireTask(task.seq);
+}
+
+void HazardTap::OnHostRead(uint64_t addr, uint64_t size, absl::Span<const TaskSeq> waited,
+                           const std::string& origin) {
+  detector_->AddHostRead(addr, size, waited, origin.empty() ? "a host read" : origin);
 }
 
 void HazardTap::Finish(HazardOutput* output) {

@@ -116,6 +116,13 @@ class ForwardingObserver : public RunObserver {
     ++retired_;
     for (RunObserver* t : targets_) t->OnTaskRetired(task);
   }
+  void OnTaskCompleted(const Task& task) override {
+    for (RunObserver* t : targets_) t->OnTaskCompleted(task);
+  }
+  void OnHostRead(uint64_t addr, uint64_t size, absl::Span<const TaskSeq> waited,
+                  const std::string& origin) override {
+    for (RunObserver* t : targets_) t->OnHostRead(addr, size, waited, origin);
+  }
 
  private:
   std::vector<RunObserver*> targets_;
@@ -432,8 +439,12 @@ void Session::OnLaunchBegin(int launch, const std::string& name) {
     if (absl::Status s = current_->outputs->Open(); !s.ok()) chip_->Fail(s);
   }
   if (options_.hazards) {
+    std::array<int64_t, HazardDetector::kRings> windows = {};
+    for (int r = 0; r < kNumRings && r < HazardDetector::kRings; ++r) {
+      windows[r] = current_->ring_limits[r].task_window;
+    }
     current_->hazards =
-        std::make_unique<HazardTap>(reader_->header(), config_.gm.dcache_line_bytes);
+        std::make_unique<HazardTap>(reader_->header(), config_.gm.dcache_line_bytes, windows);
   }
   if (isatty(STDERR_FILENO) == 1) {
     current_->progress = std::make_unique<ProgressTap>(
@@ -667,6 +678,7 @@ absl::Status Session::FinishLaunch() {
     report.hazards->Finish(&hazards);
     out_ << hazards.Lines();
     summary["hazards"] = hazards.ToJson();
+    if (hazards.not_stored() > 0) summary["hazards_not_stored"] = hazards.not_stored();
     hazards_found_ += hazards.size();
   }
   if (report.outputs) {

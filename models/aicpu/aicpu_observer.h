@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstdint>
+#include <string>
 
 #include "absl/types/span.h"
 #include "models/aicpu/dep_inference.h"
@@ -72,8 +73,16 @@ class AicpuObserver {
   virtual void OnSchedulerPhase(const SchedulerPhase& phase) {}
   // A dummy or predicate-false task retired inline by a scheduler thread.
   virtual void OnInlineRetire(int thread, const Task& task, TimePs at) {}
+  // Every block of `task` finished (or it was skipped): it makes no more
+  // GM accesses.
+  virtual void OnTaskCompleted(const Task& task) {}
   // A task left the in-flight window; its times are final.
   virtual void OnTaskRetired(const Task& task) {}
+  // The orchestration read [addr, addr + size) of a tensor after waiting for
+  // `waited`, the element's registered producers; `origin` is its source
+  // line. It comes after every task submitted before it.
+  virtual void OnHostRead(uint64_t addr, uint64_t size, absl::Span<const TaskSeq> waited,
+                          const std::string& origin) {}
 };
 
 }  // namespace pto

@@ -74,6 +74,7 @@ void Orchestrator::OnWake(TimePs /*now*/) {
       break;
     case Wait::kHostRead:
       if (!submitter_.HostReadReady(host_read_)) return;
+      ReportHostRead();
       break;
     case Wait::kRingSpace:
       break;  // Process() re-checks the ring
@@ -97,6 +98,11 @@ void Orchestrator::OnWake(TimePs /*now*/) {
     }
     if (!Process()) return;
   }
+}
+
+void Orchestrator::ReportHostRead() {
+  const Submitter::HostReadTarget target = submitter_.TargetOf(host_read_);
+  observer_.OnHostRead(target.addr, target.size, target.producers, host_read_.origin());
 }
 
 bool Orchestrator::Process() {
@@ -153,6 +159,7 @@ bool Orchestrator::Process() {
         wait_ = Wait::kHostRead;
         return false;
       }
+      ReportHostRead();
       break;
     case trace::StreamRecord::kLaunchEnd:
       while (submitter_.scope_open()) submitter_.CloseScope();

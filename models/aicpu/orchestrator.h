@@ -107,6 +107,8 @@ class Orchestrator : private Calendar::Client {
   // Handles record_; returns false when the orchestrator must stop this
   // activation (it charged time, blocks, or failed).
   bool Process();
+  // Tells the observer what the host read that now proceeds reads and waited for.
+  void ReportHostRead();
   // Whether the next task, with `heap` output bytes, can enter its ring now;
   // when not, either waits or fails with the runtime's deadlock
   // classification.

@@ -198,6 +198,15 @@ absl::StatusOr<Submission> Submitter::InferAndWire(
 }
 
 bool Submitter::HostReadReady(const trace::HostRead& read) const {
+  for (TaskSeq seq : TargetOf(read).producers) {
+    const Task* producer = tasks_.Find(seq);
+    if (producer != nullptr && !producer->completed) return false;
+  }
+  return true;
+}
+
+Submitter::HostReadTarget Submitter::TargetOf(const trace::HostRead& read) const {
+  HostReadTarget target;
   const trace::Tensor& t = tensor(read.tensor_id());
   trace::TensorArg element;
   element.set_tensor_id(t.id());
@@ -206,14 +215,13 @@ bool Submitter::HostReadReady(const trace::HostRead& read) const {
     element.add_shape(1);
   }
   absl::StatusOr<TensorView> view = MakeView(t, element);
-  if (!view.ok()) return true;  // the reader validated the indices
+  if (!view.ok()) return target;  // the reader validated the indices
+  target.addr = view->first_byte();
+  target.size = view->end_byte() - view->first_byte();
   std::vector<TensorMapMatch> matches;
   deps_.tensor_map().Lookup(*view, &matches);
-  for (const TensorMapMatch& match : matches) {
-    const Task* producer = tasks_.Find(match.producer);
-    if (producer != nullptr && !producer->completed) return false;
-  }
-  return true;
+  for (const TensorMapMatch& match : matches) target.producers.push_back(match.producer);
+  return target;
 }
 
 }  // namespace pto

@@ -92,6 +92,14 @@ class Submitter {
   // Whether every producer of the host read's element has completed (the
   // orchestrator's blocking read waits until then).
   bool HostReadReady(const trace::HostRead& read) const;
+  // The GM bytes a host read reads, and the registered producers it waits
+  // for (those still in flight and those retired alike).
+  struct HostReadTarget {
+    uint64_t addr = 0;
+    uint64_t size = 0;
+    std::vector<TaskSeq> producers;
+  };
+  HostReadTarget TargetOf(const trace::HostRead& read) const;
 
  private:
   struct Scope {

@@ -54,6 +54,7 @@ size_t TaskLifecycle::RouteReady(Task& task, TimePs now) {
 
 CompletionWork TaskLifecycle::CompleteTask(Task& task, TimePs now) {
   task.times.finish = now;
+  if (env_.observer != nullptr) env_.observer->OnTaskCompleted(task);
   ready_.clear();
   CompletionWork work;
   work.consumers = env_.tasks->Complete(task, &ready_);

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "models/aicpu/aicpu_observer.h"
 #include "models/aicpu/ready_queues.h"
 #include "models/aicpu/runtime_signals.h"
 #include "models/aicpu/task.h"
@@ -42,7 +43,8 @@ class TaskLifecycle {
     // GM, where dispatch predicates read their element; null in a
     // timing-only run, which has no data (predicates pass).
     const MemoryImage* memory = nullptr;
-    TimePs doorbell = 0;  // one early-dispatch doorbell write (aicpu.doorbell_ns)
+    TimePs doorbell = 0;                // one early-dispatch doorbell write (aicpu.doorbell_ns)
+    AicpuObserver* observer = nullptr;  // told each completion; may be null
   };
 
   explicit TaskLifecycle(const Env& env) : env_(env) {}

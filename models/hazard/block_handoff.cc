@@ -197,8 +197,20 @@ void CheckBlockHandoffs(absl::Span<const BlockLogEntry> log, int64_t line_bytes,
     return std::tie(a.block, a.core) < std::tie(b.block, b.core);
   });
 
+  // One record per line each (block, phase) writes: appended as written,
+  // then sorted and merged, with room reserved up front, so a task writing
+  // megabytes costs one buffer of the lines' size, no per-line map.
+  size_t written_lines = 0;
+  for (const BlockLogEntry& entry : log) {
+    if (entry.is_event || entry.access != GmAccessKind::kWrite || entry.end <= entry.begin) {
+      continue;
+    }
+    entry.ForEachRow([&](uint64_t begin, uint64_t end) {
+      written_lines += ((end - 1) | line_mask) / line_size - begin / line_size + 1;
+    });
+  }
   std::vector<LineWrite> writes;
-  absl::flat_hash_map<std::tuple<int, int, uint64_t>, size_t> write_of;  // (slot, phase, line)
+  writes.reserve(written_lines);
   for (int slot = 0; slot < static_cast<int>(blocks.size()); ++slot) {
     Block& block = blocks[slot];
     int phase = 0;
@@ -229,20 +241,27 @@ void CheckBlockHandoffs(absl::Span<const BlockLogEntry> log, int64_t line_bytes,
         for (uint64_t line = begin & ~line_mask; line < end; line += line_size) {
           const uint64_t mask =
               MaskOf(std::max(begin, line), std::min(end, line + line_size), line, granule);
-          auto [it, inserted] = write_of.try_emplace({slot, phase, line}, writes.size());
-          if (inserted) {
-            writes.push_back({line, slot, phase, pos, mask});
-          } else {
-            writes[it->second].last_pos = pos;
-            writes[it->second].mask |= mask;
-          }
+          writes.push_back({line, slot, phase, pos, mask});
         }
       });
     }
   }
   std::sort(writes.begin(), writes.end(), [](const LineWrite& a, const LineWrite& b) {
-    return std::tie(a.line, a.slot, a.phase) < std::tie(b.line, b.slot, b.phase);
+    return std::tie(a.line, a.slot, a.phase, a.last_pos) <
+           std::tie(b.line, b.slot, b.phase, b.last_pos);
   });
+  // Merge the writes of one (line, block, phase): their parts, and the last.
+  size_t kept = 0;
+  for (size_t i = 0; i < writes.size(); ++i) {
+    if (kept > 0 && writes[kept - 1].line == writes[i].line &&
+        writes[kept - 1].slot == writes[i].slot && writes[kept - 1].phase == writes[i].phase) {
+      writes[kept - 1].mask |= writes[i].mask;
+      writes[kept - 1].last_pos = writes[i].last_pos;
+    } else {
+      writes[kept++] = writes[i];
+    }
+  }
+  writes.resize(kept);
 
   // Every read (and write) against the other blocks' writes to its lines.
   std::vector<Finding> findings;

@@ -15,17 +15,19 @@ std::string TaskName(const HazardTask& task) {
   return absl::StrCat("'", task.name, "' (#", task.seq, ")");
 }
 
-std::string TaskNames(const std::vector<HazardTask>& tasks) {
-  return absl::StrJoin(tasks, ", ", [](std::string* out, const HazardTask& task) {
+std::string TaskNames(const std::vector<HazardTask>& tasks, int64_t more) {
+  std::string names = absl::StrJoin(tasks, ", ", [](std::string* out, const HazardTask& task) {
     absl::StrAppend(out, TaskName(task));
   });
+  if (more > 0) absl::StrAppend(&names, " and ", more, " more");
+  return names;
 }
 
 // The detail and fix of an inter-task report, once its `others` are final.
 void Describe(HazardReport* report) {
   const std::string self = TaskName(report->task);
-  const std::string others = TaskNames(report->others);
-  const char* verb = report->others.size() == 1 ? "s" : "";
+  const std::string others = TaskNames(report->others, report->more_others);
+  const char* verb = report->others.size() + report->more_others == 1 ? "s" : "";
   const std::string deps = absl::StrCat("add deps=[", others, "] on ", self);
   switch (report->kind) {
     case HazardKind::kRaw:
@@ -51,6 +53,16 @@ void Describe(HazardReport* report) {
                        ", which is not a (transitive) dependency of it, so the "
                        "predicate may read a stale value");
       report->fix = deps;
+      break;
+    case HazardKind::kStaleRead:
+      report->detail = absl::StrCat("the orchestration's read at ", report->task.name,
+                                    " reads an element that ", others, " write", verb,
+                                    ", which the read does not wait for (it waits only for the "
+                                    "element's registered producers), so it may read a stale "
+                                    "value");
+      report->fix = absl::StrCat("make ", others,
+                                 " write the element through an OUTPUT or INOUT argument of the "
+                                 "tensor, so that the read waits for it");
       break;
     case HazardKind::kUnpublished:
     case HazardKind::kFalseSharing:
@@ -88,12 +100,7 @@ HazardDetector::Node* HazardDetector::Find(TaskSeq seq) {
 }
 
 HazardDetector::Node& HazardDetector::Ensure(TaskSeq seq) {
-  if (seq == last_seq_) return nodes_[last_index_];
-  if (const uint32_t* found = node_of_task_.Find(seq)) {
-    last_seq_ = seq;
-    last_index_ = *found;
-    return nodes_[*found];
-  }
+  if (Node* found = Find(seq)) return *found;
   uint32_t index;
   if (!free_nodes_.empty()) {
     index = free_nodes_.back();
@@ -103,28 +110,38 @@ HazardDetector::Node& HazardDetector::Ensure(TaskSeq seq) {
     nodes_.emplace_back();
   }
   node_of_task_.Insert(seq, index);
+  peak_live_ = std::max(peak_live_, live_tasks());
   last_seq_ = seq;
   last_index_ = index;
   Node& node = nodes_[index];
   node.seq = seq;
   node.name.clear();
-  node.live = true;
+  node.ring = -1;
+  node.local = 0;
+  node.done = false;
+  node.checked = false;
   node.producers.clear();
-  node.consumers.clear();
   node.accesses.clear();
   node.pending.clear();
+  node.block_reports.clear();
   node.block_log.clear();
   node.visit_stamp = 0;
   node.full_low = seq;
   node.has_prev = any_added_;
   node.prev_added = last_added_;
-  if (any_added_ && seq < last_added_) in_order_ = false;
-  last_added_ = any_added_ ? std::max(last_added_, seq) : seq;
+  last_added_ = seq;
   any_added_ = true;
+  unchecked_.push_back(seq);
+  ++added_;
   return node;
 }
 
-void HazardDetector::AddTask(TaskSeq seq, std::string name) { Ensure(seq).name = std::move(name); }
+void HazardDetector::AddTask(TaskSeq seq, std::string_view name, int ring, uint32_t local) {
+  Node& node = Ensure(seq);
+  node.name.assign(name.data(), name.size());
+  node.ring = ring < kRings ? ring : kRings - 1;
+  node.local = local;
+}
 
 void HazardDetector::AddDependency(TaskSeq producer, TaskSeq consumer) {
   if (producer == consumer) return;
@@ -132,15 +149,12 @@ void HazardDetector::AddDependency(TaskSeq producer, TaskSeq consumer) {
   // Looked up past the one-entry cache, which keeps the consumer: a task's
   // edges arrive together.
   const uint32_t* found = node_of_task_.Find(producer);
-  // A retired producer finished long ago: nothing live can race with it.
+  // A retired producer is ordered before everything still to come.
   if (found == nullptr) return;
-  Node* from = &nodes_[*found];
+  const Node& from = nodes_[*found];
   if (std::find(to.producers.begin(), to.producers.end(), producer) != to.producers.end()) return;
   to.producers.push_back(producer);
-  from->consumers.push_back(consumer);
-  if (in_order_ && to.has_prev && to.prev_added == producer) {
-    to.full_low = std::min(to.full_low, from->full_low);
-  }
+  if (to.has_prev && to.prev_added == producer) to.full_low = std::min(to.full_low, from.full_low);
   if (consumer <= bfs_root_) bfs_valid_ = false;
 }
 
@@ -150,7 +164,7 @@ bool HazardDetector::Reaches(TaskSeq from, TaskSeq to) {
   Node* target = Find(to);
   Node* source = Find(from);
   if (target == nullptr || source == nullptr) return false;
-  if (in_order_ && from >= target->full_low) return true;
+  if (from >= target->full_low) return true;
   if (bfs_valid_ && bfs_root_ == to && from >= bfs_bound_) {
     return source->visit_stamp == visit_stamp_;
   }
@@ -166,7 +180,9 @@ bool HazardDetector::Reaches(TaskSeq from, TaskSeq to) {
   for (size_t head = 0; head < bfs_queue_.size(); ++head) {
     for (TaskSeq producer : nodes_[bfs_queue_[head]].producers) {
       if (producer < from) continue;  // nothing older than `from` leads to it
-      const uint32_t index = *node_of_task_.Find(producer);
+      const uint32_t* found = node_of_task_.Find(producer);
+      if (found == nullptr) continue;  // retired, and so are its ancestors
+      const uint32_t index = *found;
       if (nodes_[index].visit_stamp == visit_stamp_) continue;
       nodes_[index].visit_stamp = visit_stamp_;
       bfs_queue_.push_back(index);
@@ -184,8 +200,8 @@ HazardTensor HazardDetector::Resolve(uint64_t addr) const {
   return HazardTensor();
 }
 
-void HazardDetector::Record(Node& later, const Node& earlier, HazardKind kind, uint64_t begin,
-                            uint64_t end) {
+void HazardDetector::Record(Node& later, TaskSeq earlier_seq, const std::string& earlier_name,
+                            HazardKind kind, uint64_t begin, uint64_t end) {
   HazardTensor tensor = Resolve(begin);
   auto it = std::find_if(later.pending.begin(), later.pending.end(), [&](const Pending& pending) {
     return pending.kind == kind && pending.tensor_id == tensor.id;
@@ -204,9 +220,18 @@ void HazardDetector::Record(Node& later, const Node& earlier, HazardKind kind, u
   report.region_begin = std::min(report.region_begin, begin);
   report.region_end = std::max(report.region_end, end);
   for (const HazardTask& other : report.others) {
-    if (other.seq == earlier.seq) return;
+    if (other.seq == earlier_seq) return;
   }
-  report.others.push_back({earlier.seq, earlier.name});
+  // Names past the cap are counted, not kept: a task racing with thousands
+  // of others costs a counter, not a list. Checking in submission order
+  // meets each earlier task once per (kind, tensor) unless its accesses
+  // are split, so the count is exact in the common case and an upper bound
+  // otherwise.
+  if (report.others.size() >= kMaxOthers) {
+    ++report.more_others;
+    return;
+  }
+  report.others.push_back({earlier_seq, earlier_name});
 }
 
 void HazardDetector::AddAccess(TaskSeq task, GmAccessKind kind, uint64_t addr, uint64_t size) {
@@ -216,24 +241,28 @@ void HazardDetector::AddAccess(TaskSeq task, GmAccessKind kind, uint64_t addr, u
 
 void HazardDetector::AddRowsAccess(TaskSeq task, GmAccessKind kind, uint64_t addr, int64_t rows,
                                    uint64_t row_bytes, uint64_t stride) {
-  if (rows <= 0 || row_bytes == 0 || kind == GmAccessKind::kAtomicAdd)
-    return;  // atomics never race
+  if (rows <= 0 || row_bytes == 0) return;
   const StridedRange range = StridedRange::Rows(addr, rows, row_bytes, stride);
-  if (kind != GmAccessKind::kWrite) {
-    AddUse(task, Use::kRead, range);
+  if (kind == GmAccessKind::kRead) {
+    Buffer(task, Use::kRead, range);
+    return;
+  }
+  // An atomic add is done where the data lives, byte for byte.
+  if (kind == GmAccessKind::kAtomicAdd) {
+    Buffer(task, Use::kAtomic, range);
     return;
   }
   // A write-back writes whole lines, so a write claims its lines.
   const uint64_t line = static_cast<uint64_t>(options_.line_bytes);
   StridedRange rounded;
   if (RoundOutToLines(range, line, &rounded)) {
-    AddUse(task, Use::kWrite, rounded);
+    Buffer(task, Use::kWrite, rounded);
     return;
   }
   for (int64_t r = 0; r < rows; ++r) {
     const uint64_t begin = addr + static_cast<uint64_t>(r) * stride;
     RoundOutToLines(StridedRange::Contiguous(begin, begin + row_bytes), line, &rounded);
-    AddUse(task, Use::kWrite, rounded);
+    Buffer(task, Use::kWrite, rounded);
   }
 }
 
@@ -276,14 +305,35 @@ void HazardDetector::AddViewAccess(TaskSeq task, GmAccessKind kind, uint64_t fir
 
 void HazardDetector::AddPredicateRead(TaskSeq task, uint64_t addr, uint64_t size) {
   if (size == 0) return;
-  AddUse(task, Use::kPredicate, StridedRange::Contiguous(addr, addr + size));
+  Buffer(task, Use::kPredicate, StridedRange::Contiguous(addr, addr + size));
 }
 
-void HazardDetector::AddUse(TaskSeq task, Use use, const StridedRange& range) {
-  // No node is created below, so these references stay valid.
+void HazardDetector::Buffer(TaskSeq task, Use use, const StridedRange& range) {
   Node& node = Ensure(task);
-  // Reads conflict with writes only; writes with both.
-  for (Index* index : {&write_index_, use == Use::kWrite ? &read_index_ : nullptr}) {
+  // A tile loop's transfers of one operand continue each other: merged
+  // with one of the last few of the same use (the loop interleaves its
+  // operands), they keep one entry. The union is exact, so the reports
+  // are the same.
+  constexpr size_t kLookBack = 4;
+  const size_t n = node.accesses.size();
+  for (size_t back = 1; back <= std::min(n, kLookBack); ++back) {
+    Access& earlier = node.accesses[n - back];
+    StridedRange merged;
+    if (earlier.use == use && Coalesce(earlier.range, range, &merged)) {
+      earlier.range = merged;
+      return;
+    }
+  }
+  node.accesses.push_back({range, use});
+}
+
+void HazardDetector::CheckAccess(Node& node, Use use, const StridedRange& range) {
+  const TaskSeq task = node.seq;
+  // Plain reads conflict with writes and atomics; atomics with reads and
+  // writes; writes with all.
+  const bool scans_reads = use == Use::kWrite || use == Use::kAtomic;
+  const bool supersedes = use == Use::kWrite || use == Use::kAtomic;
+  for (Index* index : {&write_index_, scans_reads ? &read_index_ : nullptr}) {
     if (index == nullptr) continue;
     const int levels = index == &write_index_ ? write_levels_ : read_levels_;
     for (int level = 0; level < levels && !index->empty(); ++level) {
@@ -302,33 +352,42 @@ void HazardDetector::AddUse(TaskSeq task, Use use, const StridedRange& range) {
           // Both are in every bucket of this level their bounds share;
           // judge them in the first.
           if (from / chunk != g || theirs.seq == task) continue;
-          uint64_t lo;
-          uint64_t hi;
-          if (!Intersect(range, theirs.range, &lo, &hi)) continue;
-          Node& other = *Find(theirs.seq);
-          const bool mine_later = task > other.seq;
-          Node& later = mine_later ? node : other;
-          Node& earlier = mine_later ? other : node;
-          const Use late_use = mine_later ? use : theirs.use;
-          const Use early_use = mine_later ? theirs.use : use;
-          HazardKind kind;
-          if (early_use == Use::kWrite) {
-            kind = late_use == Use::kWrite       ? HazardKind::kWaw
-                   : late_use == Use::kPredicate ? HazardKind::kPredicate
-                                                 : HazardKind::kRaw;
-          } else {
-            kind = HazardKind::kWar;  // an earlier read, a later write
-          }
-          if (!Reaches(earlier.seq, later.seq)) {
-            Record(later, earlier, kind, lo, hi);
-          } else if (use == Use::kWrite && mine_later && Covers(range, theirs.range)) {
-            if (theirs.range.begin / chunk == (theirs.range.end - 1) / chunk) {
+          const bool single_bucket = theirs.range.begin / chunk == (theirs.range.end - 1) / chunk;
+          const auto drop = [&] {
+            if (single_bucket) {
               theirs.dead = true;  // in this bucket only: drop it in place
               ++refs.dead;
             } else {
               superseded_.push_back(theirs);
             }
+          };
+          Node* other = Find(theirs.seq);
+          if (other == nullptr) {  // retired: ordered before this task
+            drop();
+            continue;
           }
+          uint64_t lo;
+          uint64_t hi;
+          if (!Intersect(range, theirs.range, &lo, &hi)) continue;
+          const Use early = theirs.use;
+          if (early == Use::kAtomic && use == Use::kAtomic) continue;  // atomics commute
+          HazardKind kind;
+          if (early == Use::kWrite || early == Use::kAtomic) {
+            kind = use == Use::kRead        ? HazardKind::kRaw
+                   : use == Use::kPredicate ? HazardKind::kPredicate
+                                            : HazardKind::kWaw;
+          } else {
+            kind = HazardKind::kWar;  // an earlier read, a later write
+          }
+          const bool ordered = Reaches(theirs.seq, task);
+          if (!ordered) Record(node, other->seq, other->name, kind, lo, hi);
+          // A covered access that is ordered before this write, or reported
+          // against it, is dropped: whoever conflicts with it later
+          // conflicts with this write too, unless ordered after this
+          // task, and then after it too if it was ordered before. An
+          // unordered atomic this atomic covers stays (they do not
+          // conflict).
+          if (supersedes && Covers(range, theirs.range)) drop();
         }
         // Compact once the dead are half the bucket: a row-by-row update of
         // a tensor then costs amortised O(1) per superseded row.
@@ -346,10 +405,6 @@ void HazardDetector::AddUse(TaskSeq task, Use use, const StridedRange& range) {
       }
     }
   }
-  // An access this write covers and is ordered after can no longer be the
-  // only side of a hazard: whoever conflicts with it conflicts with this
-  // write too, and is ordered after it only through this task. Dropping it
-  // keeps a chain updating one tensor at O(1) index entries, not O(window).
   // One sweep per touched bucket, whatever the number of superseded entries.
   if (!superseded_.empty()) {
     const auto key = [](const AccessRef& a) {
@@ -364,10 +419,10 @@ void HazardDetector::AddUse(TaskSeq task, Use use, const StridedRange& range) {
     });
   }
   superseded_.clear();
-  node.accesses.push_back({range, use});
-  Index& own = use == Use::kWrite ? write_index_ : read_index_;
+  const bool in_write_index = use == Use::kWrite || use == Use::kAtomic;
+  Index& own = in_write_index ? write_index_ : read_index_;
   const int level = LevelOf(range);
-  int& levels = use == Use::kWrite ? write_levels_ : read_levels_;
+  int& levels = in_write_index ? write_levels_ : read_levels_;
   levels = std::max(levels, level + 1);
   const uint64_t chunk = chunk_bytes_[level];
   for (uint64_t g = range.begin / chunk; g <= (range.end - 1) / chunk; ++g) {
@@ -415,16 +470,175 @@ void HazardDetector::AddBlockEvent(TaskSeq task, int block, int core, BlockEvent
 
 void HazardDetector::EndTask(TaskSeq task) {
   Node* node = Find(task);
-  if (node == nullptr || node->block_log.empty()) return;
-  CheckBlockHandoffs(node->block_log, options_.line_bytes, {node->seq, node->name}, resolver_,
-                     &ready_);
-  // Keep the larger buffer for the next multi-block task (a large log grown
-  // from scratch every task costs page faults); free the other.
-  node->block_log.clear();
-  if (node->block_log.capacity() > spare_block_log_.capacity()) {
-    node->block_log.swap(spare_block_log_);
+  if (node == nullptr || node->done) return;
+  FinishBlocks(*node);
+  Advance(/*flushing=*/false);
+}
+
+void HazardDetector::FinishBlocks(Node& node_ref) {
+  Node* node = &node_ref;
+  node->done = true;
+  if (!node->block_log.empty()) {
+    CheckBlockHandoffs(node->block_log, options_.line_bytes, {node->seq, node->name}, resolver_,
+                       &node->block_reports);
+    // Keep the larger buffer for the next multi-block task (a large log
+    // grown from scratch every task costs page faults); free the other.
+    node->block_log.clear();
+    if (node->block_log.capacity() > spare_block_log_.capacity()) {
+      node->block_log.swap(spare_block_log_);
+    }
+    std::vector<BlockLogEntry>().swap(node->block_log);
   }
-  std::vector<BlockLogEntry>().swap(node->block_log);
+}
+
+void HazardDetector::AddHostRead(uint64_t addr, uint64_t size, absl::Span<const TaskSeq> waited,
+                                 std::string origin) {
+  HostRead read;
+  read.after = added_;
+  read.range = StridedRange::Contiguous(addr, addr + std::max<uint64_t>(size, 1));
+  read.waited.assign(waited.begin(), waited.end());
+  read.origin = std::move(origin);
+  host_reads_.push_back(std::move(read));
+  Advance(/*flushing=*/false);
+}
+
+void HazardDetector::Advance(bool flushing) {
+  while (true) {
+    // A host read comes after the tasks added before it, and before the rest.
+    if (!host_reads_.empty() && host_reads_.front().after <= checked_) {
+      CheckHostRead(host_reads_.front());
+      host_reads_.pop_front();
+      continue;
+    }
+    if (unchecked_.empty()) return;
+    Node* node = Find(unchecked_.front());
+    if (!flushing && !node->done) return;
+    unchecked_.pop_front();
+    Check(*node);
+    ++checked_;
+  }
+}
+
+void HazardDetector::Check(Node& node) {
+  // The window first: this task's slot was free only once its ring's
+  // tasks up to local - W + 1 retired, so they (and all they depend on) are
+  // ordered before it and everything after.
+  if (node.ring >= 0) {
+    const int64_t window = options_.task_window[node.ring];
+    auto& order = ring_order_[node.ring];
+    if (window > 0) {
+      const int64_t limit = static_cast<int64_t>(node.local) - window + 1;
+      while (!order.empty() && static_cast<int64_t>(order.front().first) <= limit) {
+        RetireWithAncestors(order.front().second);
+        order.pop_front();
+      }
+    }
+    order.emplace_back(node.local, node.seq);
+  }
+  if (!node.done) FinishBlocks(node);  // flushing
+  std::vector<Access> accesses;
+  accesses.swap(node.accesses);
+  for (const Access& access : accesses) CheckAccess(node, access.use, access.range);
+  node.checked = true;
+  Emit(node);
+}
+
+void HazardDetector::CheckHostRead(const HostRead& read) {
+  // The read waited for `waited`: they and their ancestors are ordered
+  // before it. Any other kept writer of its bytes is not.
+  std::vector<TaskSeq> unordered;
+  HazardReport report;
+  report.kind = HazardKind::kStaleRead;
+  report.task = {last_added_, read.origin};
+  report.region_begin = read.range.begin;
+  report.region_end = read.range.end;
+  const int levels = write_levels_;
+  for (int level = 0; level < levels; ++level) {
+    const uint64_t chunk = chunk_bytes_[level];
+    const uint64_t last = BucketKey(level, (read.range.end - 1) / chunk);
+    for (auto bucket = write_index_.lower_bound(BucketKey(level, read.range.begin / chunk));
+         bucket != write_index_.end() && bucket->first <= last; ++bucket) {
+      for (const AccessRef& theirs : bucket->second.refs) {
+        uint64_t lo;
+        uint64_t hi;
+        if (theirs.dead || !Intersect(read.range, theirs.range, &lo, &hi)) continue;
+        const Node* writer = Find(theirs.seq);
+        if (writer == nullptr) continue;
+        bool waited_for = false;
+        for (TaskSeq waited : read.waited) {
+          if (Find(waited) != nullptr && Reaches(theirs.seq, waited)) {
+            waited_for = true;
+            break;
+          }
+        }
+        if (waited_for) continue;
+        if (std::find(unordered.begin(), unordered.end(), theirs.seq) != unordered.end()) continue;
+        unordered.push_back(theirs.seq);
+        if (report.others.size() < kMaxOthers) {
+          report.others.push_back({writer->seq, writer->name});
+        } else {
+          ++report.more_others;
+        }
+      }
+    }
+  }
+  if (!unordered.empty()) {
+    report.tensor = Resolve(read.range.begin);
+    std::sort(report.others.begin(), report.others.end(),
+              [](const HazardTask& a, const HazardTask& b) { return a.seq < b.seq; });
+    Describe(&report);
+    ready_.push_back(std::move(report));
+  }
+  for (TaskSeq waited : read.waited) RetireWithAncestors(waited);
+}
+
+void HazardDetector::RetireWithAncestors(TaskSeq seq) {
+  const uint32_t* first = node_of_task_.Find(seq);
+  if (first == nullptr) return;
+  // Only checked tasks are ever retired: every task before the one being
+  // checked is, and ancestors come before their descendants.
+  retire_stack_.assign(1, *first);
+  while (!retire_stack_.empty()) {
+    const uint32_t index = retire_stack_.back();
+    retire_stack_.pop_back();
+    Node& node = nodes_[index];
+    if (!node_of_task_.Find(node.seq)) continue;  // reached twice
+    for (TaskSeq producer : node.producers) {
+      if (const uint32_t* found = node_of_task_.Find(producer)) retire_stack_.push_back(*found);
+    }
+    node_of_task_.Erase(node.seq);
+    if (options_.on_retire) options_.on_retire(node.seq);
+    if (last_seq_ == node.seq) last_seq_ = kNone;
+    node.producers.clear();
+    std::vector<Access>().swap(node.accesses);
+    free_nodes_.push_back(index);
+    ++retired_since_sweep_;
+  }
+  bfs_valid_ = false;
+  // Index entries of retired tasks die when a scan meets them; sweep the
+  // rest once as many tasks retired as are live, so memory stays
+  // proportional to the live window at O(1) amortised per retirement.
+  if (retired_since_sweep_ > 1024 && retired_since_sweep_ > node_of_task_.size()) SweepRetired();
+}
+
+void HazardDetector::SweepRetired() {
+  retired_since_sweep_ = 0;
+  for (Index* index : {&read_index_, &write_index_}) {
+    for (auto bucket = index->begin(); bucket != index->end();) {
+      std::vector<AccessRef>& refs = bucket->second.refs;
+      refs.erase(std::remove_if(refs.begin(), refs.end(),
+                                [this](const AccessRef& ref) {
+                                  return ref.dead || node_of_task_.Find(ref.seq) == nullptr;
+                                }),
+                 refs.end());
+      bucket->second.dead = 0;
+      if (refs.empty()) {
+        bucket = index->erase(bucket);
+      } else {
+        ++bucket;
+      }
+    }
+  }
 }
 
 void HazardDetector::Emit(Node& node) {
@@ -435,6 +649,8 @@ void HazardDetector::Emit(Node& node) {
     ready_.push_back(std::move(pending.report));
   }
   node.pending.clear();
+  for (HazardReport& report : node.block_reports) ready_.push_back(std::move(report));
+  node.block_reports.clear();
 }
 
 void HazardDetector::AddSweptGranules(const StridedRange& range, Use use) {
@@ -466,56 +682,9 @@ void HazardDetector::SweepGranules(Drop drop) {
   }
 }
 
-void HazardDetector::RetireTask(TaskSeq task) {
-  Node* found = Find(task);
-  if (found == nullptr) return;
-  EndTask(task);
-  Node& node = *found;
-  Emit(node);
-  // Splice: producer -> task -> consumer becomes producer -> consumer, so
-  // reachability among the live tasks is unchanged.
-  for (TaskSeq producer : node.producers) {
-    Node& from = *Find(producer);
-    from.consumers.erase(std::remove(from.consumers.begin(), from.consumers.end(), task),
-                         from.consumers.end());
-    for (TaskSeq consumer : node.consumers) {
-      Node& to = *Find(consumer);
-      if (std::find(to.producers.begin(), to.producers.end(), producer) == to.producers.end()) {
-        to.producers.push_back(producer);
-        from.consumers.push_back(consumer);
-      }
-    }
-  }
-  for (TaskSeq consumer : node.consumers) {
-    Node& to = *Find(consumer);
-    to.producers.erase(std::remove(to.producers.begin(), to.producers.end(), task),
-                       to.producers.end());
-  }
-  // One sweep per touched bucket: a task with many row accesses in one
-  // granule would otherwise rescan that bucket once per row.
-  swept_granules_.clear();
-  for (const Access& access : node.accesses) AddSweptGranules(access.range, access.use);
-  SweepGranules([task](const AccessRef& ref) { return ref.seq == task; });
-  if (task == bfs_root_) bfs_valid_ = false;
-  node.live = false;
-  std::vector<Access>().swap(node.accesses);
-  const uint32_t index = *node_of_task_.Find(task);
-  node_of_task_.Erase(task);
-  if (last_seq_ == task) last_seq_ = kNone;
-  free_nodes_.push_back(index);
-}
-
 void HazardDetector::Flush() {
-  std::vector<TaskSeq> live;
-  live.reserve(node_of_task_.size());
-  for (const Node& node : nodes_) {
-    if (node.live) live.push_back(node.seq);
-  }
-  std::sort(live.begin(), live.end());
-  for (TaskSeq seq : live) {
-    EndTask(seq);
-    Emit(*Find(seq));
-  }
+  Advance(/*flushing=*/true);
+  // The end of the launch orders everything.
 }
 
 std::vector<HazardReport> HazardDetector::TakeReports() {

@@ -1,8 +1,12 @@
 #ifndef PTO_MODELS_HAZARD_HAZARD_DETECTOR_H_
 #define PTO_MODELS_HAZARD_HAZARD_DETECTOR_H_
 
+#include <array>
 #include <cstdint>
+#include <deque>
+#include <functional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -17,16 +21,47 @@
 
 namespace pto {
 
-// Flags GM accesses that nothing orders.
+// Flags GM accesses that nothing in the program orders: the hazards of a
+// trace, whatever the timing of the run that recorded its accesses.
 //
-// Between tasks: the caller reports each task (AddTask, in submission order),
-// its producer edges (AddDependency: inferred and explicit, before the task's
-// accesses), the GM byte ranges it reads and writes (AddAccess; writes are
-// rounded out to whole cache lines, because a write-back writes whole lines;
-// atomic adds are exempt and never reported) and its predicate reads. Two
-// tasks touching overlapping ranges, at least one writing, with no dependency
-// path between them, are a RAW, WAW or WAR hazard (by submission order); an
-// unordered writer of a predicate element is a predicate hazard.
+// Between tasks: the caller reports each task (AddTask, in submission order,
+// with its ring and ring-local id), its producer edges (AddDependency:
+// inferred and explicit, right after AddTask), the GM byte ranges it reads
+// and writes (AddAccess and friends, at any time before EndTask; writes are
+// rounded out to whole cache lines, because a write-back writes whole lines)
+// and its predicate reads, then EndTask once its blocks are done. Tasks are
+// checked in submission order, each against every earlier access still
+// kept, so the order in which cores happened to run them changes nothing.
+// Two accesses to overlapping bytes, at least one a plain write, are a RAW,
+// WAW or WAR hazard (by submission order) unless the program orders them;
+// an unordered writer of a predicate element is a predicate hazard. Atomic
+// adds conflict with plain reads and writes, never with each other.
+//
+// What orders two tasks, as the runtime guarantees it: a path of dependency
+// edges; the task window (the runtime gives ring-local id L a slot only once
+// the ring's tasks up to L - W + 1 retired, so those and every task they
+// depend on finished before anything is submitted from then on); a host read
+// (AddHostRead: the producers it waited for, and their ancestors, finished
+// before the next submission); the end of the launch. A scope's end orders
+// nothing: it only drops references. The window and host reads are what
+// bound memory: a task ordered before everything still to come is retired,
+// its accesses dropped (lazily, from the index), so live tasks are at most
+// the unretired part of each ring's window.
+//
+// Shadow state, as FastTrack keeps epochs rather than vector clocks: per
+// byte range, the accesses that a later access could still race with. A
+// write (or atomic add) drops the accesses it covers once they are ordered
+// before it or reported against it, so a chain updating one tensor keeps
+// O(1) entries and a report names the latest writer; reads of one range by
+// unordered tasks are all kept (read-shared). Reachability, cheapest first:
+// (1) a chain fast path (a task depending on the task submitted just before
+// it reaches everything that one reaches down to its `full_low`); (2) a
+// backward BFS from the later task over live producer edges, pruned to tasks
+// no older than the earlier one, whose visited set answers every further
+// question about the same later task. Overlaps are found through bucket
+// indexes, one for reads and one for writes and atomics, over chunks of GM
+// at several sizes: `index_granule_bytes`, 8 times that, 64 times, ...; an
+// access sits in the one or two chunks of the smallest size that holds it.
 //
 // Inside one task: per block, the accesses and the publish events in program
 // order (AddBlockAccess / AddBlockEvent), analysed at EndTask. A block
@@ -37,36 +72,25 @@ namespace pto {
 // address). Reported whether or not the data happened to be stale. Two
 // blocks writing one cache line without that protocol is false sharing.
 //
-// Memory is bounded by the in-flight window: RetireTask drops a task (call it
-// when the runtime retires it, in ring order) and emits the reports whose
-// later side it is. A task retired before an unordered partner reports its
-// accesses is not compared with it (such accesses were ordered in time by
-// the window). Reachability, cheapest first: (1) a chain fast path — a task
-// that depends on the task submitted just before it reaches everything that
-// one reaches down to its `full_low`, so chains (and accumulators updated by
-// every task) answer in O(1); (2) otherwise a backward BFS from the later
-// task over live producer edges, pruned to tasks submitted no earlier than
-// the earlier one (every edge points forward in submission order), whose
-// visited set answers every further query about the same later task. Tasks
-// must be added in seq order for (1); retiring a task splices its producers
-// onto its consumers, so paths through it survive. A write drops from the
-// index the accesses it covers and is ordered after (they cannot be the only
-// side of a future hazard), so a long chain updating one tensor costs O(1)
-// per task; a report then names the latest unordered writer of a region
-// rather than every one. Overlaps are found through bucket
-// indexes, one for reads and one for writes, over chunks of GM at several
-// sizes: `index_granule_bytes`, 8 times that, 64 times, ...; an access sits
-// in the one or two chunks of the smallest size that holds it in two, so a
-// strided megabyte costs what a row does.
+// Reports are bounded: each names at most kMaxOthers earlier tasks and
+// counts the rest.
 class HazardDetector {
  public:
+  static constexpr int kRings = 4;
+  static constexpr size_t kMaxOthers = 8;  // earlier tasks named per report
   struct Options {
     int64_t line_bytes = 64;                 // gm.dcache_line_bytes
     int64_t index_granule_bytes = 64 << 10;  // overlap index bucket
+    // Per ring: its task window W (ring.task_window); 0 = the window orders
+    // nothing, so tasks stay until a host read or the end of the launch.
+    std::array<int64_t, kRings> task_window = {};
+    // Told each task the detector retires (ordered before all to come).
+    std::function<void(TaskSeq)> on_retire;
   };
   HazardDetector(Options options, TensorResolver resolver);
 
-  void AddTask(TaskSeq seq, std::string name);
+  // `ring` < 0: the task is in no ring (no window ordering).
+  void AddTask(TaskSeq seq, std::string_view name, int ring = -1, uint32_t local = 0);
   void AddDependency(TaskSeq producer, TaskSeq consumer);
   void AddAccess(TaskSeq task, GmAccessKind kind, uint64_t addr, uint64_t size);
   // A strided view (shape and strides in elements, outermost first, as the
@@ -91,22 +115,31 @@ class HazardDetector {
                           int64_t rows, uint64_t row_bytes, uint64_t stride);
   // `addr` is the view's base address for kCacheInvalidLine, else ignored.
   void AddBlockEvent(TaskSeq task, int block, int core, BlockEventKind event, uint64_t addr = 0);
-  // All blocks of `task` are done: analyses and drops its block logs.
+  // Every access of `task` is in: checks its blocks' hand-offs, and checks
+  // it (and the done tasks after it) against earlier tasks once every
+  // earlier task is done.
   void EndTask(TaskSeq task);
 
-  void RetireTask(TaskSeq task);
-  // End of the run: emits every pending report (and ends unended tasks).
+  // The orchestration reads [addr, addr + size) after the tasks added so
+  // far, once `waited` (the element's registered producers) completed: an
+  // unordered writer of those bytes makes it a stale read; afterwards
+  // `waited` and their ancestors are ordered before every later task.
+  void AddHostRead(uint64_t addr, uint64_t size, absl::Span<const TaskSeq> waited,
+                   std::string origin);
+
+  // End of the launch: checks every task not yet checked, in order.
   void Flush();
 
-  // Reports completed since the last call, in a deterministic order.
+  // Reports completed since the last call, in submission order.
   std::vector<HazardReport> TakeReports();
 
   // Whether a dependency path leads from `from` to `to` (both live).
   bool Reaches(TaskSeq from, TaskSeq to);
   int64_t live_tasks() const { return static_cast<int64_t>(node_of_task_.size()); }
+  int64_t peak_live_tasks() const { return peak_live_; }
 
  private:
-  enum class Use : uint8_t { kRead, kWrite, kPredicate };
+  enum class Use : uint8_t { kRead, kWrite, kAtomic, kPredicate };
   struct Access {
     StridedRange range;
     Use use;
@@ -117,7 +150,7 @@ class HazardDetector {
     TaskSeq seq;
     StridedRange range;
     Use use;
-    bool dead = false;  // superseded, not yet compacted away
+    bool dead = false;  // superseded or retired, not yet compacted away
   };
   // Scans skip dead entries; compaction keeps the order of the live ones,
   // so the order of reports does not depend on when it happens.
@@ -130,17 +163,19 @@ class HazardDetector {
     int64_t tensor_id;
     HazardReport report;
   };
-  // A task's live producers and consumers: a handful, kept inside the node
-  // so the splice at retirement does not chase a heap buffer per neighbour.
+  // A task's live producers: a handful, kept inside the node.
   using Edges = absl::InlinedVector<TaskSeq, 4>;
   struct Node {
     TaskSeq seq = 0;
     std::string name;
-    bool live = false;
+    int ring = -1;
+    uint32_t local = 0;
+    bool done = false;     // EndTask came
+    bool checked = false;  // compared with every earlier task
     Edges producers;
-    Edges consumers;
-    std::vector<Access> accesses;
+    std::vector<Access> accesses;  // until checked
     std::vector<Pending> pending;
+    std::vector<HazardReport> block_reports;  // from its hand-off check
     std::vector<BlockLogEntry> block_log;
     // Every live task with seq in [full_low, seq) is an ancestor: the chain
     // fast path (a task depending on the task submitted just before it
@@ -150,17 +185,36 @@ class HazardDetector {
     bool has_prev = false;
     uint32_t visit_stamp = 0;
   };
+  struct HostRead {
+    size_t after;  // tasks added before it
+    StridedRange range;
+    std::vector<TaskSeq> waited;
+    std::string origin;
+  };
 
   Node* Find(TaskSeq seq);
   Node& Ensure(TaskSeq seq);
-  void AddUse(TaskSeq task, Use use, const StridedRange& range);
+  void Buffer(TaskSeq task, Use use, const StridedRange& range);
   void AppendBlockLog(Node& node, const BlockLogEntry& entry);
+  // Marks `node` done and checks its blocks' hand-offs.
+  void FinishBlocks(Node& node);
+  // Checks the done tasks at the head of the submission order.
+  void Advance(bool flushing);
+  void Check(Node& node);
+  // Compares one access of `node` with the kept earlier ones, then keeps it.
+  void CheckAccess(Node& node, Use use, const StridedRange& range);
+  void CheckHostRead(const HostRead& read);
+  // Retires `seq` and every live ancestor: they are ordered before every
+  // task checked from now on.
+  void RetireWithAncestors(TaskSeq seq);
+  void SweepRetired();
   void AddSweptGranules(const StridedRange& range, Use use);
   // Drops the index entries `drop` selects from every bucket listed in
   // swept_granules_.
   template <typename Drop>
   void SweepGranules(Drop drop);
-  void Record(Node& later, const Node& earlier, HazardKind kind, uint64_t begin, uint64_t end);
+  void Record(Node& later, TaskSeq earlier_seq, const std::string& earlier_name, HazardKind kind,
+              uint64_t begin, uint64_t end);
   void Emit(Node& node);
   HazardTensor Resolve(uint64_t addr) const;
 
@@ -173,6 +227,16 @@ class HazardDetector {
   uint32_t last_index_ = 0;
   std::vector<Node> nodes_;
   std::vector<uint32_t> free_nodes_;
+  std::deque<TaskSeq> unchecked_;  // in submission order
+  size_t added_ = 0;               // tasks added so far
+  size_t checked_ = 0;             // tasks checked so far
+  std::deque<HostRead> host_reads_;
+  // Per ring: (local id, seq) of its checked tasks the window has not yet
+  // retired, oldest first.
+  std::array<std::deque<std::pair<uint32_t, TaskSeq>>, kRings> ring_order_;
+  int64_t peak_live_ = 0;
+  size_t retired_since_sweep_ = 0;
+  std::vector<uint32_t> retire_stack_;
   // Bucketed by (level, chunk) as BucketKey packs them, in key order so a
   // query walks only the buckets there are; reads (and predicate reads)
   // apart from writes, so a read scans only the writes: many tasks reading
@@ -188,15 +252,15 @@ class HazardDetector {
   int read_levels_ = 0;  // levels in use so far, from level 0
   int write_levels_ = 0;
   uint64_t chunk_bytes_[kLevels];      // per level
-  std::vector<AccessRef> superseded_;  // scratch for AddUse
+  std::vector<AccessRef> superseded_;  // scratch for CheckAccess
   // Buckets to sweep: (bucket key, whether in the write index),
   // deduplicated by SweepGranules so that each is swept once.
   std::vector<std::pair<uint64_t, bool>> swept_granules_;
   TaskSeq last_added_ = 0;
   bool any_added_ = false;
-  bool in_order_ = true;  // tasks arrived in seq order (the fast path needs it)
   // The last BFS: every ancestor of bfs_root_ with seq >= bfs_bound_ carries
-  // visit_stamp_. Valid until an edge into a task <= bfs_root_ is added.
+  // visit_stamp_. Valid until an edge into a task <= bfs_root_ is added or
+  // a task retires.
   uint32_t visit_stamp_ = 0;
   TaskSeq bfs_root_ = 0;
   TaskSeq bfs_bound_ = 0;

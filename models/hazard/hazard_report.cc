@@ -14,6 +14,8 @@ const char* HazardKindName(HazardKind kind) {
       return "WAR";
     case HazardKind::kPredicate:
       return "predicate read";
+    case HazardKind::kStaleRead:
+      return "stale host read";
     case HazardKind::kUnpublished:
       return "unpublished hand-off";
     case HazardKind::kFalseSharing:

@@ -15,6 +15,7 @@ enum class HazardKind : uint8_t {
   kWaw,           // two unordered tasks write the same lines
   kWar,           // a later task overwrites what an unordered earlier one reads
   kPredicate,     // a predicate reads an element an unordered task writes
+  kStaleRead,     // the orchestration reads an element an unwaited task writes
   kUnpublished,   // inside one task: a block reads another block's bytes
                   // without syncall + the publish protocol between them
   kFalseSharing,  // inside one task: two blocks write one cache line
@@ -57,10 +58,12 @@ struct HazardReport {
   // Inter-task kinds: `task` is the later-submitted side (the reader for RAW
   // and predicates, the later writer for WAW and WAR) and `others` the
   // earlier tasks it is not ordered after (writers, or readers for WAR), by
-  // seq. Intra-task kinds: `task` is the task, `blocks` = {writer, reader}
+  // seq. kStaleRead: `task` names the read's origin (its seq is the last task
+  // submitted before it). Intra-task kinds: `task` is the task, `blocks` = {writer, reader}
   // (kUnpublished) or the two writers (kFalseSharing).
   HazardTask task;
   std::vector<HazardTask> others;
+  int64_t more_others = 0;  // earlier tasks past the ones `others` names
   std::vector<HazardBlock> blocks;
   HazardTensor tensor;
   uint64_t region_begin = 0;  // GM byte range the conflict covers

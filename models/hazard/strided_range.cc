@@ -47,6 +47,52 @@ StridedRange StridedRange::Rows(uint64_t base, int64_t rows, uint64_t row, uint6
   return {base, end, row, stride};
 }
 
+namespace {
+
+// b's rows continue a's (b right after a's last row, one row length and
+// stride), or b is the next column of a's rows.
+bool Follows(const StridedRange& a, const StridedRange& b, StridedRange* merged) {
+  const int64_t a_rows = a.rows();
+  const int64_t b_rows = b.rows();
+  if (a.row == b.row && b.begin > a.begin) {
+    // A one-row range takes the other's stride, or the gap between them.
+    const uint64_t stride = !a.contiguous()   ? a.stride
+                            : !b.contiguous() ? b.stride
+                                              : b.begin - a.begin;
+    const bool strides_agree =
+        (a.contiguous() || a.stride == stride) && (b.contiguous() || b.stride == stride);
+    if (strides_agree && stride > a.row &&
+        b.begin == a.begin + static_cast<uint64_t>(a_rows) * stride) {
+      *merged = StridedRange::Rows(a.begin, a_rows + b_rows, a.row, stride);
+      return true;
+    }
+  }
+  if (a_rows == b_rows && b.begin == a.begin + a.row && (a_rows == 1 || a.stride == b.stride) &&
+      a.row + b.row <= (a_rows == 1 ? a.row + b.row : a.stride)) {
+    *merged = StridedRange::Rows(a.begin, a_rows, a.row + b.row, a_rows == 1 ? 0 : a.stride);
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool Coalesce(const StridedRange& a, const StridedRange& b, StridedRange* merged) {
+  if (a.contiguous() && b.contiguous() && b.begin <= a.end && a.begin <= b.end) {
+    *merged = StridedRange::Contiguous(std::min(a.begin, b.begin), std::max(a.end, b.end));
+    return true;
+  }
+  if (Covers(a, b)) {
+    *merged = a;
+    return true;
+  }
+  if (Covers(b, a)) {
+    *merged = b;
+    return true;
+  }
+  return Follows(a, b, merged) || Follows(b, a, merged);
+}
+
 bool Intersect(const StridedRange& a, const StridedRange& b, uint64_t* lo, uint64_t* hi) {
   const uint64_t from = std::max(a.begin, b.begin);
   const uint64_t to = std::min(a.end, b.end);

@@ -35,6 +35,12 @@ bool Intersect(const StridedRange& a, const StridedRange& b, uint64_t* lo, uint6
 // Whether every byte of `inner` is in `outer`.
 bool Covers(const StridedRange& outer, const StridedRange& inner);
 
+// Whether a ∪ b is exactly one strided range, and then that range in
+// `*merged`: one covers the other, b continues a's rows (or a b's) at the
+// same stride, or they are side by side columns of the same rows. A tile
+// loop's transfers of one operand then keep one entry, not one per tile.
+bool Coalesce(const StridedRange& a, const StridedRange& b, StridedRange* merged);
+
 // `range` with each row rounded out to whole `line`s (a write-back writes
 // whole lines); false when the rounded rows would not be evenly strided
 // (the stride is not a multiple of the line), so the caller rounds row by

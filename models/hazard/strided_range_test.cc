@@ -76,6 +76,51 @@ TEST(StridedRangeTest, IntersectAndCoversMatchTheBytes) {
   EXPECT_GT(overlapping, 100);
 }
 
+// Coalesce merges exactly: the merged range holds the union's bytes and
+// nothing else, for every pair of the family above that it merges.
+TEST(StridedRangeTest, CoalesceIsExactAndMergesTileLoops) {
+  std::vector<StridedRange> ranges;
+  for (uint64_t begin : {0, 4, 8, 16, 24, 32}) {
+    for (int64_t rows : {1, 2, 3}) {
+      for (uint64_t row : {4, 8}) {
+        for (uint64_t stride : {8, 16}) {
+          if (stride <= row && rows > 1) continue;
+          ranges.push_back(StridedRange::Rows(begin, rows, row, stride));
+        }
+      }
+    }
+  }
+  constexpr uint64_t kSize = 160;
+  int merged_pairs = 0;
+  for (const StridedRange& a : ranges) {
+    for (const StridedRange& b : ranges) {
+      StridedRange merged;
+      if (!Coalesce(a, b, &merged)) continue;
+      ++merged_pairs;
+      std::vector<bool> both = Bytes(a, kSize);
+      const std::vector<bool> in_b = Bytes(b, kSize);
+      for (uint64_t i = 0; i < kSize; ++i) both[i] = both[i] || in_b[i];
+      EXPECT_EQ(Bytes(merged, kSize), both) << a.begin << "/" << a.row << "/" << a.stride << " + "
+                                            << b.begin << "/" << b.row << "/" << b.stride;
+    }
+  }
+  EXPECT_GT(merged_pairs, 100);
+  // A K loop's tiles of B: 4 rows each, the next 4 rows after them.
+  StridedRange merged;
+  ASSERT_TRUE(
+      Coalesce(StridedRange::Rows(0, 4, 64, 512), StridedRange::Rows(2048, 4, 64, 512), &merged));
+  EXPECT_EQ(merged.rows(), 8);
+  EXPECT_EQ(merged.row, 64u);
+  // Of A: the next 64 bytes of the same rows.
+  ASSERT_TRUE(
+      Coalesce(StridedRange::Rows(0, 4, 64, 512), StridedRange::Rows(64, 4, 64, 512), &merged));
+  EXPECT_EQ(merged.rows(), 4);
+  EXPECT_EQ(merged.row, 128u);
+  // Not the same rows: no single range holds exactly both.
+  EXPECT_FALSE(
+      Coalesce(StridedRange::Rows(0, 4, 64, 512), StridedRange::Rows(64, 3, 64, 512), &merged));
+}
+
 TEST(StridedRangeTest, WritesRoundOutToLinesRowByRow) {
   StridedRange rounded;
   ASSERT_TRUE(RoundOutToLines(StridedRange::Rows(70, 3, 10, 128), 64, &rounded));
