@@ -3,39 +3,67 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 
 namespace pto {
 namespace {
 
 nlohmann::json TaskJson(const HazardTask& task) { return {{"seq", task.seq}, {"name", task.name}}; }
 
+// What makes two reports the same race: kind, tensor, task names, blocks.
+std::string ShapeOf(const HazardReport& r) {
+  std::string key = absl::StrCat(static_cast<int>(r.kind), "|", r.tensor.name, "|", r.task.name,
+                                 "|", r.more_others);
+  for (const HazardTask& other : r.others) absl::StrAppend(&key, "|", other.name);
+  for (const HazardBlock& block : r.blocks) absl::StrAppend(&key, "|b", block.block);
+  return key;
+}
+
 }  // namespace
 
 void HazardOutput::Add(const HazardReport& report) {
-  reports_.push_back(report);
-  lines_.push_back(FormatHazard(report));
+  ++total_;
+  auto [it, inserted] = entry_of_.try_emplace(ShapeOf(report), entries_.size());
+  if (!inserted) {
+    Entry& entry = entries_[it->second];
+    ++entry.repeats;
+    if (entry.also.size() < kMaxAlso) entry.also.push_back(report.task.seq);
+    return;
+  }
+  if (entries_.size() >= kMaxStored) {
+    entry_of_.erase(it);
+    ++not_stored_;
+    return;
+  }
+  entries_.push_back({report, FormatHazard(report), 0, {}});
 }
 
 std::string HazardOutput::Lines() const {
   std::string out;
-  const size_t shown = std::min(lines_.size(), kMaxPrinted);
+  const size_t shown = std::min(entries_.size(), kMaxPrinted);
   for (size_t i = 0; i < shown; ++i) {
-    out += lines_[i];
+    const Entry& entry = entries_[i];
+    out += entry.line;
+    if (entry.repeats > 0) {
+      absl::StrAppend(&out, " (and ", entry.repeats, " more like it, on tasks #",
+                      absl::StrJoin(entry.also, ", #"), entry.repeats > 8 ? ", ..." : "", ")");
+    }
     out += '\n';
   }
-  if (shown < lines_.size()) {
-    absl::StrAppend(&out, "hazard: ", lines_.size() - shown, " more not printed (the first ", shown,
-                    " of ", lines_.size(),
-                    " are above; stats.json's \"hazards\" lists "
-                    "every one, with --out)\n");
+  const size_t unprinted = entries_.size() - shown + not_stored_;
+  if (unprinted > 0) {
+    absl::StrAppend(&out, "hazard: ", unprinted, " more not printed (the first ", shown, " of ",
+                    entries_.size() + not_stored_,
+                    " distinct hazards are above; stats.json's \"hazards\" lists the first ",
+                    kMaxStored, ", with --out)\n");
   }
   return out;
 }
 
 nlohmann::json HazardOutput::ToJson() const {
   nlohmann::json all = nlohmann::json::array();
-  for (size_t i = 0; i < reports_.size(); ++i) {
-    const HazardReport& r = reports_[i];
+  for (const Entry& entry : entries_) {
+    const HazardReport& r = entry.report;
     nlohmann::json others = nlohmann::json::array();
     for (const HazardTask& t : r.others) others.push_back(TaskJson(t));
     nlohmann::json blocks = nlohmann::json::array();
@@ -45,12 +73,15 @@ nlohmann::json HazardOutput::ToJson() const {
     all.push_back({{"kind", HazardKindName(r.kind)},
                    {"task", TaskJson(r.task)},
                    {"others", others},
+                   {"more_others", r.more_others},
                    {"blocks", blocks},
                    {"tensor", r.tensor.name},
                    {"region", {r.region_begin - base, r.region_end - base}},
                    {"detail", r.detail},
                    {"fix", r.fix},
-                   {"line", lines_[i]}});
+                   {"line", entry.line},
+                   {"repeats", entry.repeats}});
+    if (!entry.also.empty()) all.back()["also"] = entry.also;
   }
   return all;
 }

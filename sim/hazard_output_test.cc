@@ -40,10 +40,17 @@ TEST(HazardOutputTest, OneLinePerReportInOrder) {
   EXPECT_THAT(lines, HasSubstr("scratch"));
 }
 
+// A distinct race per tensor: `i` names tensor i.
+HazardReport RawOn(size_t i) {
+  HazardReport r = Raw();
+  r.tensor.name = "t" + std::to_string(i);
+  return r;
+}
+
 TEST(HazardOutputTest, StdoutStopsAtItsLimitAndSaysHowManyItLeftOut) {
   HazardOutput out;
   const size_t total = HazardOutput::kMaxPrinted + 7;
-  for (size_t i = 0; i < total; ++i) out.Add(Raw());
+  for (size_t i = 0; i < total; ++i) out.Add(RawOn(i));
   EXPECT_EQ(out.size(), total);
   const std::string lines = out.Lines();
   size_t printed = 0;
@@ -52,8 +59,40 @@ TEST(HazardOutputTest, StdoutStopsAtItsLimitAndSaysHowManyItLeftOut) {
     ++printed;
   }
   EXPECT_EQ(printed, HazardOutput::kMaxPrinted);
-  EXPECT_THAT(lines, HasSubstr("hazard: 7 more not printed (the first 50 of 57 are above"));
-  EXPECT_EQ(out.ToJson().size(), total);  // stats.json keeps every one
+  EXPECT_THAT(
+      lines,
+      HasSubstr("hazard: 7 more not printed (the first 50 of 57 distinct hazards are above"));
+  EXPECT_EQ(out.ToJson().size(), total);  // stats.json keeps them
+}
+
+TEST(HazardOutputTest, RepeatsOfOneRaceAreOneEntryWithACount) {
+  // A loop repeating one race: the same task names, other instances.
+  HazardOutput out;
+  for (TaskSeq k = 0; k < 3000; ++k) {
+    HazardReport r = Raw();
+    r.task.seq = 100 + k;
+    out.Add(r);
+  }
+  EXPECT_EQ(out.size(), 3000u);
+  EXPECT_EQ(out.entries(), 1u);
+  const nlohmann::json j = out.ToJson();
+  ASSERT_EQ(j.size(), 1u);
+  EXPECT_EQ(j[0]["repeats"], 2999);
+  EXPECT_EQ(j[0]["also"].size(), HazardOutput::kMaxAlso);
+  EXPECT_EQ(j[0]["also"][0], 101);
+  EXPECT_THAT(out.Lines(), HasSubstr("(and 2999 more like it, on tasks #101, #102,"));
+  EXPECT_LT(j.dump().size(), 2000u);
+}
+
+TEST(HazardOutputTest, StoredEntriesAreCappedAndTheRestCounted) {
+  HazardOutput out;
+  const size_t total = HazardOutput::kMaxStored + 500;
+  for (size_t i = 0; i < total; ++i) out.Add(RawOn(i));
+  EXPECT_EQ(out.size(), total);
+  EXPECT_EQ(out.entries(), HazardOutput::kMaxStored);
+  EXPECT_EQ(out.not_stored(), 500u);
+  EXPECT_EQ(out.ToJson().size(), HazardOutput::kMaxStored);
+  EXPECT_THAT(out.Lines(), HasSubstr("hazard: 1450 more not printed (the first 50 of 1500 "));
 }
 
 TEST(HazardOutputTest, JsonNamesTasksTensorAndTheRegionInsideIt) {
