@@ -706,8 +706,9 @@ absl::Status Interpreter::Assign(const Expr& target, const Value& value,
           t && t->valid() && in_launch() && t->launch() == launch_->serial()) {
         launch_->BindName(t->index(), target.name);
       }
-      if (auto* t = value.As<TensorRef>(); t && t->is_whole()) {
-        program_.NameDeviceTensor(t->tensor_id(), target.name);
+      if (auto* t = value.As<TensorRef>();
+          t && t->is_whole() && program_.NameDeviceTensor(t->tensor_id(), target.name)) {
+        t->set_name(program_.tensor(t->tensor_id()).name());
       }
       return absl::OkStatus();
     case ExprKind::kTuple:

@@ -69,12 +69,13 @@ uint32_t ProgramBuilder::NewDeviceTensor(const std::string& name, trace::DType d
   return t->id();
 }
 
-void ProgramBuilder::NameDeviceTensor(uint32_t id, const std::string& variable) {
-  if (unnamed_device_tensors_.erase(id) == 0) return;
+bool ProgramBuilder::NameDeviceTensor(uint32_t id, const std::string& variable) {
+  if (unnamed_device_tensors_.erase(id) == 0) return false;
   std::string name = variable;
   for (int k = 1; tensor_names_.contains(name); ++k) name = absl::StrCat(variable, "_", k);
   header_.mutable_tensors(static_cast<int>(id))->set_name(name);
   tensor_names_.insert(name);
+  return true;
 }
 
 uint32_t ProgramBuilder::AddKernel(trace::Kernel kernel) {

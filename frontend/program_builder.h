@@ -31,6 +31,9 @@ class TensorRef : public Object {
 
   uint32_t tensor_id() const { return tensor_id_; }
   const std::string& name() const { return name_; }
+  // The variable a device tensor was first bound to (NameDeviceTensor), so
+  // messages about it say what the user wrote.
+  void set_name(std::string name) { name_ = std::move(name); }
   trace::DType dtype() const { return dtype_; }
   const std::vector<int64_t>& offsets() const { return offsets_; }
   const std::vector<int64_t>& shape() const { return shape_; }
@@ -76,7 +79,8 @@ class ProgramBuilder {
   // Names a device-created tensor after the variable it is first assigned
   // to (`scratch = pl.create_tensor(...)`), so reports say `scratch`; later
   // bindings keep the first name, and a name already taken gets a suffix.
-  void NameDeviceTensor(uint32_t id, const std::string& variable);
+  // True when it named the tensor (its first binding).
+  bool NameDeviceTensor(uint32_t id, const std::string& variable);
   const trace::Tensor& tensor(uint32_t id) const { return header_.tensors(id); }
   // A kernel's READ takes the tensor's values (Tensor.control).
   void MarkControl(uint32_t id) {

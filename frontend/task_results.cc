@@ -55,7 +55,8 @@ absl::Status Interpreter::FinishTaskBody(const std::shared_ptr<Env>& env, bool s
                                                  tile->dtype(), tile->shape(), /*manual_dep=*/false,
                                                  trace::TensorInit(), Origin(at));
     program_.NameDeviceTensor(id, name);
-    auto ref = std::make_shared<TensorRef>(id, name, tile->dtype(), tile->shape());
+    auto ref =
+        std::make_shared<TensorRef>(id, program_.tensor(id).name(), tile->dtype(), tile->shape());
     k.AddIntermediate(id);
     const std::vector<Value> origin(tile->shape().size(), Value::Int(0));
     PTOC_RETURN_IF_ERROR(EmitStore(this, tile, origin, ref, /*atomic_add=*/false, at));

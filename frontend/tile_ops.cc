@@ -54,6 +54,22 @@ absl::StatusOr<std::pair<int64_t, int64_t>> MatmulShape(Interpreter* interp, con
                                            "; the lhs lives in Left (L0A) and the rhs in Right "
                                            "(L0B)"));
   }
+  // The cube's operand rule (pto_sim's validator applies it too): one input
+  // dtype, a float or INT8.
+  if (a.dtype() != b.dtype()) {
+    return interp->Error(loc, absl::StrCat(what, " operands are ", DTypeName(a.dtype()), " and ",
+                                           DTypeName(b.dtype()),
+                                           "; the cube takes one input dtype: pl.cast one "
+                                           "of them first (e.g. pl.cast(rhs, pl.",
+                                           DTypeName(a.dtype()), "))"));
+  }
+  const trace::DType in = a.dtype();
+  if (in != trace::FP16 && in != trace::BF16 && in != trace::FP32 && in != trace::INT8 &&
+      in != trace::UINT8) {
+    return interp->Error(loc, absl::StrCat(what, " operands are ", DTypeName(in),
+                                           ", not a cube input; pl.cast them to FP16, BF16, "
+                                           "FP32 or INT8"));
+  }
   return std::make_pair(m, n);
 }
 
@@ -274,6 +290,15 @@ absl::StatusOr<Value> TileElementwise(Interpreter* interp, trace::Op::Kind kind,
       return interp->Error(loc, absl::StrCat("tile shapes differ: ", ShapeString(ta->shape()),
                                              " and ", ShapeString(tb->shape())));
     }
+    // PyPTO's rule, and the vector unit's: both operands one dtype.
+    if (tb->dtype() != ta->dtype()) {
+      return interp->Error(
+          loc, absl::StrCat("operand dtypes differ: ", DTypeName(ta->dtype()), " and ",
+                            DTypeName(tb->dtype()),
+                            "; an elementwise op does not convert: pl.cast one of them first "
+                            "(e.g. pl.cast(rhs, pl.",
+                            DTypeName(ta->dtype()), "))"));
+    }
     op.add_srcs(tb->index());
   }
   auto dst = k->NewTile(ta->shape(), ta->dtype(), trace::VEC);
@@ -372,6 +397,19 @@ absl::StatusOr<Value> TileMatmulAcc(Interpreter* interp, const Value& acc, const
                                            PlSpaceName(k->space(*tacc))));
   }
   PTOC_ASSIGN_OR_RETURN(mn, MatmulShape(interp, *ta, *tb, a_trans, b_trans, "pl.matmul_acc", loc));
+  // The accumulator holds what the cube produces: INT32 for INT8 inputs,
+  // a float for float inputs.
+  const bool int8_in = ta->dtype() == trace::INT8 || ta->dtype() == trace::UINT8;
+  const trace::DType acc_dtype = tacc->dtype();
+  const bool fits =
+      int8_in ? acc_dtype == trace::INT32
+              : acc_dtype == trace::FP32 || acc_dtype == trace::FP16 || acc_dtype == trace::BF16;
+  if (!fits) {
+    return interp->Error(loc, absl::StrCat("pl.matmul_acc: the accumulator is ",
+                                           DTypeName(acc_dtype), " but ", DTypeName(ta->dtype()),
+                                           " operands accumulate into ", int8_in ? "INT32" : "FP32",
+                                           "; create it as pl.", int8_in ? "INT32" : "FP32"));
+  }
   const std::vector<int64_t> product = {mn.first, mn.second};
   if (tacc->shape() != product) {
     return interp->Error(
