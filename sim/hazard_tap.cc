@@ -53,13 +53,17 @@ void HazardTap::OnTaskSubmitted(const Task& task, absl::Span<const DepEdge> edge
 }
 
 bool HazardTap::ManualDep(uint32_t tensor_id) {
-  auto [it, inserted] = manual_dep_.try_emplace(tensor_id, false);
-  if (inserted) {
+  // Tensor ids are small and dense: a flag per id, filled on first sight
+  // (a Declare record may add tensors to the header mid-run).
+  if (tensor_id >= manual_dep_.size()) manual_dep_.resize(tensor_id + 1, kUnknown);
+  int8_t& flag = manual_dep_[tensor_id];
+  if (flag == kUnknown) {
+    flag = 0;
     for (const trace::Tensor& t : header_.tensors()) {
-      if (t.id() == tensor_id) it->second = t.manual_dep();
+      if (t.id() == tensor_id) flag = t.manual_dep() ? 1 : 0;
     }
   }
-  return it->second;
+  return flag == 1;
 }
 
 namespace {

@@ -6,7 +6,6 @@
 #include <string>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "models/aicpu/dep_inference.h"
 #include "models/hazard/hazard_detector.h"
@@ -56,11 +55,12 @@ class HazardTap : public RunObserver {
 
   const trace::StreamHeader& header_;
   std::unique_ptr<HazardDetector> detector_;
-  DependencyInference program_deps_;
-  absl::flat_hash_map<uint32_t, bool> manual_dep_;  // by tensor id, as seen
-  std::vector<DepArg> dep_args_;                    // reused
-  std::vector<DepEdge> program_edges_;              // reused
-  std::vector<TaskSeq> producers_;                  // reused
+  DependencyInference program_deps_{/*indexed_map=*/true};
+  static constexpr int8_t kUnknown = -1;
+  std::vector<int8_t> manual_dep_;      // by tensor id: 1, 0 or kUnknown
+  std::vector<DepArg> dep_args_;        // reused
+  std::vector<DepEdge> program_edges_;  // reused
+  std::vector<TaskSeq> producers_;      // reused
   // Live tasks of more than one block (or lane): their blocks are checked
   // against each other.
   absl::flat_hash_set<TaskSeq> multi_block_;

@@ -58,6 +58,9 @@ struct InferStats {
 // retired are reported; the orchestrator skips them when wiring.
 class DependencyInference {
  public:
+  DependencyInference() = default;
+  // `indexed_map`: see TensorMap(bool).
+  explicit DependencyInference(bool indexed_map) : tensor_map_(indexed_map) {}
   // Infers the fan-in of task `self` (newer than every task already seen)
   // and registers what it writes, unless `mode` is MANUAL. Replaces `*edges`
   // with every edge reason in the runtime's order: explicit deps, then per

@@ -1,5 +1,6 @@
 #include "models/aicpu/tensor_map.h"
 
+#include <algorithm>
 #include <cassert>
 
 namespace pto {
@@ -9,6 +10,7 @@ int TensorMap::Lookup(const TensorView& view, std::vector<TensorMapMatch>* match
   auto head = buffer_heads_.find(view.base_addr);
   if (head == buffer_heads_.end()) return 0;
   const ByteRange bytes = ByteRangeOf(view);
+  if (indexed_) return IndexedLookup(view, bytes, matches);
   int probed = 0;
   for (uint32_t e = head->second; e != kNil; e = entries_[e].older_in_buffer) {
     ++probed;
@@ -16,6 +18,24 @@ int TensorMap::Lookup(const TensorView& view, std::vector<TensorMapMatch>* match
     const Overlap overlap = ClassifyOverlap(view, bytes, entry.view, entry.bytes);
     if (overlap != Overlap::kNone) matches->push_back({e, entry.producer, overlap});
   }
+  return probed;
+}
+
+int TensorMap::IndexedLookup(const TensorView& view, const ByteRange& bytes,
+                             std::vector<TensorMapMatch>* matches) const {
+  int probed = 0;
+  const uint64_t from = bytes.begin > widest_ ? bytes.begin - widest_ : 0;
+  for (auto it = by_first_byte_.lower_bound({from, 0});
+       it != by_first_byte_.end() && it->first < bytes.end; ++it) {
+    ++probed;
+    const Entry& entry = entries_[it->second];
+    if (entry.bytes.end <= bytes.begin || entry.view.base_addr != view.base_addr) continue;
+    const Overlap overlap = ClassifyOverlap(view, bytes, entry.view, entry.bytes);
+    if (overlap != Overlap::kNone) matches->push_back({it->second, entry.producer, overlap});
+  }
+  std::sort(matches->begin(), matches->end(), [](const TensorMapMatch& a, const TensorMapMatch& b) {
+    return a.producer != b.producer ? a.producer > b.producer : a.entry > b.entry;
+  });
   return probed;
 }
 
@@ -37,6 +57,10 @@ void TensorMap::Insert(const TensorView& view, TaskSeq producer) {
   entry.producer = producer;
   entry.live = true;
   ++live_entries_;
+  if (indexed_) {
+    by_first_byte_.insert({entry.bytes.begin, e});
+    widest_ = std::max(widest_, entry.bytes.end - entry.bytes.begin);
+  }
 
   auto [buffer, buffer_is_new] = buffer_heads_.try_emplace(view.base_addr, e);
   entry.newer_in_buffer = kNil;
@@ -72,6 +96,7 @@ void TensorMap::Unlink(uint32_t e) {
   }
   entry.live = false;
   --live_entries_;
+  if (indexed_) by_first_byte_.erase({entry.bytes.begin, e});
   free_entries_.push_back(e);
 }
 
@@ -102,6 +127,8 @@ void TensorMap::EraseProducer(TaskSeq producer) {
 }
 
 void TensorMap::Clear() {
+  by_first_byte_.clear();
+  widest_ = 0;
   entries_.clear();
   free_entries_.clear();
   live_entries_ = 0;

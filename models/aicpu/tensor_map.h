@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "absl/container/btree_set.h"
 #include "absl/container/flat_hash_map.h"
 #include "models/aicpu/overlap.h"
 #include "models/aicpu/tensor_view.h"
@@ -30,6 +31,12 @@ struct TensorMapMatch {
 class TensorMap {
  public:
   TensorMap() = default;
+  // `indexed`: lookups find overlapping entries through an index by first
+  // byte instead of walking the buffer's chain (the same matches, ordered
+  // newest producer first). For a map that, unlike the runtime's, holds far
+  // more than the in-flight window (the hazard detector's program-order
+  // map); the probe count is then the entries the index visited.
+  explicit TensorMap(bool indexed) : indexed_(indexed) {}
   TensorMap(const TensorMap&) = delete;
   TensorMap& operator=(const TensorMap&) = delete;
 
@@ -79,6 +86,15 @@ class TensorMap {
   uint32_t NewEntry();
   void Unlink(uint32_t entry);
 
+  int IndexedLookup(const TensorView& view, const ByteRange& bytes,
+                    std::vector<TensorMapMatch>* matches) const;
+
+  bool indexed_ = false;
+  // With indexed_: (first byte, entry) of every live entry, and the widest
+  // span any entry ever had, which bounds how far before a view an
+  // overlapping entry can start.
+  absl::btree_set<std::pair<uint64_t, uint32_t>> by_first_byte_;
+  uint64_t widest_ = 0;
   std::vector<Entry> entries_;
   std::vector<uint32_t> free_entries_;
   size_t live_entries_ = 0;

@@ -120,5 +120,38 @@ TEST(TensorMapTest, ClearForgetsEverything) {
   EXPECT_EQ(map.Lookup(Rows(0, 256), &matches), 1);
 }
 
+// The indexed map finds what the chain walk finds, in the same order, while
+// entries come and go (inserts, INOUT removals, retirements).
+TEST(TensorMapTest, TheIndexedMapMatchesTheChainWalk) {
+  TensorMap chain;
+  TensorMap indexed(/*indexed=*/true);
+  std::vector<TensorMapMatch> a;
+  std::vector<TensorMapMatch> b;
+  int probed_less = 0;
+  for (TaskSeq seq = 1; seq <= 400; ++seq) {
+    const int64_t row = static_cast<int64_t>((seq * 37) % 250);
+    const int64_t rows = 1 + static_cast<int64_t>(seq % 6);
+    const uint64_t base = seq % 5 == 0 ? kOther : kOut;
+    const TensorView view = Rows(row, rows, base);
+    const int walked = chain.Lookup(view, &a);
+    const int visited = indexed.Lookup(view, &b);
+    ASSERT_EQ(Producers(a), Producers(b)) << seq;
+    for (size_t m = 0; m < a.size(); ++m) EXPECT_EQ(a[m].overlap, b[m].overlap) << seq;
+    probed_less += visited < walked;
+    if (seq % 3 == 0 && !a.empty()) {  // an INOUT covering the newest match
+      chain.Remove(a[0].entry);
+      indexed.Remove(b[0].entry);
+    }
+    chain.Insert(view, seq);
+    indexed.Insert(view, seq);
+    if (seq > 50 && seq % 2 == 0) {  // retirements
+      chain.EraseProducer(seq - 50);
+      indexed.EraseProducer(seq - 50);
+    }
+    ASSERT_EQ(chain.size(), indexed.size());
+  }
+  EXPECT_GT(probed_less, 300);  // the index visits only nearby entries
+}
+
 }  // namespace
 }  // namespace pto

@@ -197,17 +197,40 @@ void CheckBlockHandoffs(absl::Span<const BlockLogEntry> log, int64_t line_bytes,
     return std::tie(a.block, a.core) < std::tie(b.block, b.core);
   });
 
+  // Each block's bounds, in whole lines: a write that no other block's
+  // bounds reach conflicts with nothing, so its lines need no record (SPMD
+  // blocks writing their own bands cost nothing here).
+  std::vector<std::pair<uint64_t, uint64_t>> bounds(blocks.size(), {~uint64_t{0}, 0});
+  for (size_t slot = 0; slot < blocks.size(); ++slot) {
+    for (const BlockLogEntry* entry : blocks[slot].entries) {
+      if (entry->is_event || entry->end <= entry->begin) continue;
+      bounds[slot].first = std::min(bounds[slot].first, entry->begin & ~line_mask);
+      bounds[slot].second = std::max(bounds[slot].second, entry->end);
+    }
+  }
+  const auto shared_write = [&](size_t slot, const BlockLogEntry& entry) {
+    if (entry.is_event || entry.access != GmAccessKind::kWrite || entry.end <= entry.begin) {
+      return false;
+    }
+    const uint64_t lo = entry.begin & ~line_mask;
+    for (size_t other = 0; other < blocks.size(); ++other) {
+      if (other != slot && lo < bounds[other].second && bounds[other].first < entry.end) {
+        return true;
+      }
+    }
+    return false;
+  };
   // One record per line each (block, phase) writes: appended as written,
   // then sorted and merged, with room reserved up front, so a task writing
   // megabytes costs one buffer of the lines' size, no per-line map.
   size_t written_lines = 0;
-  for (const BlockLogEntry& entry : log) {
-    if (entry.is_event || entry.access != GmAccessKind::kWrite || entry.end <= entry.begin) {
-      continue;
+  for (size_t slot = 0; slot < blocks.size(); ++slot) {
+    for (const BlockLogEntry* entry : blocks[slot].entries) {
+      if (!shared_write(slot, *entry)) continue;
+      entry->ForEachRow([&](uint64_t begin, uint64_t end) {
+        written_lines += ((end - 1) | line_mask) / line_size - begin / line_size + 1;
+      });
     }
-    entry.ForEachRow([&](uint64_t begin, uint64_t end) {
-      written_lines += ((end - 1) | line_mask) / line_size - begin / line_size + 1;
-    });
   }
   std::vector<LineWrite> writes;
   writes.reserve(written_lines);
@@ -236,7 +259,7 @@ void CheckBlockHandoffs(absl::Span<const BlockLogEntry> log, int64_t line_bytes,
         }
         continue;
       }
-      if (entry.access != GmAccessKind::kWrite || entry.end <= entry.begin) continue;
+      if (!shared_write(static_cast<size_t>(slot), entry)) continue;
       entry.ForEachRow([&](uint64_t begin, uint64_t end) {
         for (uint64_t line = begin & ~line_mask; line < end; line += line_size) {
           const uint64_t mask =

@@ -165,6 +165,11 @@ bool HazardDetector::Reaches(TaskSeq from, TaskSeq to) {
   Node* source = Find(from);
   if (target == nullptr || source == nullptr) return false;
   if (from >= target->full_low) return true;
+  // A direct edge (a tensor-map or explicit producer): no walk.
+  if (std::find(target->producers.begin(), target->producers.end(), from) !=
+      target->producers.end()) {
+    return true;
+  }
   if (bfs_valid_ && bfs_root_ == to && from >= bfs_bound_) {
     return source->visit_stamp == visit_stamp_;
   }

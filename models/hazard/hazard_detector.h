@@ -80,7 +80,7 @@ class HazardDetector {
   static constexpr size_t kMaxOthers = 8;  // earlier tasks named per report
   struct Options {
     int64_t line_bytes = 64;                 // gm.dcache_line_bytes
-    int64_t index_granule_bytes = 64 << 10;  // overlap index bucket
+    int64_t index_granule_bytes = 4 << 10;  // overlap index bucket
     // Per ring: its task window W (ring.task_window); 0 = the window orders
     // nothing, so tasks stay until a host read or the end of the launch.
     std::array<int64_t, kRings> task_window = {};
