@@ -25,7 +25,10 @@ a side-by-side table, one row per build:
 Workloads: stress_100k, stress_1m, stress_4m (tools/stress_trace.cc, seed 42;
 --timing-only --summary-only), stress_1m_out (the same with every output on,
 --out DIR), qwen3 (traces/qwen3_14b_decode.py, --timing-only --summary-only),
-pipeline (traces/manual_scope_pipeline.py, functional, every output on).
+pipeline (traces/manual_scope_pipeline.py, functional, every output on),
+stress_1m_regions (stress_1m whose every task loads, updates and stores one of 4096 small
+tensors: tools/stress_trace.cc --regions 4096, so the hazard detector has a region per task). A `_nohz` suffix on any workload adds --no-hazards, to measure the detector's cost:
+    scripts/bench.py --rev HEAD~1 --workloads qwen3,qwen3_nohz,stress_1m_regions,stress_1m_regions_nohz
 """
 
 import argparse
@@ -117,14 +120,21 @@ def make_inputs(build_dir, source, workloads, work):
     inputs = {}
     ptoc = os.path.join(build_dir, "frontend", "ptoc")
     for name in workloads:
-        base = name.removesuffix("_out")
-        if base in STRESS_TASKS:
+        plain = name.removesuffix("_nohz")
+        base = plain.removesuffix("_out")
+        if base == "stress_1m_regions":
+            trace = os.path.join(work, f"{base}.pb")
+            if not os.path.exists(trace):
+                run([os.path.join(build_dir, "tools", "stress_trace_gen"), "--tasks", "1000000",
+                     "--seed", "42", "--regions", "4096", "-o", trace])
+            extra = ["--timing-only", "--summary-only"]
+        elif base in STRESS_TASKS:
             trace = os.path.join(work, f"{base}.pb")
             if not os.path.exists(trace):
                 run([os.path.join(build_dir, "tools", "stress_trace_gen"), "--tasks",
                      str(STRESS_TASKS[base]), "--seed", "42", "-o", trace])
             extra = ["--timing-only"]
-            extra += ["--out", "{out}"] if name.endswith("_out") else ["--summary-only"]
+            extra += ["--out", "{out}"] if plain.endswith("_out") else ["--summary-only"]
         elif name == "qwen3":
             trace = os.path.join(work, "qwen3_14b_decode.pb")
             run([ptoc, "qwen3_14b_decode.py", "--timing-only", "-o", trace],
@@ -135,7 +145,10 @@ def make_inputs(build_dir, source, workloads, work):
             run([ptoc, "manual_scope_pipeline.py", "-o", trace], cwd=os.path.join(source, "traces"))
             extra = ["--out", "{out}"]
         else:
-            sys.exit(f"bench: unknown workload '{name}'; known: {DEFAULT_WORKLOADS},stress_4m")
+            sys.exit(f"bench: unknown workload '{name}'; known: {DEFAULT_WORKLOADS},stress_4m,"
+                     "stress_1m_regions (and each with _nohz)")
+        if name.endswith("_nohz"):
+            extra = extra + ["--no-hazards"]
         inputs[name] = (trace, extra)
     return inputs
 

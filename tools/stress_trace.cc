@@ -7,7 +7,16 @@
 // so no ring overflows (a dependency on a task that already retired is
 // satisfied). Timing-only: no tensors at all.
 //
+// With --regions R, every task instead runs one small op program on a
+// tensor of its own, `work<i mod R>` of 64 FP32 (INOUT: load it, add 1,
+// store it), so the hazard detector has one GM region per task to track.
+// The tasks touching one tensor are chained through the tensor map on top
+// of the drawn dependencies. (Separate tensors, not rows of one: the
+// runtime's tensor map walks one chain per buffer, so rows of one buffer
+// would charge each submit for every live row.)
+//
 //   stress_trace --tasks 1000000 --seed 42 -o stress_1m.pb
+//   stress_trace --tasks 1000000 --seed 42 --regions 4096 -o stress_1m_regions.pb
 
 #include <algorithm>
 #include <cstdint>
@@ -30,10 +39,13 @@ int Main(int argc, char** argv) {
   int64_t tasks = 1000000;
   uint64_t seed = 42;
   std::string output = "stress_1m.pb";
+  int64_t regions = 0;
   CLI::App app{"Write the synthetic stress task stream (timing-only)."};
   app.add_option("--tasks", tasks, "number of tasks")
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 32));
   app.add_option("--seed", seed, "random seed");
+  app.add_option("--regions", regions, "tensors the tasks touch, one each (0: no tensor)")
+      ->check(CLI::Range(int64_t{0}, int64_t{1} << 20));
   app.add_option("-o,--output", output, "output .pb");
   try {
     app.parse(argc, argv);
@@ -55,6 +67,55 @@ int Main(int argc, char** argv) {
       kernel->set_name((type == 0 ? "aic_" : "aiv_") + std::to_string(cycles));
       kernel->set_core_type(type == 0 ? pto::trace::AIC : pto::trace::AIV);
       kernel->mutable_cost()->set_fixed_cycles(cycles);
+    }
+  }
+  constexpr int64_t kRowElements = 64;
+  const int touch_kernel = header.kernels_size();
+  if (regions > 0) {
+    for (int64_t r = 0; r < regions; ++r) {
+      pto::trace::Tensor* work = header.add_tensors();
+      work->set_id(static_cast<uint32_t>(r));
+      work->set_name("work" + std::to_string(r));
+      work->set_dtype(pto::trace::FP32);
+      work->add_shape(1);
+      work->add_shape(kRowElements);
+      work->set_gm_addr(static_cast<uint64_t>(r * kRowElements * 4));
+      work->set_size_bytes(static_cast<uint64_t>(kRowElements * 4));
+    }
+    pto::trace::Kernel* kernel = header.add_kernels();
+    kernel->set_id(touch_kernel);
+    kernel->set_name("touch_row");
+    kernel->set_core_type(pto::trace::AIV);
+    pto::trace::KernelProgram* program = kernel->mutable_program();
+    pto::trace::KernelParam* param = program->add_params();
+    param->set_name("row");
+    param->set_kind(pto::trace::KernelParam::TENSOR);
+    param->set_dtype(pto::trace::FP32);
+    param->set_direction(pto::trace::KernelParam::INOUT);
+    for (const char* name : {"t", "u"}) {
+      pto::trace::TileDecl* tile = program->add_tiles();
+      tile->set_name(name);
+      tile->add_shape(1);
+      tile->add_shape(kRowElements);
+      tile->set_dtype(pto::trace::FP32);
+      tile->set_space(pto::trace::VEC);
+    }
+    pto::trace::Op* load = program->add_ops();
+    load->set_kind(pto::trace::Op::LOAD);
+    load->set_dst(0);
+    load->set_param(0);
+    pto::trace::Op* add = program->add_ops();
+    add->set_kind(pto::trace::Op::ADD);
+    add->set_dst(1);
+    add->add_srcs(0);
+    add->mutable_scalar()->set_literal(1);
+    pto::trace::Op* store = program->add_ops();
+    store->set_kind(pto::trace::Op::STORE);
+    store->add_srcs(1);
+    store->set_param(0);
+    for (pto::trace::Op* op : {load, store}) {
+      op->add_offsets()->set_constant(0);
+      op->add_offsets()->set_constant(0);
     }
   }
   auto writer = pto::TraceWriter::Create(output, header);
@@ -98,6 +159,14 @@ int Main(int argc, char** argv) {
     submit->add_kernel_ids(-1);
     submit->set_block_num(1);
     submit->set_scope_depth(1);
+    if (regions > 0) {
+      submit->set_name("touch_row");
+      submit->set_kernel_ids(0, -1);
+      submit->set_kernel_ids(1, touch_kernel);
+      pto::trace::TensorArg* arg = submit->add_args()->mutable_tensor();
+      arg->set_tensor_id(static_cast<uint32_t>(i % regions));
+      arg->set_direction(pto::trace::INOUT);
+    }
     if (i > 0) {
       // Distinct predecessors among the previous min(i, 64) tasks.
       const int64_t window = std::min<int64_t>(i, kWindow);
