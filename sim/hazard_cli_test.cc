@@ -122,6 +122,24 @@ TEST(HazardCliTest, APredicateOrderedAfterItsProducerIsNotReported) {
   EXPECT_TRUE(run.stats["hazards"].empty()) << run.stats["hazards"];
 }
 
+// The catalogue's base trace with y made manual_dep: its writer registers
+// nothing, so the host read of y waits for nothing and may read it stale.
+TEST(HazardCliTest, AHostReadOfAManualDepTensorsElementIsStale) {
+  trace::TraceText text = ::pto::testing::LoadTraceFile(kSource + "/bad_inputs/trace/base.pbtxt");
+  ASSERT_EQ(text.header().tensors(1).name(), "y");
+  const std::string registered = ::pto::testing::SaveTraceFile(text, "host_read_registered");
+  text.mutable_header()->mutable_tensors(1)->set_manual_dep(true);
+  const std::string unregistered = ::pto::testing::SaveTraceFile(text, "host_read_manual_dep");
+  const SimRun clean = Simulate(registered, {"--fail-on-hazard"});
+  EXPECT_EQ(clean.cli.exit_code, 0) << clean.cli.out << clean.cli.err;
+  const SimRun stale = Simulate(unregistered, {"--fail-on-hazard"});
+  EXPECT_EQ(stale.cli.exit_code, 1) << stale.cli.out << stale.cli.err;
+  EXPECT_THAT(stale.cli.out,
+              HasSubstr("hazard: stale host read on y bytes [4, 8): the orchestration's read at "
+                        "base.py:10 reads an element that 'first' (#0) writes"));
+  EXPECT_THAT(stale.cli.out, HasSubstr("without manual_dep=True"));
+}
+
 TEST(HazardCliTest, ClaimsThatHoldAreNotReported) {
   for (const char* name :
        {"tensor_claim", "narrow_claim", "region_claim", "sliced", "serialized", "soft_barrier"}) {

@@ -60,9 +60,10 @@ void Describe(HazardReport* report) {
                                     ", which the read does not wait for (it waits only for the "
                                     "element's registered producers), so it may read a stale "
                                     "value");
-      report->fix = absl::StrCat("make ", others,
-                                 " write the element through an OUTPUT or INOUT argument of the "
-                                 "tensor, so that the read waits for it");
+      report->fix = absl::StrCat("register ", others,
+                                 " as the element's producer, so that the read waits for it: "
+                                 "write it through an OUTPUT or INOUT argument, of a tensor "
+                                 "without manual_dep=True (whose writers are never registered)");
       break;
     case HazardKind::kUnpublished:
     case HazardKind::kFalseSharing:
