@@ -53,17 +53,17 @@ void HazardTap::OnTaskSubmitted(const Task& task, absl::Span<const DepEdge> edge
 }
 
 bool HazardTap::ManualDep(uint32_t tensor_id) {
-  // Tensor ids are small and dense: a flag per id, filled on first sight
-  // (a Declare record may add tensors to the header mid-run).
-  if (tensor_id >= manual_dep_.size()) manual_dep_.resize(tensor_id + 1, kUnknown);
-  int8_t& flag = manual_dep_[tensor_id];
-  if (flag == kUnknown) {
-    flag = 0;
+  // Tensor ids are small and dense: a flag per id, read off the header
+  // whenever an id is new (a Declare record may add tensors mid-run).
+  if (tensor_id >= manual_dep_.size() || manual_dep_[tensor_id] == kUnknown) {
     for (const trace::Tensor& t : header_.tensors()) {
-      if (t.id() == tensor_id) flag = t.manual_dep() ? 1 : 0;
+      if (t.id() >= manual_dep_.size()) manual_dep_.resize(t.id() + 1, kUnknown);
+      manual_dep_[t.id()] = t.manual_dep() ? 1 : 0;
     }
+    if (tensor_id >= manual_dep_.size()) manual_dep_.resize(tensor_id + 1, kUnknown);
+    if (manual_dep_[tensor_id] == kUnknown) manual_dep_[tensor_id] = 0;
   }
-  return flag == 1;
+  return manual_dep_[tensor_id] == 1;
 }
 
 namespace {

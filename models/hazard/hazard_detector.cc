@@ -330,6 +330,10 @@ void HazardDetector::Buffer(TaskSeq task, Use use, const StridedRange& range) {
       return;
     }
   }
+  if (node.accesses.capacity() == 0 && !spare_accesses_.empty()) {
+    node.accesses.swap(spare_accesses_.back());
+    spare_accesses_.pop_back();
+  }
   node.accesses.push_back({range, use});
 }
 
@@ -545,6 +549,11 @@ void HazardDetector::Check(Node& node) {
   std::vector<Access> accesses;
   accesses.swap(node.accesses);
   for (const Access& access : accesses) CheckAccess(node, access.use, access.range);
+  // Its buffer serves a later task: no allocation per task.
+  if (spare_accesses_.size() < kSpareAccessLists) {
+    accesses.clear();
+    spare_accesses_.push_back(std::move(accesses));
+  }
   node.checked = true;
   Emit(node);
 }

@@ -79,7 +79,7 @@ class HazardDetector {
   static constexpr int kRings = 4;
   static constexpr size_t kMaxOthers = 8;  // earlier tasks named per report
   struct Options {
-    int64_t line_bytes = 64;                 // gm.dcache_line_bytes
+    int64_t line_bytes = 64;                // gm.dcache_line_bytes
     int64_t index_granule_bytes = 4 << 10;  // overlap index bucket
     // Per ring: its task window W (ring.task_window); 0 = the window orders
     // nothing, so tasks stay until a host read or the end of the launch.
@@ -268,6 +268,9 @@ class HazardDetector {
   std::vector<uint32_t> bfs_queue_;
   std::vector<HazardReport> ready_;
   std::vector<BlockLogEntry> spare_block_log_;  // empty, its capacity kept for reuse
+  // Emptied access lists of checked tasks, their capacity kept for reuse.
+  static constexpr size_t kSpareAccessLists = 64;
+  std::vector<std::vector<Access>> spare_accesses_;
 };
 
 }  // namespace pto
