@@ -140,6 +140,40 @@ TEST(HazardCliTest, AHostReadOfAManualDepTensorsElementIsStale) {
   EXPECT_THAT(stale.cli.out, HasSubstr("without manual_dep=True"));
 }
 
+// 1000 unordered writers of one tile (y made manual_dep, no deps): each
+// writer races with the one before it; the reports fold into one entry, so
+// stats.json stays small (it was 63 MB when every report named every
+// earlier writer).
+TEST(HazardCliTest, ManyUnorderedWritersOfOneTileStayOneSmallEntry) {
+  trace::TraceText text = ::pto::testing::LoadTraceFile(kSource + "/bad_inputs/trace/base.pbtxt");
+  text.mutable_header()->mutable_tensors(1)->set_manual_dep(true);
+  trace::StreamRecord writer;
+  for (const trace::StreamRecord& record : text.records()) {
+    if (record.has_submit() && record.submit().name() == "first") writer = record;
+  }
+  ASSERT_TRUE(writer.has_submit());
+  writer.mutable_submit()->set_name("tile_writer");
+  auto* records = text.mutable_records();
+  const trace::StreamRecord begin = records->Get(0);
+  const trace::StreamRecord scope = records->Get(1);
+  records->Clear();
+  *records->Add() = begin;
+  *records->Add() = scope;
+  constexpr int kWriters = 1000;
+  for (int w = 0; w < kWriters; ++w) *records->Add() = writer;
+  records->Add()->mutable_scope_end()->set_depth(1);
+  records->Add()->mutable_launch_end();
+  const SimRun run = Simulate(::pto::testing::SaveTraceFile(text, "thousand_writers"));
+  ASSERT_NE(run.stats, nullptr) << run.cli.out << run.cli.err;
+  EXPECT_THAT(run.cli.out, HasSubstr("hazards: 999"));
+  const nlohmann::json& hazards = run.stats["hazards"];
+  ASSERT_EQ(hazards.size(), 1u) << hazards;
+  EXPECT_EQ(hazards[0]["kind"], "WAW");
+  EXPECT_EQ(hazards[0]["repeats"], kWriters - 2);
+  EXPECT_EQ(hazards[0]["others"].size(), 1u);
+  EXPECT_LT(hazards.dump().size(), 4u << 10);  // bytes of the stored hazards
+}
+
 TEST(HazardCliTest, ClaimsThatHoldAreNotReported) {
   for (const char* name :
        {"tensor_claim", "narrow_claim", "region_claim", "sliced", "serialized", "soft_barrier"}) {
