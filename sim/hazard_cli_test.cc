@@ -174,6 +174,34 @@ TEST(HazardCliTest, ManyUnorderedWritersOfOneTileStayOneSmallEntry) {
   EXPECT_LT(hazards.dump().size(), 4u << 10);  // bytes of the stored hazards
 }
 
+// The same with a name per writer: 999 distinct races, of which stdout
+// prints 50 and says how many it left out; stats.json stores them all.
+TEST(HazardCliTest, DistinctRacesPastThePrintLimitAreCountedOnStdout) {
+  trace::TraceText text = ::pto::testing::LoadTraceFile(kSource + "/bad_inputs/trace/base.pbtxt");
+  text.mutable_header()->mutable_tensors(1)->set_manual_dep(true);
+  trace::StreamRecord writer;
+  for (const trace::StreamRecord& record : text.records()) {
+    if (record.has_submit() && record.submit().name() == "first") writer = record;
+  }
+  auto* records = text.mutable_records();
+  const trace::StreamRecord begin = records->Get(0);
+  const trace::StreamRecord scope = records->Get(1);
+  records->Clear();
+  *records->Add() = begin;
+  *records->Add() = scope;
+  for (int w = 0; w < 1000; ++w) {
+    writer.mutable_submit()->set_name("writer_" + std::to_string(w));
+    *records->Add() = writer;
+  }
+  records->Add()->mutable_scope_end()->set_depth(1);
+  records->Add()->mutable_launch_end();
+  const SimRun run = Simulate(::pto::testing::SaveTraceFile(text, "distinct_writers"));
+  ASSERT_NE(run.stats, nullptr) << run.cli.out << run.cli.err;
+  EXPECT_THAT(run.cli.out, HasSubstr("hazard: 949 more not printed (the first 50 of 999 distinct "
+                                     "hazards are above"));
+  EXPECT_EQ(run.stats["hazards"].size(), 999u);
+}
+
 TEST(HazardCliTest, ClaimsThatHoldAreNotReported) {
   for (const char* name :
        {"tensor_claim", "narrow_claim", "region_claim", "sliced", "serialized", "soft_barrier"}) {
