@@ -27,7 +27,7 @@ HazardTap::HazardTap(const trace::StreamHeader& header, int64_t line_bytes,
 void HazardTap::OnTaskSubmitted(const Task& task, absl::Span<const DepEdge> edges, TimePs, TimePs) {
   // runtime_id: the ring in the high 32 bits, the ring-local id in the low.
   detector_->AddTask(task.seq, task.name, static_cast<int>(task.runtime_id >> 32),
-                     static_cast<uint32_t>(task.runtime_id));
+                     static_cast<uint32_t>(task.runtime_id), task.origin);
   if (task.block_num > 1) multi_block_.insert(task.seq);
   UniqueProducers(task.seq, edges, &producers_);
   for (TaskSeq producer : producers_) detector_->AddDependency(producer, task.seq);

@@ -49,6 +49,7 @@ Task& Submitter::NewTask(TaskShape shape, const std::string& name) {
   task.index_in_launch = static_cast<uint32_t>(task.seq - launch_first_seq_);
   task.shape = shape;
   task.name = name;
+  task.origin.clear();
   task.scope_depth = scope.depth;
   task.manual_scope = scope.mode == trace::ScopeBegin::MANUAL;
   scope.tasks.push_back(task.seq);
@@ -76,6 +77,7 @@ Task& Submitter::Alloc(const trace::Alloc& alloc) {
 absl::StatusOr<Submission> Submitter::Submit(const trace::Submit& submit) {
   int32_t ids[3] = {submit.kernel_ids(0), submit.kernel_ids(1), submit.kernel_ids(2)};
   Task& task = NewTask(ShapeOf(ids), submit.name());
+  task.origin = submit.origin();
   std::copy(ids, ids + 3, task.kernel_ids);
   task.kernel = ids[0] >= 0 ? ids[0] : (ids[1] >= 0 ? ids[1] : ids[2]);
   task.subtasks_per_block = task.shape == TaskShape::kMix ? 3 : 1;
@@ -117,6 +119,7 @@ absl::StatusOr<Submission> Submitter::Submit(const trace::Submit& submit) {
 
 absl::StatusOr<Submission> Submitter::SubmitDummy(const trace::Dummy& dummy) {
   Task& task = NewTask(TaskShape::kDummy, dummy.name().empty() ? "dummy" : dummy.name());
+  task.origin = dummy.origin();
   task.allow_early_resolve = dummy.allow_early_resolve();
   return InferAndWire(task, dummy.args(), dummy.deps());
 }

@@ -102,6 +102,7 @@ struct Task {
   // bits, the ring-local sequence number in the low 32.
   uint64_t runtime_id = 0;
   std::string name;
+  std::string origin;  // the submit's source line ("kernel.py:27"), if recorded
   int32_t kernel_ids[3] = {-1, -1, -1};
   int32_t kernel = -1;  // the program or cost kernel cores execute
   uint32_t scope_depth = 0;

@@ -11,8 +11,10 @@
 namespace pto {
 namespace {
 
+// 'name' (#seq, kernel.py:27): the task as the user can find it.
 std::string TaskName(const HazardTask& task) {
-  return absl::StrCat("'", task.name, "' (#", task.seq, ")");
+  if (task.origin.empty()) return absl::StrCat("'", task.name, "' (#", task.seq, ")");
+  return absl::StrCat("'", task.name, "' (#", task.seq, ", ", task.origin, ")");
 }
 
 std::string TaskNames(const std::vector<HazardTask>& tasks, int64_t more) {
@@ -117,6 +119,7 @@ HazardDetector::Node& HazardDetector::Ensure(TaskSeq seq) {
   Node& node = nodes_[index];
   node.seq = seq;
   node.name.clear();
+  node.origin.clear();
   node.ring = -1;
   node.local = 0;
   node.done = false;
@@ -137,9 +140,11 @@ HazardDetector::Node& HazardDetector::Ensure(TaskSeq seq) {
   return node;
 }
 
-void HazardDetector::AddTask(TaskSeq seq, std::string_view name, int ring, uint32_t local) {
+void HazardDetector::AddTask(TaskSeq seq, std::string_view name, int ring, uint32_t local,
+                             std::string_view origin) {
   Node& node = Ensure(seq);
   node.name.assign(name.data(), name.size());
+  node.origin.assign(origin.data(), origin.size());
   node.ring = ring < kRings ? ring : kRings - 1;
   node.local = local;
 }
@@ -206,8 +211,8 @@ HazardTensor HazardDetector::Resolve(uint64_t addr) const {
   return HazardTensor();
 }
 
-void HazardDetector::Record(Node& later, TaskSeq earlier_seq, const std::string& earlier_name,
-                            HazardKind kind, uint64_t begin, uint64_t end) {
+void HazardDetector::Record(Node& later, const Node& earlier, HazardKind kind, uint64_t begin,
+                            uint64_t end) {
   HazardTensor tensor = Resolve(begin);
   auto it = std::find_if(later.pending.begin(), later.pending.end(), [&](const Pending& pending) {
     return pending.kind == kind && pending.tensor_id == tensor.id;
@@ -215,7 +220,7 @@ void HazardDetector::Record(Node& later, TaskSeq earlier_seq, const std::string&
   if (it == later.pending.end()) {
     Pending pending{kind, tensor.id, HazardReport()};
     pending.report.kind = kind;
-    pending.report.task = {later.seq, later.name};
+    pending.report.task = {later.seq, later.name, later.origin};
     pending.report.tensor = std::move(tensor);
     pending.report.region_begin = begin;
     pending.report.region_end = end;
@@ -226,7 +231,7 @@ void HazardDetector::Record(Node& later, TaskSeq earlier_seq, const std::string&
   report.region_begin = std::min(report.region_begin, begin);
   report.region_end = std::max(report.region_end, end);
   for (const HazardTask& other : report.others) {
-    if (other.seq == earlier_seq) return;
+    if (other.seq == earlier.seq) return;
   }
   // Names past the cap are counted, not kept: a task racing with thousands
   // of others costs a counter, not a list. Checking in submission order
@@ -237,7 +242,7 @@ void HazardDetector::Record(Node& later, TaskSeq earlier_seq, const std::string&
     ++report.more_others;
     return;
   }
-  report.others.push_back({earlier_seq, earlier_name});
+  report.others.push_back({earlier.seq, earlier.name, earlier.origin});
 }
 
 void HazardDetector::AddAccess(TaskSeq task, GmAccessKind kind, uint64_t addr, uint64_t size) {
@@ -390,7 +395,7 @@ void HazardDetector::CheckAccess(Node& node, Use use, const StridedRange& range)
             kind = HazardKind::kWar;  // an earlier read, a later write
           }
           const bool ordered = Reaches(theirs.seq, task);
-          if (!ordered) Record(node, other->seq, other->name, kind, lo, hi);
+          if (!ordered) Record(node, *other, kind, lo, hi);
           // A covered access that is ordered before this write, or reported
           // against it, is dropped: whoever conflicts with it later
           // conflicts with this write too, unless ordered after this
@@ -489,8 +494,8 @@ void HazardDetector::FinishBlocks(Node& node_ref) {
   Node* node = &node_ref;
   node->done = true;
   if (!node->block_log.empty()) {
-    CheckBlockHandoffs(node->block_log, options_.line_bytes, {node->seq, node->name}, resolver_,
-                       &node->block_reports);
+    CheckBlockHandoffs(node->block_log, options_.line_bytes, {node->seq, node->name, node->origin},
+                       resolver_, &node->block_reports);
     // Keep the larger buffer for the next multi-block task (a large log
     // grown from scratch every task costs page faults); free the other.
     node->block_log.clear();
@@ -590,7 +595,7 @@ void HazardDetector::CheckHostRead(const HostRead& read) {
         if (std::find(unordered.begin(), unordered.end(), theirs.seq) != unordered.end()) continue;
         unordered.push_back(theirs.seq);
         if (report.others.size() < kMaxOthers) {
-          report.others.push_back({writer->seq, writer->name});
+          report.others.push_back({writer->seq, writer->name, writer->origin});
         } else {
           ++report.more_others;
         }

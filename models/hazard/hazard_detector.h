@@ -90,7 +90,9 @@ class HazardDetector {
   HazardDetector(Options options, TensorResolver resolver);
 
   // `ring` < 0: the task is in no ring (no window ordering).
-  void AddTask(TaskSeq seq, std::string_view name, int ring = -1, uint32_t local = 0);
+  // `origin`: its source line, for reports ("kernel.py:27"; may be empty).
+  void AddTask(TaskSeq seq, std::string_view name, int ring = -1, uint32_t local = 0,
+               std::string_view origin = {});
   void AddDependency(TaskSeq producer, TaskSeq consumer);
   void AddAccess(TaskSeq task, GmAccessKind kind, uint64_t addr, uint64_t size);
   // A strided view (shape and strides in elements, outermost first, as the
@@ -168,6 +170,7 @@ class HazardDetector {
   struct Node {
     TaskSeq seq = 0;
     std::string name;
+    std::string origin;
     int ring = -1;
     uint32_t local = 0;
     bool done = false;     // EndTask came
@@ -213,8 +216,7 @@ class HazardDetector {
   // swept_granules_.
   template <typename Drop>
   void SweepGranules(Drop drop);
-  void Record(Node& later, TaskSeq earlier_seq, const std::string& earlier_name, HazardKind kind,
-              uint64_t begin, uint64_t end);
+  void Record(Node& later, const Node& earlier, HazardKind kind, uint64_t begin, uint64_t end);
   void Emit(Node& node);
   HazardTensor Resolve(uint64_t addr) const;
 

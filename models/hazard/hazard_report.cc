@@ -35,7 +35,8 @@ std::string FormatHazard(const HazardReport& report) {
   }
   std::string where;
   if (report.kind == HazardKind::kUnpublished || report.kind == HazardKind::kFalseSharing) {
-    where = absl::StrCat(" in task '", report.task.name, "' (#", report.task.seq, ")");
+    where = absl::StrCat(" in task '", report.task.name, "' (#", report.task.seq,
+                         report.task.origin.empty() ? "" : ", ", report.task.origin, ")");
   }
   return absl::StrCat("hazard: ", HazardKindName(report.kind), where, " on ", region, ": ",
                       report.detail, "; fix: ", report.fix);

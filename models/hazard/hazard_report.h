@@ -45,6 +45,7 @@ struct HazardTensor {
 struct HazardTask {
   TaskSeq seq = 0;
   std::string name;
+  std::string origin;  // its source line, when the trace recorded one
 };
 
 struct HazardBlock {
