@@ -12,6 +12,7 @@ launcher=()
 if command -v ccache >/dev/null 2>&1; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
 cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_CXX_COMPILER=clang++ -DPTO_FUZZ=ON -DPTO_BUILD_TESTS=OFF -DPTO_BUILD_BENCHMARKS=OFF \
+  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" \
   "${launcher[@]}" >/dev/null
 cmake --build "$build_dir" -j"$(nproc)" --target trace_reader_fuzzer config_loader_fuzzer ptoc_fuzzer
 
