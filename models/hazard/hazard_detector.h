@@ -56,6 +56,7 @@ namespace pto {
 // unordered tasks are all kept (read-shared). Reachability, cheapest first:
 // (1) a chain fast path (a task depending on the task submitted just before
 // it reaches everything that one reaches down to its `full_low`); (2) a
+// direct producer edge; (3) a
 // backward BFS from the later task over live producer edges, pruned to tasks
 // no older than the earlier one, whose visited set answers every further
 // question about the same later task. Overlaps are found through bucket
