@@ -140,30 +140,38 @@ TEST(HazardCliTest, AHostReadOfAManualDepTensorsElementIsStale) {
   EXPECT_THAT(stale.cli.out, HasSubstr("without manual_dep=True"));
 }
 
-// 1000 unordered writers of one tile (y made manual_dep, no deps): each
-// writer races with the one before it; the reports fold into one entry, so
-// stats.json stays small (it was 63 MB when every report named every
-// earlier writer).
-TEST(HazardCliTest, ManyUnorderedWritersOfOneTileStayOneSmallEntry) {
+// The catalogue's base trace turned into `writers` copies of its first task
+// (x into y) with y made manual_dep and no deps: each writer of y races with
+// the one before it. `distinct_names` names each writer apart.
+std::string UnorderedWritersOfOneTile(int writers, bool distinct_names) {
   trace::TraceText text = ::pto::testing::LoadTraceFile(kSource + "/bad_inputs/trace/base.pbtxt");
   text.mutable_header()->mutable_tensors(1)->set_manual_dep(true);
   trace::StreamRecord writer;
   for (const trace::StreamRecord& record : text.records()) {
     if (record.has_submit() && record.submit().name() == "first") writer = record;
   }
-  ASSERT_TRUE(writer.has_submit());
-  writer.mutable_submit()->set_name("tile_writer");
   auto* records = text.mutable_records();
   const trace::StreamRecord begin = records->Get(0);
   const trace::StreamRecord scope = records->Get(1);
   records->Clear();
   *records->Add() = begin;
   *records->Add() = scope;
-  constexpr int kWriters = 1000;
-  for (int w = 0; w < kWriters; ++w) *records->Add() = writer;
+  for (int w = 0; w < writers; ++w) {
+    writer.mutable_submit()->set_name(distinct_names ? "writer_" + std::to_string(w)
+                                                     : std::string("tile_writer"));
+    *records->Add() = writer;
+  }
   records->Add()->mutable_scope_end()->set_depth(1);
   records->Add()->mutable_launch_end();
-  const SimRun run = Simulate(::pto::testing::SaveTraceFile(text, "thousand_writers"));
+  return ::pto::testing::SaveTraceFile(text,
+                                       distinct_names ? "distinct_writers" : "repeated_writers");
+}
+
+// 1000 writers of one name: the reports fold into one entry, so stats.json
+// stays small (it was 63 MB when every report named every earlier writer).
+TEST(HazardCliTest, ManyUnorderedWritersOfOneTileStayOneSmallEntry) {
+  constexpr int kWriters = 1000;
+  const SimRun run = Simulate(UnorderedWritersOfOneTile(kWriters, /*distinct_names=*/false));
   ASSERT_NE(run.stats, nullptr) << run.cli.out << run.cli.err;
   EXPECT_THAT(run.cli.out, HasSubstr("hazards: 999"));
   const nlohmann::json& hazards = run.stats["hazards"];
@@ -174,28 +182,10 @@ TEST(HazardCliTest, ManyUnorderedWritersOfOneTileStayOneSmallEntry) {
   EXPECT_LT(hazards.dump().size(), 4u << 10);  // bytes of the stored hazards
 }
 
-// The same with a name per writer: 999 distinct races, of which stdout
-// prints 50 and says how many it left out; stats.json stores them all.
+// A name per writer: 999 distinct races, of which stdout prints 50 and says
+// how many it left out; stats.json stores them all.
 TEST(HazardCliTest, DistinctRacesPastThePrintLimitAreCountedOnStdout) {
-  trace::TraceText text = ::pto::testing::LoadTraceFile(kSource + "/bad_inputs/trace/base.pbtxt");
-  text.mutable_header()->mutable_tensors(1)->set_manual_dep(true);
-  trace::StreamRecord writer;
-  for (const trace::StreamRecord& record : text.records()) {
-    if (record.has_submit() && record.submit().name() == "first") writer = record;
-  }
-  auto* records = text.mutable_records();
-  const trace::StreamRecord begin = records->Get(0);
-  const trace::StreamRecord scope = records->Get(1);
-  records->Clear();
-  *records->Add() = begin;
-  *records->Add() = scope;
-  for (int w = 0; w < 1000; ++w) {
-    writer.mutable_submit()->set_name("writer_" + std::to_string(w));
-    *records->Add() = writer;
-  }
-  records->Add()->mutable_scope_end()->set_depth(1);
-  records->Add()->mutable_launch_end();
-  const SimRun run = Simulate(::pto::testing::SaveTraceFile(text, "distinct_writers"));
+  const SimRun run = Simulate(UnorderedWritersOfOneTile(1000, /*distinct_names=*/true));
   ASSERT_NE(run.stats, nullptr) << run.cli.out << run.cli.err;
   EXPECT_THAT(run.cli.out, HasSubstr("hazard: 949 more not printed (the first 50 of 999 distinct "
                                      "hazards are above"));
