@@ -123,7 +123,6 @@ HazardDetector::Node& HazardDetector::Ensure(TaskSeq seq) {
   node.ring = -1;
   node.local = 0;
   node.done = false;
-  node.checked = false;
   node.producers.clear();
   node.accesses.clear();
   node.pending.clear();
@@ -559,7 +558,6 @@ void HazardDetector::Check(Node& node) {
     accesses.clear();
     spare_accesses_.push_back(std::move(accesses));
   }
-  node.checked = true;
   Emit(node);
 }
 

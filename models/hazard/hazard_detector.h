@@ -174,8 +174,7 @@ class HazardDetector {
     std::string origin;
     int ring = -1;
     uint32_t local = 0;
-    bool done = false;     // EndTask came
-    bool checked = false;  // compared with every earlier task
+    bool done = false;  // EndTask came
     Edges producers;
     std::vector<Access> accesses;  // until checked
     std::vector<Pending> pending;
