@@ -135,12 +135,12 @@ def make_inputs(build_dir, source, workloads, work):
                      str(STRESS_TASKS[base]), "--seed", "42", "-o", trace])
             extra = ["--timing-only"]
             extra += ["--out", "{out}"] if plain.endswith("_out") else ["--summary-only"]
-        elif name == "qwen3":
+        elif base == "qwen3":
             trace = os.path.join(work, "qwen3_14b_decode.pb")
             run([ptoc, "qwen3_14b_decode.py", "--timing-only", "-o", trace],
                 cwd=os.path.join(source, "traces"))
             extra = ["--timing-only", "--summary-only"]
-        elif name == "pipeline":
+        elif base == "pipeline":
             trace = os.path.join(work, "manual_scope_pipeline.pb")
             run([ptoc, "manual_scope_pipeline.py", "-o", trace], cwd=os.path.join(source, "traces"))
             extra = ["--out", "{out}"]
