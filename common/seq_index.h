@@ -10,30 +10,34 @@
 namespace pto {
 
 // A map from sequence numbers to values for a sliding window of live ones
-// (tasks in flight): entry seq % kSlots of a fixed array, or an overflow
-// hash map when another live number holds that slot (only when live numbers
-// are more than kSlots apart). A lookup is then one load and one compare,
-// and memory does not grow with the length of the run.
+// (tasks in flight): entry seq % slots of an array, or an overflow hash map
+// when another live number holds that slot (when live numbers are more than
+// `slots` apart). A lookup is then one load and one compare. The array
+// doubles when the overflow outgrows a quarter of it, so memory follows the
+// spread of the live numbers, never the length of the run.
 template <typename V>
 class SeqIndex {
  public:
   static constexpr size_t kSlots = size_t{1} << 16;
+  static constexpr size_t kMaxSlots = size_t{1} << 22;
 
-  SeqIndex() : slots_(kSlots) {}
+  // `slots`: a power of two.
+  explicit SeqIndex(size_t slots = kSlots) : slots_(slots), mask_(slots - 1) {}
 
   // `seq` must not be in the index.
   void Insert(uint64_t seq, V value) {
-    Slot& slot = slots_[seq % kSlots];
+    Slot& slot = slots_[seq & mask_];
     if (slot.seq == kEmpty) {
       slot = {seq, value};
     } else {
       overflow_.emplace(seq, value);
+      if (overflow_.size() > slots_.size() / 4 && slots_.size() < kMaxSlots) Grow();
     }
     ++size_;
   }
 
   V* Find(uint64_t seq) {
-    Slot& slot = slots_[seq % kSlots];
+    Slot& slot = slots_[seq & mask_];
     if (slot.seq == seq) return &slot.value;
     if (overflow_.empty()) return nullptr;
     auto it = overflow_.find(seq);
@@ -43,7 +47,7 @@ class SeqIndex {
   bool contains(uint64_t seq) const { return Find(seq) != nullptr; }
 
   void Erase(uint64_t seq) {
-    Slot& slot = slots_[seq % kSlots];
+    Slot& slot = slots_[seq & mask_];
     if (slot.seq == seq) {
       slot.seq = kEmpty;
       --size_;
@@ -53,6 +57,7 @@ class SeqIndex {
   }
 
   size_t size() const { return size_; }
+  size_t slots() const { return slots_.size(); }
 
  private:
   static constexpr uint64_t kEmpty = ~uint64_t{0};
@@ -60,7 +65,22 @@ class SeqIndex {
     uint64_t seq = kEmpty;
     V value{};
   };
+  void Grow() {
+    std::vector<Slot> old(slots_.size() * 2);
+    old.swap(slots_);
+    mask_ = slots_.size() - 1;
+    absl::flat_hash_map<uint64_t, V> spilled;
+    spilled.swap(overflow_);
+    const size_t size = size_;
+    for (const Slot& slot : old) {
+      if (slot.seq != kEmpty) Insert(slot.seq, slot.value);
+    }
+    for (const auto& [seq, value] : spilled) Insert(seq, value);
+    size_ = size;
+  }
+
   std::vector<Slot> slots_;
+  size_t mask_;
   absl::flat_hash_map<uint64_t, V> overflow_;
   size_t size_ = 0;
 };

@@ -44,6 +44,37 @@ TEST(SeqIndexTest, NumbersSharingASlotAreKeptApart) {
   EXPECT_EQ(index.size(), 2u);
 }
 
+TEST(SeqIndexTest, GrowsWhenLiveNumbersSpreadPastItsSlots) {
+  SeqIndex<uint64_t> index(/*slots=*/16);
+  // 200 live numbers 3 apart span 600: far more than 16 slots.
+  for (uint64_t seq = 0; seq < 600; seq += 3) index.Insert(seq, seq * 7);
+  EXPECT_GE(index.slots(), 256u);  // grew until at most a quarter overflows
+  EXPECT_EQ(index.size(), 200u);
+  for (uint64_t seq = 0; seq < 600; ++seq) {
+    if (seq % 3 == 0) {
+      ASSERT_NE(index.Find(seq), nullptr) << seq;
+      EXPECT_EQ(*index.Find(seq), seq * 7);
+    } else {
+      EXPECT_EQ(index.Find(seq), nullptr) << seq;
+    }
+  }
+  for (uint64_t seq = 0; seq < 300; seq += 3) index.Erase(seq);
+  EXPECT_EQ(index.size(), 100u);
+  EXPECT_EQ(index.Find(297), nullptr);
+  EXPECT_EQ(*index.Find(300), 2100u);
+}
+
+TEST(SeqIndexTest, AWindowOfLiveNumbersNeedsNoGrowth) {
+  SeqIndex<int> index(/*slots=*/64);
+  // A sliding window of 50 live numbers over a long run.
+  for (uint64_t seq = 0; seq < 100000; ++seq) {
+    index.Insert(seq, 1);
+    if (seq >= 50) index.Erase(seq - 50);
+  }
+  EXPECT_EQ(index.slots(), 64u);
+  EXPECT_EQ(index.size(), 50u);
+}
+
 TEST(SeqIndexTest, ValuesCanBeChangedInPlace) {
   SeqIndex<int> index;
   index.Insert(5, 1);
