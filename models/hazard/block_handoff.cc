@@ -8,6 +8,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "models/hazard/strided_range.h"
 
 namespace pto {
 namespace {
@@ -197,15 +198,37 @@ void CheckBlockHandoffs(absl::Span<const BlockLogEntry> log, int64_t line_bytes,
     return std::tie(a.block, a.core) < std::tie(b.block, b.core);
   });
 
-  // Each block's bounds, in whole lines: a write that no other block's
-  // bounds reach conflicts with nothing, so its lines need no record (SPMD
-  // blocks writing their own bands cost nothing here).
+  // What each block touches, in whole lines: its bounds, and its accesses
+  // as a few strided ranges (a tile loop's transfers coalesce). A write
+  // that no other block's lines reach conflicts with nothing, so its lines
+  // need no record: SPMD blocks writing their own bands, or their own
+  // columns of shared rows, cost nothing here.
+  constexpr size_t kMaxSpans = 64;  // past this, a block's spans are its bounds
+  const auto round_out = [&](const BlockLogEntry& entry) {
+    StridedRange rounded;
+    if (RoundOutToLines(entry.range(), line_size, &rounded)) return rounded;
+    return StridedRange::Contiguous(entry.begin & ~line_mask, ((entry.end - 1) | line_mask) + 1);
+  };
   std::vector<std::pair<uint64_t, uint64_t>> bounds(blocks.size(), {~uint64_t{0}, 0});
+  std::vector<std::vector<StridedRange>> spans(blocks.size());
   for (size_t slot = 0; slot < blocks.size(); ++slot) {
+    std::vector<StridedRange>& mine = spans[slot];
     for (const BlockLogEntry* entry : blocks[slot].entries) {
       if (entry->is_event || entry->end <= entry->begin) continue;
       bounds[slot].first = std::min(bounds[slot].first, entry->begin & ~line_mask);
       bounds[slot].second = std::max(bounds[slot].second, entry->end);
+      const StridedRange range = round_out(*entry);
+      bool merged = false;
+      for (size_t back = 1; back <= std::min<size_t>(mine.size(), 4) && !merged; ++back) {
+        StridedRange both;
+        merged = Coalesce(mine[mine.size() - back], range, &both);
+        if (merged) mine[mine.size() - back] = both;
+      }
+      if (!merged) mine.push_back(range);
+    }
+    if (mine.size() > kMaxSpans) {
+      mine.assign(1, StridedRange::Contiguous(bounds[slot].first,
+                                              ((bounds[slot].second - 1) | line_mask) + 1));
     }
   }
   const auto shared_write = [&](size_t slot, const BlockLogEntry& entry) {
@@ -213,9 +236,15 @@ void CheckBlockHandoffs(absl::Span<const BlockLogEntry> log, int64_t line_bytes,
       return false;
     }
     const uint64_t lo = entry.begin & ~line_mask;
+    const StridedRange written = round_out(entry);
     for (size_t other = 0; other < blocks.size(); ++other) {
-      if (other != slot && lo < bounds[other].second && bounds[other].first < entry.end) {
-        return true;
+      if (other == slot || lo >= bounds[other].second || bounds[other].first >= entry.end) {
+        continue;
+      }
+      for (const StridedRange& span : spans[other]) {
+        uint64_t from;
+        uint64_t to;
+        if (Intersect(written, span, &from, &to)) return true;
       }
     }
     return false;

@@ -6,6 +6,7 @@
 
 #include "absl/types/span.h"
 #include "models/hazard/hazard_report.h"
+#include "models/hazard/strided_range.h"
 
 namespace pto {
 
@@ -23,6 +24,7 @@ struct BlockLogEntry {
   uint64_t row = 0;
   uint64_t stride = 0;
 
+  StridedRange range() const { return {begin, end, stride == 0 ? end - begin : row, stride}; }
   // Calls f(row_begin, row_end) for each contiguous run of the access.
   template <typename F>
   void ForEachRow(F f) const {

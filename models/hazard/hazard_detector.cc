@@ -1,6 +1,7 @@
 #include "models/hazard/hazard_detector.h"
 
 #include <algorithm>
+#include <memory>
 #include <tuple>
 #include <utility>
 
@@ -77,6 +78,8 @@ void Describe(HazardReport* report) {
 
 HazardDetector::HazardDetector(Options options, TensorResolver resolver)
     : options_(options), resolver_(std::move(resolver)) {
+  labels_.emplace_back();  // label 0, a node's until AddTask
+  label_ids_.emplace(labels_.back(), 0);
   uint64_t chunk = static_cast<uint64_t>(std::max<int64_t>(1, options_.index_granule_bytes));
   for (uint64_t& bytes : chunk_bytes_) {
     bytes = chunk;
@@ -102,6 +105,28 @@ HazardDetector::Node* HazardDetector::Find(TaskSeq seq) {
   return &nodes_[*index];
 }
 
+HazardDetector::Work& HazardDetector::WorkOf(Node& node) {
+  // A task checked already (a late access, or a report while flushing)
+  // gets fresh work.
+  if (node.work == nullptr) node.work = std::make_unique<Work>();
+  return *node.work;
+}
+
+uint32_t HazardDetector::Intern(std::string_view name, std::string_view origin) {
+  // The last label is the likeliest: tasks come in runs of one kernel.
+  const uint32_t last = static_cast<uint32_t>(labels_.size()) - 1;
+  if (labels_[last].first == name && labels_[last].second == origin) return last;
+  std::pair<std::string, std::string> label(name, origin);
+  auto [it, inserted] = label_ids_.try_emplace(label, static_cast<uint32_t>(labels_.size()));
+  if (inserted) labels_.push_back(std::move(label));
+  return it->second;
+}
+
+HazardTask HazardDetector::TaskOf(const Node& node) const {
+  const auto& [name, origin] = labels_[node.label];
+  return {node.seq, name, origin};
+}
+
 HazardDetector::Node& HazardDetector::Ensure(TaskSeq seq) {
   if (Node* found = Find(seq)) return *found;
   uint32_t index;
@@ -109,8 +134,7 @@ HazardDetector::Node& HazardDetector::Ensure(TaskSeq seq) {
     index = free_nodes_.back();
     free_nodes_.pop_back();
   } else {
-    index = static_cast<uint32_t>(nodes_.size());
-    nodes_.emplace_back();
+    index = nodes_.Add();
   }
   node_of_task_.Insert(seq, index);
   peak_live_ = std::max(peak_live_, live_tasks());
@@ -118,20 +142,21 @@ HazardDetector::Node& HazardDetector::Ensure(TaskSeq seq) {
   last_index_ = index;
   Node& node = nodes_[index];
   node.seq = seq;
-  node.name.clear();
-  node.origin.clear();
+  node.label = 0;
   node.ring = -1;
   node.local = 0;
   node.done = false;
   node.producers.clear();
-  node.accesses.clear();
-  node.pending.clear();
-  node.block_reports.clear();
-  node.block_log.clear();
   node.visit_stamp = 0;
   node.full_low = seq;
-  node.has_prev = any_added_;
-  node.prev_added = last_added_;
+  if (spare_work_.empty()) {
+    node.work = std::make_unique<Work>();
+  } else {
+    node.work = std::move(spare_work_.back());
+    spare_work_.pop_back();
+  }
+  before_last_added_ = last_added_;
+  any_before_last_ = any_added_;
   last_added_ = seq;
   any_added_ = true;
   unchecked_.push_back(seq);
@@ -142,8 +167,7 @@ HazardDetector::Node& HazardDetector::Ensure(TaskSeq seq) {
 void HazardDetector::AddTask(TaskSeq seq, std::string_view name, int ring, uint32_t local,
                              std::string_view origin) {
   Node& node = Ensure(seq);
-  node.name.assign(name.data(), name.size());
-  node.origin.assign(origin.data(), origin.size());
+  node.label = Intern(name, origin);
   node.ring = ring < kRings ? ring : kRings - 1;
   node.local = local;
 }
@@ -159,7 +183,9 @@ void HazardDetector::AddDependency(TaskSeq producer, TaskSeq consumer) {
   const Node& from = nodes_[*found];
   if (std::find(to.producers.begin(), to.producers.end(), producer) != to.producers.end()) return;
   to.producers.push_back(producer);
-  if (to.has_prev && to.prev_added == producer) to.full_low = std::min(to.full_low, from.full_low);
+  if (consumer == last_added_ && any_before_last_ && producer == before_last_added_) {
+    to.full_low = std::min(to.full_low, from.full_low);
+  }
   if (consumer <= bfs_root_) bfs_valid_ = false;
 }
 
@@ -179,7 +205,7 @@ bool HazardDetector::Reaches(TaskSeq from, TaskSeq to) {
     return source->visit_stamp == visit_stamp_;
   }
   if (++visit_stamp_ == 0) {  // wrapped: forget old stamps
-    for (Node& node : nodes_) node.visit_stamp = 0;
+    for (uint32_t i = 0; i < nodes_.size(); ++i) nodes_[i].visit_stamp = 0;
     visit_stamp_ = 1;
   }
   // Every ancestor of `to` down to `from`, so that later questions about
@@ -213,18 +239,19 @@ HazardTensor HazardDetector::Resolve(uint64_t addr) const {
 void HazardDetector::Record(Node& later, const Node& earlier, HazardKind kind, uint64_t begin,
                             uint64_t end) {
   HazardTensor tensor = Resolve(begin);
-  auto it = std::find_if(later.pending.begin(), later.pending.end(), [&](const Pending& pending) {
+  std::vector<Pending>& pendings = WorkOf(later).pending;
+  auto it = std::find_if(pendings.begin(), pendings.end(), [&](const Pending& pending) {
     return pending.kind == kind && pending.tensor_id == tensor.id;
   });
-  if (it == later.pending.end()) {
+  if (it == pendings.end()) {
     Pending pending{kind, tensor.id, HazardReport()};
     pending.report.kind = kind;
-    pending.report.task = {later.seq, later.name, later.origin};
+    pending.report.task = TaskOf(later);
     pending.report.tensor = std::move(tensor);
     pending.report.region_begin = begin;
     pending.report.region_end = end;
-    later.pending.push_back(std::move(pending));
-    it = later.pending.end() - 1;
+    pendings.push_back(std::move(pending));
+    it = pendings.end() - 1;
   }
   HazardReport& report = it->report;
   report.region_begin = std::min(report.region_begin, begin);
@@ -241,7 +268,7 @@ void HazardDetector::Record(Node& later, const Node& earlier, HazardKind kind, u
     ++report.more_others;
     return;
   }
-  report.others.push_back({earlier.seq, earlier.name, earlier.origin});
+  report.others.push_back(TaskOf(earlier));
 }
 
 void HazardDetector::AddAccess(TaskSeq task, GmAccessKind kind, uint64_t addr, uint64_t size) {
@@ -319,26 +346,22 @@ void HazardDetector::AddPredicateRead(TaskSeq task, uint64_t addr, uint64_t size
 }
 
 void HazardDetector::Buffer(TaskSeq task, Use use, const StridedRange& range) {
-  Node& node = Ensure(task);
+  std::vector<Access>& accesses = WorkOf(Ensure(task)).accesses;
   // A tile loop's transfers of one operand continue each other: merged
   // with one of the last few of the same use (the loop interleaves its
   // operands), they keep one entry. The union is exact, so the reports
   // are the same.
   constexpr size_t kLookBack = 4;
-  const size_t n = node.accesses.size();
+  const size_t n = accesses.size();
   for (size_t back = 1; back <= std::min(n, kLookBack); ++back) {
-    Access& earlier = node.accesses[n - back];
+    Access& earlier = accesses[n - back];
     StridedRange merged;
     if (earlier.use == use && Coalesce(earlier.range, range, &merged)) {
       earlier.range = merged;
       return;
     }
   }
-  if (node.accesses.capacity() == 0 && !spare_accesses_.empty()) {
-    node.accesses.swap(spare_accesses_.back());
-    spare_accesses_.pop_back();
-  }
-  node.accesses.push_back({range, use});
+  accesses.push_back({range, use});
 }
 
 void HazardDetector::CheckAccess(Node& node, Use use, const StridedRange& range) {
@@ -358,32 +381,32 @@ void HazardDetector::CheckAccess(Node& node, Use use, const StridedRange& range)
         const uint64_t g = bucket->first - BucketKey(level, 0);
         Bucket& refs = bucket->second;
         for (AccessRef& theirs : refs.refs) {
-          if (theirs.dead) continue;
+          if (theirs.dead()) continue;
           // Most that share a bucket share no bytes' span: rule those out
           // before anything that divides.
-          const uint64_t from = std::max(range.begin, theirs.range.begin);
-          if (from >= std::min(range.end, theirs.range.end)) continue;
+          const uint64_t from = std::max(range.begin, theirs.begin());
+          if (from >= std::min(range.end, theirs.end())) continue;
           // Both are in every bucket of this level their bounds share;
           // judge them in the first.
-          if (from / chunk != g || theirs.seq == task) continue;
-          const bool single_bucket = theirs.range.begin / chunk == (theirs.range.end - 1) / chunk;
+          if (from / chunk != g || theirs.seq() == task) continue;
+          const bool single_bucket = theirs.begin() / chunk == (theirs.end() - 1) / chunk;
           const auto drop = [&] {
             if (single_bucket) {
-              theirs.dead = true;  // in this bucket only: drop it in place
+              theirs.kill();  // in this bucket only: drop it in place
               ++refs.dead;
             } else {
               superseded_.push_back(theirs);
             }
           };
-          Node* other = Find(theirs.seq);
+          Node* other = Find(theirs.seq());
           if (other == nullptr) {  // retired: ordered before this task
             drop();
             continue;
           }
           uint64_t lo;
           uint64_t hi;
-          if (!Intersect(range, theirs.range, &lo, &hi)) continue;
-          const Use early = theirs.use;
+          if (!Intersect(range, theirs.range(), &lo, &hi)) continue;
+          const Use early = theirs.use();
           if (early == Use::kAtomic && use == Use::kAtomic) continue;  // atomics commute
           HazardKind kind;
           if (early == Use::kWrite || early == Use::kAtomic) {
@@ -393,7 +416,7 @@ void HazardDetector::CheckAccess(Node& node, Use use, const StridedRange& range)
           } else {
             kind = HazardKind::kWar;  // an earlier read, a later write
           }
-          const bool ordered = Reaches(theirs.seq, task);
+          const bool ordered = Reaches(theirs.seq(), task);
           if (!ordered) Record(node, *other, kind, lo, hi);
           // A covered access that is ordered before this write, or reported
           // against it, is dropped: whoever conflicts with it later
@@ -401,13 +424,13 @@ void HazardDetector::CheckAccess(Node& node, Use use, const StridedRange& range)
           // task, and then after it too if it was ordered before. An
           // unordered atomic this atomic covers stays (they do not
           // conflict).
-          if (supersedes && Covers(range, theirs.range)) drop();
+          if (supersedes && Covers(range, theirs.range())) drop();
         }
         // Compact once the dead are half the bucket: a row-by-row update of
         // a tensor then costs amortised O(1) per superseded row.
         if (refs.dead > 0 && refs.dead * 2 >= refs.refs.size()) {
           refs.refs.erase(std::remove_if(refs.refs.begin(), refs.refs.end(),
-                                         [](const AccessRef& ref) { return ref.dead; }),
+                                         [](const AccessRef& ref) { return ref.dead(); }),
                           refs.refs.end());
           refs.dead = 0;
           if (refs.refs.empty()) {
@@ -421,13 +444,10 @@ void HazardDetector::CheckAccess(Node& node, Use use, const StridedRange& range)
   }
   // One sweep per touched bucket, whatever the number of superseded entries.
   if (!superseded_.empty()) {
-    const auto key = [](const AccessRef& a) {
-      return std::tie(a.seq, a.range.begin, a.range.end, a.range.row, a.range.stride, a.use);
-    };
-    const auto before = [&key](const AccessRef& a, const AccessRef& b) { return key(a) < key(b); };
+    const auto before = [](const AccessRef& a, const AccessRef& b) { return a.key() < b.key(); };
     std::sort(superseded_.begin(), superseded_.end(), before);
     swept_granules_.clear();
-    for (const AccessRef& gone : superseded_) AddSweptGranules(gone.range, gone.use);
+    for (const AccessRef& gone : superseded_) AddSweptGranules(gone.range(), gone.use());
     SweepGranules([&](const AccessRef& ref) {
       return std::binary_search(superseded_.begin(), superseded_.end(), ref, before);
     });
@@ -440,7 +460,7 @@ void HazardDetector::CheckAccess(Node& node, Use use, const StridedRange& range)
   levels = std::max(levels, level + 1);
   const uint64_t chunk = chunk_bytes_[level];
   for (uint64_t g = range.begin / chunk; g <= (range.end - 1) / chunk; ++g) {
-    own[BucketKey(level, g)].refs.push_back({task, range, use});
+    own[BucketKey(level, g)].refs.emplace_back(task, range, use);
   }
 }
 
@@ -466,8 +486,28 @@ void HazardDetector::AddBlockRowsAccess(TaskSeq task, int block, int core, GmAcc
 }
 
 void HazardDetector::AppendBlockLog(Node& node, const BlockLogEntry& entry) {
-  if (node.block_log.capacity() == 0) node.block_log.swap(spare_block_log_);
-  node.block_log.push_back(entry);
+  std::vector<BlockLogEntry>& log = WorkOf(node).block_log;
+  if (log.capacity() == 0) log.swap(spare_block_log_);
+  // A tile loop's transfers continue each other: an access merges into the
+  // block's previous entry when that is an access of the same kind whose
+  // union with it is one strided range. Nothing of the block's comes
+  // between them, so the hand-off check sees the same program.
+  constexpr size_t kLookBack = 8;  // the blocks of one task interleave
+  if (!entry.is_event) {
+    for (size_t back = 1; back <= std::min(log.size(), kLookBack); ++back) {
+      BlockLogEntry& earlier = log[log.size() - back];
+      if (earlier.block != entry.block || earlier.core != entry.core) continue;
+      if (earlier.is_event || earlier.access != entry.access) break;
+      StridedRange merged;
+      if (!Coalesce(earlier.range(), entry.range(), &merged)) break;
+      earlier.begin = merged.begin;
+      earlier.end = merged.end;
+      earlier.row = merged.row;
+      earlier.stride = merged.stride;
+      return;
+    }
+  }
+  log.push_back(entry);
 }
 
 void HazardDetector::AddBlockEvent(TaskSeq task, int block, int core, BlockEventKind event,
@@ -492,16 +532,17 @@ void HazardDetector::EndTask(TaskSeq task) {
 void HazardDetector::FinishBlocks(Node& node_ref) {
   Node* node = &node_ref;
   node->done = true;
-  if (!node->block_log.empty()) {
-    CheckBlockHandoffs(node->block_log, options_.line_bytes, {node->seq, node->name, node->origin},
-                       resolver_, &node->block_reports);
+  Work& work = WorkOf(*node);
+  if (!work.block_log.empty()) {
+    CheckBlockHandoffs(work.block_log, options_.line_bytes, TaskOf(*node), resolver_,
+                       &work.block_reports);
     // Keep the larger buffer for the next multi-block task (a large log
     // grown from scratch every task costs page faults); free the other.
-    node->block_log.clear();
-    if (node->block_log.capacity() > spare_block_log_.capacity()) {
-      node->block_log.swap(spare_block_log_);
+    work.block_log.clear();
+    if (work.block_log.capacity() > spare_block_log_.capacity()) {
+      work.block_log.swap(spare_block_log_);
     }
-    std::vector<BlockLogEntry>().swap(node->block_log);
+    std::vector<BlockLogEntry>().swap(work.block_log);
   }
 }
 
@@ -551,14 +592,16 @@ void HazardDetector::Check(Node& node) {
   }
   if (!node.done) FinishBlocks(node);  // flushing
   std::vector<Access> accesses;
-  accesses.swap(node.accesses);
+  accesses.swap(WorkOf(node).accesses);
   for (const Access& access : accesses) CheckAccess(node, access.use, access.range);
-  // Its buffer serves a later task: no allocation per task.
-  if (spare_accesses_.size() < kSpareAccessLists) {
-    accesses.clear();
-    spare_accesses_.push_back(std::move(accesses));
-  }
   Emit(node);
+  // Its buffers serve a later task: no allocation per task.
+  std::unique_ptr<Work> work = std::move(node.work);
+  if (spare_work_.size() < kSpareWork) {
+    accesses.clear();
+    work->accesses.swap(accesses);
+    spare_work_.push_back(std::move(work));
+  }
 }
 
 void HazardDetector::CheckHostRead(const HostRead& read) {
@@ -579,21 +622,23 @@ void HazardDetector::CheckHostRead(const HostRead& read) {
       for (const AccessRef& theirs : bucket->second.refs) {
         uint64_t lo;
         uint64_t hi;
-        if (theirs.dead || !Intersect(read.range, theirs.range, &lo, &hi)) continue;
-        const Node* writer = Find(theirs.seq);
+        if (theirs.dead() || !Intersect(read.range, theirs.range(), &lo, &hi)) continue;
+        const Node* writer = Find(theirs.seq());
         if (writer == nullptr) continue;
         bool waited_for = false;
         for (TaskSeq waited : read.waited) {
-          if (Find(waited) != nullptr && Reaches(theirs.seq, waited)) {
+          if (Find(waited) != nullptr && Reaches(theirs.seq(), waited)) {
             waited_for = true;
             break;
           }
         }
         if (waited_for) continue;
-        if (std::find(unordered.begin(), unordered.end(), theirs.seq) != unordered.end()) continue;
-        unordered.push_back(theirs.seq);
+        if (std::find(unordered.begin(), unordered.end(), theirs.seq()) != unordered.end()) {
+          continue;
+        }
+        unordered.push_back(theirs.seq());
         if (report.others.size() < kMaxOthers) {
-          report.others.push_back({writer->seq, writer->name, writer->origin});
+          report.others.push_back(TaskOf(*writer));
         } else {
           ++report.more_others;
         }
@@ -628,7 +673,7 @@ void HazardDetector::RetireWithAncestors(TaskSeq seq) {
     if (options_.on_retire) options_.on_retire(node.seq);
     if (last_seq_ == node.seq) last_seq_ = kNone;
     node.producers.clear();
-    std::vector<Access>().swap(node.accesses);
+    node.work.reset();
     free_nodes_.push_back(index);
     ++retired_since_sweep_;
   }
@@ -646,7 +691,7 @@ void HazardDetector::SweepRetired() {
       std::vector<AccessRef>& refs = bucket->second.refs;
       refs.erase(std::remove_if(refs.begin(), refs.end(),
                                 [this](const AccessRef& ref) {
-                                  return ref.dead || node_of_task_.Find(ref.seq) == nullptr;
+                                  return ref.dead() || node_of_task_.Find(ref.seq()) == nullptr;
                                 }),
                  refs.end());
       bucket->second.dead = 0;
@@ -660,15 +705,16 @@ void HazardDetector::SweepRetired() {
 }
 
 void HazardDetector::Emit(Node& node) {
-  for (Pending& pending : node.pending) {
+  Work& work = WorkOf(node);
+  for (Pending& pending : work.pending) {
     std::sort(pending.report.others.begin(), pending.report.others.end(),
               [](const HazardTask& a, const HazardTask& b) { return a.seq < b.seq; });
     Describe(&pending.report);
     ready_.push_back(std::move(pending.report));
   }
-  node.pending.clear();
-  for (HazardReport& report : node.block_reports) ready_.push_back(std::move(report));
-  node.block_reports.clear();
+  work.pending.clear();
+  for (HazardReport& report : work.block_reports) ready_.push_back(std::move(report));
+  work.block_reports.clear();
 }
 
 void HazardDetector::AddSweptGranules(const StridedRange& range, Use use) {
@@ -693,7 +739,7 @@ void HazardDetector::SweepGranules(Drop drop) {
     if (bucket == index.end()) continue;
     std::vector<AccessRef>& refs = bucket->second.refs;
     refs.erase(std::remove_if(refs.begin(), refs.end(),
-                              [&drop](const AccessRef& ref) { return ref.dead || drop(ref); }),
+                              [&drop](const AccessRef& ref) { return ref.dead() || drop(ref); }),
                refs.end());
     bucket->second.dead = 0;
     if (refs.empty()) index.erase(bucket);

@@ -5,8 +5,10 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -148,12 +150,40 @@ class HazardDetector {
     Use use;
   };
   // An index entry carries the range, so scanning a bucket needs no node
-  // lookup until two ranges actually overlap.
-  struct AccessRef {
-    TaskSeq seq;
-    StridedRange range;
-    Use use;
-    bool dead = false;  // superseded or retired, not yet compacted away
+  // lookup until two ranges actually overlap. It is four words, since a
+  // launch that fits in the task window keeps one per access to its end:
+  // the task, the use and whether it is dead (superseded or retired, not
+  // yet compacted away) share one; row and stride share another (a strided
+  // range with a row or stride of 4 GiB or more is kept as its bounds,
+  // which may flag the gaps between its rows).
+  class AccessRef {
+   public:
+    AccessRef(TaskSeq seq, const StridedRange& range, Use use)
+        : begin_(range.begin), end_(range.end), tag_(seq << 3 | static_cast<uint64_t>(use) << 1) {
+      if (!range.contiguous() && range.stride <= UINT32_MAX) {
+        row_ = static_cast<uint32_t>(range.row);
+        stride_ = static_cast<uint32_t>(range.stride);
+      }
+    }
+    TaskSeq seq() const { return tag_ >> 3; }
+    Use use() const { return static_cast<Use>(tag_ >> 1 & 3); }
+    bool dead() const { return (tag_ & 1) != 0; }
+    void kill() { tag_ |= 1; }
+    uint64_t begin() const { return begin_; }
+    uint64_t end() const { return end_; }
+    StridedRange range() const {
+      return stride_ == 0 ? StridedRange::Contiguous(begin_, end_)
+                          : StridedRange{begin_, end_, row_, stride_};
+    }
+    // Same task, use and range (whether dead or not).
+    auto key() const { return std::make_tuple(tag_ >> 1, begin_, end_, row_, stride_); }
+
+   private:
+    uint64_t begin_;
+    uint64_t end_;
+    uint32_t row_ = 0;
+    uint32_t stride_ = 0;  // 0: contiguous
+    uint64_t tag_;
   };
   // Scans skip dead entries; compaction keeps the order of the live ones,
   // so the order of reports does not depend on when it happens.
@@ -168,25 +198,45 @@ class HazardDetector {
   };
   // A task's live producers: a handful, kept inside the node.
   using Edges = absl::InlinedVector<TaskSeq, 4>;
-  struct Node {
-    TaskSeq seq = 0;
-    std::string name;
-    std::string origin;
-    int ring = -1;
-    uint32_t local = 0;
-    bool done = false;  // EndTask came
-    Edges producers;
-    std::vector<Access> accesses;  // until checked
+  // What a task holds from its submission until it is checked; most live
+  // tasks are checked and wait only to be retired, so this is apart from
+  // the node and recycled.
+  struct Work {
+    std::vector<Access> accesses;
     std::vector<Pending> pending;
     std::vector<HazardReport> block_reports;  // from its hand-off check
     std::vector<BlockLogEntry> block_log;
+  };
+  // A live task: its place in the graph, a few words each, since a launch
+  // that fits in the task window keeps every task live to its end.
+  struct Node {
+    TaskSeq seq = 0;
     // Every live task with seq in [full_low, seq) is an ancestor: the chain
     // fast path (a task depending on the task submitted just before it
     // inherits that task's full_low).
     TaskSeq full_low = 0;
-    TaskSeq prev_added = 0;  // the task added just before this one
-    bool has_prev = false;
+    Edges producers;
+    std::unique_ptr<Work> work;  // until checked
+    uint32_t label = 0;          // its name and source line, in labels_
+    uint32_t local = 0;
     uint32_t visit_stamp = 0;
+    int8_t ring = -1;
+    bool done = false;  // EndTask came
+  };
+  // Nodes in fixed blocks: growing never moves (and so never doubles) them.
+  class NodePool {
+   public:
+    Node& operator[](uint32_t index) { return blocks_[index / kBlock][index % kBlock]; }
+    uint32_t size() const { return size_; }
+    uint32_t Add() {
+      if (size_ % kBlock == 0) blocks_.push_back(std::make_unique<Node[]>(kBlock));
+      return size_++;
+    }
+
+   private:
+    static constexpr uint32_t kBlock = 512;
+    std::vector<std::unique_ptr<Node[]>> blocks_;
+    uint32_t size_ = 0;
   };
   struct HostRead {
     size_t after;  // tasks added before it
@@ -197,6 +247,9 @@ class HazardDetector {
 
   Node* Find(TaskSeq seq);
   Node& Ensure(TaskSeq seq);
+  Work& WorkOf(Node& node);
+  uint32_t Intern(std::string_view name, std::string_view origin);
+  HazardTask TaskOf(const Node& node) const;
   void Buffer(TaskSeq task, Use use, const StridedRange& range);
   void AppendBlockLog(Node& node, const BlockLogEntry& entry);
   // Marks `node` done and checks its blocks' hand-offs.
@@ -222,13 +275,17 @@ class HazardDetector {
 
   Options options_;
   TensorResolver resolver_;
-  SeqIndex<uint32_t> node_of_task_;  // live tasks' indexes into nodes_
+  // Live tasks' indexes into nodes_; grows with the spread of live tasks.
+  SeqIndex<uint32_t> node_of_task_{size_t{1} << 12};
   // The node found last: accesses and edges come in runs for one task.
   static constexpr TaskSeq kNone = ~TaskSeq{0};
   TaskSeq last_seq_ = kNone;
   uint32_t last_index_ = 0;
-  std::vector<Node> nodes_;
+  NodePool nodes_;
   std::vector<uint32_t> free_nodes_;
+  // (name, source line) of tasks, each pair once: a launch repeats a few.
+  std::vector<std::pair<std::string, std::string>> labels_;
+  absl::flat_hash_map<std::pair<std::string, std::string>, uint32_t> label_ids_;
   std::deque<TaskSeq> unchecked_;  // in submission order
   size_t added_ = 0;               // tasks added so far
   size_t checked_ = 0;             // tasks checked so far
@@ -260,6 +317,10 @@ class HazardDetector {
   std::vector<std::pair<uint64_t, bool>> swept_granules_;
   TaskSeq last_added_ = 0;
   bool any_added_ = false;
+  // The task added before last_added_, for the chain fast path (a task's
+  // edges arrive right after it).
+  TaskSeq before_last_added_ = 0;
+  bool any_before_last_ = false;
   // The last BFS: every ancestor of bfs_root_ with seq >= bfs_bound_ carries
   // visit_stamp_. Valid until an edge into a task <= bfs_root_ is added or
   // a task retires.
@@ -270,9 +331,9 @@ class HazardDetector {
   std::vector<uint32_t> bfs_queue_;
   std::vector<HazardReport> ready_;
   std::vector<BlockLogEntry> spare_block_log_;  // empty, its capacity kept for reuse
-  // Emptied access lists of checked tasks, their capacity kept for reuse.
-  static constexpr size_t kSpareAccessLists = 64;
-  std::vector<std::vector<Access>> spare_accesses_;
+  // Emptied work of checked tasks, its capacity kept for reuse.
+  static constexpr size_t kSpareWork = 64;
+  std::vector<std::unique_ptr<Work>> spare_work_;
 };
 
 }  // namespace pto
