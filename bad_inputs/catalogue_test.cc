@@ -3,6 +3,8 @@
 // bound, and must end with the expected exit code and a message naming the
 // location. One ctest per case (bad_input_catalogue/Case.Rejects/<name>).
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -124,6 +126,23 @@ std::string Wrap(const std::string& bytes, const YAML::Node& input) {
   return hex("prepend_hex") + bytes + hex("append_hex");
 }
 
+// The case's exit code and messages.
+void Expect(const YAML::Node& c, const CliResult& result, const std::string& input_path) {
+  const std::string what = c["what"].as<std::string>("");
+  EXPECT_EQ(result.exit_code, c["exit"].as<int>()) << what << "\nstderr:\n" << result.err;
+  for (const YAML::Node& message : c["stderr"]) {
+    EXPECT_THAT(result.err, HasSubstr(absl::StrReplaceAll(message.as<std::string>(),
+                                                          {{"{input}", input_path}})))
+        << what;
+  }
+  for (const YAML::Node& message : c["stdout"]) {
+    EXPECT_THAT(result.out, HasSubstr(message.as<std::string>())) << what;
+  }
+  if (c["exit"].as<int>() != 0) {
+    EXPECT_THAT(result.err, ::testing::Not(HasSubstr("internal error"))) << what;
+  }
+}
+
 class Catalogue : public ::testing::TestWithParam<Case> {};
 
 // Whether Debian's interpreter imports torch (the python cases need it).
@@ -144,7 +163,15 @@ TEST_P(Catalogue, Rejects) {
     if (input["encode"].as<bool>(false)) bytes = BinaryTrace(bytes, input);
     bytes = Wrap(bytes, input);
     input_path = dir + "/" + input["file"].as<std::string>();
-    std::ofstream(input_path, std::ios::binary) << bytes;
+    if (input["directory"].as<bool>(false)) {
+      // An (empty) directory, with `mode` as its permissions.
+      std::filesystem::create_directory(input_path);
+      std::filesystem::permissions(
+          input_path, static_cast<std::filesystem::perms>(
+                          std::stoi(input["mode"].as<std::string>("0755"), nullptr, /*base=*/8)));
+    } else {
+      std::ofstream(input_path, std::ios::binary) << bytes;
+    }
   }
   std::vector<std::string> args;
   for (const YAML::Node& arg : c["run"]) {
@@ -158,20 +185,21 @@ TEST_P(Catalogue, Rejects) {
                    "exec timeout ", kMaxSeconds, " \"$0\" \"$@\"");
   std::vector<std::string> wrapped = {"-c", script, Binary(args[0])};
   wrapped.insert(wrapped.end(), args.begin() + 1, args.end());
+  // unprivileged: permissions must apply, so as root the command runs as
+  // nobody (the case directory is opened up to it).
+  if (c["unprivileged"].as<bool>(false) && geteuid() == 0) {
+    if (!std::filesystem::exists("/usr/bin/setpriv")) {
+      GTEST_SKIP() << "running as root without setpriv (apt-get install util-linux)";
+    }
+    std::filesystem::permissions(dir, std::filesystem::perms::all);
+    wrapped.insert(wrapped.begin(),
+                   {"--reuid=nobody", "--regid=nogroup", "--clear-groups", "/bin/sh"});
+    const CliResult result = RunCli("/usr/bin/setpriv", wrapped);
+    Expect(c, result, input_path);
+    return;
+  }
   const CliResult result = RunCli("/bin/sh", wrapped);
-  const std::string what = c["what"].as<std::string>("");
-  EXPECT_EQ(result.exit_code, c["exit"].as<int>()) << what << "\nstderr:\n" << result.err;
-  for (const YAML::Node& message : c["stderr"]) {
-    EXPECT_THAT(result.err, HasSubstr(absl::StrReplaceAll(message.as<std::string>(),
-                                                          {{"{input}", input_path}})))
-        << what;
-  }
-  for (const YAML::Node& message : c["stdout"]) {
-    EXPECT_THAT(result.out, HasSubstr(message.as<std::string>())) << what;
-  }
-  if (c["exit"].as<int>() != 0) {
-    EXPECT_THAT(result.err, ::testing::Not(HasSubstr("internal error"))) << what;
-  }
+  Expect(c, result, input_path);
 }
 
 INSTANTIATE_TEST_SUITE_P(BadInput, Catalogue, ::testing::ValuesIn(LoadCases()),

@@ -23,6 +23,7 @@ using ::pto::testing::FreshDir;
 using ::pto::testing::ReadFile;
 using ::pto::testing::ReadJson;
 using ::pto::testing::RunCli;
+using ::pto::testing::WriteFile;
 using ::testing::HasSubstr;
 
 const std::string kPtoSim = PTO_SIM_BINARY;
@@ -390,10 +391,44 @@ TEST(PtoSimCliTest, SeveralLaunchesWriteOneDirectoryEachAndASum) {
 }
 
 TEST(PtoSimCliTest, SameInputsGiveByteIdenticalStats) {
+  // Both runs must succeed: two failed runs write no stats.json, and ""
+  // equals "".
   const SimRun a = Simulate(BundledTrace("predicate_chain"));
+  ASSERT_EQ(a.cli.exit_code, 0) << a.cli.err;
   const std::string first = ReadFile(a.out_dir + "/stats.json");
+  ASSERT_THAT(first, HasSubstr("\"task_records\""));
   const SimRun b = Simulate(BundledTrace("predicate_chain"));
+  ASSERT_EQ(b.cli.exit_code, 0) << b.cli.err;
   EXPECT_EQ(first, ReadFile(b.out_dir + "/stats.json"));
+}
+
+TEST(PtoSimCliTest, ARerunIntoItsOutputDirectoryReplacesTheEarlierRun) {
+  const SimRun first = Simulate(BundledTrace("predicate_chain"));
+  ASSERT_EQ(first.cli.exit_code, 0) << first.cli.err;
+  const std::string stats = ReadFile(first.out_dir + "/stats.json");
+  // A file the earlier run might have left (a launch the new run lacks).
+  std::filesystem::create_directories(first.out_dir + "/launch_2");
+  WriteFile(first.out_dir + "/launch_2/stats.json", "{}");
+  const CliResult again = RunCli(
+      kPtoSim,
+      {"--config", Config(), "--trace", BundledTrace("predicate_chain"), "--out", first.out_dir});
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_FALSE(std::filesystem::exists(first.out_dir + "/launch_2"));
+  EXPECT_TRUE(std::filesystem::exists(first.out_dir + "/.pto_sim_out"));
+  EXPECT_EQ(ReadFile(first.out_dir + "/stats.json"), stats);
+}
+
+TEST(PtoSimCliTest, AForeignDirectoryIsNeverEmptied) {
+  const std::string dir = FreshDir("foreign_out");
+  WriteFile(dir + "/notes.txt", "mine");
+  const CliResult run = RunCli(
+      kPtoSim, {"--config", Config(), "--trace", BundledTrace("predicate_chain"), "--out", dir});
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_THAT(run.err, HasSubstr("--out " + dir +
+                                 ": the directory is not empty and has no "
+                                 ".pto_sim_out marker"));
+  EXPECT_EQ(ReadFile(dir + "/notes.txt"), "mine");
+  EXPECT_FALSE(std::filesystem::exists(dir + "/stats.json"));
 }
 
 TEST(PtoSimCliTest, PrintConfigLinesRoundTripThroughSet) {

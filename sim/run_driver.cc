@@ -18,6 +18,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "common/output_dir.h"
 #include "common/tensor_fill.h"
 #include "models/base/sc_time.h"
 #include "models/chip.h"
@@ -289,12 +290,7 @@ absl::Status Session::Prepare() {
   }
   ring_limits_ = RingLimitsFor(header.ring_sizes());
   if (!options_.out_dir.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(options_.out_dir, ec);
-    if (ec) {
-      return absl::FailedPreconditionError(
-          absl::StrCat("--out ", options_.out_dir, ": cannot create directory: ", ec.message()));
-    }
+    if (absl::Status s = ClaimOutputDir(options_.out_dir, "--out"); !s.ok()) return s;
   }
   return absl::OkStatus();
 }
