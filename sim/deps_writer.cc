@@ -5,6 +5,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "common/dtype.h"
+#include "common/fnv1a.h"
 #include "nlohmann/json.hpp"
 
 namespace pto {
@@ -29,16 +30,10 @@ void AddGeometry(Json& j, const char* prefix, const TensorView& view, bool with_
 }  // namespace
 
 uint64_t DepsTensorId(uint64_t buffer_addr, uint32_t version) {
-  uint64_t hash = 0xcbf29ce484222325ULL;
-  auto mix = [&hash](uint64_t value, int bytes) {
-    for (int i = 0; i < bytes; ++i) {
-      hash ^= (value >> (8 * i)) & 0xff;
-      hash *= 0x100000001b3ULL;
-    }
-  };
-  mix(buffer_addr, 8);
-  mix(version, 4);
-  return hash;
+  Fnv1a64 hash;
+  hash.UpdateLittleEndian(buffer_addr, 8);
+  hash.UpdateLittleEndian(version, 4);
+  return hash.value();
 }
 
 const char* DepsArgTypeName(trace::ArgDirection direction) {
