@@ -12,7 +12,7 @@ add_library(pto_sweep STATIC
   ${CMAKE_CURRENT_LIST_DIR}/sweep/sweep_command.cc
 )
 target_include_directories(pto_sweep PUBLIC ${PROJECT_SOURCE_DIR})
-target_link_libraries(pto_sweep PUBLIC pto_outputs pto_config nlohmann_json::nlohmann_json
+target_link_libraries(pto_sweep PUBLIC pto_outputs pto_config pto_provenance nlohmann_json::nlohmann_json
   absl::status absl::statusor absl::strings absl::str_format)
 
 add_library(pto_regress STATIC

@@ -52,9 +52,11 @@ struct Result {
   std::string err;
 };
 
-Result Compare(const std::string& a, const std::string& b) {
+Result Compare(const std::string& a, const std::string& b, bool all = false) {
   std::ostringstream out, err;
-  const int code = RunCompareCommand(a, b, out, err);
+  CompareOptions options;
+  options.all = all;
+  const int code = RunCompareCommand(a, b, options, out, err);
   return {code, out.str(), err.str()};
 }
 
@@ -77,7 +79,7 @@ std::string Row(const std::string& out, const std::string& metric) {
 TEST(CompareCommandTest, SingleLaunchDeltasAbsoluteAndPercent) {
   const std::string a = Save("cmp_a", LaunchSummary(12.5, 4, 2.0).dump());
   const std::string b = Save("cmp_b", LaunchSummary(10.0, 3, 0.5).dump());
-  const Result r = Compare(a, b);
+  const Result r = Compare(a, b, /*all=*/true);
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(Row(r.out, "makespan_us"), "makespan_us 12.5 10 -2.5 -20.0%");
   EXPECT_EQ(Row(r.out, "task_dispatches"), "task_dispatches 4 3 -1 -25.0%");
@@ -89,6 +91,47 @@ TEST(CompareCommandTest, SingleLaunchDeltasAbsoluteAndPercent) {
   EXPECT_THAT(Row(r.out, "hop"), HasSubstr("hop 0 qk 1 1 +0"));
   EXPECT_THAT(r.out, MatchesRegex("(.|\n)*hop 1 sf +2 +0.5 +-1.5 +-75.0%(.|\n)*"));
   EXPECT_THAT(r.out, Not(HasSubstr("task_records")));
+}
+
+TEST(CompareCommandTest, ByDefaultOnlyWhatChangedWithACountOfTheRest) {
+  const std::string a = Save("cmp_changed_a", LaunchSummary(12.5, 4, 2.0).dump());
+  const std::string b = Save("cmp_changed_b", LaunchSummary(10.0, 4, 2.0).dump());
+  const Result r = Compare(a, b);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(Row(r.out, "makespan_us"), "makespan_us 12.5 10 -2.5 -20.0%");
+  EXPECT_EQ(Row(r.out, "task_dispatches"), "");  // 4 and 4
+  EXPECT_EQ(Row(r.out, "overhead_share.has"), "");
+  EXPECT_THAT(r.out,
+              MatchesRegex("(.|\n)*  [0-9]+ more unchanged \\(--all shows them\\)\n(.|\n)*"));
+  EXPECT_THAT(r.out, Not(HasSubstr("hop 0 qk")));  // the same hops
+  const Result same = Compare(a, a);
+  EXPECT_THAT(same.out, HasSubstr("no metric changed"));
+  EXPECT_THAT(same.out, HasSubstr("provenance: neither file records its inputs"));
+}
+
+TEST(CompareCommandTest, LeadsWithWhatDifferedInTheProvenance) {
+  nlohmann::json a = LaunchSummary(12.5, 4, 2.0);
+  a["provenance"] = {{"tool", "pto_sim"},
+                     {"version", "0.1.0"},
+                     {"git_revision", "abc"},
+                     {"config", {{"path", "configs/ascend.yaml"}, {"fnv1a64", "00ff"}}},
+                     {"overrides", nlohmann::json::array()},
+                     {"traces", {{{"path", "gated.pb"}, {"fnv1a64", "1234"}}}}};
+  nlohmann::json b = a;
+  const Result same = Compare(Save("cmp_prov_a", a.dump()), Save("cmp_prov_b", b.dump()));
+  EXPECT_THAT(same.out,
+              HasSubstr("provenance: the same pto_sim build, config, --set overrides and trace"));
+  b["provenance"]["overrides"] = {"core.kernel_start_ns=450"};
+  b["provenance"]["traces"][0]["fnv1a64"] = "5678";
+  b["makespan_us"] = 13.0;
+  const Result r = Compare(Save("cmp_prov_c", a.dump()), Save("cmp_prov_d", b.dump()));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out,
+              HasSubstr("provenance differs:\n  --set: A [], B [\"core.kernel_start_ns=450\"]\n"
+                        "  trace: A gated.pb (1234), B gated.pb (5678)\n"));
+  EXPECT_THAT(r.out, Not(HasSubstr("config:")));
+  EXPECT_LT(r.out.find("provenance differs"), r.out.find("makespan_us"));
+  EXPECT_THAT(r.out, Not(HasSubstr("git_revision")));  // never a metric row
 }
 
 TEST(CompareCommandTest, MultiLaunchComparesTotalsThenEachLaunch) {

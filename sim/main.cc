@@ -90,6 +90,8 @@ int Main(int argc, char** argv) {
       "compare", "compare two stats.json files: makespan, dispatches, overhead, critical path");
   compare->add_option("a", stats_a, "baseline stats.json")->required();
   compare->add_option("b", stats_b, "candidate stats.json")->required();
+  CompareOptions compare_options;
+  compare->add_flag("--all", compare_options.all, "every metric, not only those that changed");
 
   BatchCommands batch(&app);
 
@@ -107,7 +109,8 @@ int Main(int argc, char** argv) {
     }
     return RunDepsCommand(deps_trace, *mode, std::cout, std::cerr);
   }
-  if (compare->parsed()) return RunCompareCommand(stats_a, stats_b, std::cout, std::cerr);
+  if (compare->parsed())
+    return RunCompareCommand(stats_a, stats_b, compare_options, std::cout, std::cerr);
   if (std::optional<int> code = batch.RunParsed(std::cout, std::cerr)) return *code;
   if (no_hazards && options.fail_on_hazard) {
     std::cerr << "pto_sim: error: --fail-on-hazard needs the hazard detector, which --no-hazards "

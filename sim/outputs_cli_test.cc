@@ -203,5 +203,30 @@ TEST(OutputsCliTest, PipeStripsAreOptionalAndTheSummaryOnlyTextNamesTheBoundPipe
   EXPECT_EQ(bad.exit_code, 2);
 }
 
+TEST(OutputsCliTest, StatsRecordTheirProvenanceAndCompareLeadsWithIt) {
+  // Two launches: the run file and each launch's file.
+  const std::string kGated = Compiled("gated");
+  const SimRun a = Simulate(kGated);
+  const SimRun b = Simulate(kGated, {"--set", "core.kernel_start_ns=450"});
+  ASSERT_EQ(a.cli.exit_code, 0) << a.cli.err;
+  ASSERT_EQ(b.cli.exit_code, 0) << b.cli.err;
+  const nlohmann::json& p = b.stats["provenance"];
+  EXPECT_EQ(p["config"]["path"], kSource + "/configs/ascend.yaml");
+  EXPECT_EQ(p["overrides"], nlohmann::json({"core.kernel_start_ns=450"}));
+  EXPECT_EQ(p["traces"][0]["path"], kGated);
+  EXPECT_EQ(p["traces"][0]["fnv1a64"], a.stats["provenance"]["traces"][0]["fnv1a64"]);
+  // Each launch's own file says where it came from too.
+  EXPECT_EQ(ReadJson(b.out_dir + "/launch_1/stats.json")["provenance"], p);
+  EXPECT_FALSE(b.stats["per_launch"][0].contains("provenance"));
+  const CliResult compared =
+      RunCli(kPtoSim, {"compare", a.out_dir + "/stats.json", b.out_dir + "/stats.json"});
+  ASSERT_EQ(compared.exit_code, 0) << compared.err;
+  EXPECT_THAT(compared.out,
+              HasSubstr("provenance differs:\n  --set: A [], B [\"core.kernel_start_ns=450\"]\n"));
+  EXPECT_THAT(compared.out, HasSubstr("makespan_us"));
+  EXPECT_THAT(compared.out, Not(HasSubstr("tasks                ")));  // unchanged: not shown
+  EXPECT_THAT(compared.out, HasSubstr("more unchanged (--all shows them)"));
+}
+
 }  // namespace
 }  // namespace pto

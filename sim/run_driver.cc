@@ -31,6 +31,7 @@
 #include "sim/hazard_tap.h"
 #include "sim/output_set.h"
 #include "sim/progress_tap.h"
+#include "sim/provenance.h"
 #include "sim/stats_schema.h"
 #include "sim/stats_writer.h"
 #include "sim/stop_signal.h"
@@ -238,6 +239,7 @@ class Session : public LaunchListener {
   std::unique_ptr<LaunchReport> current_;
   Chip* chip_ = nullptr;
   std::vector<nlohmann::json> launch_summaries_;
+  nlohmann::json provenance_;  // of every stats.json this run writes
   size_t hazards_found_ = 0;
   absl::flat_hash_set<uint32_t> warned_stretch_;  // kernels warned of a stretch
   uint64_t tasks_run_ = 0;                        // submits over every finished launch
@@ -291,6 +293,7 @@ absl::Status Session::Prepare() {
   ring_limits_ = RingLimitsFor(header.ring_sizes());
   if (!options_.out_dir.empty()) {
     if (absl::Status s = ClaimOutputDir(options_.out_dir, "--out"); !s.ok()) return s;
+    provenance_ = Provenance({options_.config_path, options_.overrides, {options_.trace_path}});
   }
   return absl::OkStatus();
 }
@@ -687,7 +690,11 @@ absl::Status Session::FinishLaunch() {
     }
   }
   if (report.writer) {
-    if (absl::Status s = report.writer->Finalize(summary); !s.ok()) return s;
+    // The launch's file says where it came from; the run file's per_launch
+    // entries do not repeat it.
+    nlohmann::json file = summary;
+    file[kProvenanceKey] = provenance_;
+    if (absl::Status s = report.writer->Finalize(file); !s.ok()) return s;
   }
   observer_.set_targets({});
   launch_summaries_.push_back(std::move(summary));
@@ -733,6 +740,7 @@ absl::Status Session::WriteRunSummary() {
   }
   total["checks"] = {{"passed", checks_passed_}, {"failed", checks_failed_}};
   total["per_launch"] = launch_summaries_;
+  total[kProvenanceKey] = provenance_;
   StatsWriter writer(dir, /*records=*/false);
   return writer.Finalize(total);
 }

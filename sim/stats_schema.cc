@@ -25,6 +25,18 @@ const std::vector<StatSpec>& Table() {
       // ---- identity
       {"launch", U::kCount, "0-based index of the launch in the trace"},
       {"name", U::kText, "the launch's @pl.jit function"},
+      // ---- provenance: what the file came from; comparisons skip it
+      {"provenance/tool", U::kText, "the program that wrote the file: pto_sim"},
+      {"provenance/version", U::kText, "pto_sim's version"},
+      {"provenance/git_revision", U::kText,
+       "the commit pto_sim was built from (12 hex digits, -dirty with uncommitted changes; "
+       "unknown outside a git checkout)"},
+      {"provenance/config/path", U::kText, "--config, as given"},
+      {"provenance/config/fnv1a64", U::kText, "FNV-1a 64 of the config file's bytes (16 hex digits)"},
+      {"provenance/overrides", U::kText, "the --set key=value strings, in order (an array)"},
+      {"provenance/traces/[]/path", U::kText, "--trace, as given (never made absolute)"},
+      {"provenance/traces/[]/fnv1a64", U::kText,
+       "FNV-1a 64 of the trace file's bytes; null for a pipe (--serve)"},
       // ---- time
       {"makespan_us", U::kMicroseconds, "last kernel end minus first kernel start",
        "makespan_us", "makespan_us", T::kSum, true},
@@ -76,8 +88,10 @@ const std::vector<StatSpec>& Table() {
       // ---- schedulers
       {"schedulers/busy_us", U::kMicroseconds, "as scheduler_busy_us"},
       {"schedulers/loops", U::kCount, "scheduler loop iterations with work, summed over threads"},
-      {"schedulers/ns_per_loop", U::kNanoseconds, "busy time per loop iteration", {},
-       "scheduler_ns_per_loop"},
+      {"schedulers/ns_per_loop", U::kNanoseconds,
+       "busy time per loop iteration (its work alone; scheduler_loop_total_ns adds the idle "
+       "waits)", {},
+       "scheduler_loop_busy_ns"},
       {"schedulers/inline_retires", U::kCount,
        "dummies and predicate-false tasks the schedulers retired inline"},
       {"schedulers/pop_hit", U::kCount, "ready-queue pops that found a task"},
@@ -261,7 +275,8 @@ const std::vector<StatSpec>& Table() {
        "[min over cores, sum of per-engine minima] of the switch totals", {}, {}, T::kNone,
        false, true},
       {"scheduler_overhead/scheduler_loop/avg_ns_per_loop", U::kNanoseconds,
-       "summed loop time over summed loops (the runtime's definition)", {}, "sched_loop_ns",
+       "summed loop time, busy and idle, over summed loops (the runtime's definition)", {},
+       "scheduler_loop_total_ns",
        T::kNone, false, true},
       {"scheduler_overhead/scheduler_loop/pop_hit", U::kCount, "ready-queue pops with a task",
        {}, "pop_hit", T::kNone, false, true},

@@ -15,6 +15,7 @@ using ::pto::testing::FreshDir;
 using ::pto::testing::ReadFile;
 using ::pto::testing::ReadJson;
 using ::pto::testing::RunCli;
+using ::pto::testing::WriteFile;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
@@ -133,6 +134,19 @@ TEST(SweepCliTest, ShardsMergeIntoTheUnshardedResult) {
   EXPECT_EQ(ReadFile(merged + "/sweep.json"), ReadFile(whole + "/sweep.json"));
   EXPECT_EQ(ReadFile(merged + "/sweep.svg"), ReadFile(whole + "/sweep.svg"));
   EXPECT_EQ(ReadJson(merged + "/timing.json")["points"].size(), 8u);
+  // The provenance block is in both, so the byte-identity covers it.
+  const nlohmann::json provenance = ReadJson(merged + "/sweep.json")["provenance"];
+  EXPECT_EQ(provenance["traces"][0]["path"], kRawChain);  // as given
+  EXPECT_EQ(provenance["traces"][0]["fnv1a64"].get<std::string>().size(), 16u);
+
+  // A shard of another build or other inputs does not merge.
+  nlohmann::json foreign = ReadJson(shards[1] + "/sweep.json");
+  foreign["provenance"]["git_revision"] = "0123456789ab";
+  WriteFile(shards[1] + "/sweep.json", foreign.dump(2));
+  CliResult mixed =
+      RunCli(PTO_SIM_BINARY, {"sweep-merge", "--out", merged, shards[0], shards[1], shards[2]});
+  EXPECT_EQ(mixed.exit_code, 2);
+  EXPECT_THAT(mixed.err, HasSubstr("ran on another pto_sim build or other input files"));
 
   CliResult missing =
       RunCli(PTO_SIM_BINARY, {"sweep-merge", "--out", merged, shards[0], shards[2]});

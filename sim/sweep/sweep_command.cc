@@ -15,6 +15,7 @@
 #include "absl/strings/str_join.h"
 #include "sim/config_loader.h"
 #include "sim/config_schema.h"
+#include "sim/provenance.h"
 #include "sim/run_driver.h"
 #include "sim/sweep/child_process.h"
 #include "sim/sweep/progress_line.h"
@@ -50,8 +51,18 @@ absl::Status WriteText(const fs::path& path, const std::string& text) {
 }
 
 // The result files every sweep and merge writes.
+// sweep.json: the table, and what it came from.
+std::string SweepJsonWithProvenance(const SweepSpec& spec, const std::vector<SweepRow>& rows,
+                                    const Json& provenance) {
+  Json j = SweepJson(spec, rows);
+  j[kProvenanceKey] = provenance;
+  return j.dump(2) + "\n";
+}
+
+// `provenance`: the block of sweep.json (a merge passes its shards').
 absl::Status WriteResults(const std::string& dir, const SweepSpec& spec,
-                          const std::vector<SweepRow>& rows, const Json& timing) {
+                          const std::vector<SweepRow>& rows, const Json& timing,
+                          const Json& provenance) {
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) return absl::InternalError(absl::StrCat(dir, ": cannot create: ", ec.message()));
@@ -59,7 +70,7 @@ absl::Status WriteResults(const std::string& dir, const SweepSpec& spec,
     return s;
   }
   if (absl::Status s =
-          WriteText(fs::path(dir) / "sweep.json", SweepJson(spec, rows).dump(2) + "\n");
+          WriteText(fs::path(dir) / "sweep.json", SweepJsonWithProvenance(spec, rows, provenance));
       !s.ok()) {
     return s;
   }
@@ -261,8 +272,8 @@ int RunSweepCommand(const SweepOptions& options, std::ostream& out, std::ostream
     rows.push_back(std::move(row));
     timing.push_back({points[i].index, results[i].wall_seconds});
   }
-  if (absl::Status s =
-          WriteResults(options.out_dir, spec, rows, TimingJson(timing, parallel, wall));
+  if (absl::Status s = WriteResults(options.out_dir, spec, rows, TimingJson(timing, parallel, wall),
+                                    Provenance({spec.config, spec.sets, spec.traces}));
       !s.ok()) {
     err << "pto_sim sweep: error: " << s.message() << "\n";
     return kExitRuntime;
@@ -295,6 +306,7 @@ int RunSweepMergeCommand(const std::string& out_dir, const std::vector<std::stri
   }
   std::optional<SweepTable> merged;
   std::string first_spec, first_dir;
+  Json provenance;                   // the shards', which must agree
   std::map<int, std::string> owner;  // point -> shard dir
   Json timing_points = Json::array();
   double wall = 0;
@@ -314,13 +326,21 @@ int RunSweepMergeCommand(const std::string& out_dir, const std::vector<std::stri
       return kExitBadInput;
     }
     const std::string spec_text = SweepJson(table->spec, {})["sweep"].dump();
+    const Json shard_provenance = j.value(kProvenanceKey, Json());
     if (!merged) {
       merged = SweepTable{table->spec, {}};
       first_spec = spec_text;
       first_dir = dir;
+      provenance = shard_provenance;
     } else if (spec_text != first_spec) {
       err << "pto_sim sweep-merge: error: " << dir << " is a different sweep than " << first_dir
           << " (config, traces, --vary, --set or chart options differ)\n";
+      return kExitBadInput;
+    } else if (shard_provenance != provenance) {
+      err << "pto_sim sweep-merge: error: " << dir << " ran on another pto_sim build or other "
+          << "input files than " << first_dir
+          << " (their sweep.json provenance differs: " << shard_provenance.dump() << " vs "
+          << provenance.dump() << ")\n";
       return kExitBadInput;
     }
     for (SweepRow& row : table->rows) {
@@ -359,7 +379,8 @@ int RunSweepMergeCommand(const std::string& out_dir, const std::vector<std::stri
                        {"wall_seconds", wall},
                        {"shards", shard_dirs.size()},
                        {"points", std::move(timing_points)}};
-  if (absl::Status s = WriteResults(out_dir, merged->spec, merged->rows, timing); !s.ok()) {
+  if (absl::Status s = WriteResults(out_dir, merged->spec, merged->rows, timing, provenance);
+      !s.ok()) {
     err << "pto_sim sweep-merge: error: " << s.message() << "\n";
     return kExitRuntime;
   }
