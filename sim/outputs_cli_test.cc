@@ -1,6 +1,8 @@
 // The output files of whole runs (issue #7), read back as the runtime's
 // tools would read them.
 
+#include <algorithm>
+#include <filesystem>
 #include <set>
 #include <string>
 #include <vector>
@@ -226,6 +228,54 @@ TEST(OutputsCliTest, StatsRecordTheirProvenanceAndCompareLeadsWithIt) {
   EXPECT_THAT(compared.out, HasSubstr("makespan_us"));
   EXPECT_THAT(compared.out, Not(HasSubstr("tasks                ")));  // unchanged: not shown
   EXPECT_THAT(compared.out, HasSubstr("more unchanged (--all shows them)"));
+}
+
+// Every perfetto.json of a run of `trace`: DIR's, or each launch_<k>'s.
+std::vector<std::string> PerfettoFiles(const SimRun& run) {
+  std::vector<std::string> files;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(run.out_dir)) {
+    if (entry.path().filename() == "perfetto.json") files.push_back(entry.path().string());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+TEST(OutputsCliTest, EveryBundledTracesPerfettoSlicesNestOnEveryTrack) {
+  int checked = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(kBuild + "/traces")) {
+    const std::string name = entry.path().stem().string();
+    // The stress traces write no pipes and are heavy; Qwen3 has its own
+    // (heavy-labelled) test below.
+    if (entry.path().extension() != ".pb" || name.rfind("stress", 0) == 0 ||
+        name.rfind("qwen3", 0) == 0) {
+      continue;
+    }
+    const SimRun run = Simulate(entry.path().string());
+    for (const std::string& file : PerfettoFiles(run)) {
+      EXPECT_THAT(::pto::testing::TrackNestingProblemsInFile(file), IsEmpty()) << file;
+      ++checked;
+    }
+  }
+  EXPECT_GE(checked, 25);
+}
+
+TEST(OutputsCliTest, ABlockDispatchedIntoASecondSlotGoesOnASubTrack) {
+  // Two clusters: a core's next block is dispatched into its second slot
+  // while the last one runs, so their Worker and Scheduler View bars overlap.
+  const SimRun run = Simulate(Compiled("gemm_bf16"), {"--set", "chip.clusters=2"});
+  ASSERT_EQ(run.cli.exit_code, 0) << run.cli.err;
+  const std::string file = run.out_dir + "/perfetto.json";
+  EXPECT_THAT(::pto::testing::TrackNestingProblemsInFile(file), IsEmpty());
+  EXPECT_THAT(ReadFile(file), HasSubstr("\"args\":{\"name\":\"AIC_0 #1\"}"));
+}
+
+// ctest perfetto_tracks_nest_qwen3 (label heavy) runs it: a 380 MB file.
+TEST(OutputsCliTest, DISABLED_Qwen3PerfettoSlicesNestOnEveryTrack) {
+  const SimRun run = Simulate(Compiled("qwen3_14b_decode"), {"--timing-only"});
+  ASSERT_EQ(run.cli.exit_code, 0) << run.cli.err;
+  const std::vector<std::string> problems =
+      ::pto::testing::TrackNestingProblemsInFile(run.out_dir + "/perfetto.json");
+  EXPECT_THAT(problems, IsEmpty()) << problems.size() << " slices break the nesting";
 }
 
 }  // namespace

@@ -33,6 +33,22 @@ int PipeTid(int core, int pipe, int lane) { return 1000000 + 1000 * core + 100 *
 // lane for its pipe sub-tracks.
 constexpr int kWorkerSortScale = 1000;
 int SchedTid(int thread) { return 30000 + 10 * thread; }
+// A core's lane in the Worker or Scheduler View: sub-track 0 is the core's
+// own track; the next dispatch slot's blocks, dispatched while the last one
+// still runs, go below it.
+int CoreLaneTid(int core, int lane) {
+  return lane == 0 ? CoreTid(core) : 2000000 + 100 * core + lane;
+}
+
+// The lowest sub-track whose last bar ended by `start`, which then ends at
+// `end`: bars on one sub-track never overlap.
+size_t TakeLane(std::vector<TimePs>& ends, TimePs start, TimePs end) {
+  size_t lane = 0;
+  while (lane < ends.size() && ends[lane] > start) ++lane;
+  if (lane == ends.size()) ends.push_back(0);
+  ends[lane] = end;
+  return lane;
+}
 int MarkerTid(int thread) { return 19000 + thread; }
 
 std::string Quoted(const std::string& s) { return nlohmann::json(s).dump(); }
@@ -109,12 +125,17 @@ void PerfettoWriter::OnCoreInterval(const CoreInterval& c) {
   const uint64_t id = info ? info->runtime_id : 0;
   const std::string name = Quoted(BarName(info, id));
   const char* cat = info ? TaskShapeName(info->shape) : "task";
-  Bar(kWorkerViewPid, CoreTid(c.core), name, cat, c.receive, c.end,
+  if (static_cast<size_t>(c.core) >= core_lanes_.size()) core_lanes_.resize(c.core + 1);
+  const size_t worker_lane = TakeLane(core_lanes_[c.core][0], c.receive, c.end);
+  const size_t scheduler_lane = TakeLane(core_lanes_[c.core][1], c.dispatch, c.finish);
+  Bar(kWorkerViewPid, CoreLaneTid(c.core, static_cast<int>(worker_lane)), name, cat, c.receive,
+      c.end,
       absl::StrCat("{\"taskId\":\"", id, "\",\"block\":", c.block, ",\"reg_task_id\":",
                    c.reg_task_id, ",\"duration-us\":", FormatUs(c.end - c.receive),
                    ",\"kernel-duration-us\":", FormatUs(c.end - c.start),
                    ",\"local_setup_us\":", FormatUs(c.start - c.receive), "}"));
-  Bar(kSchedulerViewPid, CoreTid(c.core), name, cat, c.dispatch, c.finish,
+  Bar(kSchedulerViewPid, CoreLaneTid(c.core, static_cast<int>(scheduler_lane)), name, cat,
+      c.dispatch, c.finish,
       absl::StrCat("{\"taskId\":\"", id, "\",\"dispatch-time-us\":", FormatUs(c.dispatch),
                    ",\"finish-time-us\":", FormatUs(c.finish),
                    ",\"aicpu-duration-us\":", FormatUs(c.finish - c.dispatch), "}"));
@@ -154,11 +175,7 @@ void PerfettoWriter::OnPipeOps(const PipeSegment& segment) {
   const uint64_t id = info ? info->runtime_id : 0;
   for (uint32_t i : pipe_order_) {
     const PipeOpInterval& op = ops[i];
-    std::vector<TimePs>& ends = lanes[static_cast<int>(op.pipe)];
-    size_t lane = 0;
-    while (lane < ends.size() && ends[lane] > op.start) ++lane;
-    if (lane == ends.size()) ends.push_back(0);
-    ends[lane] = op.end;
+    const size_t lane = TakeLane(lanes[static_cast<int>(op.pipe)], op.start, op.end);
     Bar(kWorkerViewPid, PipeTid(segment.core, static_cast<int>(op.pipe), static_cast<int>(lane)),
         Quoted(trace::Op::Kind_Name(op.kind)), "pipe", op.start, op.end,
         absl::StrCat("{\"taskId\":\"", id, "\",\"block\":", segment.block, ",\"op\":", op.op,
@@ -274,8 +291,20 @@ absl::Status PerfettoWriter::Finalize() {
   }
   for (size_t core = 0; core < core_used_.size(); ++core) {
     if (!core_used_[core]) continue;
-    thread_name(kSchedulerViewPid, CoreTid(core), chip_.CoreName(core));
-    thread_name(kWorkerViewPid, CoreTid(core), chip_.CoreName(core));
+    // Each view's dispatch-slot sub-tracks right under the core's own.
+    const int pids[2] = {kWorkerViewPid, kSchedulerViewPid};
+    for (int view = 0; view < 2; ++view) {
+      const size_t lanes = core < core_lanes_.size() ? core_lanes_[core][view].size() : 1;
+      for (size_t lane = 0; lane < std::max<size_t>(lanes, 1); ++lane) {
+        const int64_t base = pids[view] == kWorkerViewPid
+                                 ? int64_t{CoreTid(static_cast<int>(core))} * kWorkerSortScale
+                                 : int64_t{CoreTid(static_cast<int>(core))} * 100;
+        std::string name = chip_.CoreName(core);
+        if (lane > 0) absl::StrAppend(&name, " #", lane);
+        thread_name(pids[view], CoreLaneTid(static_cast<int>(core), static_cast<int>(lane)), name,
+                    base + static_cast<int64_t>(lane));
+      }
+    }
     if (core < engine_lane_used_.size() && engine_lane_used_[core]) {
       thread_name(kWorkerViewPid, EngineTid(core), absl::StrCat(chip_.CoreName(core), " engine"));
     }

@@ -78,6 +78,10 @@ class PerfettoWriter : public RunObserver {
   SpooledArray events_;
   std::vector<bool> core_used_;
   std::vector<bool> engine_lane_used_;  // per core
+  // Per core, in the Worker and the Scheduler View: each sub-track's last
+  // bar end (a block dispatched into a free slot while the last one runs
+  // overlaps it, so it goes on the next sub-track).
+  std::vector<std::array<std::vector<TimePs>, 2>> core_lanes_;
   // Per core, per pipe: each sub-track's last bar end (their count: the
   // sub-tracks used).
   std::vector<std::array<std::vector<TimePs>, kPipeCount>> pipe_lanes_;
