@@ -9,6 +9,7 @@
 #include <tuple>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "sim/pipe_stats.h"
@@ -316,6 +317,22 @@ Json AnalyzeOverhead(const LaunchLog& log, const OutputChip& chip) {
                     {"compute_us", PsToUs(hop_compute)},
                     {"injected_us", PsToUs(hop_injected)}});
   }
+  // Where the walk stopped: the root's own producers that ran on no core
+  // (a dummy, an alloc, a predicated-off task) have no record to walk.
+  Json stopped = nullptr;
+  if (!path.empty()) {
+    const auto root = static_cast<size_t>(path.front());
+    for (uint32_t p : log.producers(root)) {
+      const LaunchLog::TaskInfo& producer = log.task(p);
+      if (producer.ran()) continue;
+      stopped = {{"task_id", std::to_string(log.task(root).runtime_id)},
+                 {"name", log.name(log.task(root))},
+                 {"waits_on_id", std::to_string(producer.runtime_id)},
+                 {"waits_on_name", log.name(producer)},
+                 {"waits_on_shape", TaskShapeName(producer.shape)}};
+      break;
+    }
+  }
   const TimePs span = sink < 0 ? 0 : log.task(sink).finish - path_start;
   const std::optional<Pipe> bound = BoundingPipe(path_pipes.busy);
   out["critical_path"] = {
@@ -328,6 +345,7 @@ Json AnalyzeOverhead(const LaunchLog& log, const OutputChip& chip) {
       {"compute_us", PsToUs(compute)},
       {"injected_us", PsToUs(injected)},
       {"other_us", PsToUs(std::max<TimePs>(span - compute - injected, 0))},
+      {"stopped_at", std::move(stopped)},
       {"path", std::move(hops)}};
   return out;
 }
@@ -352,6 +370,16 @@ std::string DescribeOverhead(const Json& a) {
                              "scheduler-injected %.3f us\n",
                              path["hops"].get<int64_t>(), path["span_us"].get<double>(),
                              path["compute_us"].get<double>(), path["injected_us"].get<double>()));
+  if (const Json& stop = path.value("stopped_at", Json()); stop.is_object()) {
+    absl::StrAppend(
+        &text, absl::StrFormat("  critical path starts at '%s' (task %s): it waited for %s task "
+                               "'%s' (task %s), which ran on no core, so the walk (over core "
+                               "records, as the runtime's tool does) stops there\n",
+                               stop["name"].get<std::string>(), stop["task_id"].get<std::string>(),
+                               absl::AsciiStrToLower(stop["waits_on_shape"].get<std::string>()),
+                               stop["waits_on_name"].get<std::string>(),
+                               stop["waits_on_id"].get<std::string>()));
+  }
   if (path.contains("bound_pipe") && path["bound_pipe"].is_string()) {
     absl::StrAppend(&text, absl::StrFormat("  critical path bound by %s (%.0f %%)\n",
                                            path["bound_pipe"].get<std::string>(),

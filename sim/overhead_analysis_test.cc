@@ -231,6 +231,29 @@ TEST(OverheadAnalysisTest, ProducersWithoutRecordsAreAbsentLikeInTheTool) {
   EXPECT_EQ(a["critical_path"]["path"][0]["name"], "a");
 }
 
+TEST(OverheadAnalysisTest, APathThatStopsAtADummySaysWhereAndWhy) {
+  // B waits for A only through a dummy: the walk over core records ends at
+  // B, and the analysis names the dummy it stopped at.
+  LaunchLog log;
+  log.AddTask(MakeTask(0, 0, "a", TaskShape::kAic), {}, 0, 0);
+  log.AddTask(MakeTask(1, 1, "join", TaskShape::kDummy), {Edge(0, EdgeSource::kExplicit)}, 0, 0);
+  log.AddTask(MakeTask(2, 2, "b", TaskShape::kAic), {Edge(1, EdgeSource::kExplicit)}, 0, 0);
+  OutputChip chip;
+  chip.clusters = 1;
+  log.AddInterval(IntervalUs(0, 0, 1, 0, 0, 1, 2, 3));
+  log.AddInterval(IntervalUs(0, 2, 2, 4, 4, 5, 9, 10));
+  const nlohmann::json a = AnalyzeOverhead(log, chip);
+  const nlohmann::json& stop = a["critical_path"]["stopped_at"];
+  EXPECT_EQ(a["critical_path"]["hops"], 0);
+  EXPECT_EQ(stop["name"], "b");
+  EXPECT_EQ(stop["waits_on_name"], "join");
+  EXPECT_EQ(stop["waits_on_shape"], "DUMMY");
+  EXPECT_THAT(DescribeOverhead(a), HasSubstr("critical path starts at 'b' (task 2): it waited for "
+                                             "dummy task 'join' (task 1), which ran on no core"));
+  // A path that reaches a task without producers did not stop early.
+  EXPECT_TRUE(AnalyzeOverhead(HandBuiltRun(), chip)["critical_path"]["stopped_at"].is_null());
+}
+
 TEST(OverheadAnalysisTest, FoldsSpmdBlocksIntoOneTask) {
   LaunchLog log;
   Task t = MakeTask(0, 0, "spmd", TaskShape::kAiv);
