@@ -47,7 +47,11 @@ const std::string& LongTrace() {
 std::vector<std::string> FilesUnder(const std::string& dir) {
   std::vector<std::string> files;
   for (const auto& entry : fs::recursive_directory_iterator(dir)) {
-    if (entry.is_regular_file()) files.push_back(entry.path().lexically_relative(dir).string());
+    // The directory's marker (common/output_dir.h) is written first, by
+    // design: it is not debris of the stopped launch.
+    if (entry.is_regular_file() && entry.path().filename() != ".pto_sim_out") {
+      files.push_back(entry.path().lexically_relative(dir).string());
+    }
   }
   return files;
 }

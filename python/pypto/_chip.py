@@ -41,6 +41,16 @@ class Chip:
         self.key = key
         self.keep = keep
         self.work = tempfile.mkdtemp(prefix="pypto_chip_")
+        # With output files, pto_sim writes into the chip's own directory and
+        # each launch's files move to the script's (out_root): a script's
+        # chips share out_root, and each pto_sim empties its --out first.
+        self.out_root = None
+        self.private_out = None
+        if "--out" in command:
+            at = command.index("--out") + 1
+            self.out_root = command[at]
+            self.private_out = os.path.join(self.work, "out")
+            command = command[:at] + [self.private_out] + command[at + 1:]
         self.serve_dir = os.path.join(self.work, "served")
         self.stderr = open(os.path.join(self.work, "pto_sim.stderr"), "w+", encoding="utf-8")
         self.proc = subprocess.Popen(
@@ -161,7 +171,17 @@ class Chip:
             if code not in (0, 1):
                 self.stderr.seek(0)
                 _note(f"pto_sim ended with exit {code}:\n{tail}{self.stderr.read()}".rstrip())
+            # The chip's run file (over its launches, when it had several).
+            summary = os.path.join(self.private_out or "", "stats.json")
+            if self.private_out is not None and os.path.isfile(summary):
+                os.replace(summary, os.path.join(self.out_root, "stats.json"))
         self.cleanup()
+
+    def take_launch_files(self, wanted):
+        """Moves the last launch's files to `wanted` in the script's out_root."""
+        written = os.path.join(self.private_out, f"launch_{self.launches - 1}")
+        shutil.rmtree(wanted, ignore_errors=True)
+        os.replace(written, wanted)
 
     def cleanup(self):
         if self.recording is not None:
@@ -173,6 +193,36 @@ class Chip:
                   "pto_sim --trace)")
         else:
             shutil.rmtree(self.work, ignore_errors=True)
+
+
+OUTPUT_MARKER = ".pto_sim_out"
+
+
+def claim_out_root(path, source):
+    """Makes `path` this script's empty output directory, as pto_sim --out
+    does: an earlier run's (holding the marker) is emptied; a file, or a
+    non-empty directory without the marker, is refused."""
+    if os.path.exists(path) and not os.path.isdir(path):
+        raise ConfigError(f"{source} {path}: exists and is not a directory; give a new or empty "
+                          "directory")
+    if os.path.isdir(path) and os.listdir(path):
+        if not os.path.exists(os.path.join(path, OUTPUT_MARKER)):
+            raise ConfigError(
+                f"{source} {path}: the directory is not empty and has no {OUTPUT_MARKER} marker, "
+                "so no earlier pto_sim run wrote it; pto_sim replaces only its own output: give "
+                "a new or empty directory")
+        for entry in os.listdir(path):
+            if entry == OUTPUT_MARKER:
+                continue
+            full = os.path.join(path, entry)
+            if os.path.isdir(full) and not os.path.islink(full):
+                shutil.rmtree(full)
+            else:
+                os.remove(full)
+    os.makedirs(path, exist_ok=True)
+    with open(os.path.join(path, OUTPUT_MARKER), "w", encoding="utf-8") as marker:
+        marker.write("pto_sim output: the next run with this directory as its output replaces "
+                     "all of it\n")
 
 
 def chip_for(key, command, keep):

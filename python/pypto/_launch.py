@@ -24,7 +24,7 @@ import sys
 import tempfile
 
 from pypto import _paths
-from pypto._chip import chip_for
+from pypto._chip import chip_for, claim_out_root
 from pypto._record import RECORDER, recording
 from pypto.backend.pto_backend import PartialCodegenError
 from pypto.errors import ConfigError, DeadlockError, SimulationError
@@ -33,7 +33,7 @@ from pypto.runtime import RunConfig, chip_of, validate
 from pypto._source import KernelSource, caller_line, caller_names, parameter_names
 from pypto._tensors import argument_tensor, scalar_literal
 
-_state = {"launches": 0, "noted": set()}
+_state = {"launches": 0, "noted": set(), "claimed": set()}
 
 
 def _note_once(key, text):
@@ -232,6 +232,10 @@ def _run(obj, method, label, args, kwargs, config, work):
     forced = os.environ.get("PTO_SIM_TIMING_ONLY") == "1"
     timing_only = forced or any(t.shape_only for t in tensors)
     key, command = _chip_key_and_command(config, timing_only)
+    if key[3] is not None and key[3][0] not in _state["claimed"]:
+        # The script's output directory, once: its chips share it.
+        claim_out_root(key[3][0], "PTO_SIM_OUT" if os.environ.get("PTO_SIM_OUT") else "output")
+        _state["claimed"].add(key[3][0])
     chip = chip_for(key, command, os.environ.get("PTO_SIM_KEEP") == "1")
     session, digests = chip.request_fields(tensors)
     request_path = _write_request(
@@ -255,11 +259,8 @@ def _run(obj, method, label, args, kwargs, config, work):
     if key[3] is not None:
         # pto_sim wrote the launch's files under its own count; the script's
         # count and the call's name are what the user looks for.
-        out_dir = key[3][0]
-        written = os.path.join(out_dir, f"launch_{chip.launches - 1}")
-        wanted = os.path.join(out_dir, f"launch_{_state['launches'] - 1}_{label}")
-        shutil.rmtree(wanted, ignore_errors=True)
-        os.replace(written, wanted)
+        chip.take_launch_files(
+            os.path.join(key[3][0], f"launch_{_state['launches'] - 1}_{label}"))
     if os.environ.get("PTO_SIM_QUIET") != "1":
         _print_summary(_state["launches"] - 1, report)
     if not timing_only:

@@ -413,9 +413,10 @@ class Outputs(unittest.TestCase):
         try:
             r = run_script("harness_style.py", env={"PTO_SIM_OUT": out})
             self.assertEqual(r.returncode, 0, r.stderr)
-            dirs = sorted(os.listdir(out))
+            dirs = sorted(os.listdir(out))[1:]
             # Both launches ran on one chip: the run's stats.json sums them.
-            self.assertEqual(dirs, ["launch_0_scaled_add", "launch_1_row_copy", "stats.json"])
+            self.assertEqual(sorted(os.listdir(out)), [".pto_sim_out", "launch_0_scaled_add",
+                                                       "launch_1_row_copy", "stats.json"])
             with open(os.path.join(out, "stats.json")) as f:
                 self.assertEqual(json.load(f)["launches"], 2)
             with open(os.path.join(out, dirs[0], "stats.json")) as f:
@@ -423,6 +424,25 @@ class Outputs(unittest.TestCase):
             makespan = float(LAUNCH.findall(r.stderr)[0][2])
             self.assertAlmostEqual(stats["makespan_us"], makespan, places=3)
             self.assertTrue(os.path.isfile(os.path.join(out, dirs[1], "swimlane.svg")))
+            # A rerun replaces the earlier run's files, and nothing else is left.
+            with open(os.path.join(out, "launch_7_old"), "w") as f:
+                f.write("an earlier run's")
+            r = run_script("harness_style.py", env={"PTO_SIM_OUT": out})
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertNotIn("launch_7_old", os.listdir(out))
+        finally:
+            shutil.rmtree(out)
+
+    def test_pto_sim_out_never_empties_a_foreign_directory(self):
+        out = tempfile.mkdtemp()
+        try:
+            with open(os.path.join(out, "notes.txt"), "w") as f:
+                f.write("the user's")
+            r = run_script("harness_style.py", env={"PTO_SIM_OUT": out})
+            self.assertNotEqual(r.returncode, 0)
+            self.assertIn(f"PTO_SIM_OUT {out}: the directory is not empty and has no .pto_sim_out "
+                          "marker", r.stderr)
+            self.assertEqual(os.listdir(out), ["notes.txt"])
         finally:
             shutil.rmtree(out)
 
@@ -442,7 +462,9 @@ class Outputs(unittest.TestCase):
             r = run_script("-c", code, cwd=cwd)
             self.assertEqual(r.returncode, 0, r.stderr)
             out = os.path.join(cwd, "pto_sim_out")
-            self.assertEqual(sorted(os.listdir(out)), ["launch_0_scaled_add", "launch_1_row_copy"])
+            # Two chips, one directory: neither empties the other's launch.
+            self.assertEqual(sorted(os.listdir(out)),
+                             [".pto_sim_out", "launch_0_scaled_add", "launch_1_row_copy"])
             # Another swimlane level is another chip, and the user is told.
             self.assertIn("a new chip starts", r.stderr)
             with open(os.path.join(out, "launch_0_scaled_add", "chip_swimlane_records.json")) as f:
