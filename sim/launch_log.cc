@@ -135,13 +135,15 @@ void LaunchLog::AddInlineRetire(int thread, const Task& task, TimePs at) {
   info.inline_at = at;
 }
 
-void LaunchLog::AddPhase(const SchedulerPhase& phase) {
+void LaunchLog::AddPhase(const SchedulerPhase& phase) { AccumulatePhase(phase, &threads_); }
+
+void LaunchLog::AccumulatePhase(const SchedulerPhase& phase, std::vector<ThreadLoops>* threads) {
   if (phase.thread < 0) return;
   if (phase.kind != SchedulerPhaseKind::kComplete && phase.kind != SchedulerPhaseKind::kDispatch) {
     return;  // the analysis counts work records only
   }
-  if (threads_.size() <= static_cast<size_t>(phase.thread)) threads_.resize(phase.thread + 1);
-  ThreadLoops& t = threads_[phase.thread];
+  if (threads->size() <= static_cast<size_t>(phase.thread)) threads->resize(phase.thread + 1);
+  ThreadLoops& t = (*threads)[phase.thread];
   if (t.last_end != kNever && phase.start > t.last_end) t.idle += phase.start - t.last_end;
   t.busy += std::max<TimePs>(phase.end - phase.start, 0);
   t.last_end = std::max(t.last_end, phase.end);

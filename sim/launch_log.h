@@ -135,6 +135,8 @@ class LaunchLog {
   };
   // Per scheduler thread, indexed by thread id.
   const std::vector<ThreadLoops>& threads() const { return threads_; }
+  // Folds one scheduler phase into `threads`' loop budgets.
+  static void AccumulatePhase(const SchedulerPhase& phase, std::vector<ThreadLoops>* threads);
 
  private:
   TaskInfo& Slot(TaskSeq seq);

@@ -21,6 +21,7 @@ add_library(pto_outputs STATIC
   ${CMAKE_CURRENT_LIST_DIR}/perfetto_writer.cc
   ${CMAKE_CURRENT_LIST_DIR}/rate_windows.cc
   ${CMAKE_CURRENT_LIST_DIR}/overhead_analysis.cc
+  ${CMAKE_CURRENT_LIST_DIR}/overhead_analyzer.cc
   ${CMAKE_CURRENT_LIST_DIR}/pipe_stats.cc
   ${CMAKE_CURRENT_LIST_DIR}/swimlane_svg.cc
   ${CMAKE_CURRENT_LIST_DIR}/output_set.cc
@@ -40,6 +41,7 @@ pto_cc_test(outputs_test
     ${CMAKE_CURRENT_LIST_DIR}/swimlane_writer_test.cc
     ${CMAKE_CURRENT_LIST_DIR}/deps_writer_test.cc
     ${CMAKE_CURRENT_LIST_DIR}/overhead_analysis_test.cc
+    ${CMAKE_CURRENT_LIST_DIR}/overhead_analyzer_test.cc
     ${CMAKE_CURRENT_LIST_DIR}/perfetto_writer_test.cc
     ${CMAKE_CURRENT_LIST_DIR}/rate_windows_test.cc
     ${CMAKE_CURRENT_LIST_DIR}/swimlane_svg_test.cc

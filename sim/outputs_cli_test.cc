@@ -278,5 +278,55 @@ TEST(OutputsCliTest, DISABLED_Qwen3PerfettoSlicesNestOnEveryTrack) {
   EXPECT_THAT(problems, IsEmpty()) << problems.size() << " slices break the nesting";
 }
 
+// Each launch's scheduler_overhead in a run's stats.json.
+std::vector<nlohmann::json> OverheadOf(const SimRun& run) {
+  std::vector<nlohmann::json> out;
+  const nlohmann::json& launches = run.stats.contains("per_launch")
+                                       ? run.stats["per_launch"]
+                                       : nlohmann::json::array({run.stats});
+  for (const nlohmann::json& l : launches) {
+    out.push_back(l.contains("scheduler_overhead") ? l["scheduler_overhead"] : nlohmann::json());
+  }
+  return out;
+}
+
+TEST(OutputsCliTest, TheOnlineAnalysisEqualsTheWholeLaunchsOnEveryBundledTrace) {
+  // --summary-only computes the overhead and critical path as the launch
+  // runs, in bounded memory; --out from every record at its end.
+  int launches = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(kBuild + "/traces")) {
+    const std::string name = entry.path().stem().string();
+    if (entry.path().extension() != ".pb" || name.rfind("stress", 0) == 0 ||
+        name.rfind("qwen3", 0) == 0) {
+      continue;
+    }
+    const std::vector<std::string> flags = {"--timing-only", "--no-hazards"};
+    const SimRun whole = Simulate(entry.path().string(), flags);
+    std::vector<std::string> online_flags = flags;
+    online_flags.push_back("--summary-only");
+    const SimRun online = Simulate(entry.path().string(), online_flags);
+    ASSERT_EQ(whole.cli.exit_code, 0) << name << whole.cli.err;
+    ASSERT_EQ(online.cli.exit_code, 0) << name << online.cli.err;
+    const std::vector<nlohmann::json> a = OverheadOf(whole), b = OverheadOf(online);
+    ASSERT_EQ(a.size(), b.size()) << name;
+    for (size_t l = 0; l < a.size(); ++l) {
+      EXPECT_TRUE(a[l].is_object()) << name;
+      EXPECT_EQ(a[l], b[l]) << name << " launch " << l;
+      ++launches;
+    }
+  }
+  EXPECT_GE(launches, 50);
+}
+
+TEST(OutputsCliTest, EveryRunSaysWhereTimeWent) {
+  // The README's main command: no --out.
+  const CliResult run =
+      RunCli(kPtoSim, {"--config", kSource + "/configs/ascend.yaml", "--trace", Compiled("gated")});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_THAT(run.out, HasSubstr("  scheduler overhead (share of makespan): AIC "));
+  EXPECT_THAT(run.out, HasSubstr("  critical path: 0 hops, span "));
+  EXPECT_THAT(run.out, HasSubstr("Avg scheduler loop iteration: "));
+}
+
 }  // namespace
 }  // namespace pto

@@ -30,6 +30,8 @@
 #include "sim/hazard_output.h"
 #include "sim/hazard_tap.h"
 #include "sim/output_set.h"
+#include "sim/overhead_analysis.h"
+#include "sim/overhead_tap.h"
 #include "sim/progress_tap.h"
 #include "sim/provenance.h"
 #include "sim/stats_schema.h"
@@ -41,6 +43,15 @@
 
 namespace pto {
 namespace {
+
+// The chip as the output writers and analyses see it.
+OutputChip OutputChipOf(const ChipConfig& config) {
+  OutputChip chip;
+  chip.clusters = config.chip.clusters;
+  chip.scheduler_threads = config.aicpu.scheduler_threads;
+  chip.counter_hz = config.chip.counter_hz;
+  return chip;
+}
 
 int ExitCodeFor(const absl::Status& status) {
   switch (status.code()) {
@@ -168,6 +179,8 @@ struct LaunchReport {
   std::vector<CheckResult> checks;
   std::unique_ptr<StatsWriter> writer;
   std::unique_ptr<OutputSet> outputs;  // swimlane, deps.json, Perfetto, SVG
+  // The overhead analysis when no OutputSet keeps the launch's records.
+  std::unique_ptr<OverheadTap> overhead;
   std::unique_ptr<HazardTap> hazards;
   std::unique_ptr<ProgressTap> progress;          // only when stderr is a terminal
   std::array<RingLimits, kNumRings> ring_limits;  // the launch's
@@ -430,12 +443,16 @@ void Session::OnLaunchBegin(int launch, const std::string& name) {
     output_options.swimlane_level = options_.swimlane_level;
     output_options.svg_options.pipe_strips = options_.swimlane_detail == "pipes";
     output_options.summary_only = options_.summary_only;
-    OutputChip output_chip;
-    output_chip.clusters = config_.chip.clusters;
-    output_chip.scheduler_threads = config_.aicpu.scheduler_threads;
-    output_chip.counter_hz = config_.chip.counter_hz;
-    current_->outputs = std::make_unique<OutputSet>(output_options, output_chip, reader_->header());
+    current_->outputs =
+        std::make_unique<OutputSet>(output_options, OutputChipOf(config_), reader_->header());
     if (absl::Status s = current_->outputs->Open(); !s.ok()) chip_->Fail(s);
+  }
+  if (!current_->outputs || options_.summary_only) {
+    // Every run prints where time went; without the records that --out
+    // keeps, the online analysis. The pipes only where they are collected
+    // anyway (--summary-only): they cost time.
+    current_->overhead =
+        std::make_unique<OverheadTap>(OutputChipOf(config_), options_.summary_only);
   }
   if (options_.hazards) {
     std::array<int64_t, HazardDetector::kRings> windows = {};
@@ -450,9 +467,9 @@ void Session::OnLaunchBegin(int launch, const std::string& name) {
         err_, absl::StrCat("launch ", launch, " '", name, "'"), SteadySeconds);
   }
   std::vector<RunObserver*> targets;
-  for (RunObserver* target :
-       std::initializer_list<RunObserver*>{current_->writer.get(), current_->outputs.get(),
-                                           current_->hazards.get(), current_->progress.get()}) {
+  for (RunObserver* target : std::initializer_list<RunObserver*>{
+           current_->writer.get(), current_->outputs.get(), current_->overhead.get(),
+           current_->hazards.get(), current_->progress.get()}) {
     if (target != nullptr) targets.push_back(target);
   }
   observer_.set_targets(std::move(targets));
@@ -688,6 +705,11 @@ absl::Status Session::FinishLaunch() {
       summary["scheduler_overhead"] = std::move(overhead);
       out_ << text;
     }
+  }
+  if (report.overhead) {
+    nlohmann::json overhead = report.overhead->Finish();
+    out_ << DescribeOverhead(overhead);
+    summary["scheduler_overhead"] = std::move(overhead);
   }
   if (report.writer) {
     // The launch's file says where it came from; the run file's per_launch
