@@ -45,6 +45,41 @@ OverheadAnalyzer::~OverheadAnalyzer() {
   if (spool_ != nullptr) std::fclose(spool_);
 }
 
+OverheadAnalyzer::Live& OverheadAnalyzer::LiveTasks::Add(TaskSeq seq) {
+  if (size_ == 0) oldest_ = seq;
+  // Room for the span oldest_..seq: double, placing the live ones again.
+  while (seq - oldest_ >= ring_.size()) {
+    std::vector<Slot> grown(ring_.size() * 2);
+    for (TaskSeq s = oldest_; s < next_; ++s) {
+      Slot& slot = ring_[s & (ring_.size() - 1)];
+      if (slot.used) grown[s & (grown.size() - 1)] = std::move(slot);
+    }
+    ring_.swap(grown);
+  }
+  Slot& slot = ring_[seq & (ring_.size() - 1)];
+  slot.used = true;
+  slot.task = Live();
+  next_ = seq + 1;
+  ++size_;
+  return slot.task;
+}
+
+void OverheadAnalyzer::LiveTasks::Erase(TaskSeq seq) {
+  if (Find(seq) == nullptr) return;
+  ring_[seq & (ring_.size() - 1)].used = false;
+  --size_;
+  while (size_ > 0 && !ring_[oldest_ & (ring_.size() - 1)].used) ++oldest_;
+}
+
+std::vector<TaskSeq> OverheadAnalyzer::LiveTasks::Sequences() const {
+  std::vector<TaskSeq> out;
+  if (size_ == 0) return out;
+  for (TaskSeq s = oldest_; s < next_; ++s) {
+    if (ring_[s & (ring_.size() - 1)].used) out.push_back(s);
+  }
+  return out;
+}
+
 uint32_t OverheadAnalyzer::Intern(const std::string& name) {
   // Tasks come in runs of one kernel.
   if (!names_.empty() && names_[last_name_] == name) return last_name_;
@@ -57,19 +92,19 @@ uint32_t OverheadAnalyzer::Intern(const std::string& name) {
 void OverheadAnalyzer::AddTask(TaskSeq seq, uint64_t index, uint64_t runtime_id,
                                const std::string& name, TaskShape shape,
                                absl::Span<const TaskSeq> producers, TimePs submit_start) {
-  Live& task = live_[seq];
+  Live& task = live_.Add(seq);
   task.index = index;
   task.runtime_id = runtime_id;
   task.name_id = Intern(name);
   task.shape = shape;
   task.submit_start = submit_start;
   for (TaskSeq p : producers) {
-    auto it = live_.find(p);
-    if (it == live_.end()) continue;  // retired: ordered before, never gating
+    Live* producer = live_.Find(p);
+    if (producer == nullptr) continue;  // retired: ordered before, never gating
     task.producers.push_back(p);
-    ++it->second.consumers_open;
+    ++producer->consumers_open;
   }
-  PushBound({submit_start, seq, false});
+  submits_.emplace_back(submit_start, seq);
 }
 
 void OverheadAnalyzer::AddInterval(const CoreInterval& c) {
@@ -98,9 +133,9 @@ void OverheadAnalyzer::AddInterval(const CoreInterval& c) {
     while (at != core.pending.begin() && key(c) < key(*(at - 1))) --at;
     core.pending.insert(at, c);
   }
-  auto it = live_.find(c.task);
-  if (it == live_.end()) return;
-  Live& task = it->second;
+  Live* found = live_.Find(c.task);
+  if (found == nullptr) return;
+  Live& task = *found;
   auto min_time = [](TimePs& slot, TimePs t) {
     if (slot == kNever || t < slot) slot = t;
   };
@@ -111,10 +146,10 @@ void OverheadAnalyzer::AddInterval(const CoreInterval& c) {
 }
 
 void OverheadAnalyzer::AddPipeTime(TaskSeq seq, const PipeTimes& busy, TimePs span) {
-  auto it = live_.find(seq);
-  if (it == live_.end()) return;
-  for (int p = 0; p < kPipeCount; ++p) it->second.pipe_busy[p] += busy[p];
-  it->second.pipe_span += span;
+  Live* task = live_.Find(seq);
+  if (task == nullptr) return;
+  for (int p = 0; p < kPipeCount; ++p) task->pipe_busy[p] += busy[p];
+  task->pipe_span += span;
 }
 
 void OverheadAnalyzer::AddPhase(const SchedulerPhase& phase) {
@@ -122,9 +157,9 @@ void OverheadAnalyzer::AddPhase(const SchedulerPhase& phase) {
 }
 
 void OverheadAnalyzer::CompleteTask(TaskSeq seq) {
-  auto it = live_.find(seq);
-  if (it == live_.end() || it->second.complete) return;
-  Live& task = it->second;
+  Live* found = live_.Find(seq);
+  if (found == nullptr || found->complete) return;
+  Live& task = *found;
   task.complete = true;
   // Its producers are complete: the gating one (the latest end among those
   // that ran; ties: the larger runtime id) is final, and so is the first
@@ -133,9 +168,9 @@ void OverheadAnalyzer::CompleteTask(TaskSeq seq) {
   const Live* unran = nullptr;
   producers_.clear();
   for (TaskSeq p : task.producers) {
-    auto found = live_.find(p);
-    if (found == live_.end()) continue;
-    Live& producer = found->second;
+    Live* found_producer = live_.Find(p);
+    if (found_producer == nullptr) continue;
+    Live& producer = *found_producer;
     producers_.emplace_back(p, &producer);
     --producer.consumers_open;
     if (!producer.ran()) {
@@ -190,21 +225,21 @@ void OverheadAnalyzer::CompleteTask(TaskSeq seq) {
 }
 
 void OverheadAnalyzer::RetireTask(TaskSeq seq) {
-  auto it = live_.find(seq);
-  if (it == live_.end()) return;
-  it->second.retired = true;
-  MaybeDrop(seq, it->second);
+  Live* task = live_.Find(seq);
+  if (task == nullptr) return;
+  task->retired = true;
+  MaybeDrop(seq, *task);
   Advance();
 }
 
 void OverheadAnalyzer::MaybeDrop(TaskSeq seq, const Live& task) {
   if (!task.complete || !task.retired || task.consumers_open > 0) return;
-  live_.erase(seq);  // its bounds go stale
+  live_.Erase(seq);  // its bounds go stale
 }
 
 void OverheadAnalyzer::PushBound(const Bound& bound) {
-  horizon_.push_back(bound);
-  std::push_heap(horizon_.begin(), horizon_.end(), std::greater<Bound>());
+  ends_.push_back(bound);
+  std::push_heap(ends_.begin(), ends_.end(), std::greater<Bound>());
 }
 
 void OverheadAnalyzer::PushEvent(const Event& event) {
@@ -213,16 +248,25 @@ void OverheadAnalyzer::PushEvent(const Event& event) {
 }
 
 TimePs OverheadAnalyzer::Horizon() {
-  while (!horizon_.empty()) {
-    const Bound& top = horizon_.front();
-    auto it = live_.find(top.seq);
-    const bool valid = it != live_.end() &&
-                       (top.end ? it->second.complete && it->second.ran() : !it->second.complete);
-    if (valid) return top.at;
-    std::pop_heap(horizon_.begin(), horizon_.end(), std::greater<Bound>());
-    horizon_.pop_back();
+  // Submission starts grow with submission order, but a task can complete
+  // before older ones: skip the complete ones at the front.
+  while (!submits_.empty()) {
+    const Live* task = live_.Find(submits_.front().second);
+    if (task != nullptr && !task->complete) break;
+    submits_.pop_front();
   }
-  return kNever;
+  while (!ends_.empty()) {
+    const Live* task = live_.Find(ends_.front().seq);
+    if (task != nullptr && task->complete && task->ran()) break;
+    std::pop_heap(ends_.begin(), ends_.end(), std::greater<Bound>());
+    ends_.pop_back();
+  }
+  TimePs horizon = kNever;
+  if (!submits_.empty()) horizon = submits_.front().first;
+  if (!ends_.empty() && (horizon == kNever || ends_.front().at < horizon)) {
+    horizon = ends_.front().at;
+  }
+  return horizon;
 }
 
 void OverheadAnalyzer::Advance() {
@@ -236,7 +280,7 @@ void OverheadAnalyzer::Advance() {
 }
 
 void OverheadAnalyzer::Sweep(TimePs before) {
-  // kNever is the largest time: with nothing open, every event is final.
+  // kNever stands for no bound: with nothing open, every event is final.
   while (!timeline_.empty() && (before == kNever || timeline_.front().at < before)) {
     const Event event = timeline_.front();
     std::pop_heap(timeline_.begin(), timeline_.end(), std::greater<Event>());
@@ -319,12 +363,12 @@ bool OverheadAnalyzer::ReadRecord(uint64_t index, PathRecord* record) const {
 
 Json OverheadAnalyzer::Finish() {
   std::vector<TaskSeq> open;
-  for (const auto& [seq, task] : live_) {
-    if (!task.complete) open.push_back(seq);
+  for (TaskSeq seq : live_.Sequences()) {
+    if (!live_.Find(seq)->complete) open.push_back(seq);
   }
-  std::sort(open.begin(), open.end());
   for (TaskSeq seq : open) CompleteTask(seq);
-  horizon_.clear();
+  submits_.clear();
+  ends_.clear();
   Sweep(kNever);
   WalkCores(kNever);
   FlushRecords();

@@ -91,6 +91,33 @@ class OverheadAnalyzer {
     bool retired = false;
     bool ran() const { return start != kNever; }
   };
+  // The live tasks by sequence number: a ring over the span from the
+  // oldest live one to the newest (tasks are added in sequence order), so
+  // a lookup is an index, not a hash.
+  class LiveTasks {
+   public:
+    Live* Find(TaskSeq seq) {
+      if (size_ == 0 || seq < oldest_ || seq >= next_) return nullptr;
+      Slot& slot = ring_[seq & (ring_.size() - 1)];
+      return slot.used ? &slot.task : nullptr;
+    }
+    // `seq` is above every sequence number added before.
+    Live& Add(TaskSeq seq);
+    void Erase(TaskSeq seq);
+    size_t size() const { return size_; }
+    // Sequence numbers of the live tasks, ascending.
+    std::vector<TaskSeq> Sequences() const;
+
+   private:
+    struct Slot {
+      bool used = false;
+      Live task;
+    };
+    std::vector<Slot> ring_ = std::vector<Slot>(64);
+    TaskSeq oldest_ = 0;  // no live task below
+    TaskSeq next_ = 0;    // above every live task
+    size_t size_ = 0;
+  };
   // What the critical path's walk needs of a task that ran, spooled.
   struct PathRecord {
     int64_t gating = -1;  // launch index of its gating producer
@@ -161,10 +188,12 @@ class OverheadAnalyzer {
   bool ReadRecord(uint64_t index, PathRecord* record) const;
 
   OutputChip chip_;
-  absl::flat_hash_map<TaskSeq, Live> live_;
-  // Lower bounds of reports to come, a min-heap: open tasks' submission
-  // starts and complete live tasks' ends.
-  std::vector<Bound> horizon_;
+  LiveTasks live_;
+  // Lower bounds of reports to come: open tasks' submission starts, in
+  // submission order (so nondecreasing: the first open one is the least),
+  // and complete live tasks' ends, a min-heap. Stale entries go lazily.
+  std::deque<std::pair<TimePs, TaskSeq>> submits_;
+  std::vector<Bound> ends_;
   std::vector<std::string> names_;
   absl::flat_hash_map<std::string, uint32_t> name_ids_;
   uint32_t last_name_ = 0;
