@@ -240,17 +240,25 @@ std::vector<std::string> PerfettoFiles(const SimRun& run) {
   return files;
 }
 
-TEST(OutputsCliTest, EveryBundledTracesPerfettoSlicesNestOnEveryTrack) {
-  int checked = 0;
+// The built traces of traces/, but the stress traces (no pipes, heavy) and
+// Qwen3 (heavy-labelled tests of its own), sorted.
+std::vector<std::string> LightBundledTraces() {
+  std::vector<std::string> traces;
   for (const auto& entry : std::filesystem::directory_iterator(kBuild + "/traces")) {
     const std::string name = entry.path().stem().string();
-    // The stress traces write no pipes and are heavy; Qwen3 has its own
-    // (heavy-labelled) test below.
-    if (entry.path().extension() != ".pb" || name.rfind("stress", 0) == 0 ||
-        name.rfind("qwen3", 0) == 0) {
-      continue;
+    if (entry.path().extension() == ".pb" && name.rfind("stress", 0) != 0 &&
+        name.rfind("qwen3", 0) != 0) {
+      traces.push_back(entry.path().string());
     }
-    const SimRun run = Simulate(entry.path().string());
+  }
+  std::sort(traces.begin(), traces.end());
+  return traces;
+}
+
+TEST(OutputsCliTest, EveryBundledTracesPerfettoSlicesNestOnEveryTrack) {
+  int checked = 0;
+  for (const std::string& trace : LightBundledTraces()) {
+    const SimRun run = Simulate(trace);
     for (const std::string& file : PerfettoFiles(run)) {
       EXPECT_THAT(::pto::testing::TrackNestingProblemsInFile(file), IsEmpty()) << file;
       ++checked;
@@ -294,17 +302,13 @@ TEST(OutputsCliTest, TheOnlineAnalysisEqualsTheWholeLaunchsOnEveryBundledTrace) 
   // --summary-only computes the overhead and critical path as the launch
   // runs, in bounded memory; --out from every record at its end.
   int launches = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(kBuild + "/traces")) {
-    const std::string name = entry.path().stem().string();
-    if (entry.path().extension() != ".pb" || name.rfind("stress", 0) == 0 ||
-        name.rfind("qwen3", 0) == 0) {
-      continue;
-    }
+  for (const std::string& trace : LightBundledTraces()) {
+    const std::string name = std::filesystem::path(trace).stem().string();
     const std::vector<std::string> flags = {"--timing-only", "--no-hazards"};
-    const SimRun whole = Simulate(entry.path().string(), flags);
+    const SimRun whole = Simulate(trace, flags);
     std::vector<std::string> online_flags = flags;
     online_flags.push_back("--summary-only");
-    const SimRun online = Simulate(entry.path().string(), online_flags);
+    const SimRun online = Simulate(trace, online_flags);
     ASSERT_EQ(whole.cli.exit_code, 0) << name << whole.cli.err;
     ASSERT_EQ(online.cli.exit_code, 0) << name << online.cli.err;
     const std::vector<nlohmann::json> a = OverheadOf(whole), b = OverheadOf(online);
