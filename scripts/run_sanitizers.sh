@@ -27,7 +27,13 @@ export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:log_path=$logs/ubsan"
 # The build runs ptoc (sanitized) on traces/*.py: the same options apply.
 cmake --build "$build_dir" -j"$(nproc)"
 status=0
+# The tests that sweep every bundled trace twice compare results between
+# two modes (online vs whole-launch analysis, profiled vs plain, nesting
+# of every perfetto.json): the plain suite checks those, and the code they
+# run is under the sanitizers here through the other tests. Left out to
+# keep CI within its hour.
 ctest --test-dir "$build_dir" --output-on-failure -j"$(nproc)" -L 'unit|integration' \
+  -E 'EveryBundledTracesPerfetto|TheOnlineAnalysisEqualsTheWholeLaunchs|AProfiledRunIsNeverFaster' \
   --timeout 600 || status=$?
 if compgen -G "$logs/*" >/dev/null; then
   echo "run_sanitizers: sanitizer reports:" >&2
