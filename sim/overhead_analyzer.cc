@@ -104,7 +104,9 @@ void OverheadAnalyzer::AddTask(TaskSeq seq, uint64_t index, uint64_t runtime_id,
     task.producers.push_back(p);
     ++producer->consumers_open;
   }
-  submits_.emplace_back(submit_start, seq);
+  // A task never seen submitting (a LaunchLog's placeholder) bounds from 0:
+  // kNever here would read as "no bound".
+  submits_.emplace_back(submit_start == kNever ? 0 : submit_start, seq);
 }
 
 void OverheadAnalyzer::AddInterval(const CoreInterval& c) {
