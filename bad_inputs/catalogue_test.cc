@@ -192,8 +192,20 @@ TEST_P(Catalogue, Rejects) {
       GTEST_SKIP() << "running as root without setpriv (apt-get install util-linux)";
     }
     std::filesystem::permissions(dir, std::filesystem::perms::all);
-    wrapped.insert(wrapped.begin(),
-                   {"--reuid=nobody", "--regid=nogroup", "--clear-groups", "/bin/sh"});
+    const std::vector<std::string> as_nobody = {"--reuid=nobody", "--regid=nogroup",
+                                                "--clear-groups"};
+    // nobody must reach the binary, the repository's inputs and the case
+    // directory: not so when the checkout sits under a private home.
+    std::vector<std::string> probe = as_nobody;
+    probe.insert(probe.end(),
+                 {"/bin/sh", "-c", "test -x \"$0\" && test -r \"$1\" && test -x \"$2\"",
+                  Binary(args[0]), kSource + "/configs/ascend.yaml", dir});
+    if (RunCli("/usr/bin/setpriv", probe).exit_code != 0) {
+      GTEST_SKIP() << "running as root, and user nobody cannot reach " << Binary(args[0])
+                   << ", the repository or " << dir << " (a checkout under a private home)";
+    }
+    wrapped.insert(wrapped.begin(), "/bin/sh");
+    wrapped.insert(wrapped.begin(), as_nobody.begin(), as_nobody.end());
     const CliResult result = RunCli("/usr/bin/setpriv", wrapped);
     Expect(c, result, input_path);
     return;
