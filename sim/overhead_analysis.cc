@@ -90,10 +90,9 @@ void SweepOverheadStates(
     const TimePs dispatched = clamp(task.dispatch);
     if (dispatched <= ready) continue;
     for (int e = 0; e < kEngines; ++e) {
-      const bool counts =
-          task.shape == TaskShape::kMix ||
-          (e == kAicEngine ? task.shape == TaskShape::kAic : task.shape == TaskShape::kAiv);
-      if (!counts || !w.present[e]) continue;
+      if (!OverheadAnalyzer::WaitsOnEngine(task.shape, e == kAivEngine) || !w.present[e]) {
+        continue;
+      }
       events.emplace_back(ready, e, 0, +1);
       events.emplace_back(dispatched, e, 0, -1);
     }

@@ -188,10 +188,7 @@ void OverheadAnalyzer::CompleteTask(TaskSeq seq) {
     const TimePs ready = gating != nullptr ? gating->end : task.dispatch;
     if (task.dispatch > ready) {
       for (int e = 0; e < kEngines; ++e) {
-        const bool counts =
-            task.shape == TaskShape::kMix ||
-            (e == kAic ? task.shape == TaskShape::kAic : task.shape == TaskShape::kAiv);
-        if (!counts) continue;
+        if (!WaitsOnEngine(task.shape, e == kAiv)) continue;
         PushEvent({ready, static_cast<int8_t>(e), 0, 1});
         PushEvent({task.dispatch, static_cast<int8_t>(e), 0, -1});
       }

@@ -44,6 +44,12 @@ namespace pto {
 //     read back only along the path.
 class OverheadAnalyzer {
  public:
+  // Whether a waiting task of `shape` counts for engine `aiv` (false: the
+  // AIC's): a MIX task counts for both, as the tool has it.
+  static bool WaitsOnEngine(TaskShape shape, bool aiv) {
+    return shape == TaskShape::kMix || shape == (aiv ? TaskShape::kAiv : TaskShape::kAic);
+  }
+
   explicit OverheadAnalyzer(const OutputChip& chip);
   ~OverheadAnalyzer();
   OverheadAnalyzer(const OverheadAnalyzer&) = delete;
