@@ -39,7 +39,9 @@ void PipeScheduler::Clear() {
   preds_.clear();
   gm_ops_.clear();
   gm_pending_.clear();
+  gm_pending_head_ = 0;
   barriers_pending_.clear();
+  barriers_pending_head_ = 0;
   for (PipeState& pipe : pipes_) {
     pipe.queue.clear();
     pipe.head = 0;
@@ -134,7 +136,10 @@ void PipeScheduler::Start(TimePs now) {
 
 bool PipeScheduler::CanStart(uint32_t id) {
   Op& op = ops_[id];
-  if (!barriers_pending_.empty() && barriers_pending_.front() < id) return false;
+  if (barriers_pending_head_ < barriers_pending_.size() &&
+      barriers_pending_[barriers_pending_head_] < id) {
+    return false;
+  }
   if (op.barrier && completed_ < id) {
     // Every earlier op must have ended: they are exactly the first `id`
     // when none later has ended (later ones wait for the barrier).
@@ -146,8 +151,10 @@ bool PipeScheduler::CanStart(uint32_t id) {
   if (op.preds_done < op.preds_end) return false;
   if (op.gm >= 0) {
     const GmOp& mine = gm_ops_[static_cast<size_t>(op.gm)];
-    for (uint32_t other : gm_pending_) {
+    for (size_t i = gm_pending_head_; i < gm_pending_.size(); ++i) {
+      const uint32_t other = gm_pending_[i];
       if (other >= id) break;
+      if (ops_[other].state == State::kDone) continue;
       const GmOp& earlier = gm_ops_[static_cast<size_t>(ops_[other].gm)];
       if ((mine.write || earlier.write) && RunsOverlap(mine.runs, earlier.runs)) return false;
     }
@@ -199,8 +206,14 @@ void PipeScheduler::Finish(uint32_t id, TimePs at) {
   PipeState& pipe = pipes_[static_cast<int>(op.pipe)];
   if (--pipe.running == 0) pipe.busy += at - pipe.busy_since;
   ++completed_;
-  if (op.gm >= 0) gm_pending_.erase(std::find(gm_pending_.begin(), gm_pending_.end(), id));
-  if (op.blocks_later) barriers_pending_.erase(barriers_pending_.begin());
+  // Pending lists drop their ended front; one that ends out of order stays
+  // (marked done by its state) until the ops before it end.
+  while (gm_pending_head_ < gm_pending_.size() &&
+         ops_[gm_pending_[gm_pending_head_]].state == State::kDone) {
+    ++gm_pending_head_;
+  }
+  // Nothing starts after a pending barrier, so barriers end in order.
+  if (op.blocks_later) ++barriers_pending_head_;
   if (completed_ == ops_.size()) end_time_ = at;
 }
 

@@ -190,9 +190,13 @@ class PipeScheduler {
   std::vector<Op> ops_;
   std::vector<uint32_t> preds_;
   std::vector<GmOp> gm_ops_;
-  // GM ops not yet ended, ascending: the ones a later GM op may wait for.
+  // GM ops in program order from the first not yet ended (at the head
+  // index): the ones a later GM op may wait for. Ops end mostly in order,
+  // so advancing a head beats erasing (quadratic in a block's op count).
   std::vector<uint32_t> gm_pending_;
-  std::vector<uint32_t> barriers_pending_;  // ascending
+  size_t gm_pending_head_ = 0;
+  std::vector<uint32_t> barriers_pending_;  // ascending, from the head index
+  size_t barriers_pending_head_ = 0;
   std::array<PipeState, kPipeCount> pipes_;
   std::vector<BufferState> buffers_;
   std::vector<uint32_t> touched_buffers_;
