@@ -1,6 +1,7 @@
 #include "sim/regress/suite.h"
 
 #include <set>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -44,10 +45,10 @@ absl::Status ReadTolerance(const std::string& path, const YAML::Node& node, Tole
 absl::StatusOr<RegressCase> ReadCase(const std::string& path, const YAML::Node& node,
                                      const Tolerance& suite_tolerance) {
   if (!node.IsMap()) return Bad(path, node, "a case must be a map with 'name' and 'trace'");
-  if (absl::Status s = CheckKeys(
-          path, node,
-          {"name", "trace", "set", "expect_exit", "summary_only", "baseline", "tolerance"},
-          "a case");
+  if (absl::Status s = CheckKeys(path, node,
+                                 {"name", "trace", "set", "expect_exit", "summary_only",
+                                  "timing_only", "baseline", "tolerance"},
+                                 "a case");
       !s.ok()) {
     return s;
   }
@@ -69,8 +70,17 @@ absl::StatusOr<RegressCase> ReadCase(const std::string& path, const YAML::Node& 
     }
   }
   if (node["expect_exit"]) c.expect_exit = node["expect_exit"].as<int>();
-  if (node["summary_only"]) c.summary_only = node["summary_only"].as<bool>();
-  if (node["baseline"]) c.baseline = node["baseline"].as<bool>();
+  for (const auto& [key, flag] : {std::pair<const char*, bool*>{"summary_only", &c.summary_only},
+                                  {"timing_only", &c.timing_only},
+                                  {"baseline", &c.baseline}}) {
+    const YAML::Node value = node[key];
+    if (!value) continue;
+    bool parsed = false;
+    if (!value.IsScalar() || !YAML::convert<bool>::decode(value, parsed)) {
+      return Bad(path, value, absl::StrCat("'", key, "' must be true or false"));
+    }
+    *flag = parsed;
+  }
   c.tolerance = suite_tolerance;
   if (absl::Status s = ReadTolerance(path, node["tolerance"], &c.tolerance); !s.ok()) return s;
   return c;

@@ -23,6 +23,7 @@ struct RegressCase {
   std::vector<std::string> sets;  // --set key=value overrides
   int expect_exit = 0;            // 0: the run succeeds and every check passes
   bool summary_only = false;      // for huge traces: no overhead shares
+  bool timing_only = false;       // --timing-only: no tensor data, no checks
   bool baseline = true;           // compare against (and record) a timing baseline
   Tolerance tolerance;
 };

@@ -30,6 +30,7 @@ cases:
   - name: two
     trace: stress_1m.pb
     summary_only: true
+    timing_only: true
     expect_exit: 3
     tolerance: {share: 0.1}
 properties:
@@ -47,6 +48,8 @@ properties:
   EXPECT_EQ(suite->cases[0].tolerance.time_relative, 0.05);
   EXPECT_EQ(suite->cases[1].expect_exit, 3);
   EXPECT_TRUE(suite->cases[1].summary_only);
+  EXPECT_FALSE(suite->cases[0].timing_only);
+  EXPECT_TRUE(suite->cases[1].timing_only);
   EXPECT_EQ(suite->cases[1].tolerance.share_absolute, 0.1);
   EXPECT_EQ(suite->cases[1].tolerance.time_relative, 0.05);
   ASSERT_EQ(suite->properties.size(), 1u);
