@@ -1,0 +1,2 @@
+// The translation unit that builds the tests' precompiled header
+// (cmake/PtoTesting.cmake); it has no code of its own.
