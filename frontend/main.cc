@@ -3,12 +3,14 @@
 // (frontend/record_runner.h). ptoc --call REQUEST.json -o OUT.pb compiles one kernel call of
 // such a run (the pypto package writes the request; frontend/call_compiler.h). Exit 0 when the
 // stream is written, 2 on any error.
+#include <cstdlib>
 #include <exception>
 #include <filesystem>
 #include <iostream>
 #include <string>
 
 #include "common/trace_writer.h"
+#include "common/version.h"
 #include "frontend/call_compiler.h"
 #include "frontend/record_runner.h"
 
@@ -17,16 +19,21 @@ namespace {
 constexpr int kExitOk = 0;
 constexpr int kExitError = 2;
 
+void PrintUsage(std::ostream& out) {
+  out << "usage: ptoc FILE.py -o OUT.pb [--pbtxt] [--timing-only]\n"
+      << "       ptoc --call REQUEST.json -o OUT.pb [--pbtxt] [--timing-only]\n"
+      << "  FILE.py        runs under CPython (pypto, its kernels on pto_sim); its run is "
+         "recorded\n"
+      << "  --call         compile one kernel call the pypto package asks for\n"
+      << "  --pbtxt        write the stream as protobuf text (one TraceText message)\n"
+      << "  --timing-only  tensors without contents, no checks, no reference evaluation\n"
+      << "  --version      print ptoc's version and the stream version it writes\n"
+      << "  -h, --help     print this help\n";
+}
+
 int Usage(const char* message) {
-  std::cerr << "ptoc: error: " << message << "\n"
-            << "usage: ptoc FILE.py -o OUT.pb [--pbtxt] [--timing-only]\n"
-            << "       ptoc --call REQUEST.json -o OUT.pb [--pbtxt] [--timing-only]\n"
-            << "  FILE.py        runs under CPython (pypto, its kernels on pto_sim); its run is "
-               "recorded\n"
-            << "  --call         compile one kernel call the pypto package asks for\n"
-            << "  --pbtxt        write the stream as protobuf text (one TraceText message)\n"
-            << "  --timing-only  tensors without contents, no checks, no reference "
-               "evaluation\n";
+  std::cerr << "ptoc: error: " << message << "\n";
+  PrintUsage(std::cerr);
   return kExitError;
 }
 
@@ -86,7 +93,10 @@ int Run(int argc, char** argv) {
     } else if (arg == "--timing-only") {
       options.timing_only = true;
     } else if (arg == "-h" || arg == "--help") {
-      Usage("help requested");
+      PrintUsage(std::cout);
+      return kExitOk;
+    } else if (arg == "--version") {
+      std::cout << pto::VersionLine("ptoc") << "\n";
       return kExitOk;
     } else if (!arg.empty() && arg[0] == '-') {
       return Usage(("unknown option " + arg).c_str());
@@ -109,7 +119,10 @@ int Run(int argc, char** argv) {
     return kExitError;
   }
   pto::ptoc::RecordOptions record_options;
-  record_options.python = PTO_PYTHON;
+  // PTOC_PYTHON: another interpreter for the script (the tests' fork
+  // server, frontend/testing/python_zygote.py); Debian's by default.
+  const char* python = std::getenv("PTOC_PYTHON");
+  record_options.python = python != nullptr && *python != '\0' ? python : PTO_PYTHON;
   record_options.package_dir = PTO_PACKAGE_DIR;
   record_options.pbtxt = pbtxt;
   record_options.timing_only = options.timing_only;

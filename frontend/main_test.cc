@@ -154,4 +154,20 @@ TEST(PtocMainTest, UsageErrorsExitTwo) {
   EXPECT_EQ(RunPtoc("a.py -o b.pb --frobnicate").exit_code, 2);
 }
 
+TEST(PtocMainTest, HelpAndVersionGoToStdoutAndExitZero) {
+  for (const char* flag : {"--help", "-h"}) {
+    Result help = RunPtoc(std::string(flag) + " 2>/dev/null");
+    EXPECT_EQ(help.exit_code, 0) << flag;
+    EXPECT_THAT(help.output, HasSubstr("usage: ptoc FILE.py -o OUT.pb")) << flag;
+    EXPECT_THAT(help.output, ::testing::Not(HasSubstr("error"))) << flag;
+  }
+  Result version = RunPtoc("--version 2>/dev/null");
+  EXPECT_EQ(version.exit_code, 0);
+  EXPECT_THAT(version.output,
+              ::testing::ContainsRegex(
+                  "^ptoc [0-9]+\\.[0-9]+\\.[0-9]+ \\(git ([0-9a-f]+(-dirty)?|unknown)\\), "
+                  "task stream version " +
+                  std::to_string(pto::kTaskStreamVersion) + "\n$"));
+}
+
 }  // namespace

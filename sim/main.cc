@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "CLI/CLI.hpp"
+#include "common/version.h"
 #include "sim/batch_commands.h"
 #include "sim/compare_command.h"
 #include "sim/config_loader.h"
@@ -16,10 +17,6 @@
 #include "sim/deps_reduction.h"
 #include "sim/run_driver.h"
 #include "systemc"
-
-#ifndef PTO_SIM_VERSION
-#define PTO_SIM_VERSION "unknown"
-#endif
 
 namespace pto {
 namespace {
@@ -31,7 +28,7 @@ int Main(int argc, char** argv) {
       "pto_sim: simulate an Ascend-class NPU's task runtime on a task stream.\n"
       "Exit codes: 0 ok, 1 a check failed, 2 bad input or config, 3 simulated deadlock, "
       "runtime fatal or a time limit, 130/143 stopped by SIGINT/SIGTERM."};
-  app.set_version_flag("--version", std::string("pto_sim ") + PTO_SIM_VERSION);
+  app.set_version_flag("--version", VersionLine("pto_sim"));
   app.require_subcommand(0, 1);
   app.add_option("--config", options.config_path,
                  "chip configuration (YAML), e.g. configs/ascend.yaml");

@@ -4,7 +4,7 @@
 #include <system_error>
 
 #include "common/fnv1a.h"
-#include "git_revision.h"
+#include "common/version.h"
 
 namespace pto {
 namespace {
@@ -23,8 +23,8 @@ nlohmann::json Provenance(const ProvenanceInputs& inputs) {
   nlohmann::json traces = nlohmann::json::array();
   for (const std::string& path : inputs.trace_paths) traces.push_back(FileOf(path));
   return {{"tool", "pto_sim"},
-          {"version", PTO_SIM_VERSION},
-          {"git_revision", PTO_GIT_REVISION},
+          {"version", ToolVersion()},
+          {"git_revision", GitRevision()},
           {"config", FileOf(inputs.config_path)},
           {"overrides", inputs.overrides},
           {"traces", traces}};
