@@ -77,9 +77,6 @@ def simulate(pto_sim, config, name, profiled, scratch):
         sys.stderr.write(f"calibrate: {' '.join(cmd)} exited {result.returncode}\n"
                          f"{result.stdout}{result.stderr}")
         sys.exit(2)
-    top = json.load(open(os.path.join(out, "stats.json")))
-    if "launches" not in top and "task_records" in top:
-        return Run({top["name"]: top})
     launches = {}
     k = 0
     while os.path.isdir(os.path.join(out, f"launch_{k}")):

@@ -33,6 +33,7 @@ Standard library only.
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -108,11 +109,9 @@ def simulate(pto_sim, config, trace, scratch):
         sys.stderr.write(f"qwen3_anatomy: {' '.join(cmd)} exited {result.returncode}\n"
                          f"{result.stdout}{result.stderr}")
         sys.exit(2)
-    with open(os.path.join(out, "stats.json")) as f:
+    with open(os.path.join(out, "launch_0", "stats.json")) as f:  # the step's one launch
         stats = json.load(f)
-    for name in os.listdir(out):  # the step's other outputs run to hundreds of MB
-        if name != "stats.json":
-            os.remove(os.path.join(out, name))
+    shutil.rmtree(out)  # its other outputs run to hundreds of MB
     return stats
 
 

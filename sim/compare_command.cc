@@ -171,8 +171,13 @@ int RunCompareCommand(const std::string& a_path, const std::string& b_path,
   out << "A: " << a_path << "\nB: " << b_path << "\n";
   CompareProvenance(*a, *b, out);
   const bool multi_a = a->contains("per_launch"), multi_b = b->contains("per_launch");
-  if (!multi_a && !multi_b) {
+  if (!multi_a && !multi_b) {  // two launches' own files
     CompareSummaries(*a, *b, options, out);
+    return 0;
+  }
+  if (multi_a && multi_b && (*a)["per_launch"].size() == 1 && (*b)["per_launch"].size() == 1) {
+    // Two one-launch runs: the totals are the launch's figures.
+    CompareSummaries((*a)["per_launch"][0], (*b)["per_launch"][0], options, out);
     return 0;
   }
   out << "totals:\n";

@@ -107,12 +107,12 @@ TEST(MixRingCliTest, CubeAndVectorBusyIntervalsOverlapAcrossTiles) {
   EXPECT_GT(CubeVectorOverlapUs(run.stats), 0);
   EXPECT_THAT(run.cli.out, HasSubstr("MIX ring: 4 pushes over 1 blocks"));
   // Perfetto: an engine sub-lane per core with cube and vector bars.
-  const std::string perfetto = ReadFile(run.out_dir + "/perfetto.json");
+  const std::string perfetto = ReadFile(run.launch_dir() + "/perfetto.json");
   EXPECT_THAT(perfetto, HasSubstr("\"cat\":\"mix_cube\""));
   EXPECT_THAT(perfetto, HasSubstr("\"cat\":\"mix_vector\""));
   EXPECT_THAT(perfetto, HasSubstr(" engine\"}"));
   // The SVG marks both engines' busy strips.
-  const std::string svg = ReadFile(run.out_dir + "/swimlane.svg");
+  const std::string svg = ReadFile(run.launch_dir() + "/swimlane.svg");
   EXPECT_THAT(svg, HasSubstr("class=\"engine cube\""));
   EXPECT_THAT(svg, HasSubstr("class=\"engine vector\""));
 }

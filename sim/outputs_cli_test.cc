@@ -88,7 +88,7 @@ TEST(OutputsCliTest, DepsJsonCollapsesSpmdAndShowsTheChain) {
 TEST(OutputsCliTest, NarrowClaimHasNoTensorMapEdges) {
   const SimRun run = Simulate(Compiled("narrow_claim"));
   ASSERT_EQ(run.cli.exit_code, 0) << run.cli.err;
-  const nlohmann::json deps = ReadJson(run.out_dir + "/deps.json");
+  const nlohmann::json deps = ReadJson(run.launch_dir() + "/deps.json");
   EXPECT_EQ(deps["tasks"].size(), 4u);
   for (const auto& edge : deps["edges"]) EXPECT_NE(edge["source"], "tensormap");
 }
@@ -185,7 +185,7 @@ TEST(OutputsCliTest, TaskRecordsCarryTheirGmBytes) {
   text.mutable_header()->set_timing_only(true);
   const SimRun summary = Simulate(::pto::testing::SaveTraceFile(text, "summary_bytes"));
   ASSERT_EQ(summary.cli.exit_code, 0) << summary.cli.err;
-  const nlohmann::json task = ReadJson(summary.out_dir + "/stats.json")["task_records"][0];
+  const nlohmann::json task = summary.stats["task_records"][0];
   EXPECT_EQ(task["gm_read_bytes"], 3 << 20);
   EXPECT_EQ(task["gm_write_bytes"], 1 << 20);
 }
@@ -212,14 +212,14 @@ TEST(OutputsCliTest, StatsRecordTheirProvenanceAndCompareLeadsWithIt) {
   const SimRun b = Simulate(kGated, {"--set", "core.kernel_start_ns=450"});
   ASSERT_EQ(a.cli.exit_code, 0) << a.cli.err;
   ASSERT_EQ(b.cli.exit_code, 0) << b.cli.err;
-  const nlohmann::json& p = b.stats["provenance"];
+  const nlohmann::json& p = b.run["provenance"];
   EXPECT_EQ(p["config"]["path"], kSource + "/configs/ascend.yaml");
   EXPECT_EQ(p["overrides"], nlohmann::json({"core.kernel_start_ns=450"}));
   EXPECT_EQ(p["traces"][0]["path"], kGated);
-  EXPECT_EQ(p["traces"][0]["fnv1a64"], a.stats["provenance"]["traces"][0]["fnv1a64"]);
+  EXPECT_EQ(p["traces"][0]["fnv1a64"], a.run["provenance"]["traces"][0]["fnv1a64"]);
   // Each launch's own file says where it came from too.
   EXPECT_EQ(ReadJson(b.out_dir + "/launch_1/stats.json")["provenance"], p);
-  EXPECT_FALSE(b.stats["per_launch"][0].contains("provenance"));
+  EXPECT_FALSE(b.run["per_launch"][0].contains("provenance"));
   const CliResult compared =
       RunCli(kPtoSim, {"compare", a.out_dir + "/stats.json", b.out_dir + "/stats.json"});
   ASSERT_EQ(compared.exit_code, 0) << compared.err;
@@ -230,7 +230,7 @@ TEST(OutputsCliTest, StatsRecordTheirProvenanceAndCompareLeadsWithIt) {
   EXPECT_THAT(compared.out, HasSubstr("more unchanged (--all shows them)"));
 }
 
-// Every perfetto.json of a run of `trace`: DIR's, or each launch_<k>'s.
+// Every perfetto.json of a run of `trace`: each launch_<k>'s.
 std::vector<std::string> PerfettoFiles(const SimRun& run) {
   std::vector<std::string> files;
   for (const auto& entry : std::filesystem::recursive_directory_iterator(run.out_dir)) {
@@ -272,7 +272,7 @@ TEST(OutputsCliTest, ABlockDispatchedIntoASecondSlotGoesOnASubTrack) {
   // while the last one runs, so their Worker and Scheduler View bars overlap.
   const SimRun run = Simulate(Compiled("gemm_bf16"), {"--set", "chip.clusters=2"});
   ASSERT_EQ(run.cli.exit_code, 0) << run.cli.err;
-  const std::string file = run.out_dir + "/perfetto.json";
+  const std::string file = run.launch_dir() + "/perfetto.json";
   EXPECT_THAT(::pto::testing::TrackNestingProblemsInFile(file), IsEmpty());
   EXPECT_THAT(ReadFile(file), HasSubstr("\"args\":{\"name\":\"AIC_0 #1\"}"));
 }
@@ -282,17 +282,14 @@ TEST(OutputsCliTest, DISABLED_Qwen3PerfettoSlicesNestOnEveryTrack) {
   const SimRun run = Simulate(Compiled("qwen3_14b_decode"), {"--timing-only"});
   ASSERT_EQ(run.cli.exit_code, 0) << run.cli.err;
   const std::vector<std::string> problems =
-      ::pto::testing::TrackNestingProblemsInFile(run.out_dir + "/perfetto.json");
+      ::pto::testing::TrackNestingProblemsInFile(run.launch_dir() + "/perfetto.json");
   EXPECT_THAT(problems, IsEmpty()) << problems.size() << " slices break the nesting";
 }
 
 // Each launch's scheduler_overhead in a run's stats.json.
 std::vector<nlohmann::json> OverheadOf(const SimRun& run) {
   std::vector<nlohmann::json> out;
-  const nlohmann::json& launches = run.stats.contains("per_launch")
-                                       ? run.stats["per_launch"]
-                                       : nlohmann::json::array({run.stats});
-  for (const nlohmann::json& l : launches) {
+  for (const nlohmann::json& l : run.run["per_launch"]) {
     out.push_back(l.contains("scheduler_overhead") ? l["scheduler_overhead"] : nlohmann::json());
   }
   return out;

@@ -120,10 +120,7 @@ std::vector<std::array<double, 3>> LaunchTimes(const std::string& trace,
   }());
   EXPECT_EQ(run.cli.exit_code, 0) << trace << "\n" << run.cli.err;
   std::vector<std::array<double, 3>> times;
-  const nlohmann::json& launches = run.stats.contains("per_launch")
-                                       ? run.stats["per_launch"]
-                                       : nlohmann::json::array({run.stats});
-  for (const nlohmann::json& l : launches) {
+  for (const nlohmann::json& l : run.run["per_launch"]) {
     times.push_back({l["makespan_us"].get<double>(), l["device_wall_us"].get<double>(),
                      l["gm"]["hbm_gb_per_s"].get<double>()});
   }

@@ -126,8 +126,8 @@ TEST(PtoSimCliTest, DeclaredTensorsAndKernelsJoinTheRunningChip) {
   // `a` uploaded again twice (sim/testdata/declare_launches.pbtxt).
   const SimRun run = Simulate(kSource + "/sim/testdata/declare_launches.pbtxt");
   ASSERT_EQ(run.cli.exit_code, 0) << run.cli.out << run.cli.err;
-  EXPECT_EQ(run.stats["checks"]["passed"], 3);
-  const nlohmann::json& launches = run.stats["per_launch"];
+  EXPECT_EQ(run.run["checks"]["passed"], 3);
+  const nlohmann::json& launches = run.run["per_launch"];
   ASSERT_EQ(launches.size(), 3u);
   // The last launch reads `a` and writes `out` where the first did: the L2
   // kept their lines (an upload leaves the tags), so nothing comes from HBM.
@@ -324,10 +324,11 @@ TEST(PtoSimCliTest, SummaryOnlyWritesNoRecords) {
   EXPECT_FALSE(run.stats.contains("task_records"));
   EXPECT_FALSE(run.stats.contains("core_intervals"));
   std::set<std::string> files;
-  for (const auto& entry : std::filesystem::directory_iterator(run.out_dir)) {
-    files.insert(entry.path().filename().string());
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(run.out_dir)) {
+    files.insert(std::filesystem::relative(entry.path(), run.out_dir).string());
   }
-  EXPECT_EQ(files, (std::set<std::string>{".pto_sim_out", "stats.json"}));
+  EXPECT_EQ(files, (std::set<std::string>{".pto_sim_out", "stats.json", "launch_0",
+                                          "launch_0/stats.json"}));
 }
 
 TEST(PtoSimCliTest, EngineStatsCountTheKernelsWorkPerTask) {
@@ -383,13 +384,13 @@ TEST(PtoSimCliTest, SeveralLaunchesWriteOneDirectoryEachAndASum) {
   for (int i = 0; i < records; ++i) *text.add_records() = text.records(i);
   const SimRun run = Simulate(SaveTrace(text, "two_launches"));
   ASSERT_EQ(run.cli.exit_code, 0) << run.cli.err;
-  EXPECT_EQ(run.stats["launches"], 2);
-  EXPECT_EQ(run.stats["tasks"], 2);
-  EXPECT_EQ(run.stats["checks"]["passed"], 2);
+  EXPECT_EQ(run.run["launches"], 2);
+  EXPECT_EQ(run.run["tasks"], 2);
+  EXPECT_EQ(run.run["checks"]["passed"], 2);
   const nlohmann::json first = ReadJson(run.out_dir + "/launch_0/stats.json");
   const nlohmann::json second = ReadJson(run.out_dir + "/launch_1/stats.json");
   EXPECT_EQ(second["block_dispatches"], 4);
-  EXPECT_NEAR(run.stats["makespan_us"].get<double>(),
+  EXPECT_NEAR(run.run["makespan_us"].get<double>(),
               first["makespan_us"].get<double>() + second["makespan_us"].get<double>(), 1e-9);
 }
 
@@ -398,11 +399,12 @@ TEST(PtoSimCliTest, SameInputsGiveByteIdenticalStats) {
   // equals "".
   const SimRun a = Simulate(BundledTrace("predicate_chain"));
   ASSERT_EQ(a.cli.exit_code, 0) << a.cli.err;
-  const std::string first = ReadFile(a.out_dir + "/stats.json");
+  const std::string first = ReadFile(a.launch_dir() + "/stats.json");
   ASSERT_THAT(first, HasSubstr("\"task_records\""));
   const SimRun b = Simulate(BundledTrace("predicate_chain"));
   ASSERT_EQ(b.cli.exit_code, 0) << b.cli.err;
-  EXPECT_EQ(first, ReadFile(b.out_dir + "/stats.json"));
+  EXPECT_EQ(first, ReadFile(b.launch_dir() + "/stats.json"));
+  EXPECT_EQ(ReadFile(a.out_dir + "/stats.json"), ReadFile(b.out_dir + "/stats.json"));
 }
 
 TEST(PtoSimCliTest, ARerunIntoItsOutputDirectoryReplacesTheEarlierRun) {
@@ -468,7 +470,7 @@ TEST(PtoSimCliTest, FewerClustersStillRunAndWaveTheBlocks) {
 TEST(PtoSimCliTest, OutDirHoldsTheRuntimeToolsFilesInTheirSchemas) {
   const SimRun run = Simulate(BundledTrace("spmd_add"), {"--swimlane-level", "3"});
   ASSERT_EQ(run.cli.exit_code, 0) << run.cli.err;
-  const nlohmann::json swimlane = ReadJson(run.out_dir + "/chip_swimlane_records.json");
+  const nlohmann::json swimlane = ReadJson(run.launch_dir() + "/chip_swimlane_records.json");
   EXPECT_EQ(swimlane["chip_swimlane_level"], 3);
   EXPECT_EQ(swimlane["metadata"]["clock_freq_hz"], 50000000);
   EXPECT_EQ(swimlane["metadata"]["num_cores"], 72);
@@ -481,13 +483,13 @@ TEST(PtoSimCliTest, OutDirHoldsTheRuntimeToolsFilesInTheirSchemas) {
   }
   EXPECT_EQ(lanes.size(), 4u);
   EXPECT_EQ(swimlane["aicpu_tasks"].size(), 4u);
-  const nlohmann::json deps = ReadJson(run.out_dir + "/deps.json");
+  const nlohmann::json deps = ReadJson(run.launch_dir() + "/deps.json");
   ASSERT_EQ(deps["tasks"].size(), 1u);
   EXPECT_EQ(deps["tasks"][0]["block_num"], 4);
   EXPECT_TRUE(deps["tasks"][0]["task_id"].is_string());
-  EXPECT_TRUE(std::filesystem::exists(run.out_dir + "/perfetto.json"));
-  EXPECT_TRUE(std::filesystem::exists(run.out_dir + "/swimlane.svg"));
-  EXPECT_TRUE(std::filesystem::exists(run.out_dir + "/name_map_spmd_add.json"));
+  EXPECT_TRUE(std::filesystem::exists(run.launch_dir() + "/perfetto.json"));
+  EXPECT_TRUE(std::filesystem::exists(run.launch_dir() + "/swimlane.svg"));
+  EXPECT_TRUE(std::filesystem::exists(run.launch_dir() + "/name_map_spmd_add.json"));
   EXPECT_TRUE(run.stats.contains("scheduler_overhead"));
 }
 
@@ -596,7 +598,10 @@ TEST(PtoSimCliTest, HelpAndVersionExitZero) {
   EXPECT_THAT(help.out, HasSubstr("--print-config"));
   const CliResult version = RunCli(kPtoSim, {"--version"});
   EXPECT_EQ(version.exit_code, 0);
-  EXPECT_THAT(version.out, HasSubstr("pto_sim"));
+  EXPECT_THAT(version.out,
+              ::testing::ContainsRegex(
+                  "^pto_sim [0-9.]+ \\(git ([0-9a-f]+(-dirty)?|unknown)\\), task stream version "
+                  "[0-9]+\n$"));
 }
 
 }  // namespace

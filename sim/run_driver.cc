@@ -19,6 +19,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/output_dir.h"
+#include "common/plural.h"
 #include "common/tensor_fill.h"
 #include "models/base/sc_time.h"
 #include "models/chip.h"
@@ -727,23 +728,9 @@ absl::Status Session::FinishLaunch() {
 
 absl::Status Session::WriteRunSummary() {
   if (options_.out_dir.empty()) return absl::OkStatus();
-  namespace fs = std::filesystem;
+  // One layout for any number of launches: each launch's files in
+  // DIR/launch_<k>/, and DIR/stats.json over the run (also for one launch).
   const std::string dir = options_.out_dir;
-  if (launch_summaries_.size() == 1 && !options_.serve_dir.empty()) {
-    return absl::OkStatus();  // --serve: the caller has taken launch_0's files already
-  }
-  if (launch_summaries_.size() == 1) {
-    // One launch: its files live in DIR itself.
-    const fs::path launch_dir = fs::path(dir) / "launch_0";
-    std::error_code ec;
-    for (const auto& entry : fs::directory_iterator(launch_dir, ec)) {
-      fs::rename(entry.path(), fs::path(dir) / entry.path().filename(), ec);
-      if (ec)
-        return absl::DataLossError(absl::StrCat(dir, ": cannot move ", entry.path().string()));
-    }
-    fs::remove(launch_dir, ec);
-    return absl::OkStatus();
-  }
   nlohmann::json total = {{"launches", launch_summaries_.size()}};
   // The launch keys the schema sums into this file (the checks are counted
   // below, over the whole run).
@@ -775,7 +762,9 @@ std::string Session::DescribeProgress(double wall_seconds) const {
                           current_->index, current_->name, observer_.submitted(),
                           observer_.retired());
   }
-  absl::StrAppendFormat(&where, "; %d launches completed", launch_summaries_.size());
+  absl::StrAppend(&where, "; ",
+                  CountOf(static_cast<int64_t>(launch_summaries_.size()), "launch", "launches"),
+                  " completed");
   if (!options_.out_dir.empty() && !launch_summaries_.empty()) {
     absl::StrAppend(&where, " (their files are in ", options_.out_dir, "/launch_<k>)");
   }
@@ -833,9 +822,10 @@ int Session::Simulate() {
 
 int Session::Run() {
   if (absl::Status s = Prepare(); !s.ok()) return Fail(s, ExitCodeFor(s));
-  out_ << absl::StrFormat("pto_sim: %s on %s (%d clusters, %d scheduler threads)%s\n",
-                          options_.trace_path, config_.chip.name, config_.chip.clusters,
-                          config_.aicpu.scheduler_threads, functional_ ? "" : ", timing only");
+  out_ << absl::StrFormat("pto_sim: %s on %s (%s, %s)%s\n", options_.trace_path, config_.chip.name,
+                          CountOf(config_.chip.clusters, "cluster"),
+                          CountOf(config_.aicpu.scheduler_threads, "scheduler thread"),
+                          functional_ ? "" : ", timing only");
   ChipSetup setup;
   setup.config = &config_;
   setup.header = &reader_->header();

@@ -331,7 +331,7 @@ TEST(PlatformTest, A5RunsWithItsOwnGeometry) {
       ::pto::testing::ReadFile(run.out_dir + "/launch_1/chip_swimlane_records.json"));
   EXPECT_EQ(swimlane["metadata"]["clock_freq_hz"], 1000000000);
   EXPECT_EQ(swimlane["metadata"]["num_cores"], 108);
-  EXPECT_EQ(run.stats["per_launch"][1]["schedulers"]["per_thread"].size(), 4u);
+  EXPECT_EQ(run.run["per_launch"][1]["schedulers"]["per_thread"].size(), 4u);
 }
 
 }  // namespace

@@ -18,18 +18,13 @@ const std::string kPtoSim = PTO_SIM_BINARY;
 const std::string kSource = PTO_SOURCE_DIR;
 const std::string kBuild = PTO_BUILD_DIR;
 
-// The leaf paths of a launch's stats.json: the first launch's file for a
-// multi-launch run.
+// The leaf paths of the run's first launch's stats.json.
 std::vector<std::string> LaunchLeaves(const std::string& trace,
                                       const std::vector<std::string>& extra) {
   const testing::SimRun run = testing::Simulate(kPtoSim, kSource + "/configs/ascend.yaml",
                                                 kBuild + "/traces/" + trace + ".pb", extra);
   EXPECT_EQ(run.cli.exit_code, 0) << run.cli.err;
-  nlohmann::json stats = run.stats;
-  if (stats.contains("per_launch")) {
-    stats = testing::ReadJson(run.out_dir + "/launch_0/stats.json");
-  }
-  return StatLeafPaths(stats);
+  return StatLeafPaths(run.stats);
 }
 
 bool Covered(const std::string& leaf) {

@@ -27,7 +27,7 @@ import tempfile
 from pypto import _record
 from pypto.errors import ConfigError, DeadlockError, SimulationError
 
-_chips = {"current": None}
+_chips = {"current": None, "started": 0}  # started: chips this script ran
 
 
 def _note(text):
@@ -171,10 +171,16 @@ class Chip:
             if code not in (0, 1):
                 self.stderr.seek(0)
                 _note(f"pto_sim ended with exit {code}:\n{tail}{self.stderr.read()}".rstrip())
-            # The chip's run file (over its launches, when it had several).
+            # The chip's run file (its launches' totals) is the script's when
+            # the script ran on this chip alone; after a second chip no one
+            # chip's file describes the run, and each launch keeps its own.
             summary = os.path.join(self.private_out or "", "stats.json")
             if self.private_out is not None and os.path.isfile(summary):
-                os.replace(summary, os.path.join(self.out_root, "stats.json"))
+                script_file = os.path.join(self.out_root, "stats.json")
+                if _chips["started"] == 1:
+                    os.replace(summary, script_file)
+                elif os.path.isfile(script_file):
+                    os.remove(script_file)
         self.cleanup()
 
     def take_launch_files(self, wanted):
@@ -240,6 +246,7 @@ def chip_for(key, command, keep):
     if current is None:
         current = Chip(key, command, keep)
         _chips["current"] = current
+        _chips["started"] += 1
         if _record.recording() is not None:
             _record.recording().chip = current
     return current

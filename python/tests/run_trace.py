@@ -39,14 +39,12 @@ def main():
 
 def launch_stats(out_dir, launches, live):
     """Each launch's stats.json: the live run's DIR/launch_<n>_<call>, the
-    replay's DIR/launch_<n> (DIR itself for a single launch)."""
+    replay's DIR/launch_<n>."""
     stats = []
     for n, name in enumerate(launches):
         if live:  # named after the call: "kernel" or "Program.method"
             (match,) = [d for d in os.listdir(out_dir) if d.startswith(f"launch_{n}_")]
             path = os.path.join(out_dir, match, "stats.json")
-        elif len(launches) == 1:
-            path = os.path.join(out_dir, "stats.json")
         else:
             path = os.path.join(out_dir, f"launch_{n}", "stats.json")
         with open(path) as f:

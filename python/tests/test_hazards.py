@@ -38,11 +38,14 @@ def hazard_lines(trace, extra):
     printed first 50), and its exit code."""
     with tempfile.TemporaryDirectory() as out:
         r = simulate(trace, extra, out)
-        stats = os.path.join(out, "stats.json")
-        if not os.path.exists(stats):
+        if not os.path.exists(os.path.join(out, "stats.json")):
             raise AssertionError(f"{trace} {extra}: exit {r.returncode}\n{r.stderr}")
-        with open(stats) as f:
-            hazards = json.load(f).get("hazards", [])
+        hazards = []
+        k = 0
+        while os.path.isdir(os.path.join(out, f"launch_{k}")):  # each launch's own file
+            with open(os.path.join(out, f"launch_{k}", "stats.json")) as f:
+                hazards += json.load(f).get("hazards", [])
+            k += 1
     return [h["line"] for h in hazards], r.returncode
 
 

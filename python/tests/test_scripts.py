@@ -462,7 +462,8 @@ class Outputs(unittest.TestCase):
             r = run_script("-c", code, cwd=cwd)
             self.assertEqual(r.returncode, 0, r.stderr)
             out = os.path.join(cwd, "pto_sim_out")
-            # Two chips, one directory: neither empties the other's launch.
+            # Two chips, one directory: neither empties the other's launch, and
+            # neither chip's run file (half the script's run) is left.
             self.assertEqual(sorted(os.listdir(out)),
                              [".pto_sim_out", "launch_0_scaled_add", "launch_1_row_copy"])
             # Another swimlane level is another chip, and the user is told.

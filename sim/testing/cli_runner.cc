@@ -75,9 +75,15 @@ SimRun Simulate(const std::string& pto_sim, const std::string& config, const std
   std::vector<std::string> args = {"--config", config, "--trace", trace, "--out", run.out_dir};
   args.insert(args.end(), extra.begin(), extra.end());
   run.cli = RunCli(pto_sim, args);
-  const std::string stats = run.out_dir + "/stats.json";
-  if (std::filesystem::exists(stats)) run.stats = ReadJson(stats);
+  if (const std::string path = run.out_dir + "/stats.json"; std::filesystem::exists(path)) {
+    run.run = ReadJson(path);
+  }
+  if (const std::string path = run.launch_dir(0) + "/stats.json"; std::filesystem::exists(path)) {
+    run.stats = ReadJson(path);
+  }
   return run;
 }
+
+std::string SimRun::launch_dir(int k) const { return out_dir + "/launch_" + std::to_string(k); }
 
 }  // namespace pto::testing

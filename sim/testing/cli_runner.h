@@ -21,12 +21,16 @@ CliResult RunCli(const std::string& binary, const std::vector<std::string>& args
 // A fresh, empty directory under the test's temporary directory.
 std::string FreshDir(const std::string& name);
 
-// A pto_sim run with --out: its output and the parsed DIR/stats.json (null
-// when none was written).
+// A pto_sim run with --out DIR: its output, the run file DIR/stats.json
+// (totals, per_launch, provenance) and the first launch's
+// DIR/launch_0/stats.json (records and all); each null when not written.
 struct SimRun {
   CliResult cli;
+  nlohmann::json run;
   nlohmann::json stats;
   std::string out_dir;
+  // DIR/launch_<k>: launch k's files.
+  std::string launch_dir(int k = 0) const;
 };
 SimRun Simulate(const std::string& pto_sim, const std::string& config, const std::string& trace,
                 const std::vector<std::string>& extra = {});
