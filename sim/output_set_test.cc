@@ -98,7 +98,7 @@ TEST(OutputSetTest, WritesEveryFileAndReturnsTheAnalysis) {
   // Critical path: a -> b; b waited 3.7 - 3 = 0.7 us after a ended.
   ASSERT_EQ(overhead["critical_path"]["path"].size(), 2u);
   EXPECT_DOUBLE_EQ(overhead["critical_path"]["path"][1]["injected_us"].get<double>(), 0.7);
-  EXPECT_THAT(text, HasSubstr("critical path: 1 hops"));
+  EXPECT_THAT(text, HasSubstr("critical path: 1 hop,"));
 }
 
 TEST(OutputSetTest, SameRunSameBytes) {

@@ -12,6 +12,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "common/plural.h"
 #include "sim/overhead_analyzer.h"
 #include "sim/pipe_stats.h"
 
@@ -167,10 +168,11 @@ std::string DescribeOverhead(const Json& a) {
                              loop["avg_ns_per_loop"].get<double>(), loop["pop_hit"].get<uint64_t>(),
                              loop["pop_miss"].get<uint64_t>()));
   absl::StrAppend(
-      &text, absl::StrFormat("  critical path: %d hops, span %.3f us, compute %.3f us, "
-                             "scheduler-injected %.3f us\n",
-                             path["hops"].get<int64_t>(), path["span_us"].get<double>(),
-                             path["compute_us"].get<double>(), path["injected_us"].get<double>()));
+      &text,
+      absl::StrFormat("  critical path: %s, span %.3f us, compute %.3f us, "
+                      "scheduler-injected %.3f us\n",
+                      CountOf(path["hops"].get<int64_t>(), "hop"), path["span_us"].get<double>(),
+                      path["compute_us"].get<double>(), path["injected_us"].get<double>()));
   if (path.contains("unavailable")) {
     absl::StrAppend(
         &text, "  critical path not available: ", path["unavailable"].get<std::string>(), "\n");
