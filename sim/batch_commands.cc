@@ -19,6 +19,12 @@ BatchCommands::BatchCommands(CLI::App* app) {
   regress_->add_option("--set", r.sets, "override a config key in every case: --set key=value");
   regress_->add_flag("--update-baselines", r.update_baselines,
                      "rewrite the baselines from this run instead of comparing");
+  regress_->add_flag("--accept-overrides", r.accept_overrides,
+                     "with --update-baselines and --set: record the baselines under the "
+                     "overrides (refused without it)");
+  regress_->add_flag("--keep-work", r.keep_work,
+                     "keep each case's pto_sim output directory and print where (removed by "
+                     "default)");
   regress_->add_option("--jobs", r.jobs, "cases run in parallel")->check(CLI::PositiveNumber);
 
   sweep_ = app->add_subcommand(

@@ -1,7 +1,10 @@
 // `pto_sim regress` end to end: baselines recorded, compared, broken by a
 // changed latency with a readable diff, and rewritten by --update-baselines,
 // all on temporary copies (the committed baselines are never touched).
+#include <unistd.h>
+
 #include <filesystem>
+#include <set>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -46,6 +49,21 @@ class RegressCliTest : public ::testing::Test {
     return RunCli(PTO_SIM_BINARY, args);
   }
 
+  // The work directories suite `suite` left in the temp dir
+  // (pto_regress_<pid>_<suite>; other tests run their own suites at once).
+  static std::set<std::string> Leftovers(const std::string& suite) {
+    std::set<std::string> found;
+    for (const auto& e :
+         std::filesystem::directory_iterator(std::filesystem::temp_directory_path())) {
+      const std::string name = e.path().filename().string();
+      if (name.rfind("pto_regress_", 0) == 0 && name.size() > suite.size() + 1 &&
+          name.compare(name.size() - suite.size() - 1, std::string::npos, "_" + suite) == 0) {
+        found.insert(e.path().string());
+      }
+    }
+    return found;
+  }
+
   std::string dir_, suite_, baselines_;
 };
 
@@ -68,13 +86,33 @@ TEST_F(RegressCliTest, ChangedLatencyFailsWithDiffAndUpdateRewritesTheBaseline) 
   EXPECT_THAT(slower.out, HasSubstr("baseline"));
   EXPECT_THAT(slower.out, HasSubstr("measured"));
   EXPECT_THAT(slower.out, HasSubstr("±1%"));
-  EXPECT_THAT(slower.out, HasSubstr("--update-baselines"));
+  // The hint is the exact command, --set and all, and names the file.
+  EXPECT_THAT(slower.out,
+              HasSubstr("if the change is intended: pto_sim regress " + suite_ + " --root " +
+                        PTO_SOURCE_DIR + " --traces " + PTO_BUILD_DIR + "/traces --baselines " +
+                        baselines_ +
+                        " --set core.kernel_start_ns=2000 --update-baselines --accept-overrides\n"
+                        "    then review and commit the diff of " +
+                        baselines_ + "/probe.json"));
   EXPECT_THAT(slower.out, HasSubstr("regress probe: 2 cases, 1 properties: 2 failed"));
   // Dispatch counts do not depend on the latency: they are not in the diff.
   EXPECT_THAT(slower.out, Not(HasSubstr("task_dispatches")));
 
-  testing::CliResult update = Regress({"--set", "core.kernel_start_ns=2000", "--update-baselines"});
+  // Recording baselines under an override the suite does not name is
+  // refused unless asked for, and the baselines stay as they were.
+  testing::CliResult refused =
+      Regress({"--set", "core.kernel_start_ns=2000", "--update-baselines"});
+  EXPECT_EQ(refused.exit_code, 2) << refused.out;
+  EXPECT_THAT(refused.err, HasSubstr("--update-baselines with --set core.kernel_start_ns=2000 "
+                                     "would record baselines for a config the suites do not "
+                                     "name"));
+  EXPECT_EQ(ReadJson(baselines_ + "/probe.json"), first);
+
+  testing::CliResult update =
+      Regress({"--set", "core.kernel_start_ns=2000", "--update-baselines", "--accept-overrides"});
   ASSERT_EQ(update.exit_code, 0) << update.out;
+  EXPECT_THAT(update.out,
+              HasSubstr("baselines of 2 cases written to " + baselines_ + "/probe.json"));
   const nlohmann::json second = ReadJson(baselines_ + "/probe.json");
   EXPECT_GT(second["cases"]["spmd_blocks"]["per_block_tasks.makespan_us"].get<double>(), makespan);
   EXPECT_EQ(second["cases"]["spmd_blocks"]["task_dispatches"],
@@ -100,7 +138,53 @@ cases:
   EXPECT_EQ(run.exit_code, 1) << run.out;
   EXPECT_THAT(run.out, HasSubstr("FAIL bad_value/zero_threads: expected exit 0 (the run succeeds "
                                  "and every check passes), measured exit 2"));
+  EXPECT_THAT(run.out, HasSubstr("its stderr:\n      pto_sim: error:"));
   EXPECT_THAT(run.out, HasSubstr("aicpu.scheduler_threads"));
+}
+
+TEST_F(RegressCliTest, AFailedCheckShowsTheRunsOwnLinesAndLeavesNoWorkFiles) {
+  // A check that fails prints its detail on stdout, not stderr.
+  const std::string suite = dir_ + "/failing_check.yaml";
+  // Named after this process: its work directory is told apart from others'.
+  const std::string name = "failing_check_" + std::to_string(getpid());
+  WriteFile(suite, "suite: " + name + R"(
+cases:
+  - {name: poisoned, trace: POISONED, baseline: false}
+)");
+  std::string text = testing::ReadFile(std::string(PTO_SOURCE_DIR) + "/traces/raw_chain.pbtxt");
+  const std::string trace = dir_ + "/poisoned.pbtxt";
+  // The expected value of the trace's check, made wrong (1 + 4 i).
+  const size_t at = text.find("start: 1 step: 3");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, 16, "start: 1 step: 4");
+  WriteFile(trace, text);
+  std::string body = testing::ReadFile(suite);
+  body.replace(body.find("POISONED"), 8, trace);
+  WriteFile(suite, body);
+  ASSERT_THAT(Leftovers(name), ::testing::IsEmpty());
+  testing::CliResult run = Regress({}, suite);
+  EXPECT_EQ(run.exit_code, 1) << run.out << run.err;
+  EXPECT_THAT(run.out, HasSubstr("FAIL " + name + "/poisoned: expected exit 0"));
+  EXPECT_THAT(run.out, HasSubstr("its stdout says:\n      "));
+  EXPECT_THAT(run.out, HasSubstr("out == (a + b) * 2"));
+  EXPECT_THAT(Leftovers(name), ::testing::IsEmpty()) << "the failed run left its work directory";
+  testing::CliResult kept = Regress({"--keep-work"}, suite);
+  const std::set<std::string> left = Leftovers(name);
+  ASSERT_EQ(left.size(), 1u);
+  EXPECT_THAT(kept.out, HasSubstr("the cases' pto_sim outputs are kept in " + *left.begin()));
+  EXPECT_THAT(kept.out, HasSubstr("    its files: " + *left.begin() + "/poisoned"));
+  std::filesystem::remove_all(*left.begin());
+}
+
+TEST_F(RegressCliTest, ACopiedSuiteIsToldItReadsTheRepositorysBaselines) {
+  const std::string suite = dir_ + "/copied.yaml";
+  WriteFile(suite, "suite: copied\ncases:\n  - {name: raw_chain, trace: raw_chain.pbtxt}\n");
+  testing::CliResult run =
+      RunCli(PTO_SIM_BINARY, {"regress", suite, "--root", PTO_SOURCE_DIR, "--traces",
+                              std::string(PTO_BUILD_DIR) + "/traces"});
+  EXPECT_EQ(run.exit_code, 1) << run.out << run.err;
+  EXPECT_THAT(run.out, HasSubstr("reads the repository's baselines; give it its own with "
+                                 "--baselines DIR"));
 }
 
 TEST_F(RegressCliTest, BrokenPropertyPrintsBothSides) {

@@ -9,9 +9,11 @@
 #include <optional>
 #include <sstream>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "common/plural.h"
 #include "sim/regress/baseline.h"
 #include "sim/regress/suite.h"
 #include "sim/run_driver.h"
@@ -26,17 +28,64 @@ namespace fs = std::filesystem;
 struct CaseOutcome {
   int exit_code = -1;
   std::optional<RunMetrics> metrics;
-  std::string stderr_tail;
+  std::string detail;  // what the run said about its failure, indented
 };
 
-std::string Tail(const std::string& path, int lines) {
+std::vector<std::string> Lines(const std::string& path) {
   std::ifstream in(path);
   std::vector<std::string> all;
   for (std::string line; std::getline(in, line);) all.push_back(line);
-  const size_t from = all.size() > static_cast<size_t>(lines) ? all.size() - lines : 0;
+  return all;
+}
+
+// A failed run's own words: the stdout lines of its failed checks, hazards
+// and errors (where pto_sim reports them), then the end of its stderr.
+std::string FailureDetail(const std::string& stdout_path, const std::string& stderr_path) {
+  constexpr size_t kMaxLines = 12;
+  std::vector<std::string> reported;
+  size_t more = 0;
+  for (const std::string& line : Lines(stdout_path)) {
+    const bool telling = absl::StrContains(line, "FAIL") || absl::StrContains(line, "hazard") ||
+                         absl::StrContains(line, "error") || absl::StrContains(line, "deadlock");
+    if (!telling) continue;
+    if (reported.size() < kMaxLines) {
+      reported.push_back(line);
+    } else {
+      ++more;
+    }
+  }
+  const std::vector<std::string> err = Lines(stderr_path);
+  const size_t from = err.size() > 6 ? err.size() - 6 : 0;
   std::string out;
-  for (size_t i = from; i < all.size(); ++i) absl::StrAppend(&out, "      ", all[i], "\n");
+  if (!reported.empty()) {
+    absl::StrAppend(&out, "    its stdout says:\n");
+    for (const std::string& line : reported) absl::StrAppend(&out, "      ", line, "\n");
+    if (more > 0) absl::StrAppend(&out, "      (", more, " more such lines)\n");
+  }
+  if (from < err.size()) {
+    absl::StrAppend(&out, "    its stderr", from > 0 ? " ends" : "", ":\n");
+    for (size_t i = from; i < err.size(); ++i) absl::StrAppend(&out, "      ", err[i], "\n");
+  }
+  if (out.empty()) out = "    it printed nothing about the failure\n";
   return out;
+}
+
+// `argv` as one shell command line (quoted where needed).
+std::string ShellLine(const std::vector<std::string>& argv) {
+  std::vector<std::string> words;
+  for (const std::string& a : argv) {
+    const bool plain = !a.empty() && a.find_first_not_of(
+                                         "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLM"
+                                         "NOPQRSTUVWXYZ0123456789_-+=./,:@%") == std::string::npos;
+    if (plain) {
+      words.push_back(a);
+    } else {
+      std::string quoted = "'";
+      for (char ch : a) quoted += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+      words.push_back(quoted + "'");
+    }
+  }
+  return absl::StrJoin(words, " ");
 }
 
 // The trace file of a case: a compiled trace in the build, else a
@@ -79,8 +128,9 @@ std::optional<double> Lookup(const std::map<std::string, CaseOutcome>& outcomes,
 
 std::string Describe(const MetricMap& total) {
   auto get = [&](const char* key) { return total.count(key) ? total.at(key) : 0.0; };
-  std::string s = absl::StrFormat("makespan %.3f us, %d task dispatches", get("makespan_us"),
-                                  static_cast<int>(get("task_dispatches")));
+  std::string s = absl::StrFormat(
+      "makespan %.3f us, %s", get("makespan_us"),
+      CountOf(static_cast<int64_t>(get("task_dispatches")), "task dispatch", "task dispatches"));
   if (total.count("overhead_share")) {
     absl::StrAppendFormat(&s, ", overhead share %.3f", get("overhead_share"));
   }
@@ -121,6 +171,7 @@ class SuiteRun {
       for (const std::string& s : c.sets) job.argv.insert(job.argv.end(), {"--set", s});
       for (const std::string& s : options_.sets) job.argv.insert(job.argv.end(), {"--set", s});
       if (c.summary_only) job.argv.push_back("--summary-only");
+      if (c.timing_only) job.argv.push_back("--timing-only");
       job.stdout_path = dir + "/stdout";
       job.stderr_path = dir + "/stderr";
       jobs.push_back(std::move(job));
@@ -130,7 +181,7 @@ class SuiteRun {
       const RegressCase& c = suite_.cases[i];
       CaseOutcome& o = outcomes_[c.name];
       o.exit_code = results[i].exit_code;
-      o.stderr_tail = Tail(CaseDir(c) + "/stderr", 6);
+      o.detail = FailureDetail(CaseDir(c) + "/stdout", CaseDir(c) + "/stderr");
       const std::string stats = CaseDir(c) + "/out/stats.json";
       if (fs::exists(stats)) {
         absl::StatusOr<RunMetrics> metrics = ReadRunMetrics(stats);
@@ -161,8 +212,54 @@ class SuiteRun {
       out_ << "baselines of " << updated.size() << " cases written to " << BaselinePath()
            << " (review the diff before committing)\n";
     }
-    if (failures == 0) fs::remove_all(work_);
+    if (options_.keep_work) {
+      out_ << "the cases' pto_sim outputs are kept in " << work_ << "\n";
+    } else {
+      fs::remove_all(work_);
+    }
     return failures;
+  }
+
+  // The command that reruns this suite as it ran, plus `extra`.
+  std::string Command(const std::vector<std::string>& extra) const {
+    std::vector<std::string> argv = {"pto_sim", "regress", suite_.path};
+    if (options_.root != ".") argv.insert(argv.end(), {"--root", options_.root});
+    for (const std::string& d : options_.given_traces_dirs) {
+      argv.insert(argv.end(), {"--traces", d});
+    }
+    if (!options_.baselines_dir.empty()) {
+      argv.insert(argv.end(), {"--baselines", options_.baselines_dir});
+    }
+    for (const std::string& s : options_.sets) argv.insert(argv.end(), {"--set", s});
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    return ShellLine(argv);
+  }
+
+  // The hint of a failed baseline: the exact command that records it.
+  std::string UpdateHint() const {
+    std::vector<std::string> extra = {"--update-baselines"};
+    if (!options_.sets.empty()) extra.push_back("--accept-overrides");
+    std::string hint =
+        absl::StrCat("    if the change is intended: ", Command(extra),
+                     "\n    then review and commit the diff of ", BaselinePath(), "\n");
+    if (!options_.sets.empty()) {
+      absl::StrAppend(&hint,
+                      "    (the baselines would then hold the --set overrides, which the "
+                      "suite does not name)\n");
+    }
+    if (options_.baselines_dir.empty() && !SuiteIsTheRepositorys()) {
+      absl::StrAppend(&hint, "    (this suite is not one of ", options_.root,
+                      "/regress/suites/ but reads the repository's baselines; give it its own "
+                      "with --baselines DIR)\n");
+    }
+    return hint;
+  }
+
+  bool SuiteIsTheRepositorys() const {
+    std::error_code ec;
+    const fs::path suites =
+        fs::weakly_canonical(fs::path(options_.root) / "regress" / "suites", ec);
+    return fs::weakly_canonical(fs::path(suite_.path), ec).parent_path() == suites;
   }
 
  private:
@@ -187,7 +284,8 @@ class SuiteRun {
         out_ << " (checks " << o.metrics->total.at("checks_passed") << " passed, "
              << o.metrics->total.at("checks_failed") << " failed)";
       }
-      out_ << "\n    stderr of the run (" << CaseDir(c) << "/stderr):\n" << o.stderr_tail;
+      out_ << "\n" << o.detail;
+      if (options_.keep_work) out_ << "    its files: " << CaseDir(c) << "\n";
       return 1;
     }
     if (!c.baseline) {
@@ -208,7 +306,8 @@ class SuiteRun {
     auto it = baselines.find(c.name);
     if (it == baselines.end()) {
       out_ << "FAIL " << Label(c) << ": expected a timing baseline in " << BaselinePath()
-           << ", there is none; record it with --update-baselines\n";
+           << ", there is none; record it with --update-baselines:\n"
+           << UpdateHint();
       return 1;
     }
     const std::vector<MetricDrift> drifts = CompareToBaseline(it->second, measured, c.tolerance);
@@ -218,8 +317,7 @@ class SuiteRun {
     }
     out_ << "FAIL " << Label(c) << ": expected the timing baseline (" << BaselinePath()
          << "), measured " << drifts.size() << " metric(s) outside tolerance:\n"
-         << FormatDrifts(drifts) << "    if the change is intended: pto_sim regress " << suite_.path
-         << " --update-baselines, then review and commit the baseline diff\n";
+         << FormatDrifts(drifts) << UpdateHint();
     return 1;
   }
 
@@ -275,6 +373,7 @@ class SuiteRun {
 int RunRegressCommand(const RegressOptions& given, std::ostream& out, std::ostream& err) {
   RegressOptions options = given;
   if (options.pto_sim.empty()) options.pto_sim = SelfExecutable();
+  options.given_traces_dirs = options.traces_dirs;
   if (options.traces_dirs.empty()) {
     options.traces_dirs = {(fs::path(options.root) / "build" / "traces").string(),
                            (fs::path(options.root) / "build" / "regress" / "traces").string()};
@@ -282,6 +381,13 @@ int RunRegressCommand(const RegressOptions& given, std::ostream& out, std::ostre
   if (options.suites.empty()) {
     err << "pto_sim regress: error: name at least one suite file (e.g. "
            "regress/suites/techniques.yaml)\n";
+    return kExitBadInput;
+  }
+  if (options.update_baselines && !options.sets.empty() && !options.accept_overrides) {
+    err << "pto_sim regress: error: --update-baselines with --set "
+        << absl::StrJoin(options.sets, " --set ")
+        << " would record baselines for a config the suites do not name; drop the --set, or "
+           "add --accept-overrides if that is what you mean\n";
     return kExitBadInput;
   }
   int failures = 0;

@@ -13,11 +13,16 @@ struct RegressOptions {
   // Directories of compiled traces, searched in order; default ROOT/build/traces
   // and ROOT/build/regress/traces.
   std::vector<std::string> traces_dirs;
-  std::string baselines_dir;      // default ROOT/regress/baselines
+  std::vector<std::string> given_traces_dirs;  // as given (for the hints' commands)
+  std::string baselines_dir;                   // default ROOT/regress/baselines
   std::vector<std::string> sets;  // --set key=value applied to every case (after the case's)
   bool update_baselines = false;  // rewrite the baselines instead of comparing
-  int jobs = 1;                   // cases run in parallel
-  std::string pto_sim;            // the simulator binary; default: this executable
+  // With update_baselines and `sets`: record baselines under overrides the
+  // suite does not name (refused unless asked for, as it is rarely meant).
+  bool accept_overrides = false;
+  bool keep_work = false;  // keep each case's output directory (printed)
+  int jobs = 1;            // cases run in parallel
+  std::string pto_sim;     // the simulator binary; default: this executable
 };
 
 // `pto_sim regress SUITE.yaml...`: runs every case of each suite in its own
