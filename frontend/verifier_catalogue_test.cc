@@ -247,6 +247,13 @@ const Rejected kCatalogue[] = {
      "    with pl.at(level=pl.Level.CORE_GROUP, "
      "optimizations=[pl.cross_core_slot(slot_num=0)]):\n" AT_BODY,
      "pl.cross_core_slot slot_num must be a positive integer, got 0"},
+    // ---- pto_sim's per-block op-instance limit (TileExecutor)
+    {"OpInstancesPastTheLimit",
+     "    with pl.at(level=pl.Level.CORE_GROUP):\n"
+     "        for i in pl.range(1025):\n"
+     "            for j in pl.range(1024):\n"
+     "                t = pl.load(a, [0, 0], [8, 16])\n",
+     "executes at least 1049600 op instances per block; its loop"},
 };
 
 struct Result {

@@ -9,6 +9,7 @@
 #include "common/dtype.h"
 #include "frontend/buffer_planner.h"
 #include "frontend/interpreter.h"
+#include "models/core/tile_executor.h"
 
 namespace pto::ptoc {
 namespace {
@@ -258,6 +259,81 @@ class NoDepArgs : public TaskVerifier {
 
 }  // namespace
 
+// pto_sim's per-block limit on executed op instances
+// (TileExecutor::kMaxOpInstancesPerBlock: the bound that ends a runaway
+// loop): a kernel that certainly reaches it is an error here, at its task,
+// not an exit 3 minutes into a simulation. Counted as a lower bound: every
+// op and IF once per run, loops with literal bounds times their trip count,
+// a loop whose bounds are only known at run time as 0, the shorter IF arm.
+class OpInstanceBound : public TaskVerifier {
+ public:
+  static constexpr uint64_t kLimit = TileExecutor::kMaxOpInstancesPerBlock;
+
+  absl::Status Check(Interpreter& interp, const TaskSite& site) override {
+    const trace::Op* heaviest = nullptr;
+    const uint64_t count = LowerBound(site.kernel.program().ops(), &heaviest);
+    if (count <= kLimit) return absl::OkStatus();
+    std::string where;
+    if (heaviest != nullptr) {
+      const trace::Op::Loop& loop = heaviest->loop();
+      where = absl::StrCat(
+          "; its loop ",
+          heaviest->origin().empty() ? "" : absl::StrCat("at ", heaviest->origin(), " "), "runs ",
+          Trips(loop), " times");
+    }
+    return interp.Error(
+        site.loc, absl::StrCat("kernel '", site.kernel.name(), "' executes at least ",
+                               count >= kSaturated ? std::string("2^62") : absl::StrCat(count),
+                               " op instances per block", where, "; pto_sim runs at most ", kLimit,
+                               " per block: split the work over more blocks (pl.spmd) or tasks"));
+  }
+
+ private:
+  static constexpr uint64_t kSaturated = uint64_t{1} << 62;
+
+  static uint64_t Trips(const trace::Op::Loop& loop) {
+    if (loop.start().kind_case() != trace::IntExpr::kConstant ||
+        loop.stop().kind_case() != trace::IntExpr::kConstant ||
+        loop.step().kind_case() != trace::IntExpr::kConstant || loop.step().constant() <= 0) {
+      return 0;
+    }
+    const int64_t start = loop.start().constant(), stop = loop.stop().constant();
+    if (stop <= start) return 0;
+    const uint64_t span = static_cast<uint64_t>(stop) - static_cast<uint64_t>(start);
+    const uint64_t step = static_cast<uint64_t>(loop.step().constant());
+    return span / step + (span % step != 0);
+  }
+
+  static uint64_t Add(uint64_t a, uint64_t b) { return std::min(kSaturated, a + b); }
+  static uint64_t Mul(uint64_t a, uint64_t b) {
+    return b != 0 && a > kSaturated / b ? kSaturated : a * b;
+  }
+
+  // The fewest op instances `ops` executes; `heaviest` is the literal-bound
+  // loop that contributes the most.
+  static uint64_t LowerBound(const OpList& ops, const trace::Op** heaviest) {
+    uint64_t count = 0, heaviest_count = 0;
+    for (const trace::Op& op : ops) {
+      if (op.kind() == trace::Op::LOOP) {
+        const trace::Op* inner = nullptr;
+        const uint64_t body = Mul(Trips(op.loop()), LowerBound(op.loop().body(), &inner));
+        count = Add(count, body);
+        if (body > heaviest_count) {
+          heaviest_count = body;
+          *heaviest = inner != nullptr && Trips(op.loop()) == 1 ? inner : &op;
+        }
+      } else if (op.kind() == trace::Op::IF) {
+        const trace::Op* unused = nullptr;
+        count = Add(count, 1 + std::min(LowerBound(op.branch().then_body(), &unused),
+                                        LowerBound(op.branch().else_body(), &unused)));
+      } else {
+        count = Add(count, 1);
+      }
+    }
+    return count;
+  }
+};
+
 std::vector<std::unique_ptr<TaskVerifier>> StandardVerifiers() {
   std::vector<std::unique_ptr<TaskVerifier>> v;
   // HardSyncallOccupancy first: the runtime-overhead page's snippet (`...` around the syncall)
@@ -267,6 +343,7 @@ std::vector<std::unique_ptr<TaskVerifier>> StandardVerifiers() {
   v.push_back(std::make_unique<NoDepArgs>());
   v.push_back(std::make_unique<PredicateRules>());
   v.push_back(std::make_unique<CrossCoreRingFit>());
+  v.push_back(std::make_unique<OpInstanceBound>());
   return v;
 }
 

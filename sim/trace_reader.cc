@@ -653,6 +653,35 @@ class TextSource : public TraceReader::Source {
 TraceReader::TraceReader(std::string path, std::unique_ptr<Source> source)
     : path_(std::move(path)), source_(std::move(source)) {}
 
+namespace {
+
+// What the file looks like when it fails to parse as the form its name
+// says: the hint that ends the error ("" when it looks like neither form).
+std::string MisnamedFormHint(const std::string& path, bool named_text) {
+  std::ifstream in(path, std::ios::binary);
+  std::string head(4096, '\0');
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<size_t>(in.gcount()));
+  if (head.empty()) return "";
+  size_t binary_bytes = 0;
+  for (unsigned char c : head) {
+    binary_bytes += c < 0x09 || (c > 0x0d && c < 0x20);
+  }
+  const bool looks_binary = binary_bytes * 20 > head.size();
+  const bool looks_text =
+      !looks_binary && (absl::StrContains(head, "header {") || absl::StrContains(head, "header{") ||
+                        absl::StrContains(head, "records {"));
+  if (named_text && looks_binary) {
+    return "; the file looks like a binary stream (as ptoc -o FILE.pb writes): name it .pb";
+  }
+  if (!named_text && looks_text) {
+    return "; the file looks like protobuf text format: name it .pbtxt";
+  }
+  return "";
+}
+
+}  // namespace
+
 TraceReader::~TraceReader() = default;
 
 absl::StatusOr<std::unique_ptr<TraceReader>> TraceReader::Open(const std::string& path) {
@@ -671,11 +700,21 @@ absl::StatusOr<std::unique_ptr<TraceReader>> TraceReader::Open(const std::string
         absl::StrCat(path, ": is a directory; expected a trace file (.pb or .pbtxt)"));
   }
 
+  if (absl::EndsWith(path, ".py")) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        path, ": is a Python script; pto_sim replays task streams: record it with 'ptoc ", path,
+        " -o OUT.pb' and pass OUT.pb, or run the script itself (python3 ", path, ")"));
+  }
   ArenaHeader header;
   std::unique_ptr<Source> source;
+  const bool regular = S_ISREG(info.st_mode);
   if (absl::EndsWith(path, ".pbtxt")) {
     absl::StatusOr<std::unique_ptr<TextSource>> text = TextSource::Open(path, header.header);
-    if (!text.ok()) return text.status();
+    if (!text.ok()) {
+      if (!regular) return text.status();
+      return absl::Status(text.status().code(),
+                          absl::StrCat(text.status().message(), MisnamedFormHint(path, true)));
+    }
     source = std::move(*text);
   } else {
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -691,7 +730,11 @@ absl::StatusOr<std::unique_ptr<TraceReader>> TraceReader::Open(const std::string
     }
     absl::StatusOr<std::unique_ptr<BinarySource>> binary =
         BinarySource::Open(path, fd, file_size, header.header);
-    if (!binary.ok()) return binary.status();
+    if (!binary.ok()) {
+      if (!regular) return binary.status();
+      return absl::Status(binary.status().code(),
+                          absl::StrCat(binary.status().message(), MisnamedFormHint(path, false)));
+    }
     source = std::move(*binary);
   }
   return Start(path, std::move(source), std::move(header));
