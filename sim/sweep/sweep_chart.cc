@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -15,6 +16,9 @@ namespace {
 
 constexpr double kWidth = 820, kHeight = 440;
 constexpr double kLeft = 80, kRight = 300, kTop = 40, kBottom = 60;
+// Tick labels: an estimate of a 12 px sans-serif digit's width, and the
+// least space between two labels.
+constexpr double kCharWidth = 7, kLabelGap = 6;
 constexpr const char* kColors[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
                                    "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
 
@@ -81,6 +85,11 @@ absl::StatusOr<std::string> RenderSweepChart(const SweepSpec& spec,
   const std::vector<std::string> short_keys = ShortKeys(spec.axes);
   std::vector<std::string> series_names;
   std::map<std::string, std::vector<std::pair<double, double>>> series;
+  // Failed points: their x position and exit codes, marked on the x axis;
+  // a series' line breaks there.
+  std::map<double, std::set<int>> failed;
+  std::map<std::string, std::set<double>> gaps;
+  int most_launches = 0;
   double y_max = 0;
   for (const SweepRow& row : rows) {
     std::vector<std::string> label;
@@ -93,9 +102,14 @@ absl::StatusOr<std::string> RenderSweepChart(const SweepSpec& spec,
       series_names.push_back(name);
       series[name];
     }
-    auto value = row.metrics.find(metric);
-    if (row.exit_code != 0 || value == row.metrics.end()) continue;
     const size_t xi = std::find(xs.begin(), xs.end(), row.values[key_axis]) - xs.begin();
+    auto value = row.metrics.find(metric);
+    if (row.exit_code != 0 || value == row.metrics.end()) {
+      failed[x_value[xi]].insert(row.exit_code);
+      gaps[name].insert(x_value[xi]);
+      continue;
+    }
+    most_launches = std::max(most_launches, row.launches);
     series[name].emplace_back(x_value[xi], value->second);
     y_max = std::max(y_max, value->second);
   }
@@ -111,9 +125,18 @@ absl::StatusOr<std::string> RenderSweepChart(const SweepSpec& spec,
       "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
       kWidth, kHeight, kWidth, kHeight);
   absl::StrAppendFormat(&svg,
-                        "<text x=\"%.1f\" y=\"22\" font-size=\"15\" text-anchor=\"middle\">%s "
+                        "<text x=\"%.1f\" y=\"18\" font-size=\"15\" text-anchor=\"middle\">%s "
                         "against %s</text>\n",
                         kLeft + plot_w / 2, XmlEscape(metric), XmlEscape(key));
+  std::string subtitle = absl::StrCat(spec.traces.size() == 1 ? "trace " : "traces ",
+                                      absl::StrJoin(spec.traces, ", "));
+  if (most_launches > 1) {
+    absl::StrAppend(&subtitle, "; each point sums a run's launches (up to ", most_launches, ")");
+  }
+  absl::StrAppendFormat(&svg,
+                        "<text class=\"subtitle\" x=\"%.1f\" y=\"34\" font-size=\"11\" "
+                        "text-anchor=\"middle\" fill=\"#444\">%s</text>\n",
+                        kLeft + plot_w / 2, XmlEscape(subtitle));
   // Axes, grid and tick labels.
   for (double y = 0; y <= y_top + step / 2; y += step) {
     absl::StrAppendFormat(
@@ -122,13 +145,60 @@ absl::StatusOr<std::string> RenderSweepChart(const SweepSpec& spec,
         "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n",
         kLeft, py(y), kLeft + plot_w, py(y), kLeft - 6, py(y) + 4, y);
   }
+  // Every value gets a tick; a label that would touch the previous one is
+  // left out (values are taken in x order, the first and last kept).
+  std::vector<size_t> by_x(xs.size());
+  for (size_t i = 0; i < xs.size(); ++i) by_x[i] = i;
+  std::stable_sort(by_x.begin(), by_x.end(),
+                   [&](size_t a, size_t b) { return x_value[a] < x_value[b]; });
+  std::vector<bool> labelled(xs.size(), false);
+  double last_right = -1e9;
+  for (size_t k = 0; k < by_x.size(); ++k) {
+    const size_t i = by_x[k];
+    const double half = kCharWidth * static_cast<double>(xs[i].size()) / 2;
+    if (px(x_value[i]) - half >= last_right + kLabelGap) {
+      labelled[i] = true;
+      last_right = px(x_value[i]) + half;
+    }
+  }
+  if (!by_x.empty() && !labelled[by_x.back()]) {
+    // The last value matters most on a scaling axis: it replaces the label before it.
+    for (size_t k = by_x.size() - 1; k-- > 0;) {
+      if (labelled[by_x[k]]) {
+        const size_t i = by_x[k], last = by_x.back();
+        const double right = px(x_value[i]) + kCharWidth * xs[i].size() / 2;
+        if (right + kLabelGap > px(x_value[last]) - kCharWidth * xs[last].size() / 2) {
+          labelled[i] = false;
+        }
+        break;
+      }
+    }
+    labelled[by_x.back()] = true;
+  }
   for (size_t i = 0; i < xs.size(); ++i) {
-    absl::StrAppendFormat(
-        &svg,
-        "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#999\"/>\n"
-        "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n",
-        px(x_value[i]), kTop + plot_h, px(x_value[i]), kTop + plot_h + 5, px(x_value[i]),
-        kTop + plot_h + 20, XmlEscape(xs[i]));
+    absl::StrAppendFormat(&svg,
+                          "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+                          "stroke=\"#999\"/>\n",
+                          px(x_value[i]), kTop + plot_h, px(x_value[i]), kTop + plot_h + 5);
+    if (!labelled[i]) continue;
+    absl::StrAppendFormat(&svg,
+                          "<text class=\"xtick\" x=\"%.1f\" y=\"%.1f\" "
+                          "text-anchor=\"middle\">%s</text>\n",
+                          px(x_value[i]), kTop + plot_h + 20, XmlEscape(xs[i]));
+  }
+  // Failed points: a red cross on the axis and their exit codes.
+  for (const auto& [x, codes] : failed) {
+    std::vector<std::string> texts;
+    for (int code : codes) texts.push_back(absl::StrCat(code));
+    const double cx = px(x), cy = kTop + plot_h;
+    absl::StrAppendFormat(&svg,
+                          "<g class=\"failed\"><title>failed point(s): exit %s</title>"
+                          "<path d=\"M%.1f,%.1f l8,8 m0,-8 l-8,8\" stroke=\"#d62728\" "
+                          "stroke-width=\"2\"/>"
+                          "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" fill=\"#d62728\" "
+                          "text-anchor=\"middle\">exit %s</text></g>\n",
+                          absl::StrJoin(texts, ", "), cx - 4, cy - 14, cx, cy - 18,
+                          absl::StrJoin(texts, ","));
   }
   absl::StrAppendFormat(&svg,
                         "<polyline points=\"%.1f,%.1f %.1f,%.1f %.1f,%.1f\" fill=\"none\" "
@@ -145,13 +215,22 @@ absl::StatusOr<std::string> RenderSweepChart(const SweepSpec& spec,
     const char* color = kColors[s % (sizeof(kColors) / sizeof(kColors[0]))];
     std::vector<std::pair<double, double>> points = series[series_names[s]];
     std::sort(points.begin(), points.end());
-    std::vector<std::string> coords;
-    for (const auto& [x, y] : points) coords.push_back(absl::StrFormat("%.1f,%.1f", px(x), py(y)));
-    if (!coords.empty()) {
+    // One polyline per run of successful points: a failed point is a gap.
+    const std::set<double>& holes = gaps[series_names[s]];
+    std::vector<std::vector<std::string>> runs(1);
+    for (size_t p = 0; p < points.size(); ++p) {
+      if (p > 0 && holes.lower_bound(points[p - 1].first) != holes.upper_bound(points[p].first)) {
+        runs.emplace_back();
+      }
+      runs.back().push_back(
+          absl::StrFormat("%.1f,%.1f", px(points[p].first), py(points[p].second)));
+    }
+    for (const std::vector<std::string>& run : runs) {
+      if (run.size() < 2) continue;
       absl::StrAppendFormat(&svg,
                             "<polyline points=\"%s\" fill=\"none\" stroke=\"%s\" "
                             "stroke-width=\"2\"/>\n",
-                            absl::StrJoin(coords, " "), color);
+                            absl::StrJoin(run, " "), color);
     }
     for (const auto& [x, y] : points) {
       absl::StrAppendFormat(&svg, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>\n", px(x),

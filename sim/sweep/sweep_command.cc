@@ -266,7 +266,10 @@ int RunSweepCommand(const SweepOptions& options, std::ostream& out, std::ostream
     const fs::path stats = dir / "out" / "stats.json";
     if (fs::exists(stats)) {
       absl::StatusOr<RunMetrics> metrics = ReadRunMetrics(stats.string());
-      if (metrics.ok()) row.metrics = metrics->total;
+      if (metrics.ok()) {
+        row.metrics = metrics->total;
+        row.launches = static_cast<int>(metrics->launches.size());
+      }
     }
     if (row.exit_code != 0) row.error = ErrorLine(jobs[i].stderr_path, row.exit_code);
     rows.push_back(std::move(row));

@@ -99,6 +99,7 @@ Json SweepJson(const SweepSpec& spec, const std::vector<SweepRow>& rows) {
                         {"config", std::move(config)},
                         {"exit_code", row.exit_code},
                         {"error", row.error},
+                        {"launches", row.launches},
                         {"metrics", std::move(metrics)}});
   }
   return {{"sweep", std::move(sweep)}, {"rows", std::move(out_rows)}};
@@ -131,6 +132,7 @@ absl::StatusOr<SweepTable> ParseSweepJson(const Json& j, const std::string& sour
       }
       row.exit_code = r.at("exit_code").get<int>();
       row.error = r.at("error").get<std::string>();
+      row.launches = r.value("launches", 0);
       for (const auto& [name, value] : r.at("metrics").items()) {
         row.metrics[name] = value.get<double>();
       }

@@ -34,6 +34,7 @@ struct SweepRow {
   int exit_code = 0;
   std::string error;  // the run's last error line when it failed
   MetricMap metrics;  // whole-run metrics; empty when the run wrote none
+  int launches = 0;   // the run's launch count (metrics sum them); 0: no run file
 };
 
 // The numeric columns of sweep.csv / sweep.json, in order.
