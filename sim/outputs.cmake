@@ -49,7 +49,7 @@ pto_cc_test(outputs_test
     ${CMAKE_CURRENT_LIST_DIR}/compare_command_test.cc
     ${CMAKE_CURRENT_LIST_DIR}/output_set_test.cc
     ${CMAKE_CURRENT_LIST_DIR}/pipe_stats_test.cc
-  DEPS pto_outputs)
+  DEPS pto_outputs pto_png_image)
 
 if(PTO_BUILD_TESTS)
   # The browser render check carries its own label; it skips where chromium is missing.

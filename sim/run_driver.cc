@@ -443,6 +443,8 @@ void Session::OnLaunchBegin(int launch, const std::string& name) {
     output_options.case_name = name;
     output_options.swimlane_level = options_.swimlane_level;
     output_options.svg_options.pipe_strips = options_.swimlane_detail == "pipes";
+    output_options.svg_options.trace = options_.trace_path;
+    output_options.svg_options.launch = absl::StrCat("launch ", launch, " '", name, "'");
     output_options.summary_only = options_.summary_only;
     current_->outputs =
         std::make_unique<OutputSet>(output_options, OutputChipOf(config_), reader_->header());

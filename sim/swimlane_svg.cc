@@ -7,20 +7,30 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "common/fnv1a.h"
+#include "common/plural.h"
 #include "common/xml_escape.h"
 #include "sim/spooled_json.h"
 
 namespace pto {
 namespace {
 
-constexpr const char* kPalette[] = {"#4e79a7", "#f28e2b", "#59a14f", "#e15759",
-                                    "#76b7b2", "#edc948", "#b07aa1", "#ff9da7",
-                                    "#9c755f", "#86bcb6", "#d37295", "#a0cbe8"};
+// Tableau 20: a kernel's colour is kPalette[FNV-1a(name) % 20], the same in
+// every launch and run.
+constexpr const char* kPalette[] = {"#4e79a7", "#a0cbe8", "#f28e2b", "#ffbe7d", "#59a14f",
+                                    "#8cd17d", "#b6992d", "#f1ce63", "#499894", "#86bcb6",
+                                    "#e15759", "#ff9d9a", "#79706e", "#bab0ac", "#d37295",
+                                    "#fabfd2", "#b07aa1", "#d4a6c8", "#9d7660", "#d7b5a6"};
 constexpr int kPaletteSize = sizeof(kPalette) / sizeof(kPalette[0]);
 constexpr double kLeft = 90;
 constexpr double kTop = 48;
 constexpr double kClusterGap = 4;
-constexpr double kPipeStripPx = 7;  // a pipe strip's height, its 1 px gap included
+constexpr double kPipeStripPx = 7;    // a pipe strip's height, its 1 px gap included
+constexpr double kEngineStripPx = 4;  // a MIX engine strip at a lane's foot
+constexpr double kLegendEntryPx = 150;
+constexpr const char* kCubeColour = "#b03a2e";
+constexpr const char* kVectorColour = "#1f618d";
 // A colour per pipe, by Pipe.
 constexpr const char* kPipeColours[kPipeCount] = {"#7f7f7f", "#2e86c1", "#48c9b0", "#b03a2e",
                                                   "#af7ac5", "#229954", "#d68910"};
@@ -146,16 +156,39 @@ void RenderSwimlaneSvg(const LaunchLog& log, const OutputChip& chip,
     y += lane_h;
   }
   const double lanes_bottom = y;
-  std::map<int, std::string> legend;  // colour index -> kernel name
+  // Kernel names in first-drawn order, each with its colour.
+  std::vector<std::pair<std::string, int>> legend;
+  std::map<std::string, int> colour_by_name;
   auto colour_of = [&](const LaunchLog::TaskInfo& t) {
-    const int key = t.kernel >= 0 ? t.kernel : static_cast<int>(t.name_id);
-    const int index = key % kPaletteSize;
-    legend.emplace(index, log.name(t));
-    return index;
+    const std::string name(log.name(t));
+    auto [it, added] = colour_by_name.emplace(name, 0);
+    if (added) {
+      Fnv1a64 hash;
+      hash.Update(name);
+      it->second = static_cast<int>(hash.value() % kPaletteSize);
+      legend.emplace_back(name, it->second);
+    }
+    return it->second;
   };
+  bool drew_cube = false, drew_vector = false;
+  // The legend is known before drawing (its rows size the picture): the
+  // names of the tasks drawn, sorted.
+  bool any_cube = false, any_vector = false;
+  for (const CoreInterval& c : intervals) {
+    if (const LaunchLog::TaskInfo* t = log.Find(c.task)) colour_of(*t);
+  }
+  std::sort(legend.begin(), legend.end());
+  for (const EngineInterval& e : log.engine_intervals()) (e.cube ? any_cube : any_vector) = true;
+  const size_t legend_entries =
+      std::min(legend.size(), static_cast<size_t>(options.max_legend_entries)) +
+      (legend.size() > static_cast<size_t>(options.max_legend_entries)) + any_cube + any_vector +
+      (options.pipe_strips ? kPipeCount : 0);
+  const size_t per_row = static_cast<size_t>(
+      std::max(1.0, (options.plot_width_px - kLegendEntryPx) / kLegendEntryPx + 1));
+  const size_t legend_rows = std::max<size_t>(1, (legend_entries + per_row - 1) / per_row);
 
   const double width = kLeft + options.plot_width_px + 20;
-  const double height = lanes_bottom + 40 + 16 * 4;
+  const double height = lanes_bottom + 30 + 16 * static_cast<double>(legend_rows);
   out << absl::StrFormat(
       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
       "viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\" font-size=\"10\">\n",
@@ -164,10 +197,15 @@ void RenderSwimlaneSvg(const LaunchLog& log, const OutputChip& chip,
          "markerHeight=\"6\" orient=\"auto\"><path d=\"M0,0 L6,3 L0,6 z\" fill=\"#333\"/></marker>"
          "</defs>\n";
   out << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
+  std::vector<std::string> what;
+  if (!options.trace.empty()) what.push_back(options.trace);
+  if (!options.launch.empty()) what.push_back(options.launch);
   out << absl::StrFormat(
-      "<text x=\"%.0f\" y=\"14\" font-size=\"12\">pto_sim swimlane: %d core "
-      "records on %d cores, %s us</text>\n",
-      kLeft, intervals.size(), cores.size(), FormatUs(t1 - t0));
+      "<text class=\"title\" x=\"%.0f\" y=\"14\" font-size=\"12\">pto_sim swimlane%s%s: %s "
+      "on %s, %s us</text>\n",
+      4.0, what.empty() ? "" : " of ", XmlEscape(absl::StrJoin(what, ", ")),
+      CountOf(static_cast<int64_t>(intervals.size()), "core record"),
+      CountOf(static_cast<int64_t>(cores.size()), "core"), FormatUs(t1 - t0));
 
   // Time axis.
   out << "<g class=\"axis\">\n";
@@ -180,8 +218,10 @@ void RenderSwimlaneSvg(const LaunchLog& log, const OutputChip& chip,
         "<text x=\"%.2f\" y=\"%.0f\" text-anchor=\"middle\">%g</text>\n",
         x, kTop - 6, x, lanes_bottom, x, kTop - 10, tick);
   }
-  out << absl::StrFormat("<text x=\"%.0f\" y=\"%.0f\">time (us from %s)</text>\n</g>\n", 4.0,
-                         kTop - 10, FormatUs(t0));
+  // The axis title has a row of its own, above the tick labels.
+  out << absl::StrFormat(
+      "<text class=\"axis-title\" x=\"%.0f\" y=\"%.0f\">time (us from %s)</text>\n</g>\n", kLeft,
+      kTop - 24, FormatUs(t0));
 
   // Core lanes, grouped by cluster.
   int open_cluster = -1;
@@ -266,11 +306,15 @@ void RenderSwimlaneSvg(const LaunchLog& log, const OutputChip& chip,
       const double x0 = layout.X(e.start);
       const double x1 = layout.X(e.end);
       if (x1 - x0 < options.min_bar_px) continue;
+      (e.cube ? drew_cube : drew_vector) = true;
+      // Outlined in white so the strip stands out on the bar it crosses.
       out << absl::StrFormat(
-          "<rect class=\"engine %s\" x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"3\" "
-          "fill=\"%s\"><title>%s busy %s-%s us</title></rect>\n",
-          e.cube ? "cube" : "vector", x0, ly + lane_h - 5, x1 - x0, e.cube ? "#b03a2e" : "#1f618d",
-          e.cube ? "cube" : "vector", FormatUs(e.start), FormatUs(e.end));
+          "<rect class=\"engine %s\" x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" "
+          "fill=\"%s\" stroke=\"white\" stroke-width=\"0.6\"><title>%s busy %s-%s us</title>"
+          "</rect>\n",
+          e.cube ? "cube" : "vector", x0, ly + lane_h - kEngineStripPx - 1, x1 - x0, kEngineStripPx,
+          e.cube ? kCubeColour : kVectorColour, e.cube ? "cube" : "vector", FormatUs(e.start),
+          FormatUs(e.end));
     }
     out << "</g>\n";
     if (auto strips = pipes_by_core.find(core); strips != pipes_by_core.end()) {
@@ -334,20 +378,37 @@ void RenderSwimlaneSvg(const LaunchLog& log, const OutputChip& chip,
     out << "</g>\n";
   }
 
-  // Legend.
+  // Legend: a kernel name once each, then the strips' colours.
   out << "<g class=\"legend\">\n";
   double lx = kLeft;
   double lyy = lanes_bottom + 20;
-  for (const auto& [index, name] : legend) {
-    if (lx > kLeft + options.plot_width_px - 150) {
+  auto entry = [&](const std::string& cls, const std::string& name, const char* colour,
+                   double swatch_h) {
+    if (lx > kLeft + options.plot_width_px - kLegendEntryPx) {
       lx = kLeft;
       lyy += 16;
     }
     out << absl::StrFormat(
-        "<rect x=\"%.0f\" y=\"%.0f\" width=\"10\" height=\"10\" fill=\"%s\"/>"
-        "<text x=\"%.0f\" y=\"%.0f\">%s</text>\n",
-        lx, lyy - 9, kPalette[index], lx + 14, lyy, XmlEscape(name));
-    lx += 150;
+        "<g class=\"%s\" data-name=\"%s\"><rect x=\"%.0f\" y=\"%.1f\" width=\"10\" "
+        "height=\"%.0f\" fill=\"%s\"/><text x=\"%.0f\" y=\"%.0f\">%s</text></g>\n",
+        cls, XmlEscape(name), lx, lyy - 5 - swatch_h / 2, swatch_h, colour, lx + 14, lyy,
+        XmlEscape(name));
+    lx += kLegendEntryPx;
+  };
+  const size_t shown = std::min(legend.size(), static_cast<size_t>(options.max_legend_entries));
+  for (size_t i = 0; i < shown; ++i) {
+    entry("entry", legend[i].first, kPalette[legend[i].second], 10);
+  }
+  if (shown < legend.size()) {
+    entry("more", absl::StrCat("+", legend.size() - shown, " more kernels"), "white", 10);
+  }
+  if (drew_cube) entry("strip", "cube busy (MIX)", kCubeColour, kEngineStripPx);
+  if (drew_vector) entry("strip", "vector busy (MIX)", kVectorColour, kEngineStripPx);
+  if (options.pipe_strips) {
+    for (int p = 0; p < kPipeCount; ++p) {
+      entry("strip", absl::StrCat("pipe ", PipeName(static_cast<Pipe>(p))), kPipeColours[p],
+            kPipeStripPx - 1);
+    }
   }
   out << "</g>\n</svg>\n";
 }

@@ -21,15 +21,21 @@ struct SwimlaneSvgOptions {
   // --swimlane-detail pipes: under each core's lane a strip per pipe it
   // used, its busy runs drawn (needs LaunchLog::set_keep_pipe_ops).
   bool pipe_strips = false;
+  // The title names what is drawn: the trace as given and the launch
+  // ("launch 1 'gated'"); empty parts are left out.
+  std::string trace;
+  std::string launch;
+  // The kernel legend lists this many names at most (then "+N more").
+  int max_legend_entries = 24;
 };
 
 // Renders one launch as a self-contained SVG (no scripts, no external files):
 //   * one lane (<g class="lane" data-core="N">) per used core, grouped by
 //     cluster (<g class="cluster" data-cluster="ci">: AIC, AIV0, AIV1);
 //   * one <rect class="bar ..."> per core record [start, end], filled by
-//     kernel (colour by kernel id, or by task name), with a <title> of the
-//     task label, block and times; SPMD blocks have class "spmd" and a dashed
-//     outline, MIX halves class "mix" and a dark outline on every core of the
+//     kernel name (a stable colour: FNV-1a of the name picks it from a
+//     20-colour palette), with a <title> of the task label, block and times; SPMD blocks have class
+//     "spmd" and a dashed outline, MIX halves class "mix" and a dark outline on every core of the
 //     cluster they occupy; a thin grey <rect class="wait"> before a bar marks
 //     a visible receive-to-start wait (a staged early dispatch);
 //   * predicated skips (class "marker skip", a red cross) and dummies (class
@@ -39,7 +45,10 @@ struct SwimlaneSvgOptions {
 //     and a <rect class="pipe NAME"> per busy run: ops merged where they
 //     overlap, touch or are closer than min_bar_px, the title saying how
 //     many);
-//   * a time axis in µs, a kernel legend, and dependency arrows
+//   * a title naming the trace and launch, a time axis in µs (its title on
+//     its own row), a legend with one entry per kernel name (<g
+//     class="legend">, <g class="entry" data-name="...">) and, when drawn,
+//     the MIX engine strips and the pipe colours, and dependency arrows
 //     (<line class="dep">) for small graphs.
 void RenderSwimlaneSvg(const LaunchLog& log, const OutputChip& chip,
                        const SwimlaneSvgOptions& options, std::ostream& out);

@@ -8,6 +8,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "sim/testing/output_fixtures.h"
+#include "sim/testing/png_image.h"
 
 namespace pto {
 namespace {
@@ -57,6 +58,14 @@ bool TagsBalance(const std::string& xml, std::string* error) {
   }
   if (!open.empty()) *error = "<" + open.back() + "> never closed";
   return open.empty();
+}
+
+// The groups of the first match of `pattern` in `text`, the whole match
+// first (empty when none).
+std::vector<std::string> Match(const std::string& text, const std::string& pattern) {
+  std::smatch m;
+  if (!std::regex_search(text, m, std::regex(pattern))) return {};
+  return std::vector<std::string>(m.begin(), m.end());
 }
 
 std::string Render(const LaunchLog& log, SwimlaneSvgOptions options = {}) {
@@ -117,6 +126,48 @@ TEST(SwimlaneSvgTest, MarksSkipsAndDummiesDrawsArrowsAndAxis) {
   EXPECT_THAT(svg, Not(HasSubstr("<script")));
 }
 
+TEST(SwimlaneSvgTest, TheTitleNamesTraceAndLaunchAndTheAxisTitleHasItsOwnRow) {
+  SwimlaneSvgOptions options;
+  options.trace = "build/traces/gated.pb";
+  options.launch = "launch 1 'gated'";
+  const std::string svg = Render(SmallRun(), options);
+  EXPECT_THAT(svg, HasSubstr(">pto_sim swimlane of build/traces/gated.pb, launch 1 'gated': "
+                             "5 core records on 4 cores, "));
+  // The axis title sits above the tick labels (y 24 against 38), not on
+  // their row where it overprinted the "0" tick.
+  const std::vector<std::string> title =
+      Match(svg, "class=\"axis-title\" x=\"([0-9.]+)\" y=\"([0-9.]+)\"");
+  ASSERT_EQ(title.size(), 3u);
+  EXPECT_EQ(std::stod(title[2]), 24);
+  EXPECT_THAT(svg,
+              ::testing::ContainsRegex("<text x=\"90.00\" y=\"38\" text-anchor=\"middle\">0<"));
+}
+
+TEST(SwimlaneSvgTest, OneLegendEntryPerKernelNameWithAStableColour) {
+  // Four kernels named up_proj (Qwen3's projections), one named down_proj.
+  LaunchLog log;
+  for (int i = 0; i < 4; ++i) {
+    Task t = MakeTask(i, i, "up_proj", TaskShape::kAiv);
+    log.AddTask(t, {}, 0, 0);
+    log.AddInterval(IntervalUs(2, i, 1, i, i, i, i + 0.5, i + 0.6));
+  }
+  log.AddTask(MakeTask(4, 4, "down_proj", TaskShape::kAiv), {}, 0, 0);
+  log.AddInterval(IntervalUs(3, 4, 1, 5, 5, 5, 6, 6.1));
+  const std::string svg = Render(log);
+  EXPECT_EQ(Count(svg, "<g class=\"entry\" data-name=\"up_proj\""), 1);
+  EXPECT_EQ(Count(svg, "<g class=\"entry\""), 2);
+  // Every up_proj bar has the colour its legend entry shows, in any run.
+  const std::vector<std::string> entry =
+      Match(svg, "data-name=\"up_proj\"><rect [^>]*fill=\"(#[0-9a-f]+)\"");
+  ASSERT_EQ(entry.size(), 2u);
+  EXPECT_EQ(Count(svg, "<rect class=\"bar\" [^>]*fill=\"" + entry[1] + "\""), 4);
+  EXPECT_EQ(Render(log), svg);
+  // Past max_legend_entries the rest are counted.
+  SwimlaneSvgOptions few;
+  few.max_legend_entries = 1;
+  EXPECT_THAT(Render(log, few), HasSubstr(">+1 more kernels<"));
+}
+
 TEST(SwimlaneSvgTest, MarksVisibleWaitsBetweenReceiveAndStart) {
   LaunchLog log;
   log.AddTask(MakeTask(0, 0, "staged", TaskShape::kAiv), {}, 0, 0);
@@ -153,6 +204,12 @@ TEST(SwimlaneSvgTest, MixBlocksShowTheirEnginesBusyTime) {
   EXPECT_EQ(Count(svg, "<rect class=\"engine vector\""), 1);
   EXPECT_THAT(svg, HasSubstr("vector busy 3.000000-8.000000 us"));
   EXPECT_EQ(Count(svg, "<rect class=\"bar"), 2);  // engine strips are not bars
+  // The strips have legend entries of their own, in their colours.
+  EXPECT_THAT(svg, ::testing::ContainsRegex(
+                       "data-name=\"cube busy \\(MIX\\)\"><rect [^>]*fill=\"#b03a2e\""));
+  EXPECT_THAT(svg, ::testing::ContainsRegex(
+                       "data-name=\"vector busy \\(MIX\\)\"><rect [^>]*fill=\"#1f618d\""));
+  EXPECT_THAT(Render(SmallRun()), Not(HasSubstr("busy (MIX)")));
 }
 
 // SmallRun with the SPMD task's block 0 (AIV 2, 12-15 us) on its pipes:
@@ -233,13 +290,36 @@ TEST(SwimlaneSvgTest, IsWellFormed) {
   EXPECT_TRUE(TagsBalance(::pto::testing::ReadWholeFile(dir + "/swimlane.svg"), &error)) << error;
 }
 
+// The centre of the first `<rect ...>` whose attributes match `pattern`
+// (x, y, width, height and fill read from it); {-1, ...} when none.
+struct Box {
+  double cx = -1, cy = -1;
+  std::string fill;
+};
+Box FirstRect(const std::string& svg, const std::string& pattern) {
+  std::smatch m;
+  if (!std::regex_search(svg, m, std::regex("<rect " + pattern + "[^>]*>"))) return {};
+  const std::string tag = m[0];
+  auto attr = [&](const char* name) {
+    std::smatch a;
+    std::regex_search(tag, a, std::regex(std::string(" ") + name + "=\"([^\"]*)\""));
+    return a.size() > 1 ? std::string(a[1]) : std::string();
+  };
+  return {std::stod(attr("x")) + std::stod(attr("width")) / 2,
+          std::stod(attr("y")) + std::stod(attr("height")) / 2, attr("fill")};
+}
+
 // Needs Debian's chromium: run by the ctest case `swimlane_svg_renders_in_chromium`
 // (label `chromium`), which skips with a message where chromium is missing.
+// The browser's picture is sampled where the SVG says known elements are.
 TEST(SwimlaneSvgTest, DISABLED_RendersInChromium) {
   const std::string dir = ::pto::testing::FreshOutputDir("svg_render");
   SwimlaneSvgOptions options;
   options.pipe_strips = true;  // everything the renderer draws
+  options.trace = "pipe_run.pb";
+  options.launch = "launch 0 'pipes'";
   ASSERT_TRUE(WriteSwimlaneSvg(PipeRun(), TwoClusters(), options, dir).ok());
+  const std::string svg = ::pto::testing::ReadWholeFile(dir + "/swimlane.svg");
   const char* browsers[] = {"chromium", "chromium-browser"};
   std::string browser;
   for (const char* b : browsers) {
@@ -249,18 +329,45 @@ TEST(SwimlaneSvgTest, DISABLED_RendersInChromium) {
     }
   }
   if (browser.empty()) GTEST_SKIP() << "chromium is not installed; SVG render check skipped";
+  std::smatch size;
+  ASSERT_TRUE(std::regex_search(svg, size, std::regex("width=\"([0-9]+)\" height=\"([0-9]+)\"")));
   const std::string shot = dir + "/shot.png";
   const std::string command =
       browser +
       " --headless --disable-gpu --no-sandbox --no-first-run --disable-background-networking "
-      "--disable-component-update --disable-sync --user-data-dir=" +
-      dir + "/profile --window-size=1600,400 --screenshot=" + shot + " file://" + dir +
-      "/swimlane.svg >/dev/null 2>&1";
+      "--disable-component-update --disable-sync --hide-scrollbars "
+      "--force-device-scale-factor=1 --user-data-dir=" +
+      dir + "/profile --window-size=" + std::string(size[1]) + "," + std::string(size[2]) +
+      " --screenshot=" + shot + " file://" + dir + "/swimlane.svg >/dev/null 2>&1";
   ASSERT_EQ(std::system(command.c_str()), 0) << command;
-  // A rendered page, not an empty file: a PNG header and some content.
-  const std::string png = ::pto::testing::ReadWholeFile(shot);
-  ASSERT_GT(png.size(), 1000u);
-  EXPECT_EQ(png.substr(1, 3), "PNG");
+  absl::StatusOr<::pto::testing::PngImage> png =
+      ::pto::testing::DecodePng(::pto::testing::ReadWholeFile(shot));
+  ASSERT_TRUE(png.ok()) << png.status();
+  ASSERT_EQ(png->width, std::stoi(size[1]));
+  // Each element where the SVG puts it, in its colour (a flat fill's centre
+  // pixel; 3 levels of slack for the rasteriser).
+  auto expect_at = [&](const std::string& what, const Box& box) {
+    ASSERT_GE(box.cx, 0) << what << " is not in the SVG";
+    const std::array<uint8_t, 3> want = ::pto::testing::HexColour(box.fill);
+    const std::array<uint8_t, 3> got = png->Rgb(static_cast<int>(box.cx), static_cast<int>(box.cy));
+    for (int c = 0; c < 3; ++c) {
+      EXPECT_NEAR(got[c], want[c], 3)
+          << what << " at (" << box.cx << ", " << box.cy << "): drawn rgb(" << int{got[0]} << ","
+          << int{got[1]} << "," << int{got[2]} << "), the SVG says " << box.fill;
+    }
+  };
+  expect_at("the SPMD task's bar", FirstRect(svg, "class=\"bar spmd\""));
+  expect_at("the MIX task's bar", FirstRect(svg, "class=\"bar mix\""));
+  expect_at("the mte2 strip", FirstRect(svg, "class=\"pipe mte2\""));
+  expect_at("the vector strip", FirstRect(svg, "class=\"pipe vector\""));
+  expect_at("the legend swatch of 'spmd'",
+            FirstRect(svg.substr(svg.find("data-name=\"spmd\"")), ""));
+  // The title's text is drawn: dark pixels on its row, left of 300 px.
+  int dark = 0;
+  for (int y = 4; y < 16; ++y) {
+    for (int x = 4; x < 300; ++x) dark += png->Rgb(x, y)[0] < 100;
+  }
+  EXPECT_GT(dark, 50) << "no title text in the picture";
 }
 
 TEST(SwimlaneSvgTest, NoArrowsAboveTheLimit) {
