@@ -4,8 +4,11 @@
 #include <sys/wait.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "frontend/testing/compile.h"
 #include "proto/stream_version.h"
@@ -20,10 +23,10 @@ struct Result {
   std::string output;  // stdout + stderr
 };
 
-Result RunPtoc(const std::string& args) {
-  const std::string command = std::string(PTOC_BINARY) + " " + args + " 2>&1";
+// Runs a shell command line; its stdout and stderr together.
+Result Shell(const std::string& command) {
   Result r;
-  FILE* pipe = popen(command.c_str(), "r");
+  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
   if (!pipe) return r;
   char buf[4096];
   size_t n;
@@ -32,6 +35,8 @@ Result RunPtoc(const std::string& args) {
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return r;
 }
+
+Result RunPtoc(const std::string& args) { return Shell(std::string(PTOC_BINARY) + " " + args); }
 
 std::string WriteFile(const std::string& name, const std::string& text) {
   const std::string path = ::testing::TempDir() + "/" + name;
@@ -118,6 +123,35 @@ TEST(PtocMainTest, AScriptsExceptionExitsTwoWithItsTraceback) {
   EXPECT_EQ(warned.exit_code, 0) << warned.output;
   EXPECT_THAT(warned.output, HasSubstr("idle.py: warning: the script launched no kernel"));
   EXPECT_TRUE(pto::ptoc::ValidateStreamFile(out).ok());
+}
+
+// The tests' fork server (PTOC_PYTHON, frontend/testing/python_zygote.py)
+// must be indistinguishable from a fresh /usr/bin/python3: the same output
+// and exit for a script that prints, reads its argv and __file__, exits
+// through sys.exit, raises, and registers an atexit handler.
+TEST(PtocMainTest, TheForkServerRunsAScriptAsAFreshInterpreterDoes) {
+  const char* zygote = std::getenv("PTOC_PYTHON");
+  if (zygote == nullptr || *zygote == '\0') GTEST_SKIP() << "not run through the fork server";
+  const std::string dir = ::testing::TempDir();
+  const std::vector<std::pair<std::string, std::string>> scripts = {
+      {"prints.py",
+       "import atexit, os, sys\n"
+       "atexit.register(lambda: print('atexit ran', flush=True))\n"
+       "print('name', __name__, os.path.basename(__file__), os.path.basename(sys.argv[0]))\n"
+       "print('cwd has me', os.path.exists(os.path.basename(__file__)))\n"
+       "print('path0 is my dir', sys.path[0] == os.path.dirname(os.path.abspath(__file__)))\n"},
+      {"exits.py", "import sys\nprint('before')\nsys.exit(7)\n"},
+      {"says.py", "import sys\nsys.exit('a message on stderr')\n"},
+      {"raises.py", "def f():\n    raise KeyError('k')\nf()\n"},
+  };
+  for (const auto& [name, text] : scripts) {
+    const std::string src = WriteFile("zygote_" + name, text);  // not another test's file
+    const std::string ptoc = std::string(PTOC_BINARY) + " " + src + " -o " + dir + "/zygote.pb";
+    const Result served = Shell("cd " + dir + " && " + ptoc);
+    const Result fresh = Shell("cd " + dir + " && PTOC_PYTHON= " + ptoc);
+    EXPECT_EQ(served.exit_code, fresh.exit_code) << name;
+    EXPECT_EQ(served.output, fresh.output) << name;
+  }
 }
 
 TEST(PtocMainTest, TimingOnlyWritesAHeaderWithoutContentsOrChecks) {

@@ -121,7 +121,9 @@ def _run_script(request, fds, base_path):
         status = _exit_code(e)
     except BaseException:
         kind, value, tb = sys.exc_info()
-        sys.excepthook(kind, value, tb.tb_next)  # without this frame
+        # Without this frame: the hook prints the exception's own traceback.
+        value = value.with_traceback(tb.tb_next)
+        sys.excepthook(kind, value, tb.tb_next)
         status = 1
     try:
         threading._shutdown()  # as the interpreter does at its end
