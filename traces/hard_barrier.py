@@ -2,9 +2,10 @@
 # (available_aiv_count(), emitted symbolically) and launches with
 # sync_start=True, as the HardSyncallOccupancy verifier requires.
 # Completed from the hard-barrier snippet of hw-native-sys/pypto@e2d0f78a
-# docs/en/user/performance/02-runtime-overhead.md. Phase 1: block i writes 2 * a into band i of
-# scratch; barrier; phase 2: block i reads the band of its neighbour (i + 1) % n, so a missing
-# barrier shows up as wrong data. The tensors are sized for configs/ascend.yaml's a2a3 (48 AIV).
+# docs/en/user/performance/02-runtime-overhead.md. The tensors hold 48 bands (a2a3's 48 AIV);
+# block i of n takes bands i, i + n, ... so the result is the same on a chip of any size.
+# Phase 1: each band b gets 2 * a; barrier; phase 2: band b reads band (b + 1) % 48, written
+# by another block, so a missing barrier shows up as wrong data.
 import pypto.language as pl
 import torch
 from pypto.runtime import RunConfig
@@ -21,15 +22,17 @@ A = torch.randn(ROWS, COLS, dtype=torch.float32)
 def hard_barrier(a: pl.Tensor, scratch: pl.Out[pl.Tensor], out: pl.Out[pl.Tensor]):
     with pl.spmd(pl.system.available_aiv_count(), sync_start=True):
         i = pl.tile.get_block_idx()
-        t = pl.load(a, [i * TILE_ROWS, 0], [TILE_ROWS, COLS])
-        pl.store(pl.mul(t, 2.0), [i * TILE_ROWS, 0], scratch)
+        n = pl.tile.get_block_num()
+        for band in pl.range(i, AIV_CORES, n):
+            t = pl.load(a, [band * TILE_ROWS, 0], [TILE_ROWS, COLS])
+            pl.store(pl.mul(t, 2.0), [band * TILE_ROWS, 0], scratch)
         pl.system.cacheinvalid()
         pl.system.fence()
         pl.system.syncall(core_type=pl.KernelType.AIV)
         pl.system.cacheinvalid()
-        j = (i + 1) % pl.tile.get_block_num()
-        u = pl.load(scratch, [j * TILE_ROWS, 0], [TILE_ROWS, COLS])
-        pl.store(u, [i * TILE_ROWS, 0], out)
+        for band in pl.range(i, AIV_CORES, n):
+            u = pl.load(scratch, [((band + 1) % AIV_CORES) * TILE_ROWS, 0], [TILE_ROWS, COLS])
+            pl.store(u, [band * TILE_ROWS, 0], out)
     return out
 
 
