@@ -174,7 +174,7 @@ TEST(ConfigSchema, SourceRuleAcceptsOnlyCheckablePublicCitations) {
            "assumption (DESIGN §8)",
            absl::StrCat("assumption (runtime-semantics", ".md §3: a re-read needs dcci + dsb)"),
            absl::StrCat("hw-native-sys/simpler@6ebaf771 docs/x.md (and runtime-semantics", ".md)"),
-           absl::StrCat("/work/", "shared/reference/notes.md"),
+           absl::StrCat("/work/", "shared/", "reference/notes.md"),
            absl::StrCat("seeds/", "001 Runtime Overhead"),
            "assumption (§3 of the notes)",
            "hw-native-sys/simpler docs/hardware/mmio-performance.md",
