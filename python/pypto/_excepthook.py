@@ -15,6 +15,15 @@ EXIT_BAD_INPUT = 2
 EXIT_RUNTIME = 3
 
 
+# torch's message when a tensor does not fit the machine (a model's weights),
+# and the way to time such a program anyway.
+_OUT_OF_MEMORY = "DefaultCPUAllocator: can't allocate memory"
+_TIMING_ONLY_HINT = (
+    "pypto: note: the script's tensors do not fit in this machine's memory. To time the program "
+    "without their contents, make them on torch.device(\"meta\"): the kernels then run timing "
+    "only (no contents, no checks), as `ptoc --timing-only` records them")
+
+
 def _hook(previous):
     def hook(kind, value, traceback):
         # (By module: the hook also reports a pypto that failed to import.)
@@ -23,6 +32,8 @@ def _hook(previous):
             record.mark_failed()  # a recording of a failed run is not written
         if not isinstance(value, PyptoError):
             previous(kind, value, traceback)
+            if isinstance(value, RuntimeError) and _OUT_OF_MEMORY in str(value):
+                print(_TIMING_ONLY_HINT, file=sys.stderr)
             return
         sys.stdout.flush()
         message = str(value)

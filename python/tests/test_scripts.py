@@ -137,6 +137,15 @@ class Errors(unittest.TestCase):
         self.assertIn("Traceback", r.stderr)
         self.assertIn("ValueError: the harness failed before any launch", r.stderr)
 
+    def test_tensors_too_large_for_memory_point_to_meta_tensors(self):
+        r = run_script("-c", "import pypto.language as pl\nimport torch\n"
+                             "torch.empty(2 ** 50, dtype=torch.float32)\n")
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("DefaultCPUAllocator: can't allocate memory", r.stderr)
+        self.assertIn("pypto: note: the script's tensors do not fit in this machine's memory",
+                      r.stderr)
+        self.assertIn('torch.device("meta")', r.stderr)
+
     def test_missing_torch_names_the_debian_package(self):
         fake = tempfile.mkdtemp()
         try:
