@@ -140,13 +140,17 @@ def make_inputs(build_dir, source, workloads, work):
             run([ptoc, "qwen3_14b_decode.py", "--timing-only", "-o", trace],
                 cwd=os.path.join(source, "traces"))
             extra = ["--timing-only", "--summary-only"]
+        elif base == "copy_ub_small":
+            # Long blocks: 48 of 49 152 one-row loads each (a calibration workload).
+            trace = os.path.join(source, "traces", "calibration", "copy_ub_small.pbtxt")
+            extra = ["--timing-only", "--summary-only"]
         elif base == "pipeline":
             trace = os.path.join(work, "manual_scope_pipeline.pb")
             run([ptoc, "manual_scope_pipeline.py", "-o", trace], cwd=os.path.join(source, "traces"))
             extra = ["--out", "{out}"]
         else:
             sys.exit(f"bench: unknown workload '{name}'; known: {DEFAULT_WORKLOADS},stress_4m,"
-                     "stress_1m_regions (and each with _nohz)")
+                     "stress_1m_regions, copy_ub_small (and each with _nohz)")
         if name.endswith("_nohz"):
             extra = extra + ["--no-hazards"]
         inputs[name] = (trace, extra)
