@@ -40,6 +40,7 @@ void PipeScheduler::Clear() {
   gm_ops_.clear();
   gm_pending_.clear();
   gm_pending_head_ = 0;
+  gm_pending_ended_ = 0;
   barriers_pending_.clear();
   barriers_pending_head_ = 0;
   for (PipeState& pipe : pipes_) {
@@ -206,15 +207,31 @@ void PipeScheduler::Finish(uint32_t id, TimePs at) {
   PipeState& pipe = pipes_[static_cast<int>(op.pipe)];
   if (--pipe.running == 0) pipe.busy += at - pipe.busy_since;
   ++completed_;
-  // Pending lists drop their ended front; one that ends out of order stays
-  // (marked done by its state) until the ops before it end.
-  while (gm_pending_head_ < gm_pending_.size() &&
-         ops_[gm_pending_[gm_pending_head_]].state == State::kDone) {
-    ++gm_pending_head_;
-  }
+  if (op.gm >= 0) DropEndedGmOp();
   // Nothing starts after a pending barrier, so barriers end in order.
   if (op.blocks_later) ++barriers_pending_head_;
   if (completed_ == ops_.size()) end_time_ = at;
+}
+
+void PipeScheduler::DropEndedGmOp() {
+  // The list drops its ended front at once; an op that ends out of order
+  // stays (done by its state) until the ended ones are half the list, when
+  // one pass removes them all: amortised O(1) per end, and CanStart's scan
+  // meets at most as many ended entries as pending ones.
+  ++gm_pending_ended_;
+  while (gm_pending_head_ < gm_pending_.size() &&
+         ops_[gm_pending_[gm_pending_head_]].state == State::kDone) {
+    ++gm_pending_head_;
+    --gm_pending_ended_;
+  }
+  if (gm_pending_ended_ * 2 <= gm_pending_.size() - gm_pending_head_) return;
+  size_t kept = 0;
+  for (size_t i = gm_pending_head_; i < gm_pending_.size(); ++i) {
+    if (ops_[gm_pending_[i]].state != State::kDone) gm_pending_[kept++] = gm_pending_[i];
+  }
+  gm_pending_.resize(kept);
+  gm_pending_head_ = 0;
+  gm_pending_ended_ = 0;
 }
 
 void PipeScheduler::RunUntil(TimePs now) {

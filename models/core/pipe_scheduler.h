@@ -176,6 +176,7 @@ class PipeScheduler {
   bool CanStart(uint32_t id);
   void StartOp(uint32_t id);
   void Finish(uint32_t id, TimePs at);
+  void DropEndedGmOp();
   // Starts queue heads at now_ until none can.
   void StartReady();
   // Room for buffer ids up to `buffer`; then Touch notes one for Clear.
@@ -190,11 +191,12 @@ class PipeScheduler {
   std::vector<Op> ops_;
   std::vector<uint32_t> preds_;
   std::vector<GmOp> gm_ops_;
-  // GM ops in program order from the first not yet ended (at the head
-  // index): the ones a later GM op may wait for. Ops end mostly in order,
-  // so advancing a head beats erasing (quadratic in a block's op count).
+  // GM ops in program order from the head index: the ones a later GM op may
+  // wait for, and up to as many that ended out of order (DropEndedGmOp).
+  // Erasing each as it ended was quadratic in a block's op count.
   std::vector<uint32_t> gm_pending_;
   size_t gm_pending_head_ = 0;
+  size_t gm_pending_ended_ = 0;             // ended entries at or after the head
   std::vector<uint32_t> barriers_pending_;  // ascending, from the head index
   size_t barriers_pending_head_ = 0;
   std::array<PipeState, kPipeCount> pipes_;

@@ -222,6 +222,25 @@ TEST(PipeSchedulerTest, GmBytesKeepProgramOrderAcrossPipes) {
   EXPECT_EQ(pipes.timing(load_same).start, 1200);
 }
 
+TEST(PipeSchedulerTest, ManyGmOpsEndingPastALongStoreStillLeaveItPending) {
+  // A store that takes long, then 100 loads of other bytes that end one by
+  // one while it is in flight (the ended ones are dropped from the pending
+  // list in passes), then a load of the store's bytes: it still waits.
+  const GmRuns written{0x40000, 256, 4, 256};
+  PipeLimits limits;
+  limits.in_flight[static_cast<int>(Pipe::kMte2)] = 4;
+  PipeScheduler pipes(limits);
+  const uint32_t store = pipes.Add(Store(0, written));
+  for (uint32_t i = 0; i < 100; ++i) {
+    pipes.Add(Load(1 + i % 2, GmRuns{0x80000 + 4096ull * i, 256, 4, 256}));
+  }
+  const uint32_t load_same = pipes.Add(Load(3, written));
+  Drive(&pipes, 0, [&](uint32_t op) { return op == store ? 1'000'000 : 10; });
+  EXPECT_EQ(Span(pipes, store), Interval(0, 1'000'000));
+  EXPECT_LT(pipes.timing(load_same - 1).end, 10'000);  // the loads before it did not wait
+  EXPECT_EQ(pipes.timing(load_same).start, 1'000'000);
+}
+
 TEST(PipeSchedulerTest, ReadsOfTheSameGmBytesDoNotOrder) {
   const GmRuns tile{0x20000, 512, 8, 512};
   PipeLimits limits;
