@@ -14,6 +14,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "common/plural.h"
+#include "common/shell_quote.h"
 #include "sim/regress/baseline.h"
 #include "sim/regress/suite.h"
 #include "sim/run_driver.h"
@@ -68,24 +69,6 @@ std::string FailureDetail(const std::string& stdout_path, const std::string& std
   }
   if (out.empty()) out = "    it printed nothing about the failure\n";
   return out;
-}
-
-// `argv` as one shell command line (quoted where needed).
-std::string ShellLine(const std::vector<std::string>& argv) {
-  std::vector<std::string> words;
-  for (const std::string& a : argv) {
-    const bool plain = !a.empty() && a.find_first_not_of(
-                                         "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLM"
-                                         "NOPQRSTUVWXYZ0123456789_-+=./,:@%") == std::string::npos;
-    if (plain) {
-      words.push_back(a);
-    } else {
-      std::string quoted = "'";
-      for (char ch : a) quoted += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
-      words.push_back(quoted + "'");
-    }
-  }
-  return absl::StrJoin(words, " ");
 }
 
 // The trace file of a case: a compiled trace in the build, else a
@@ -232,7 +215,7 @@ class SuiteRun {
     }
     for (const std::string& s : options_.sets) argv.insert(argv.end(), {"--set", s});
     argv.insert(argv.end(), extra.begin(), extra.end());
-    return ShellLine(argv);
+    return ShellCommandLine(argv);
   }
 
   // The hint of a failed baseline: the exact command that records it.

@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/shell_quote.h"
 
 namespace pto {
 namespace {
@@ -28,12 +29,6 @@ std::string QuoteAll(const std::vector<std::string>& args) {
 }
 
 }  // namespace
-
-std::string ShellQuote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
 
 absl::Status WriteSlurmScripts(const SlurmPlan& plan) {
   namespace fs = std::filesystem;

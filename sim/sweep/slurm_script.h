@@ -27,9 +27,6 @@ struct SlurmPlan {
 // the merge with --dependency=afterok:<array job id>.
 absl::Status WriteSlurmScripts(const SlurmPlan& plan);
 
-// Single-quoted for a POSIX shell.
-std::string ShellQuote(const std::string& s);
-
 }  // namespace pto
 
 #endif  // PTO_SIM_SWEEP_SLURM_SCRIPT_H_

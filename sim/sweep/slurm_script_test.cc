@@ -37,7 +37,6 @@ TEST(SlurmScriptTest, ArrayOfShardsThenAMergeAfterThemAll) {
                std::filesystem::perms::owner_exec) != std::filesystem::perms::none);
 }
 
-TEST(SlurmScriptTest, QuotesForTheShell) { EXPECT_EQ(ShellQuote("it's"), "'it'\\''s'"); }
 
 }  // namespace
 }  // namespace pto
