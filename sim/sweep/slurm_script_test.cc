@@ -37,6 +37,5 @@ TEST(SlurmScriptTest, ArrayOfShardsThenAMergeAfterThemAll) {
                std::filesystem::perms::owner_exec) != std::filesystem::perms::none);
 }
 
-
 }  // namespace
 }  // namespace pto
