@@ -170,7 +170,6 @@ void RenderSwimlaneSvg(const LaunchLog& log, const OutputChip& chip,
     }
     return it->second;
   };
-  bool drew_cube = false, drew_vector = false;
   // The legend is known before drawing (its rows size the picture): the
   // names of the tasks drawn, sorted.
   bool any_cube = false, any_vector = false;
@@ -306,7 +305,6 @@ void RenderSwimlaneSvg(const LaunchLog& log, const OutputChip& chip,
       const double x0 = layout.X(e.start);
       const double x1 = layout.X(e.end);
       if (x1 - x0 < options.min_bar_px) continue;
-      (e.cube ? drew_cube : drew_vector) = true;
       // Outlined in white so the strip stands out on the bar it crosses.
       out << absl::StrFormat(
           "<rect class=\"engine %s\" x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" "
@@ -402,8 +400,8 @@ void RenderSwimlaneSvg(const LaunchLog& log, const OutputChip& chip,
   if (shown < legend.size()) {
     entry("more", absl::StrCat("+", legend.size() - shown, " more kernels"), "white", 10);
   }
-  if (drew_cube) entry("strip", "cube busy (MIX)", kCubeColour, kEngineStripPx);
-  if (drew_vector) entry("strip", "vector busy (MIX)", kVectorColour, kEngineStripPx);
+  if (any_cube) entry("strip", "cube busy (MIX)", kCubeColour, kEngineStripPx);
+  if (any_vector) entry("strip", "vector busy (MIX)", kVectorColour, kEngineStripPx);
   if (options.pipe_strips) {
     for (int p = 0; p < kPipeCount; ++p) {
       entry("strip", absl::StrCat("pipe ", PipeName(static_cast<Pipe>(p))), kPipeColours[p],

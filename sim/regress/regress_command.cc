@@ -77,7 +77,12 @@ std::string ResolveTrace(const RegressOptions& options, const std::string& trace
                          std::vector<std::string>* tried) {
   std::vector<fs::path> candidates;
   const bool named = fs::path(trace).has_extension();
-  for (const std::string& dir : options.traces_dirs) {
+  std::vector<std::string> dirs = options.traces_dirs;
+  if (dirs.empty()) {  // the default: ROOT's build
+    dirs = {(fs::path(options.root) / "build" / "traces").string(),
+            (fs::path(options.root) / "build" / "regress" / "traces").string()};
+  }
+  for (const std::string& dir : dirs) {
     candidates.push_back(fs::path(dir) / (named ? trace : trace + ".pb"));
   }
   candidates.push_back(fs::path(options.root) / "traces" / (named ? trace : trace + ".pbtxt"));
@@ -207,7 +212,7 @@ class SuiteRun {
   std::string Command(const std::vector<std::string>& extra) const {
     std::vector<std::string> argv = {"pto_sim", "regress", suite_.path};
     if (options_.root != ".") argv.insert(argv.end(), {"--root", options_.root});
-    for (const std::string& d : options_.given_traces_dirs) {
+    for (const std::string& d : options_.traces_dirs) {
       argv.insert(argv.end(), {"--traces", d});
     }
     if (!options_.baselines_dir.empty()) {
@@ -356,11 +361,6 @@ class SuiteRun {
 int RunRegressCommand(const RegressOptions& given, std::ostream& out, std::ostream& err) {
   RegressOptions options = given;
   if (options.pto_sim.empty()) options.pto_sim = SelfExecutable();
-  options.given_traces_dirs = options.traces_dirs;
-  if (options.traces_dirs.empty()) {
-    options.traces_dirs = {(fs::path(options.root) / "build" / "traces").string(),
-                           (fs::path(options.root) / "build" / "regress" / "traces").string()};
-  }
   if (options.suites.empty()) {
     err << "pto_sim regress: error: name at least one suite file (e.g. "
            "regress/suites/techniques.yaml)\n";

@@ -13,8 +13,7 @@ struct RegressOptions {
   // Directories of compiled traces, searched in order; default ROOT/build/traces
   // and ROOT/build/regress/traces.
   std::vector<std::string> traces_dirs;
-  std::vector<std::string> given_traces_dirs;  // as given (for the hints' commands)
-  std::string baselines_dir;                   // default ROOT/regress/baselines
+  std::string baselines_dir;      // default ROOT/regress/baselines
   std::vector<std::string> sets;  // --set key=value applied to every case (after the case's)
   bool update_baselines = false;  // rewrite the baselines instead of comparing
   // With update_baselines and `sets`: record baselines under overrides the
