@@ -81,7 +81,12 @@ struct EdgeReduction {
 };
 
 // Projects `edges` onto unique pairs and classifies them for `mode`. Node ids
-// are below `nodes`. Reachability uses one bitset per node (nodes² / 8 bytes).
+// are below `nodes`. Reachability is worked out for a block of at most 4096
+// targets at a time, not kept as one bitset per node (nodes² / 8 bytes):
+// memory is O(nodes + edges) plus one block's bitsets, at most
+// max(64 MiB, 8 bytes per node). Time is O((nodes + edges) * nodes / 64) at
+// worst and O((nodes + edges) * (span + 64) / 64) when the edges that close no
+// triangle span at most `span` positions of a topological order.
 EdgeReduction ReduceEdges(size_t nodes, absl::Span<const GraphEdge> edges, EdgeMode mode);
 
 }  // namespace pto
