@@ -46,6 +46,28 @@ TEST(IsCloseTest, EqualInfinitiesMatchOthersDoNot) {
   EXPECT_FALSE(IsClose(1.0, kInf, CloseTolerance{1.0, 0.0, false}));
 }
 
+// atol + rtol * |inf| is inf, so a rule that only compared the difference
+// with it would pass any pair with an infinity in it; torch's does not.
+TEST(IsCloseTest, NoToleranceMatchesAnInfinityWithAnythingButItself) {
+  for (const CloseTolerance& wide :
+       {CloseTolerance{1e6, 1e6, false}, CloseTolerance{1e6, 1e6, true},
+        CloseTolerance{kInf, kInf, true}}) {
+    EXPECT_FALSE(IsClose(kInf, -kInf, wide));
+    EXPECT_FALSE(IsClose(-kInf, kInf, wide));
+    EXPECT_FALSE(IsClose(0.0, kInf, wide));
+    EXPECT_FALSE(IsClose(kInf, 0.0, wide));
+    EXPECT_FALSE(IsClose(0.0, -kInf, wide));
+    EXPECT_FALSE(IsClose(1e300, kInf, wide));
+    EXPECT_TRUE(IsClose(kInf, kInf, wide));
+    EXPECT_TRUE(IsClose(-kInf, -kInf, wide));
+    // NaN as before: only NaN against NaN, and only with equal_nan.
+    EXPECT_EQ(IsClose(kNan, kNan, wide), wide.equal_nan);
+    EXPECT_FALSE(IsClose(kNan, kInf, wide));
+    EXPECT_FALSE(IsClose(kInf, kNan, wide));
+    EXPECT_FALSE(IsClose(kNan, 0.0, wide));
+  }
+}
+
 TEST(CloseStatsTest, PassingComparisonKeepsTheLargestFiniteError) {
   CloseStats stats;
   EXPECT_TRUE(stats.Add(1.0005, 1.0, kTol));
@@ -87,6 +109,28 @@ TEST(CloseStatsTest, InfiniteMismatchMakesTheErrorInfinite) {
   EXPECT_TRUE(std::isnan(stats.max_abs_error));
   stats.Add(5.0, 1.0, kTol);
   EXPECT_TRUE(std::isnan(stats.max_abs_error));
+}
+
+TEST(CloseStatsTest, InfinityMismatchesUnderAWideToleranceAreCountedAsInfinite) {
+  constexpr CloseTolerance kWide{/*rtol=*/1e6, /*atol=*/1e6, /*equal_nan=*/false};
+  CloseStats stats;
+  EXPECT_TRUE(stats.Add(kInf, kInf, kWide));    // counts 0
+  EXPECT_TRUE(stats.Add(-kInf, -kInf, kWide));  // counts 0
+  EXPECT_TRUE(stats.Add(5.0, 1.0, kWide));
+  EXPECT_EQ(stats.max_abs_error, 4.0);
+  EXPECT_FALSE(stats.Add(kInf, -kInf, kWide));  // flat 3
+  EXPECT_FALSE(stats.Add(0.0, kInf, kWide));
+  EXPECT_EQ(stats.mismatches, 2);
+  EXPECT_EQ(stats.inf_mismatches, 2);
+  EXPECT_EQ(stats.nan_mismatches, 0);
+  EXPECT_EQ(stats.first_mismatch, 3);
+  EXPECT_EQ(stats.first_inf, 3);
+  EXPECT_EQ(stats.first_actual, kInf);
+  EXPECT_EQ(stats.first_expected, -kInf);
+  EXPECT_EQ(stats.max_abs_error, kInf);
+  EXPECT_EQ(DescribeMismatches(stats, {5}, ""),
+            "2 element(s) outside tolerance, 2 of them infinite, first infinite at [3]; first "
+            "at [3]: got inf, expected -inf; max abs error inf");
 }
 
 TEST(CloseStatsTest, DescribesNanMismatches) {

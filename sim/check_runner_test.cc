@@ -36,14 +36,16 @@ class CheckRunnerTest : public ::testing::Test {
     check.set_tensor_id(0);
     check.mutable_expected()->set_data(
         std::string(reinterpret_cast<const char*>(expected.data()), 16));
-    check.set_rtol(1e-5);
-    check.set_atol(1e-5);
+    check.set_rtol(rtol_);
+    check.set_atol(atol_);
     check.set_equal_nan(equal_nan);
     check.set_name("assert_close(out)");
     check.set_origin("k.py:30");
     return RunCheck(check, tensor_, memory_);
   }
 
+  double rtol_ = 1e-5;
+  double atol_ = 1e-5;
   trace::Tensor tensor_;
   MemoryImage memory_;
 };
@@ -110,6 +112,36 @@ TEST_F(CheckRunnerTest, InfinityAgainstFiniteFails) {
               HasSubstr("1 element(s) of 'out' outside tolerance, 1 of them infinite, first "
                         "infinite at [1, 0]; first at [1, 0]: got inf, expected 3; max abs "
                         "error inf"));
+}
+
+// atol + rtol * |inf| is inf: however wide the tolerance, an infinity
+// matches only the same infinity (torch.testing.assert_close).
+TEST_F(CheckRunnerTest, OppositeInfinitiesAndZeroAgainstInfinityFailUnderAWideTolerance) {
+  rtol_ = 1e6;
+  atol_ = 1e6;
+  const CheckResult r = Run({kInf, 0.0f, -kInf, 5.0f}, {-kInf, kInf, -kInf, 1.0f});
+  EXPECT_FALSE(r.passed);
+  EXPECT_EQ(r.stats.mismatches, 2);
+  EXPECT_EQ(r.stats.inf_mismatches, 2);
+  EXPECT_EQ(r.stats.nan_mismatches, 0);
+  EXPECT_TRUE(std::isinf(r.stats.max_abs_error));
+  EXPECT_EQ(DescribeCheck(r),
+            "check 'assert_close(out)' (k.py:30): FAIL, 2 element(s) of 'out' outside "
+            "tolerance, 2 of them infinite, first infinite at [0, 0]; first at [0, 0]: got inf, "
+            "expected -inf; max abs error inf");
+  const nlohmann::json j = CheckToJson(r);
+  EXPECT_TRUE(j["max_abs_error"].is_null()) << j.dump();
+  EXPECT_EQ(j["nonfinite_mismatches"], 2);
+  EXPECT_EQ(j["first_infinite"], (std::vector<int64_t>{0, 0}));
+}
+
+TEST_F(CheckRunnerTest, SameInfinitiesPassUnderAWideToleranceWithAFiniteError) {
+  rtol_ = 1e6;
+  atol_ = 1e6;
+  const CheckResult r = Run({kInf, -kInf, 3.0f, 5.0f}, {kInf, -kInf, 3.0f, 4.0f});
+  EXPECT_TRUE(r.passed) << DescribeCheck(r);
+  EXPECT_EQ(r.stats.max_abs_error, 1.0);  // the matched infinities count 0, not NaN
+  EXPECT_EQ(CheckToJson(r)["max_abs_error"], 1.0);
 }
 
 TEST_F(CheckRunnerTest, StatsJsonNeverShowsANanErrorAsANumber) {

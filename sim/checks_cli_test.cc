@@ -1,5 +1,6 @@
-// End-to-end tests of checks with NaN results: a kernel description compiled
-// by the real ptoc, run by the real pto_sim, each in its own process.
+// End-to-end tests of checks with NaN and infinite results: a kernel
+// description compiled by the real ptoc, run by the real pto_sim, each in its
+// own process.
 
 #include <string>
 #include <vector>
@@ -40,11 +41,33 @@ out = torch.zeros(16, 16)
 root(a, out)
 )";
 
-// Compiles `harness` (kSqrtKernel plus checks) with ptoc and runs it.
-SimRun CompileAndRun(const std::string& name, const std::string& harness) {
+// out = a on the device, where a is 1 except a[0, 1] = inf, a[2, 3] = -inf
+// and a[3, 0] = 0.
+constexpr char kCopyKernel[] = R"(import pypto.language as pl
+import torch
+
+
+@pl.jit
+def copy(a: pl.Tensor, out: pl.Out[pl.Tensor]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        pl.store(pl.load(a, [0, 0], [16, 16]), [0, 0], out)
+    return out
+
+
+a = torch.ones(16, 16)
+a[0, 1] = float("inf")
+a[2, 3] = float("-inf")
+a[3, 0] = 0.0
+out = torch.zeros(16, 16)
+copy(a, out)
+)";
+
+// Compiles `harness` (`kernel` plus checks) with ptoc and runs it.
+SimRun CompileAndRun(const std::string& name, const std::string& harness,
+                     const char* kernel = kSqrtKernel) {
   const std::string dir = FreshDir(name);
   const std::string source = dir + "/" + name + ".py";
-  WriteFile(source, std::string(kSqrtKernel) + harness);
+  WriteFile(source, std::string(kernel) + harness);
   const CliResult ptoc = RunCli(PTOC_BINARY, {source, "-o", dir + "/" + name + ".pb"});
   EXPECT_EQ(ptoc.exit_code, 0) << ptoc.err;
   return ::pto::testing::Simulate(PTO_SIM_BINARY,
@@ -91,6 +114,34 @@ TEST(ChecksCliTest, NanMatchesNanOnlyWithEqualNan) {
   EXPECT_THAT(lenient.cli.out, HasSubstr("PASS, max abs error 0"));
   EXPECT_THAT(lenient.cli.out, Not(HasSubstr("NaN")));
   EXPECT_EQ(lenient.stats["checks"]["results"][0]["nan_mismatches"], 0);
+}
+
+// However wide the tolerance, an infinity matches only the same infinity:
+// +inf against -inf and 0 against +inf fail, as in torch.
+TEST(ChecksCliTest, InfinitiesMatchOnlyTheSameInfinityWhateverTheTolerance) {
+  const SimRun run =
+      CompileAndRun("inf_wide",
+                    "expected = a.clone()\n"
+                    "expected[0, 1] = float(\"-inf\")\n"
+                    "expected[3, 0] = float(\"inf\")\n"
+                    "torch.testing.assert_close(out, expected, rtol=1e6, atol=1e6)\n"
+                    "torch.testing.assert_close(out, a.clone(), rtol=1e6, atol=1e6)\n",
+                    kCopyKernel);
+  EXPECT_EQ(run.cli.exit_code, 1) << run.cli.out << run.cli.err;
+  EXPECT_THAT(run.cli.out,
+              HasSubstr("inf_wide.py:21): FAIL, 2 element(s) of 'out' outside tolerance, 2 of "
+                        "them infinite, first infinite at [0, 1]; first at [0, 1]: got inf, "
+                        "expected -inf; max abs error inf"));
+  EXPECT_THAT(run.cli.out, HasSubstr("inf_wide.py:22): PASS, max abs error 0"));
+  EXPECT_THAT(run.cli.out, HasSubstr("checks: 1 passed, 1 failed"));
+  const nlohmann::json& failed = run.stats["checks"]["results"][0];
+  EXPECT_EQ(failed["passed"], false);
+  EXPECT_TRUE(failed["max_abs_error"].is_null()) << failed.dump();
+  EXPECT_EQ(failed["mismatches"], 2);
+  EXPECT_EQ(failed["nonfinite_mismatches"], 2);
+  EXPECT_EQ(failed["nan_mismatches"], 0);
+  EXPECT_EQ(failed["first_infinite"], (std::vector<int>{0, 1}));
+  EXPECT_EQ(run.stats["checks"]["results"][1]["passed"], true);
 }
 
 }  // namespace

@@ -243,6 +243,37 @@ TEST_F(RingPoolTest, ScopeHoldingAFullWindowIsAScopeDeadlock) {
       pool.ClassifyEntry(1, RingResource::kTaskWindow, 0, ScopeFacts{1, 2}, &tasks_[0]).ok());
 }
 
+// The orchestrator's sequence on a full pool: the submit that does not fit
+// waits (no verdict while the holders can still retire) and takes its
+// entries only once a retirement released theirs, so the peak is what was
+// held at once and never more than the pool.
+TEST_F(RingPoolTest, ASubmitWaitsForDepPoolSpaceAndThePeakStaysWithinThePool) {
+  RingPool pool(Limits(16, 1024, 4));
+  Task& first = Enter(pool, 1, 0, "first");
+  ASSERT_TRUE(pool.DepPoolFits(1, 2));
+  pool.HoldDepEntries(first, 2);
+  Task& second = Enter(pool, 1, 0, "second");
+  ASSERT_TRUE(pool.DepPoolFits(1, 2));
+  pool.HoldDepEntries(second, 2);
+  Task& third = Enter(pool, 1, 0, "third");
+  EXPECT_FALSE(pool.DepPoolFits(1, 1));
+  // A wait, not DEP_POOL_OVERFLOW: first has not completed yet.
+  EXPECT_TRUE(pool.ClassifyDepWait(third, 1, &first).ok());
+  // Nothing has retired: still full.
+  pool.Reclaim(1, &first);
+  EXPECT_FALSE(pool.DepPoolFits(1, 1));
+  // first retired: its 2 entries return.
+  pool.Reclaim(1, &second);
+  EXPECT_EQ(pool.dep_used(1), 2);
+  ASSERT_TRUE(pool.DepPoolFits(1, 2));
+  pool.HoldDepEntries(third, 2);
+  EXPECT_EQ(pool.dep_used(1), 4);
+  EXPECT_EQ(pool.stats(1).peak_dep_entries, 4u);
+  pool.Reclaim(1, nullptr);
+  EXPECT_EQ(pool.dep_used(1), 0);
+  EXPECT_EQ(pool.stats(1).peak_dep_entries, 4u);
+}
+
 TEST_F(RingPoolTest, CompletedOldestTaskOfAnOpenScopeIsAFlowControlDeadlock) {
   RingPool pool(Limits(4, 4096, 64));
   Task& oldest = Enter(pool, 0, 0, "producer");
