@@ -37,8 +37,11 @@ absl::Status WriteSlurmScripts(const SlurmPlan& plan) {
   fs::create_directories(dir / "logs", ec);
   if (ec) return absl::InternalError(absl::StrCat(dir.string(), ": cannot create: ", ec.message()));
   const std::string shards = (dir / "shards").string();
-  const std::string logs = (dir / "logs").string();
 
+  // Every path and value is single-quoted for the shell, and none is in an
+  // #SBATCH line (sbatch reads those itself, up to a newline the path may
+  // hold): submit.sh enters the script directory, so the jobs' log paths
+  // (relative to the directory sbatch runs in) name no path at all.
   const std::string array = absl::StrCat(
       "#!/bin/bash\n"
       "# pto_sim sweep, one shard per array task (written by pto_sim sweep --emit-slurm).\n"
@@ -47,11 +50,10 @@ absl::Status WriteSlurmScripts(const SlurmPlan& plan) {
       plan.shards - 1, "\n",
       "#SBATCH --ntasks=1\n"
       "#SBATCH --cpus-per-task=",
-      plan.cpus_per_task, "\n", "#SBATCH --output=", logs, "/shard_%a.log\n", "set -euo pipefail\n",
-      "cd ", ShellQuote(plan.workdir), "\n", "exec ", ShellQuote(plan.pto_sim), " sweep ",
-      QuoteAll(plan.sweep_args), " --jobs ", plan.cpus_per_task,
-      " --shard \"${SLURM_ARRAY_TASK_ID}/", plan.shards, "\"", " --out ", ShellQuote(shards),
-      "/\"shard_${SLURM_ARRAY_TASK_ID}\"\n");
+      plan.cpus_per_task, "\n", "set -euo pipefail\n", "cd -- ", ShellQuote(plan.workdir), "\n",
+      "exec ", ShellQuote(plan.pto_sim), " sweep ", QuoteAll(plan.sweep_args), " --jobs ",
+      plan.cpus_per_task, " --shard \"${SLURM_ARRAY_TASK_ID}/", plan.shards, "\"", " --out ",
+      ShellQuote(shards), "/\"shard_${SLURM_ARRAY_TASK_ID}\"\n");
   std::vector<std::string> shard_dirs;
   for (int i = 0; i < plan.shards; ++i) shard_dirs.push_back(absl::StrCat(shards, "/shard_", i));
   const std::string merge = absl::StrCat(
@@ -60,22 +62,23 @@ absl::Status WriteSlurmScripts(const SlurmPlan& plan) {
       "#SBATCH --job-name=pto_sweep_merge\n"
       "#SBATCH --ntasks=1\n"
       "#SBATCH --cpus-per-task=1\n"
-      "#SBATCH --output=",
-      logs, "/merge.log\n", "set -euo pipefail\n", "cd ", ShellQuote(plan.workdir), "\n", "exec ",
-      ShellQuote(plan.pto_sim), " sweep-merge --out ", ShellQuote(plan.out_dir), " ",
-      QuoteAll(shard_dirs), "\n");
+      "set -euo pipefail\n",
+      "cd -- ", ShellQuote(plan.workdir), "\n", "exec ", ShellQuote(plan.pto_sim),
+      " sweep-merge --out ", ShellQuote(plan.out_dir), " ", QuoteAll(shard_dirs), "\n");
   const std::string submit = absl::StrCat(
       "#!/bin/bash\n"
       "# Submits the shard array, then the merge that waits for all of it to succeed.\n"
       "set -euo pipefail\n"
-      "array=$(sbatch --parsable ",
-      ShellQuote((dir / "array.sbatch").string()), ")\n",
+      "cd -- ",
+      ShellQuote(dir.string()), "\n",
+      "array=$(sbatch --parsable --output=logs/shard_%a.log array.sbatch)\n"
       "array=${array%%;*}\n"
-      "merge=$(sbatch --parsable --dependency=afterok:${array} ",
-      ShellQuote((dir / "merge.sbatch").string()), ")\n",
+      "merge=$(sbatch --parsable --output=logs/merge.log --dependency=afterok:\"${array}\" "
+      "merge.sbatch)\n"
       "merge=${merge%%;*}\n"
-      "echo \"shards: job ${array} (",
-      plan.shards, " tasks); merge: job ${merge} -> ", plan.out_dir, "\"\n");
+      "printf 'shards: job %s (",
+      plan.shards, " tasks); merge: job %s -> %s\\n' \"${array}\" \"${merge}\" ",
+      ShellQuote(plan.out_dir), "\n");
   for (const auto& [name, text] : {std::pair<std::string, std::string>{"array.sbatch", array},
                                    {"merge.sbatch", merge},
                                    {"submit.sh", submit}}) {
