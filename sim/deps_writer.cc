@@ -9,6 +9,24 @@
 #include "nlohmann/json.hpp"
 
 namespace pto {
+
+std::string NameMapFileName(const std::string& case_name) {
+  std::string file_case = case_name.empty() ? "run" : case_name;
+  for (char& c : file_case) {
+    if (!absl::ascii_isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-' && c != '.')
+      c = '_';
+  }
+  // A file name is at most 255 bytes: a long case name keeps its start and
+  // gains its hash, so two long names that share a start stay apart.
+  constexpr size_t kMaxCaseChars = 100;
+  if (file_case.size() > kMaxCaseChars) {
+    Fnv1a64 hash;
+    hash.Update(case_name);
+    file_case =
+        absl::StrCat(file_case.substr(0, 80), "-", absl::Hex(hash.value(), absl::kZeroPad16));
+  }
+  return absl::StrCat("name_map_", file_case, ".json");
+}
 namespace {
 
 using Json = nlohmann::ordered_json;
@@ -173,12 +191,7 @@ absl::Status DepsWriter::Finalize() {
   map["level"] = 2;
   map["orchestrator_name"] = case_name_;
   map["callable_id_to_name"] = std::move(names);
-  std::string file_case = case_name_.empty() ? "run" : case_name_;
-  for (char& c : file_case) {
-    if (!absl::ascii_isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-' && c != '.')
-      c = '_';
-  }
-  return WriteFileAtomically(absl::StrCat(dir_, "/name_map_", file_case, ".json"),
+  return WriteFileAtomically(absl::StrCat(dir_, "/", NameMapFileName(case_name_)),
                              map.dump(2) + "\n");
 }
 

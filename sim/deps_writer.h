@@ -22,6 +22,12 @@ uint64_t DepsTensorId(uint64_t buffer_addr, uint32_t version = 0);
 // "UNKNOWN" for NO_DEP, as the runtime's arg_type_str prints it.
 const char* DepsArgTypeName(trace::ArgDirection direction);
 
+// "name_map_<case>.json" for a launch named `case_name`: characters other
+// than letters, digits, '_', '-' and '.' become '_', and a name longer than
+// 100 of them keeps 80 and the FNV-1a hash of the whole name (a file name
+// holds at most 255 bytes).
+std::string NameMapFileName(const std::string& case_name);
+
 // Writes one launch's deps.json (hw-native-sys/simpler@6ebaf771
 // src/a2a3/runtime/tensormap_and_ringbuffer/host/dep_gen_replay.cpp, docs/dfx/dep-gen.md) and
 // name_map_<case>.json (docs/dfx/profiling-name-map.md) as deps_viewer and swimlane_converter

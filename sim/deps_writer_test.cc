@@ -188,5 +188,18 @@ TEST_F(DepsWriterTest, NameMapNamesKernelsAndTheLaunch) {
               ::testing::ElementsAre("deps.json", "name_map_attn_case_1.json"));
 }
 
+TEST(NameMapFileNameTest, ShortNamesKeepTheirLettersLongOnesGainAHash) {
+  EXPECT_EQ(NameMapFileName("gated"), "name_map_gated.json");
+  EXPECT_EQ(NameMapFileName(""), "name_map_run.json");
+  EXPECT_EQ(NameMapFileName("a b/c"), "name_map_a_b_c.json");
+  const std::string long_a(300, 'a');
+  const std::string long_b = std::string(299, 'a') + "b";
+  const std::string file_a = NameMapFileName(long_a);
+  EXPECT_EQ(file_a.size(), std::string("name_map_").size() + 80 + 1 + 16 + 5);
+  EXPECT_EQ(file_a.rfind("name_map_" + std::string(80, 'a') + "-", 0), 0u);
+  EXPECT_NE(file_a, NameMapFileName(long_b));
+  EXPECT_EQ(file_a, NameMapFileName(long_a));  // stable
+}
+
 }  // namespace
 }  // namespace pto
