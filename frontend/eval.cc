@@ -147,6 +147,13 @@ absl::Status Interpreter::CompLevel(const Expr& e, size_t level, const std::shar
   PTOC_ASSIGN_OR_RETURN(iter, Eval(*e.comp_iters[level], env));
   PTOC_ASSIGN_OR_RETURN(items, Iterate(iter, e.comp_iters[level]->loc));
   for (const Value& item : items) {
+    // Each step counts as a statement: nested comprehensions multiply.
+    if (++statements_run_ > max_statements_) {
+      return Error(e.loc, absl::StrCat("the description runs more than ", max_statements_,
+                                       " statements and comprehension steps at compile time "
+                                       "(nested comprehensions?); ptoc unrolls everything, so "
+                                       "keep the work under that"));
+    }
     PTOC_RETURN_IF_ERROR(Assign(*e.comp_targets[level], item, env));
     bool keep = true;
     for (const auto& cond : e.comp_conds[level]) {
@@ -793,13 +800,25 @@ absl::StatusOr<Value> Interpreter::Binary(const std::string& op, const Value& a,
     if (op == ">=") return Value::Bool(x >= y);
   }
   if (a.is_str() && b.is_str()) {
-    if (op == "+") return Value::Str(a.s() + b.s());
+    if (op == "+") {
+      if (a.s().size() + b.s().size() > kMaxStringLength) {
+        return Error(
+            loc, absl::StrCat("this concatenation makes a string of ", a.s().size() + b.s().size(),
+                              " characters; ptoc allows at most ", kMaxStringLength));
+      }
+      return Value::Str(a.s() + b.s());
+    }
     if (op == "==") return Value::Bool(a.s() == b.s());
     if (op == "!=") return Value::Bool(a.s() != b.s());
     if (op == "<") return Value::Bool(a.s() < b.s());
     if (op == ">") return Value::Bool(a.s() > b.s());
   }
   if (a.is_sequence() && b.is_sequence() && a.kind() == b.kind() && op == "+") {
+    if (a.items().size() + b.items().size() > kMaxSequenceLength) {
+      return Error(loc, absl::StrCat("this concatenation makes a sequence of ",
+                                     a.items().size() + b.items().size(),
+                                     " items; ptoc allows at most ", kMaxSequenceLength));
+    }
     std::vector<Value> items = a.items();
     items.insert(items.end(), b.items().begin(), b.items().end());
     return a.is_tuple() ? Value::Tuple(items) : Value::List(items);
@@ -820,6 +839,16 @@ absl::StatusOr<Value> Interpreter::Binary(const std::string& op, const Value& a,
   if (op == "==" || op == "!=") {
     bool eq;
     if (a.is_sequence() && b.is_sequence()) {
+      // Each nested level recurses here: bounded as CPython bounds it.
+      thread_local int depth = 0;
+      if (depth >= kMaxDataNesting) {
+        return Error(loc, absl::StrCat("RecursionError: comparing sequences nested more than ",
+                                       kMaxDataNesting, " levels deep (or one holds itself)"));
+      }
+      struct Nest {
+        Nest() { ++depth; }
+        ~Nest() { --depth; }
+      } nest;
       eq = a.kind() == b.kind() && a.items().size() == b.items().size();
       for (size_t k = 0; eq && k < a.items().size(); ++k) {
         PTOC_ASSIGN_OR_RETURN(v, Binary("==", a.items()[k], b.items()[k], loc));

@@ -97,7 +97,19 @@ void AddPythonBuiltins(Interpreter* interp, Env* env) {
   add("str", [I](const CallArgs& args) -> absl::StatusOr<Value> {
     if (args.positional.size() != 1) return I->Error(args.loc, "str() takes one argument");
     const Value& v = args.positional[0];
-    return Value::Str(v.is_str() ? v.s() : v.Repr());
+    if (v.is_str()) return v;
+    std::optional<std::string> text = v.ReprWithin(kMaxStringLength);
+    if (!text) {
+      return I->Error(
+          args.loc,
+          absl::StrCat("str() of this value would nest sequences more than ", kMaxDataNesting,
+                       " levels deep (or one holds itself) or make "
+                       "more than ",
+                       kMaxStringLength,
+                       " characters; ptoc evaluates at compile time within those "
+                       "bounds"));
+    }
+    return Value::Str(*std::move(text));
   });
   add("list", [I](const CallArgs& args) -> absl::StatusOr<Value> {
     if (args.positional.empty()) return Value::List({});

@@ -1,5 +1,8 @@
 #include "frontend/value.h"
 
+#include <algorithm>
+#include <optional>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -71,30 +74,78 @@ std::string Value::TypeName() const {
   return "?";
 }
 
-std::string Value::Repr() const {
+Value::~Value() {
+  if (items_ == nullptr || items_.use_count() != 1) return;
+  // Inside a release, a list whose last reference goes is queued instead
+  // of destroyed (and its items with it); the outermost release empties
+  // the queue one list at a time, so the stack stays flat however deep.
+  thread_local int releasing = 0;
+  thread_local std::vector<std::shared_ptr<std::vector<Value>>> queued;
+  if (releasing > 0) {
+    queued.push_back(std::move(items_));
+    return;
+  }
+  ++releasing;
+  items_.reset();
+  while (!queued.empty()) {
+    std::shared_ptr<std::vector<Value>> next = std::move(queued.back());
+    queued.pop_back();
+    next.reset();
+  }
+  --releasing;
+}
+
+bool Value::AppendRepr(size_t max_chars, int depth, std::string* out) const {
   switch (kind_) {
     case ValueKind::kNone:
-      return "None";
+      out->append("None");
+      break;
     case ValueKind::kBool:
-      return b_ ? "True" : "False";
+      out->append(b_ ? "True" : "False");
+      break;
     case ValueKind::kInt:
-      return absl::StrCat(i_);
+      absl::StrAppend(out, i_);
+      break;
     case ValueKind::kFloat:
-      return absl::StrFormat("%g", f_);
+      absl::StrAppendFormat(out, "%g", f_);
+      break;
     case ValueKind::kStr:
-      return absl::StrCat("'", s_, "'");
+      absl::StrAppend(out, "'", s_, "'");
+      break;
     case ValueKind::kTuple:
     case ValueKind::kList: {
-      std::vector<std::string> parts;
-      for (const Value& v : *items_) parts.push_back(v.Repr());
+      if (depth >= kMaxDataNesting) return false;
       const bool tuple = kind_ == ValueKind::kTuple;
-      return absl::StrCat(tuple ? "(" : "[", absl::StrJoin(parts, ", "),
-                          tuple && parts.size() == 1 ? "," : "", tuple ? ")" : "]");
+      out->append(tuple ? "(" : "[");
+      for (size_t k = 0; k < items_->size(); ++k) {
+        if (k > 0) out->append(", ");
+        if (!(*items_)[k].AppendRepr(max_chars, depth + 1, out)) return false;
+      }
+      out->append(tuple && items_->size() == 1 ? ",)" : tuple ? ")" : "]");
+      break;
     }
     case ValueKind::kObject:
-      return absl::StrCat("<", obj_->TypeName(), ">");
+      absl::StrAppend(out, "<", obj_->TypeName(), ">");
+      break;
   }
-  return "?";
+  return out->size() <= max_chars;
+}
+
+std::optional<std::string> Value::ReprWithin(size_t max_chars) const {
+  std::string out;
+  if (!AppendRepr(max_chars, 0, &out)) return std::nullopt;
+  return out;
+}
+
+std::string Value::Repr() const {
+  // For messages: a value too long or too deep to show whole is cut short.
+  constexpr size_t kMaxMessageChars = 4096;
+  std::string out;
+  if (!AppendRepr(kMaxMessageChars, 0, &out)) {
+    out.resize(std::min(out.size(), kMaxMessageChars));
+    out.append("...");
+  }
+  return out;
 }
 
 const Value* CallArgs::Keyword(const std::string& name) const {

@@ -5,6 +5,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -24,6 +25,12 @@ class Object {
   virtual std::string TypeName() const = 0;
 };
 
+// How deep str(), == and repr() follow nested sequences at compile time,
+// as CPython's default recursion limit bounds them (RecursionError).
+inline constexpr int kMaxDataNesting = 1000;
+// The longest string compile-time code may make (concatenation, str()).
+inline constexpr size_t kMaxStringLength = size_t{1} << 24;
+
 enum class ValueKind { kNone, kBool, kInt, kFloat, kStr, kTuple, kList, kObject };
 
 // A Python value at compile time. Tuples and lists share their element
@@ -32,6 +39,14 @@ enum class ValueKind { kNone, kBool, kInt, kFloat, kStr, kTuple, kList, kObject 
 class Value {
  public:
   Value() = default;
+  // The last reference to a deeply nested list ([[[...]]] a million levels
+  // deep, built by `x = [x]` in a loop) is released without recursing once
+  // per level, which would overflow the stack (CPython's "trashcan").
+  ~Value();
+  Value(const Value&) = default;
+  Value(Value&&) = default;
+  Value& operator=(const Value&) = default;
+  Value& operator=(Value&&) = default;
   static Value None() { return Value(); }
   static Value Bool(bool b);
   static Value Int(int64_t i);
@@ -72,10 +87,18 @@ class Value {
   }
 
   std::string TypeName() const;
-  // Python repr for messages and str().
+  // Python repr, for messages: cut short with "..." past 4096 characters
+  // or kMaxDataNesting levels of sequences.
   std::string Repr() const;
+  // Python repr for str(): nullopt when it would be longer than
+  // `max_chars` or nest sequences deeper than kMaxDataNesting (a list that
+  // holds itself nests without end). Stops as soon as it knows.
+  std::optional<std::string> ReprWithin(size_t max_chars) const;
 
  private:
+  // Appends the repr; false once past `max_chars` or too deep.
+  bool AppendRepr(size_t max_chars, int depth, std::string* out) const;
+
   ValueKind kind_ = ValueKind::kNone;
   bool b_ = false;
   int64_t i_ = 0;
