@@ -3,6 +3,7 @@
 // bound, and must end with the expected exit code and a message naming the
 // location. One ctest per case (bad_input_catalogue/Case.Rejects/<name>).
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -163,7 +164,12 @@ TEST_P(Catalogue, Rejects) {
     if (input["encode"].as<bool>(false)) bytes = BinaryTrace(bytes, input);
     bytes = Wrap(bytes, input);
     input_path = dir + "/" + input["file"].as<std::string>();
-    if (input["directory"].as<bool>(false)) {
+    if (input["symlink_to_self"].as<bool>(false)) {
+      std::filesystem::create_symlink(input_path, input_path);
+    } else if (input["fifo"].as<bool>(false)) {
+      // A FIFO nobody writes: opening it for reading would block for ever.
+      ASSERT_EQ(mkfifo(input_path.c_str(), 0600), 0) << input_path;
+    } else if (input["directory"].as<bool>(false)) {
       // An (empty) directory, with `mode` as its permissions.
       std::filesystem::create_directory(input_path);
       std::filesystem::permissions(

@@ -1,8 +1,11 @@
 #include "common/atomic_file.h"
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "common/stop_request.h"
 
 namespace pto {
 
@@ -13,11 +16,18 @@ AtomicFile::~AtomicFile() {
 
 absl::Status AtomicFile::Open() {
   out_.open(tmp_, std::ios::trunc | std::ios::binary);
-  if (!out_) return absl::UnavailableError(absl::StrCat(tmp_, ": cannot open for writing"));
+  if (!out_) {
+    return absl::UnavailableError(
+        absl::StrCat(tmp_, ": cannot open for writing: ", std::strerror(errno)));
+  }
   return absl::OkStatus();
 }
 
 absl::Status AtomicFile::Commit() {
+  // A stopped run commits nothing more: its files stay whole or absent.
+  if (StopRequested()) {
+    return absl::CancelledError(absl::StrCat(path_, ": not written: the run is stopping"));
+  }
   out_.close();
   if (out_.fail()) return absl::DataLossError(absl::StrCat(tmp_, ": write failed"));
   if (std::rename(tmp_.c_str(), path_.c_str()) != 0) {

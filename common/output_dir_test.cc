@@ -1,5 +1,6 @@
 #include "common/output_dir.h"
 
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -58,6 +59,39 @@ TEST(OutputDirTest, AForeignNonEmptyDirectoryIsRefusedAndKept) {
   EXPECT_THAT(status.message(), HasSubstr("give a new or empty directory"));
   EXPECT_TRUE(fs::exists(dir / "thesis.tex"));
   EXPECT_FALSE(fs::exists(dir / kOutputMarker));
+}
+
+// Two runs into one directory at once: the second fails at once and
+// removes nothing of the first's; once the first ends, the directory is
+// free again. The first run is a forked child (a lock is per process).
+TEST(OutputDirTest, ASecondWriterIsRefusedWhileTheFirstRuns) {
+  const fs::path dir = Fresh("locked");
+  int ready[2], finish[2];
+  ASSERT_EQ(pipe(ready), 0);
+  ASSERT_EQ(pipe(finish), 0);
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    const bool claimed = ClaimOutputDir(dir.string(), "--out").ok();
+    Touch(dir / "stats.json");
+    char byte = claimed ? 'y' : 'n';
+    (void)!write(ready[1], &byte, 1);
+    (void)!read(finish[0], &byte, 1);  // holds the lock until told to end
+    _exit(0);
+  }
+  char byte = 0;
+  ASSERT_EQ(read(ready[0], &byte, 1), 1);
+  ASSERT_EQ(byte, 'y');
+  const absl::Status second = ClaimOutputDir(dir.string(), "--out");
+  EXPECT_EQ(second.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(second.message(), HasSubstr("another run is writing into it now"));
+  EXPECT_TRUE(fs::exists(dir / "stats.json"));  // the first run's file is kept
+  ASSERT_EQ(write(finish[1], "x", 1), 1);
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  EXPECT_TRUE(ClaimOutputDir(dir.string(), "--out").ok());
+  EXPECT_FALSE(fs::exists(dir / "stats.json"));  // now ours: emptied
+  for (int fd : {ready[0], ready[1], finish[0], finish[1]}) close(fd);
 }
 
 TEST(OutputDirTest, AFileIsRefused) {

@@ -1,10 +1,12 @@
 #include "common/tensor_fill.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
 #include "common/dtype.h"
+#include "common/stop_request.h"
 
 namespace pto {
 
@@ -37,6 +39,24 @@ double RandomStream::NextNormal() {
   return radius * std::cos(angle);
 }
 
+namespace {
+
+// Runs element(i) for i in [0, count), polling for a stop request between
+// chunks: a multi-GiB fill takes seconds and must honour --max-wall-seconds
+// and Ctrl-C like the simulation after it.
+template <typename Element>
+absl::Status ForEachElement(size_t count, Element element) {
+  constexpr size_t kChunk = size_t{1} << 20;
+  for (size_t begin = 0; begin < count; begin += kChunk) {
+    if (StopRequested()) return absl::CancelledError("stopped while filling a tensor");
+    const size_t end = std::min(count, begin + kChunk);
+    for (size_t i = begin; i < end; ++i) element(i);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::Status FillTensor(const trace::TensorInit& init, trace::DType dtype, size_t count,
                         void* dst) {
   const size_t elem = DTypeSize(dtype);
@@ -49,9 +69,8 @@ absl::Status FillTensor(const trace::TensorInit& init, trace::DType dtype, size_
       std::memset(out, 0, count * elem);
       return absl::OkStatus();
     case trace::TensorInit::kFill:
-      for (size_t i = 0; i < count; ++i)
-        StoreFromDouble(dtype, init.fill().value(), out + i * elem);
-      return absl::OkStatus();
+      return ForEachElement(
+          count, [&](size_t i) { StoreFromDouble(dtype, init.fill().value(), out + i * elem); });
     case trace::TensorInit::kData:
       if (init.data().size() != count * elem) {
         return absl::InvalidArgumentError(
@@ -65,25 +84,22 @@ absl::Status FillTensor(const trace::TensorInit& init, trace::DType dtype, size_
       switch (gen.kind()) {
         case trace::TensorInit::Generator::RANDN: {
           RandomStream random(gen.seed());
-          for (size_t i = 0; i < count; ++i) {
+          return ForEachElement(count, [&](size_t i) {
             StoreFromDouble(dtype, random.NextNormal(), out + i * elem);
-          }
-          return absl::OkStatus();
+          });
         }
         case trace::TensorInit::Generator::UNIFORM: {
           RandomStream random(gen.seed());
-          for (size_t i = 0; i < count; ++i) {
+          return ForEachElement(count, [&](size_t i) {
             const double u = random.NextUniform();
             StoreFromDouble(dtype, gen.low() + (gen.high() - gen.low()) * u, out + i * elem);
-          }
-          return absl::OkStatus();
+          });
         }
         case trace::TensorInit::Generator::ARANGE:
-          for (size_t i = 0; i < count; ++i) {
+          return ForEachElement(count, [&](size_t i) {
             StoreFromDouble(dtype, gen.start() + gen.step() * static_cast<double>(i),
                             out + i * elem);
-          }
-          return absl::OkStatus();
+          });
         default:
           return absl::InvalidArgumentError("generator kind is not set");
       }

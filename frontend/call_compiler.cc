@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/atomic_file.h"
 #include "common/dtype.h"
+#include "common/input_file.h"
 #include "frontend/host_tensor.h"
 #include "frontend/parser.h"
 #include "frontend/status_macros.h"
@@ -20,13 +21,10 @@
 namespace pto::ptoc {
 namespace {
 
-absl::StatusOr<std::string> ReadWhole(const std::string& path, const std::string& what) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot open the ", what));
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+// A call request is a small JSON file; its tensor data is bounded by the
+// run's 16 GiB of tensor contents.
+constexpr uint64_t kMaxRequestBytes = uint64_t{64} << 20;
+constexpr uint64_t kMaxTensorDataBytes = uint64_t{16} << 30;
 
 absl::StatusOr<trace::DType> DTypeByName(const std::string& name) {
   for (int d = trace::DType_MIN; d <= trace::DType_MAX; ++d) {
@@ -47,7 +45,8 @@ absl::Status Bad(const std::string& path, const std::string& field, const std::s
 }  // namespace
 
 absl::StatusOr<CallRequest> ReadCallRequest(const std::string& path) {
-  PTOC_ASSIGN_OR_RETURN(text, ReadWhole(path, "call request"));
+  PTOC_ASSIGN_OR_RETURN(
+      text, ReadInputFile(path, kMaxRequestBytes, "a call request (JSON, as pypto writes)"));
   nlohmann::json json = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (json.is_discarded() || !json.is_object()) {
     return Bad(path, "(top level)", "expected a JSON object as the pypto package writes it");
@@ -126,7 +125,8 @@ absl::StatusOr<CallRequest> ReadCallRequest(const std::string& path) {
       if (!data_read) {
         const std::string resolved =
             (std::filesystem::path(path).parent_path() / data_file).string();
-        PTOC_ASSIGN_OR_RETURN(bytes, ReadWhole(resolved, "call's tensor data"));
+        PTOC_ASSIGN_OR_RETURN(
+            bytes, ReadInputFile(resolved, kMaxTensorDataBytes, "the call's tensor data"));
         data = std::move(bytes);
         data_read = true;
       }

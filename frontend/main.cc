@@ -9,6 +9,7 @@
 #include <iostream>
 #include <string>
 
+#include "common/input_file.h"
 #include "common/trace_writer.h"
 #include "common/version.h"
 #include "frontend/call_compiler.h"
@@ -109,13 +110,12 @@ int Run(int argc, char** argv) {
   if (input.empty()) return Usage(call ? "no call request" : "no input file");
   if (output.empty()) return Usage("no output file (-o OUT.pb)");
   if (call) return CompileCallRequest(input, output, pbtxt, options);
-  std::error_code ec;
-  if (std::filesystem::is_directory(input, ec)) {
-    std::cerr << input << ": error: is a directory; expected a PyPTO script (.py)\n";
-    return kExitError;
-  }
-  if (!std::filesystem::is_regular_file(input, ec)) {
-    std::cerr << input << ": error: no such file; expected a PyPTO script (.py)\n";
+  // CPython reads the script itself: refuse first what it could block on
+  // or read forever (a FIFO, /dev/zero).
+  if (absl::Status status =
+          pto::CheckInputFile(input, pto::ptoc::kMaxScriptBytes, "a PyPTO script (.py)");
+      !status.ok()) {
+    std::cerr << "ptoc: error: " << status.message() << "\n";
     return kExitError;
   }
   pto::ptoc::RecordOptions record_options;

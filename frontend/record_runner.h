@@ -6,9 +6,14 @@
 // stream (PTO_SIM_RECORD, python/pypto/_record.py): the launches and the
 // checks it evaluated on kernel outputs.
 
+#include <cstdint>
 #include <string>
 
 namespace pto::ptoc {
+
+// The largest script ptoc hands to CPython (a script is source text; a
+// bigger file is the wrong file).
+inline constexpr uint64_t kMaxScriptBytes = uint64_t{64} << 20;
 
 struct RecordOptions {
   std::string python;        // the interpreter (Debian's /usr/bin/python3)

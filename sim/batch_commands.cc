@@ -1,5 +1,7 @@
 #include "sim/batch_commands.h"
 
+#include "sim/cli_checks.h"
+
 namespace pto {
 
 BatchCommands::BatchCommands(CLI::App* app) {
@@ -41,6 +43,11 @@ BatchCommands::BatchCommands(CLI::App* app) {
   sweep_->add_option("--out", s.out_dir, "result directory")->required();
   sweep_->add_option("--jobs", s.jobs, "points run at once (default: the available cores)")
       ->check(CLI::NonNegativeNumber);
+  sweep_
+      ->add_option("--max-wall-seconds", s.max_wall_seconds,
+                   "each point's wall-clock limit, passed to its pto_sim (default 600); the "
+                   "sweep ends a point 30 s past it")
+      ->check(FinitePositive());
   sweep_->add_option("--shard", s.shard, "run only slice I of N: --shard I/N (point p % N == I)");
   sweep_->add_flag("--summary-only", s.summary_only,
                    "points write summary stats only (faster; no overhead_share column)");

@@ -153,7 +153,7 @@ TEST(CompareCommandTest, MissingOrForeignFilesExitTwo) {
   const std::string good = Save("cmp_good", LaunchSummary(1, 1, 1).dump());
   Result r = Compare(good, "/nonexistent/stats.json");
   EXPECT_EQ(r.code, 2);
-  EXPECT_THAT(r.err, HasSubstr("/nonexistent/stats.json: cannot open"));
+  EXPECT_THAT(r.err, HasSubstr("/nonexistent/stats.json: no such file"));
   r = Compare(Save("cmp_not_json", "{oops"), good);
   EXPECT_EQ(r.code, 2);
   EXPECT_THAT(r.err, HasSubstr("not valid JSON"));

@@ -11,9 +11,13 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "common/input_file.h"
 #include "common/utf8.h"
 #include "sim/config_schema.h"
+#include "yaml-cpp/eventhandler.h"
 #include "yaml-cpp/yaml.h"
 
 namespace pto {
@@ -52,12 +56,60 @@ std::string UnknownKeyMessage(absl::string_view key) {
                       "'? (docs/config.md lists every key)");
 }
 
+// How a scalar is written in the source, which yaml-cpp's node does not keep:
+// Tag() is "!" both for a quoted scalar and for an explicit `! 24`.
+enum class ScalarStyle { kPlain, kQuoted, kBlock, kTagged };
+
+// `tag_text` receives the tag as written ("!!str"), for messages.
+ScalarStyle StyleOf(const YAML::Node& scalar, absl::string_view source, std::string* tag_text) {
+  // A node's mark is at its properties (anchor, tag), else at its value.
+  absl::string_view at;
+  if (!scalar.Mark().is_null() && static_cast<size_t>(scalar.Mark().pos) < source.size()) {
+    at = source.substr(scalar.Mark().pos);
+  }
+  auto skip_token = [&at]() {
+    while (!at.empty() && !absl::ascii_isspace(static_cast<unsigned char>(at.front()))) {
+      at.remove_prefix(1);
+    }
+  };
+  auto skip_spaces = [&at]() {
+    while (!at.empty() && absl::ascii_isspace(static_cast<unsigned char>(at.front()))) {
+      at.remove_prefix(1);
+    }
+  };
+  if (absl::StartsWith(at, "&")) {  // an anchor may come before the tag
+    skip_token();
+    skip_spaces();
+  }
+  if (absl::StartsWith(at, "!<")) {  // verbatim: !<tag:yaml.org,2002:int>
+    const size_t close = at.find('>');
+    *tag_text = std::string(close == absl::string_view::npos ? at : at.substr(0, close + 1));
+    return ScalarStyle::kTagged;
+  }
+  if (absl::StartsWith(at, "!")) {
+    const absl::string_view tag =
+        at.substr(0, std::min(at.size(), at.find_first_of(" \t\r\n,[]{}")));
+    *tag_text = std::string(tag);
+    return ScalarStyle::kTagged;
+  }
+  const std::string& tag = scalar.Tag();
+  if (tag != "?" && tag != "!") {  // not found in the source: name the resolved tag
+    *tag_text = tag;
+    return ScalarStyle::kTagged;
+  }
+  if (tag == "?") return ScalarStyle::kPlain;
+  return absl::StartsWith(at, "|") || absl::StartsWith(at, ">") ? ScalarStyle::kBlock
+                                                                : ScalarStyle::kQuoted;
+}
+
 // Walks one YAML document, setting every leaf into the config. Remembers the
 // line each key was set on so duplicates are reported, not silently merged.
 class YamlConfigWalker {
  public:
-  YamlConfigWalker(absl::string_view display_name, ChipConfig* config)
-      : display_name_(display_name), config_(config) {}
+  // `source` is the text the document was parsed from, for how values are
+  // written (quotes, tags), which the nodes do not record.
+  YamlConfigWalker(absl::string_view display_name, absl::string_view source, ChipConfig* config)
+      : display_name_(display_name), source_(source), config_(config) {}
 
   absl::Status WalkRoot(const YAML::Node& root) {
     if (!root.IsDefined() || root.IsNull()) return absl::OkStatus();  // empty file
@@ -125,11 +177,26 @@ class YamlConfigWalker {
       return Error(key_mark, absl::StrCat("duplicate key '", path, "' (first set at line ",
                                           first->second, "); keep only one"));
     }
+    // A tag changes how YAML reads the text (`!!str 24` is a string, `!!int
+    // 0x10` sixteen); values are written bare, so no key takes one.
+    std::string tag;
+    const ScalarStyle style = StyleOf(value, source_, &tag);
+    if (style == ScalarStyle::kTagged) {
+      return Error(value.Mark(),
+                   absl::StrCat(spec->key, ": expected ", spec->FormNoun(),
+                                " written bare, found the YAML tag '", tag, "'; remove the tag"));
+    }
     // A quoted scalar is a YAML string; numbers must be written bare.
-    if (spec->type() != ConfigType::kString && value.Tag() == "!") {
+    if (spec->type() != ConfigType::kString && style == ScalarStyle::kQuoted) {
       return Error(value.Mark(), absl::StrCat(spec->key, ": expected ", spec->TypeNoun(),
                                               ", found the quoted string \"", value.Scalar(),
                                               "\"; remove the quotes"));
+    }
+    if (spec->type() != ConfigType::kString && style == ScalarStyle::kBlock) {
+      return Error(value.Mark(),
+                   absl::StrCat(spec->key, ": expected ", spec->FormNoun(),
+                                ", found a block scalar ('|' or '>'); write the value on the key's "
+                                "line"));
     }
     if (absl::Status status = SetConfigValue(*spec, value.Scalar(), config_); !status.ok()) {
       return Error(value.Mark(), status.message());
@@ -138,9 +205,69 @@ class YamlConfigWalker {
   }
 
   absl::string_view display_name_;
+  absl::string_view source_;
   ChipConfig* config_;
   absl::flat_hash_map<std::string, int> line_of_key_;
 };
+
+// Records where a second document starts; the first's events are ignored.
+class SecondDocumentFinder : public YAML::EventHandler {
+ public:
+  // The mark of the second document's first token, or nullptr.
+  const YAML::Mark* second_start() const { return documents_ >= 2 ? &second_start_ : nullptr; }
+
+  void OnDocumentStart(const YAML::Mark& mark) override {
+    if (++documents_ == 2) second_start_ = mark;
+  }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                  YAML::EmitterStyle::value) override {}
+  void OnMapEnd() override {}
+
+ private:
+  int documents_ = 0;
+  YAML::Mark second_start_;
+};
+
+absl::Status YamlSyntaxError(absl::string_view display_name, const YAML::Exception& e) {
+  const std::string where =
+      e.mark.is_null() ? std::string(display_name)
+                       : absl::StrCat(display_name, ":", e.mark.line + 1, ":", e.mark.column + 1);
+  return absl::InvalidArgumentError(
+      absl::StrCat(where, ": YAML syntax error: ", e.msg, "; fix the file's YAML syntax"));
+}
+
+// YAML::Load reads the first document only, so keys after a `---` would be
+// ignored without a word; a config file holds exactly one.
+absl::Status CheckSingleDocument(const std::string& text, absl::string_view display_name) {
+  std::istringstream in(text);
+  YAML::Parser parser(in);
+  SecondDocumentFinder finder;
+  absl::Status status;
+  try {
+    // The first document parsed once already (YAML::Load); parse the next
+    // only to find where it starts.
+    if (parser.HandleNextDocument(finder)) parser.HandleNextDocument(finder);
+  } catch (const YAML::Exception& e) {
+    // A syntax error inside a second document: the extra document is the
+    // problem to report.
+    status = YamlSyntaxError(display_name, e);
+  }
+  if (const YAML::Mark* start = finder.second_start()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        display_name, ":", start->line + 1,
+        ": a second YAML document starts here; a config file holds one document: remove the "
+        "'---' and what follows, or move its keys into the first document"));
+  }
+  return status;
+}
 
 }  // namespace
 
@@ -178,17 +305,19 @@ absl::StatusOr<ChipConfig> ParseChipConfig(absl::string_view yaml_text,
                      ": byte 0x", absl::Hex(static_cast<unsigned char>(yaml_text[bad])),
                      " is not valid UTF-8; expected a UTF-8 YAML file"));
   }
+  // yaml-cpp skips a byte-order mark without counting it in its marks'
+  // positions; drop it here so that those positions index `source`.
+  absl::string_view source = yaml_text;
+  absl::ConsumePrefix(&source, "\xEF\xBB\xBF");
+  const std::string text(source);
   YAML::Node root;
   try {
-    root = YAML::Load(std::string(yaml_text));
+    root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
-    const std::string where =
-        e.mark.is_null() ? std::string(display_name)
-                         : absl::StrCat(display_name, ":", e.mark.line + 1, ":", e.mark.column + 1);
-    return absl::InvalidArgumentError(
-        absl::StrCat(where, ": YAML syntax error: ", e.msg, "; fix the file's YAML syntax"));
+    return YamlSyntaxError(display_name, e);
   }
-  YamlConfigWalker walker(display_name, &config);
+  if (absl::Status status = CheckSingleDocument(text, display_name); !status.ok()) return status;
+  YamlConfigWalker walker(display_name, source, &config);
   if (absl::Status status = walker.WalkRoot(root); !status.ok()) return status;
   for (const std::string& override_text : overrides) {
     if (absl::Status status = ApplyConfigOverride(override_text, &config); !status.ok()) {
@@ -198,29 +327,17 @@ absl::StatusOr<ChipConfig> ParseChipConfig(absl::string_view yaml_text,
   return config;
 }
 
+// A config is a page of YAML; a bigger file is the wrong file.
+constexpr uint64_t kMaxConfigBytes = uint64_t{16} << 20;
+
 absl::StatusOr<ChipConfig> LoadChipConfig(const std::string& yaml_path,
                                           const std::vector<std::string>& overrides) {
-  std::error_code error;
-  if (!std::filesystem::exists(yaml_path, error)) {
-    return absl::NotFoundError(absl::StrCat(yaml_path, ": config file not found; pass an ",
-                                            "existing YAML file (e.g. configs/ascend.yaml)"));
-  }
-  if (std::filesystem::is_directory(yaml_path, error)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(yaml_path, ": is a directory; expected a YAML config file"));
-  }
-  std::ifstream in(yaml_path, std::ios::binary);
-  if (!in) {
-    return absl::InvalidArgumentError(absl::StrCat(yaml_path, ": cannot open for reading (",
-                                                   std::strerror(errno), "); check permissions"));
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(yaml_path, ": read failed (", std::strerror(errno), ")"));
-  }
-  return ParseChipConfig(text.str(), yaml_path, overrides);
+  // Bounded, and never opened when it is a FIFO or a device (/dev/zero
+  // read 4 GiB before).
+  absl::StatusOr<std::string> text =
+      ReadInputFile(yaml_path, kMaxConfigBytes, "a YAML config file (e.g. configs/ascend.yaml)");
+  if (!text.ok()) return text.status();
+  return ParseChipConfig(*text, yaml_path, overrides);
 }
 
 std::string PrintConfig(const ChipConfig& config) {

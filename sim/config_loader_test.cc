@@ -193,10 +193,10 @@ TEST(ParseChipConfig, UnknownSectionReportsItsKeysWithSuggestions) {
 
 TEST(ParseChipConfig, WrongTypesAreErrorsWithLine) {
   EXPECT_EQ(ParseError("chip:\n  clusters: many\n"),
-            "configs/x.yaml:2: chip.clusters: got 'many', not an integer; expected an integer in "
-            "[1, 4096] (count)");
+            "configs/x.yaml:2: chip.clusters: got 'many', not a decimal integer; expected an "
+            "integer in [1, 4096] (count)");
   EXPECT_THAT(ParseError("chip:\n  clusters: 24.5\n"),
-              StartsWith("configs/x.yaml:2: chip.clusters: got '24.5', not an integer"));
+              StartsWith("configs/x.yaml:2: chip.clusters: got '24.5', not a decimal integer"));
   EXPECT_THAT(
       ParseError("chip:\n  clusters: [24]\n"),
       StartsWith("configs/x.yaml:2: chip.clusters: expected an integer in [1, 4096] (count), "
@@ -209,12 +209,150 @@ TEST(ParseChipConfig, WrongTypesAreErrorsWithLine) {
               StartsWith("configs/x.yaml:3: chip.clusters: expected an integer, found the quoted "
                          "string \"24\"; remove the quotes"));
   EXPECT_THAT(ParseError("core:\n  setup_ns: quick\n"),
-              StartsWith("configs/x.yaml:2: core.setup_ns: got 'quick', not a number"));
+              StartsWith("configs/x.yaml:2: core.setup_ns: got 'quick', not a decimal number"));
   EXPECT_THAT(ParseError("chip: 24\n"),
               StartsWith("configs/x.yaml:1: 'chip' is a section; expected a mapping of its keys"));
   EXPECT_THAT(ParseError("- chip\n- aicpu\n"),
               StartsWith("configs/x.yaml:1: expected a mapping of config sections"));
   EXPECT_THAT(ParseError("[1, 2]: 3\n"), StartsWith("configs/x.yaml:1: expected a key name"));
+}
+
+// docs/config.md: one spelling per value, which YAML 1.1, YAML 1.2 and --set
+// all read alike.
+TEST(ParseChipConfig, NonCanonicalNumbersAreErrorsWithLine) {
+  EXPECT_EQ(ParseError("chip:\n  clusters: +24\n"),
+            "configs/x.yaml:2: chip.clusters: got '+24', not a decimal integer (no '+' sign); "
+            "expected an integer in [1, 4096] (count)");
+  EXPECT_THAT(ParseError("chip:\n  clusters: 0x10\n"),
+              StartsWith("configs/x.yaml:2: chip.clusters: got '0x10', not a decimal integer "
+                         "(hexadecimal, octal and binary forms are not accepted"));
+  EXPECT_THAT(ParseError("chip:\n  clusters: 0o17\n"),
+              StartsWith("configs/x.yaml:2: chip.clusters: got '0o17', not a decimal integer"));
+  EXPECT_THAT(ParseError("\nchip.clusters: 1_000\n"),
+              StartsWith("configs/x.yaml:2: chip.clusters: got '1_000', not a decimal integer (no "
+                         "'_' digit separators)"));
+  EXPECT_THAT(ParseError("chip:\n  clusters: 030\n"),
+              StartsWith("configs/x.yaml:2: chip.clusters: got '030', not a decimal integer (no "
+                         "leading zeros"));
+  EXPECT_THAT(ParseError("chip:\n  clusters: 2 4\n"),
+              StartsWith("configs/x.yaml:2: chip.clusters: got '2 4', not a decimal integer (no "
+                         "spaces"));
+  EXPECT_THAT(ParseError("profiling:\n  enabled: true\n"),
+              StartsWith("configs/x.yaml:2: profiling.enabled: got 'true', not a decimal integer "
+                         "(write 1 for true, 0 for false)"));
+  EXPECT_THAT(ParseError("core:\n  setup_ns: 0x1p3\n"),
+              StartsWith("configs/x.yaml:2: core.setup_ns: got '0x1p3', not a decimal number "
+                         "(hexadecimal"));
+  EXPECT_THAT(ParseError("core:\n  setup_ns: .5\n"),
+              StartsWith("configs/x.yaml:2: core.setup_ns: got '.5', not a decimal number"));
+  EXPECT_THAT(ParseError("core:\n  setup_ns: +1.5\n"),
+              StartsWith("configs/x.yaml:2: core.setup_ns: got '+1.5', not a decimal number (no "
+                         "'+' sign)"));
+  for (const char* value : {".inf", "-.inf", ".nan", ".NaN"}) {
+    EXPECT_THAT(ParseError(absl::StrCat("core:\n  setup_ns: ", value, "\n")),
+                StartsWith(absl::StrCat("configs/x.yaml:2: core.setup_ns: got '", value,
+                                        "', which is not finite")));
+  }
+}
+
+TEST(ParseChipConfig, CanonicalNeighboursAreAccepted) {
+  const ChipConfig config = ParseOk(
+      "chip:\n"
+      "  clusters: 24\n"
+      "  counter_hz: 1e9\n"
+      "core:\n"
+      "  setup_ns: 1.5\n"
+      "  idle_setup_ns: 0\n"
+      "  kernel_start_ns: 2.5e+2\n"
+      "  cross_core_slots: 0\n"
+      "gm.hbm_efficiency: 0.5\n"
+      "profiling.enabled: 1\n");
+  EXPECT_EQ(config.chip.clusters, 24);
+  EXPECT_EQ(config.chip.counter_hz, 1e9);
+  EXPECT_EQ(config.core.setup_ns, 1.5);
+  EXPECT_EQ(config.core.idle_setup_ns, 0);
+  EXPECT_EQ(config.core.kernel_start_ns, 250);
+  EXPECT_EQ(config.core.cross_core_slots, 0);
+  EXPECT_EQ(config.gm.hbm_efficiency, 0.5);
+  EXPECT_EQ(config.profiling.enabled, 1);
+  // -3 is a well-formed integer; it fails on range, not on form.
+  EXPECT_EQ(ParseError("chip:\n  clusters: -3\n"),
+            "configs/x.yaml:2: chip.clusters: -3 is out of range; expected an integer in [1, "
+            "4096] (count)");
+  // Comments, an anchor and an alias do not change how a value is written.
+  const ChipConfig aliased =
+      ParseOk("chip:\n  clusters: &n 16   # a what-if\naicpu:\n  scheduler_threads: *n\n");
+  EXPECT_EQ(aliased.chip.clusters, 16);
+  EXPECT_EQ(aliased.aicpu.scheduler_threads, 16);
+  // A string key may be quoted (a name YAML would read as a boolean).
+  EXPECT_EQ(ParseOk("chip:\n  name: \"yes\"\n").chip.name, "yes");
+  EXPECT_EQ(ParseOk("chip:\n  name: 'a5'\n").chip.name, "a5");
+}
+
+TEST(ParseChipConfig, ExplicitTagsAreErrorsWithLine) {
+  EXPECT_EQ(ParseError("chip:\n  clusters: !!str 24\n"),
+            "configs/x.yaml:2: chip.clusters: expected a decimal integer written bare, found the "
+            "YAML tag '!!str'; remove the tag");
+  // Any tag, even one that agrees with the key's type.
+  EXPECT_THAT(ParseError("chip:\n  clusters: !!int 24\n"),
+              StartsWith("configs/x.yaml:2: chip.clusters: expected a decimal integer written "
+                         "bare, found the YAML tag '!!int'"));
+  EXPECT_THAT(ParseError("chip:\n  clusters: ! 24\n"), HasSubstr("found the YAML tag '!'"));
+  EXPECT_THAT(ParseError("chip:\n  clusters: !count 24\n"),
+              HasSubstr("found the YAML tag '!count'"));
+  EXPECT_THAT(ParseError("chip:\n  clusters: !<tag:yaml.org,2002:int> 24\n"),
+              HasSubstr("found the YAML tag '!<tag:yaml.org,2002:int>'"));
+  EXPECT_THAT(ParseError("chip:\n  clusters: &n !!str 24\n"),
+              StartsWith("configs/x.yaml:2: chip.clusters: expected a decimal integer written "
+                         "bare, found the YAML tag '!!str'"));
+  EXPECT_THAT(ParseError("core: {setup_ns: !!float 250}\n"),
+              StartsWith("configs/x.yaml:1: core.setup_ns: expected a decimal number written "
+                         "bare, found the YAML tag '!!float'; remove the tag"));
+  EXPECT_THAT(ParseError("chip:\n  name: !!str a5\n"),
+              StartsWith("configs/x.yaml:2: chip.name: expected a plain string written bare, "
+                         "found the YAML tag '!!str'"));
+  EXPECT_THAT(ParseError("chip:\n  clusters: !!str \"24\"\n"), HasSubstr("YAML tag '!!str'"));
+  // The source positions survive a byte-order mark and CRLF line ends.
+  EXPECT_THAT(ParseError("\xEF\xBB\xBF# caf\xC3\xA9\r\nchip:\r\n  clusters: !!str 24\r\n"),
+              StartsWith("configs/x.yaml:3: chip.clusters: expected a decimal integer written "
+                         "bare, found the YAML tag '!!str'"));
+  EXPECT_THAT(ParseError("\xEF\xBB\xBF"
+                         "chip:\r\n  clusters: \"24\"\r\n"),
+              HasSubstr("found the quoted string \"24\""));
+  EXPECT_EQ(ParseOk("\xEF\xBB\xBF"
+                    "chip:\r\n  clusters: 30\r\n")
+                .chip.clusters,
+            30);
+}
+
+TEST(ParseChipConfig, QuotedAndBlockNumbersAreErrors) {
+  EXPECT_THAT(ParseError("chip:\n  clusters: ' 24'\n"),
+              StartsWith("configs/x.yaml:2: chip.clusters: expected an integer, found the quoted "
+                         "string \" 24\"; remove the quotes"));
+  EXPECT_THAT(ParseError("chip:\n  clusters: |\n    24\n"),
+              StartsWith("configs/x.yaml:2: chip.clusters: expected a decimal integer, found a "
+                         "block scalar"));
+  EXPECT_THAT(ParseError("chip:\n  name: \" a5\"\n"),
+              StartsWith("configs/x.yaml:2: chip.name: got ' a5'"));
+}
+
+TEST(ParseChipConfig, ASecondDocumentIsAnErrorAtItsStart) {
+  EXPECT_EQ(ParseError("chip:\n  clusters: 24\n---\nchip:\n  clusters: 30\n"),
+            "configs/x.yaml:3: a second YAML document starts here; a config file holds one "
+            "document: remove the '---' and what follows, or move its keys into the first "
+            "document");
+  // Empty, after an explicit end, with a syntax error, or after an empty first.
+  EXPECT_THAT(ParseError("chip:\n  clusters: 24\n\n---\n"),
+              StartsWith("configs/x.yaml:4: a second YAML document starts here"));
+  EXPECT_THAT(ParseError("chip:\n  clusters: 24\n...\naicpu:\n  scheduler_threads: 4\n"),
+              StartsWith("configs/x.yaml:4: a second YAML document starts here"));
+  EXPECT_THAT(ParseError("chip:\n  clusters: 24\n--- [\n"),
+              StartsWith("configs/x.yaml:3: a second YAML document starts here"));
+  EXPECT_THAT(ParseError("---\n---\nchip:\n  clusters: 24\n"),
+              StartsWith("configs/x.yaml:2: a second YAML document starts here"));
+  // One document with explicit markers is fine.
+  EXPECT_EQ(ParseOk("# chip\n---\nchip:\n  clusters: 30\n...\n# end\n").chip.clusters, 30);
+  EXPECT_EQ(ParseOk("--- {chip.clusters: 30}\n").chip.clusters, 30);
 }
 
 TEST(ParseChipConfig, OutOfRangeValuesAreErrorsWithLine) {
@@ -265,13 +403,37 @@ TEST(Overrides, MalformedOverridesQuoteTheSetText) {
               StartsWith("--set aicpu.scheduler_thread=4: unknown key 'aicpu.scheduler_thread'; "
                          "did you mean 'aicpu.scheduler_threads'?"));
   EXPECT_EQ(ParseError("", {"chip.clusters=lots"}),
-            "--set chip.clusters=lots: chip.clusters: got 'lots', not an integer; expected an "
-            "integer in [1, 4096] (count)");
+            "--set chip.clusters=lots: chip.clusters: got 'lots', not a decimal integer; expected "
+            "an integer in [1, 4096] (count)");
   EXPECT_THAT(ParseError("", {"chip.clusters=0"}),
               StartsWith("--set chip.clusters=0: chip.clusters: 0 is out of range"));
   EXPECT_THAT(ParseError("", {"chip.clusters="}),
               StartsWith("--set chip.clusters=: chip.clusters: missing value after '='"));
   EXPECT_THAT(ParseError("", {"=3"}), StartsWith("--set =3: missing key before '='"));
+}
+
+TEST(Overrides, NonCanonicalValuesQuoteTheSetText) {
+  EXPECT_EQ(ParseError("", {"core.setup_ns=0x10"}),
+            "--set core.setup_ns=0x10: core.setup_ns: got '0x10', not a decimal number "
+            "(hexadecimal, octal and binary forms are not accepted; write it in decimal); expected "
+            "a number in [0, 1e9] (ns)");
+  EXPECT_THAT(ParseError("", {"chip.clusters=+24"}),
+              StartsWith("--set chip.clusters=+24: chip.clusters: got '+24', not a decimal "
+                         "integer (no '+' sign)"));
+  EXPECT_THAT(ParseError("", {"chip.clusters=1_000"}), HasSubstr("(no '_' digit separators)"));
+  EXPECT_THAT(ParseError("", {"chip.clusters=2 4"}),
+              StartsWith("--set chip.clusters=2 4: chip.clusters: got '2 4', not a decimal "
+                         "integer (no spaces"));
+  EXPECT_THAT(ParseError("", {"gm.hbm_efficiency=.inf"}), HasSubstr("which is not finite"));
+  // --set has no YAML: a tag or quotes are just characters that are not digits.
+  EXPECT_THAT(ParseError("", {"chip.clusters=!!str 24"}), HasSubstr("not a decimal integer"));
+  EXPECT_THAT(ParseError("", {"chip.clusters=\"24\""}), HasSubstr("not a decimal integer"));
+}
+
+TEST(Overrides, SpacesAroundTheValueAreIgnored) {
+  const ChipConfig config = ParseOk("", {"chip.clusters= 24 ", "core.setup_ns =\t1.5e2"});
+  EXPECT_EQ(config.chip.clusters, 24);
+  EXPECT_EQ(config.core.setup_ns, 150);
 }
 
 TEST(Overrides, FileErrorsComeBeforeOverrides) {
@@ -286,7 +448,7 @@ TEST(LoadChipConfig, MissingFileIsNotFound) {
   ASSERT_FALSE(config.ok());
   EXPECT_EQ(config.status().code(), absl::StatusCode::kNotFound);
   EXPECT_THAT(std::string(config.status().message()),
-              StartsWith("/nonexistent/chip.yaml: config file not found"));
+              StartsWith("/nonexistent/chip.yaml: no such file; expected a YAML config file"));
 }
 
 TEST(LoadChipConfig, DirectoryIsRejected) {
@@ -317,7 +479,7 @@ TEST(LoadChipConfig, UnreadableFileIsRejected) {
   std::filesystem::permissions(file.path(), std::filesystem::perms::none);
   absl::StatusOr<ChipConfig> config = LoadChipConfig(file.path(), {});
   ASSERT_FALSE(config.ok());
-  EXPECT_THAT(std::string(config.status().message()), HasSubstr("cannot open for reading"));
+  EXPECT_THAT(std::string(config.status().message()), HasSubstr("permission denied"));
 }
 
 TEST(LoadChipConfig, ErrorsNameThePathGiven) {

@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "common/ring_limits.h"
 
 namespace pto {
@@ -465,6 +466,88 @@ std::string DefaultText(const ConfigKeySpec& spec) {
   return FormatConfigValue(spec, defaults);
 }
 
+// ASCII only: the locale must not widen what a config accepts.
+bool IsDecimalDigit(char c) { return c >= '0' && c <= '9'; }
+
+// Removes the leading run of decimal digits from `*text`; returns its length.
+size_t ConsumeDigits(absl::string_view* text) {
+  size_t n = 0;
+  while (n < text->size() && IsDecimalDigit((*text)[n])) ++n;
+  text->remove_prefix(n);
+  return n;
+}
+
+// The canonical forms of docs/config.md: one spelling per value, which YAML
+// 1.1, YAML 1.2 and `--set` all read as the same number. No '+', no leading
+// zeros (YAML 1.1 reads 017 as octal), no 0x/0o/0b, no '_', no spaces.
+// Integers: -?(0|[1-9][0-9]*).
+bool IsCanonicalInteger(absl::string_view text) {
+  absl::ConsumePrefix(&text, "-");
+  const absl::string_view digits = text;
+  const size_t n = ConsumeDigits(&text);
+  return n > 0 && text.empty() && (n == 1 || digits[0] != '0');
+}
+
+// Numbers: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?, so 0.5 and 1e3
+// but not .5, 5., 0x1p3, inf or nan.
+bool IsCanonicalNumber(absl::string_view text) {
+  absl::ConsumePrefix(&text, "-");
+  const absl::string_view integer_part = text;
+  const size_t n = ConsumeDigits(&text);
+  if (n == 0 || (n > 1 && integer_part[0] == '0')) return false;
+  if (absl::ConsumePrefix(&text, ".") && ConsumeDigits(&text) == 0) return false;
+  if (absl::ConsumePrefix(&text, "e") || absl::ConsumePrefix(&text, "E")) {
+    if (!absl::ConsumePrefix(&text, "+")) absl::ConsumePrefix(&text, "-");
+    if (ConsumeDigits(&text) == 0) return false;
+  }
+  return text.empty();
+}
+
+// inf, .inf, -Infinity, NaN, .nan, ...: YAML's and C's spellings.
+bool IsNonFiniteWord(absl::string_view text) {
+  if (!absl::ConsumePrefix(&text, "-")) absl::ConsumePrefix(&text, "+");
+  absl::ConsumePrefix(&text, ".");
+  const std::string lower = absl::AsciiStrToLower(text);
+  return lower == "inf" || lower == "infinity" || lower == "nan";
+}
+
+// Why `text` is not in the canonical form of `spec`'s type, when a common
+// quirk explains it ("" otherwise): the message then says what to change.
+std::string NonCanonicalHint(const ConfigKeySpec& spec, absl::string_view text) {
+  if (std::any_of(text.begin(), text.end(),
+                  [](char c) { return absl::ascii_isspace(static_cast<unsigned char>(c)); })) {
+    return "no spaces in a value";
+  }
+  if (absl::StartsWith(text, "+")) return "no '+' sign";
+  absl::string_view unsigned_text = text;
+  absl::ConsumePrefix(&unsigned_text, "-");
+  if (unsigned_text.size() > 1 && unsigned_text[0] == '0' &&
+      absl::string_view("xXoObB").find(unsigned_text[1]) != absl::string_view::npos) {
+    return "hexadecimal, octal and binary forms are not accepted; write it in decimal";
+  }
+  if (absl::StrContains(text, '_')) return "no '_' digit separators";
+  if (unsigned_text.size() > 1 && unsigned_text[0] == '0' && IsDecimalDigit(unsigned_text[1])) {
+    return spec.type() == ConfigType::kInt ? "no leading zeros: YAML 1.1 reads 017 as octal"
+                                           : "no leading zeros";
+  }
+  if (spec.type() == ConfigType::kDouble) {
+    if (absl::StartsWith(unsigned_text, ".")) return "write a digit before the '.', e.g. 0.5";
+    const size_t dot = unsigned_text.find('.');
+    if (dot != absl::string_view::npos &&
+        (dot + 1 == unsigned_text.size() || !IsDecimalDigit(unsigned_text[dot + 1]))) {
+      return "write a digit after the '.', e.g. 5.0";
+    }
+  }
+  if (spec.type() == ConfigType::kInt && spec.min == 0 && spec.max == 1) {
+    const std::string lower = absl::AsciiStrToLower(text);
+    if (lower == "true" || lower == "false" || lower == "yes" || lower == "no" || lower == "on" ||
+        lower == "off") {
+      return "write 1 for true, 0 for false";
+    }
+  }
+  return "";
+}
+
 }  // namespace
 
 ConfigType ConfigKeySpec::type() const { return static_cast<ConfigType>(field.index()); }
@@ -477,6 +560,18 @@ absl::string_view ConfigKeySpec::TypeNoun() const {
       return "a number";
     case ConfigType::kString:
       return "a string";
+  }
+  return "a value";
+}
+
+absl::string_view ConfigKeySpec::FormNoun() const {
+  switch (type()) {
+    case ConfigType::kInt:
+      return "a decimal integer";
+    case ConfigType::kDouble:
+      return "a decimal number";
+    case ConfigType::kString:
+      return "a plain string";
   }
   return "a value";
 }
@@ -589,53 +684,60 @@ std::string FormatConfigValue(const ConfigKeySpec& spec, const ChipConfig& confi
 }
 
 absl::Status SetConfigValue(const ConfigKeySpec& spec, absl::string_view text, ChipConfig* config) {
-  const absl::string_view value = absl::StripAsciiWhitespace(text);
+  // `text` is taken exactly: spaces around a value are a caller's rule
+  // (`--set`), and a quoted " 24" in a file is not a number.
   const std::string expected = spec.ExpectedText();
   // `reason` says why the text is not a value of the right type.
   auto type_error = [&](absl::string_view reason) {
     return absl::InvalidArgumentError(
-        absl::StrCat(spec.key, ": got '", value, "'", reason, "; ", expected));
+        absl::StrCat(spec.key, ": got '", text, "'", reason, "; ", expected));
+  };
+  // ", not a decimal integer (no '+' sign)": the form expected, and the quirk
+  // that breaks it when one does.
+  auto form_error = [&]() {
+    const std::string hint = NonCanonicalHint(spec, text);
+    return type_error(
+        absl::StrCat(", not ", spec.FormNoun(), hint.empty() ? "" : absl::StrCat(" (", hint, ")")));
   };
   auto range_error = [&]() {
     return absl::InvalidArgumentError(
-        absl::StrCat(spec.key, ": ", value, " is out of range; ", expected));
+        absl::StrCat(spec.key, ": ", text, " is out of range; ", expected));
   };
   switch (spec.type()) {
     case ConfigType::kInt: {
+      if (!IsCanonicalInteger(text)) return form_error();
       int64_t parsed = 0;
-      if (!absl::SimpleAtoi(value, &parsed)) return type_error(", not an integer");
+      // The digits are well formed, so only overflow fails here.
+      if (!absl::SimpleAtoi(text, &parsed)) return range_error();
       if (static_cast<double>(parsed) < spec.min || static_cast<double>(parsed) > spec.max) {
         return range_error();
       }
       if (spec.power_of_two && !IsPowerOfTwo(parsed)) {
         return absl::InvalidArgumentError(
-            absl::StrCat(spec.key, ": ", value, " is not a power of two; ", expected));
+            absl::StrCat(spec.key, ": ", text, " is not a power of two; ", expected));
       }
       *std::get<int64_t* (*)(ChipConfig&)>(spec.field)(*config) = parsed;
       return absl::OkStatus();
     }
     case ConfigType::kDouble: {
+      if (IsNonFiniteWord(text)) return type_error(", which is not finite");
+      if (!IsCanonicalNumber(text)) return form_error();
       double parsed = 0;
-      const std::string lower = absl::AsciiStrToLower(value);
-      if (absl::StrContains(lower, "inf") || absl::StrContains(lower, "nan")) {
-        return type_error(", which is not finite");
-      }
-      if (!absl::SimpleAtod(value, &parsed)) return type_error(", not a number");
-      if (!std::isfinite(parsed)) return type_error(", which is not finite");
-      if (parsed < spec.min || parsed > spec.max) return range_error();
+      if (!absl::SimpleAtod(text, &parsed)) return form_error();
+      // 1e999 overflows to infinity: beyond every key's range.
+      if (!std::isfinite(parsed) || parsed < spec.min || parsed > spec.max) return range_error();
       *std::get<double* (*)(ChipConfig&)>(spec.field)(*config) = parsed;
       return absl::OkStatus();
     }
     case ConfigType::kString: {
-      const bool well_formed = !value.empty() && value.size() >= spec.min &&
-                               value.size() <= spec.max &&
-                               absl::ascii_isalnum(static_cast<unsigned char>(value.front())) &&
-                               std::all_of(value.begin(), value.end(), IsNameChar);
+      const bool well_formed = !text.empty() && text.size() >= spec.min &&
+                               text.size() <= spec.max &&
+                               absl::ascii_isalnum(static_cast<unsigned char>(text.front())) &&
+                               std::all_of(text.begin(), text.end(), IsNameChar);
       if (!well_formed) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(spec.key, ": got '", value, "'; ", expected));
+        return absl::InvalidArgumentError(absl::StrCat(spec.key, ": got '", text, "'; ", expected));
       }
-      *std::get<std::string* (*)(ChipConfig&)>(spec.field)(*config) = std::string(value);
+      *std::get<std::string* (*)(ChipConfig&)>(spec.field)(*config) = std::string(text);
       return absl::OkStatus();
     }
   }

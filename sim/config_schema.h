@@ -40,6 +40,9 @@ struct ConfigKeySpec {
   ConfigType type() const;
   // "an integer", "a number", "a string": for error messages.
   absl::string_view TypeNoun() const;
+  // The one accepted spelling: "a decimal integer", "a decimal number", "a
+  // plain string" (docs/config.md, File format).
+  absl::string_view FormNoun() const;
   // Human-readable valid range, e.g. "[1, 4096]" or "power of two in [4, 16777216]".
   std::string RangeText() const;
   // "expected an integer in [1, 4096] (count)": the tail of error messages.
@@ -64,9 +67,11 @@ bool IsConfigSection(absl::string_view prefix);
 std::string FormatConfigValue(const ConfigKeySpec& spec, const ChipConfig& config);
 
 // Parses `text` as the value of `spec` and stores it in `config`. Rejects
-// text of the wrong type and values outside the range. The message names the
-// key, the expected type/range and the text, but not the location: callers
-// prefix `file:line: ` or `--set <text>: `.
+// text of the wrong type, numbers not in their canonical decimal form (`+24`,
+// `024`, `0x10`, `1_000`, `.5`, `0x1p3`, surrounding spaces: callers strip
+// what they allow) and values outside the range. The message names the key,
+// the expected type/range and the text, but not the location: callers prefix
+// `file:line: ` or `--set <text>: `.
 absl::Status SetConfigValue(const ConfigKeySpec& spec, absl::string_view text, ChipConfig* config);
 
 // Shortest decimal text that parses back to exactly `value` ("500", "5e7",

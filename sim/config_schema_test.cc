@@ -22,6 +22,7 @@ namespace pto {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 // ---- counting the members of an aggregate (so a new ChipConfig field
 // without a schema row fails here) ----
@@ -291,7 +292,7 @@ TEST(FormatShortestDouble, RoundTripsExactly) {
 
 TEST(SetConfigValue, ParsesEachType) {
   ChipConfig config;
-  ASSERT_TRUE(SetConfigValue(*FindConfigKey("chip.clusters"), " 32 ", &config).ok());
+  ASSERT_TRUE(SetConfigValue(*FindConfigKey("chip.clusters"), "32", &config).ok());
   EXPECT_EQ(config.chip.clusters, 32);
   ASSERT_TRUE(SetConfigValue(*FindConfigKey("chip.counter_hz"), "1e9", &config).ok());
   EXPECT_EQ(config.chip.counter_hz, 1e9);
@@ -315,20 +316,122 @@ std::string SetError(absl::string_view key, absl::string_view text) {
 
 TEST(SetConfigValue, RejectsWrongTypes) {
   EXPECT_EQ(SetError("chip.clusters", "many"),
-            "chip.clusters: got 'many', not an integer; expected an integer in [1, 4096] (count)");
-  EXPECT_THAT(SetError("chip.clusters", "2.5"), HasSubstr("got '2.5', not an integer"));
-  EXPECT_THAT(SetError("chip.clusters", "1e3"), HasSubstr("not an integer"));
-  EXPECT_THAT(SetError("chip.clusters", "true"), HasSubstr("not an integer"));
-  EXPECT_THAT(SetError("chip.clusters", "99999999999999999999"), HasSubstr("not an integer"));
+            "chip.clusters: got 'many', not a decimal integer; expected an integer in [1, 4096] "
+            "(count)");
+  EXPECT_THAT(SetError("chip.clusters", "2.5"), HasSubstr("got '2.5', not a decimal integer"));
+  EXPECT_THAT(SetError("chip.clusters", "1e3"), HasSubstr("not a decimal integer"));
+  EXPECT_THAT(SetError("chip.clusters", "true"), HasSubstr("not a decimal integer;"));
   EXPECT_THAT(SetError("core.setup_ns", "fast"),
-              HasSubstr("core.setup_ns: got 'fast', not a number"));
-  EXPECT_THAT(SetError("core.setup_ns", "12ns"), HasSubstr("not a number"));
+              HasSubstr("core.setup_ns: got 'fast', not a decimal number"));
+  EXPECT_THAT(SetError("core.setup_ns", "12ns"), HasSubstr("not a decimal number"));
+  EXPECT_THAT(SetError("core.setup_ns", ""), HasSubstr("not a decimal number"));
 }
 
 TEST(SetConfigValue, RejectsNonFiniteDoubles) {
-  for (const char* text : {"inf", "-inf", ".inf", "nan", ".NaN", "1e999"}) {
+  for (const char* text : {"inf", "-inf", "+inf", ".inf", "-.Inf", "Infinity", "nan", ".NaN"}) {
     EXPECT_THAT(SetError("core.setup_ns", text), HasSubstr("which is not finite")) << text;
   }
+}
+
+TEST(SetConfigValue, OverflowIsOutOfRange) {
+  EXPECT_THAT(SetError("chip.clusters", "99999999999999999999"),
+              HasSubstr("chip.clusters: 99999999999999999999 is out of range"));
+  EXPECT_EQ(SetError("core.setup_ns", "1e999"),
+            "core.setup_ns: 1e999 is out of range; expected a number in [0, 1e9] (ns)");
+}
+
+// docs/config.md: integers are -?(0|[1-9][0-9]*), nothing else.
+TEST(SetConfigValue, RejectsNonCanonicalIntegers) {
+  EXPECT_EQ(SetError("chip.clusters", "+24"),
+            "chip.clusters: got '+24', not a decimal integer (no '+' sign); expected an integer "
+            "in [1, 4096] (count)");
+  const std::string kHex =
+      "not a decimal integer (hexadecimal, octal and binary forms are not accepted; write it in "
+      "decimal)";
+  for (const char* text : {"0x10", "0X10", "0o17", "0O17", "0b11", "-0x10", "0x"}) {
+    EXPECT_THAT(SetError("chip.clusters", text), HasSubstr(kHex)) << text;
+  }
+  EXPECT_THAT(SetError("chip.clusters", "1_000"),
+              HasSubstr("got '1_000', not a decimal integer (no '_' digit separators)"));
+  EXPECT_THAT(SetError("chip.clusters", "024"),
+              HasSubstr("got '024', not a decimal integer (no leading zeros: YAML 1.1 reads 017 "
+                        "as octal)"));
+  EXPECT_THAT(SetError("chip.clusters", "-024"), HasSubstr("(no leading zeros"));
+  EXPECT_THAT(SetError("chip.clusters", "00"), HasSubstr("(no leading zeros"));
+  for (const char* text : {" 24", "24 ", "2 4", "\t24", "24\n"}) {
+    EXPECT_THAT(SetError("chip.clusters", text), HasSubstr("not a decimal integer (no spaces"))
+        << text;
+  }
+  for (const char* text : {"24.0", "2.4e1", "24e0", "--24", "-", "+-24", "2,4", "1:30", "~",
+                           "\xef\xbc\x92\xef\xbc\x94"}) {  // the last: fullwidth "24"
+    EXPECT_THAT(SetError("chip.clusters", text), HasSubstr("not a decimal integer")) << text;
+  }
+  // Booleans are not integers; a flag says how to write one.
+  EXPECT_THAT(SetError("chip.clusters", "true"), Not(HasSubstr("write 1")));
+  for (const char* text : {"true", "False", "yes", "no", "on", "OFF"}) {
+    EXPECT_THAT(SetError("profiling.enabled", text),
+                HasSubstr("not a decimal integer (write 1 for true, 0 for false)"))
+        << text;
+  }
+}
+
+// docs/config.md: numbers are -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][-+]?[0-9]+)?.
+TEST(SetConfigValue, RejectsNonCanonicalNumbers) {
+  EXPECT_EQ(SetError("core.setup_ns", "0x10"),
+            "core.setup_ns: got '0x10', not a decimal number (hexadecimal, octal and binary forms "
+            "are not accepted; write it in decimal); expected a number in [0, 1e9] (ns)");
+  for (const char* text : {"0x1p3", "0X1P3", "0x1.8p1", "0o17", "0b1"}) {
+    EXPECT_THAT(SetError("core.setup_ns", text), HasSubstr("(hexadecimal, octal and binary"))
+        << text;
+  }
+  EXPECT_THAT(SetError("core.setup_ns", "+1.5"), HasSubstr("not a decimal number (no '+' sign)"));
+  EXPECT_THAT(SetError("core.setup_ns", "1_000.5"), HasSubstr("(no '_' digit separators)"));
+  EXPECT_THAT(SetError("core.setup_ns", "01.5"),
+              HasSubstr("not a decimal number (no leading zeros)"));
+  EXPECT_THAT(SetError("core.setup_ns", ".5"),
+              HasSubstr("not a decimal number (write a digit before the '.', e.g. 0.5)"));
+  EXPECT_THAT(SetError("core.setup_ns", "-.5"), HasSubstr("(write a digit before the '.'"));
+  for (const char* text : {"5.", "5.e3"}) {
+    EXPECT_THAT(SetError("core.setup_ns", text),
+                HasSubstr("not a decimal number (write a digit after the '.', e.g. 5.0)"))
+        << text;
+  }
+  EXPECT_THAT(SetError("core.setup_ns", " 1.5"), HasSubstr("not a decimal number (no spaces"));
+  for (const char* text : {"1e", "1e+", "1.5.2", "1d3", "e3", "1,5", "1.5f", "5e7ns", "0.1e-"}) {
+    EXPECT_THAT(SetError("core.setup_ns", text), HasSubstr("not a decimal number")) << text;
+  }
+}
+
+// The legal neighbours of the forms above.
+TEST(SetConfigValue, AcceptsCanonicalForms) {
+  auto value_of = [](absl::string_view key, absl::string_view text) {
+    ChipConfig config;
+    const absl::Status status = SetConfigValue(*FindConfigKey(key), text, &config);
+    EXPECT_TRUE(status.ok()) << key << "=" << text << ": " << status;
+    return FormatConfigValue(*FindConfigKey(key), config);
+  };
+  EXPECT_EQ(value_of("chip.clusters", "24"), "24");
+  EXPECT_EQ(value_of("chip.clusters", "4096"), "4096");
+  EXPECT_EQ(value_of("core.cross_core_slots", "0"), "0");
+  EXPECT_EQ(value_of("core.cross_core_slots", "-0"), "0");
+  EXPECT_EQ(value_of("profiling.enabled", "1"), "1");
+  EXPECT_EQ(value_of("ring.heap_bytes", "1099511627776"), "1099511627776");
+  EXPECT_EQ(value_of("core.setup_ns", "0"), "0");
+  EXPECT_EQ(value_of("core.setup_ns", "1.5"), "1.5");
+  EXPECT_EQ(value_of("core.setup_ns", "0.5"), "0.5");
+  EXPECT_EQ(value_of("core.setup_ns", "10.0"), "10");
+  EXPECT_EQ(value_of("core.setup_ns", "1e3"), "1000");
+  EXPECT_EQ(value_of("core.setup_ns", "1E3"), "1000");
+  EXPECT_EQ(value_of("core.setup_ns", "2.5e+2"), "250");  // printf's and Python's spelling
+  EXPECT_EQ(value_of("core.setup_ns", "5e-07"), "5e-7");
+  EXPECT_EQ(value_of("core.setup_ns", "0e5"), "0");
+  EXPECT_EQ(value_of("core.setup_ns", "1e-999"), "0");  // underflows to 0, which is in range
+  EXPECT_EQ(value_of("gm.hbm_bandwidth_bytes_per_s", "1.6e12"), "1.6e12");
+  // Negative numbers are well formed, then out of range on every key today.
+  EXPECT_EQ(SetError("chip.clusters", "-3"),
+            "chip.clusters: -3 is out of range; expected an integer in [1, 4096] (count)");
+  EXPECT_EQ(SetError("core.setup_ns", "-1.5e2"),
+            "core.setup_ns: -1.5e2 is out of range; expected a number in [0, 1e9] (ns)");
 }
 
 TEST(SetConfigValue, RejectsOutOfRange) {
@@ -355,6 +458,7 @@ TEST(SetConfigValue, RejectsNonPowerOfTwoWhereRequired) {
 
 TEST(SetConfigValue, RejectsMalformedNames) {
   EXPECT_THAT(SetError("chip.name", "has space"), HasSubstr("chip.name: got 'has space'"));
+  EXPECT_THAT(SetError("chip.name", " a5"), HasSubstr("chip.name: got ' a5'"));
   EXPECT_THAT(SetError("chip.name", "-leading"), HasSubstr("starting alphanumeric"));
   EXPECT_THAT(SetError("chip.name", std::string(65, 'a')), HasSubstr("1-64 characters"));
 }

@@ -11,6 +11,7 @@
 #include "CLI/CLI.hpp"
 #include "common/version.h"
 #include "sim/batch_commands.h"
+#include "sim/cli_checks.h"
 #include "sim/compare_command.h"
 #include "sim/config_loader.h"
 #include "sim/deps_command.h"
@@ -71,10 +72,10 @@ int Main(int argc, char** argv) {
                "of its timestamp read and record write-back (same as --set profiling.enabled=1)");
   app.add_option("--max-wall-seconds", options.max_wall_seconds,
                  "stop with exit 3 after this much wall-clock time (default 600)")
-      ->check(CLI::PositiveNumber);
+      ->check(FinitePositive());
   app.add_option("--max-sim-seconds", options.max_sim_seconds,
                  "stop with exit 3 once simulated time passes this (default 10)")
-      ->check(CLI::PositiveNumber);
+      ->check(FinitePositive());
 
   std::string deps_trace, edge_mode = "full";
   CLI::App* deps = app.add_subcommand(

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_replace.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "sim/testing/cli_runner.h"
@@ -327,6 +328,58 @@ TEST(OutputsCliTest, EveryRunSaysWhereTimeWent) {
   EXPECT_THAT(run.out, HasSubstr("  scheduler overhead (share of makespan): AIC "));
   EXPECT_THAT(run.out, HasSubstr("  critical path: 0 hops, span "));
   EXPECT_THAT(run.out, HasSubstr("Avg scheduler loop iteration: "));
+}
+
+// Any valid name is text every writer carries: quotes, markup characters,
+// a newline, a tab and non-ASCII letters in the launch, task, kernel and
+// tensor names. Every JSON file parses back to the same names; the SVG
+// escapes them.
+TEST(OutputsCliTest, EveryWriterCarriesAnyValidName) {
+  const std::string odd = "a\"b<c>&d'\\n\t\xe7\xae\x97\xe5\xad\x90";  // \n: a .pbtxt escape
+  const std::string decoded = "a\"b<c>&d'\n\t\xe7\xae\x97\xe5\xad\x90";
+  std::string text = ReadFile(kSource + "/bad_inputs/trace/base.pbtxt");
+  const std::string quoted = absl::StrReplaceAll(odd, {{"\"", "\\\""}, {"\t", "\\t"}});
+  text = absl::StrReplaceAll(
+      text, {{"launch_begin { name: \"base\"", "launch_begin { name: \"L" + quoted + "\""},
+             {"name: \"first\"", "name: \"T" + quoted + "\""},
+             {"name: \"scale\"", "name: \"K" + quoted + "\""},
+             {"name: \"x\"", "name: \"X" + quoted + "\""}});
+  const std::string trace = ::pto::testing::FreshDir("odd_names") + "/odd.pbtxt";
+  ::pto::testing::WriteFile(trace, text);
+  const SimRun run = Simulate(trace, {"--swimlane-level", "2"});
+  ASSERT_EQ(run.cli.exit_code, 0) << run.cli.err;
+  const std::string dir = run.launch_dir(0);
+  std::set<std::string> seen;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    const std::string name = entry.path().filename().string();
+    if (entry.path().extension() != ".json") continue;
+    const std::string file = ReadFile(entry.path().string());
+    ASSERT_TRUE(nlohmann::json::accept(file)) << name << " is not valid JSON";
+    seen.insert(name);
+  }
+  EXPECT_THAT(seen, ::testing::IsSupersetOf({"stats.json", "chip_swimlane_records.json",
+                                             "deps.json", "perfetto.json"}));
+  // The names come back whole wherever they are written.
+  // The task's name in the records and the trace viewer, the kernel's in the
+  // name map, each decoded to the very bytes the trace spelled.
+  const std::string task = "T" + decoded, kernel = "K" + decoded;
+  // (Perfetto's slice names add "(r<ring>t<id>)".)
+  const std::string task_json = nlohmann::json(task).dump();
+  EXPECT_THAT(ReadJson(dir + "/perfetto.json").dump(),
+              HasSubstr(task_json.substr(0, task_json.size() - 1)));
+  EXPECT_THAT(run.stats.dump(), HasSubstr(task_json));
+  std::string name_map;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.path().filename().string().rfind("name_map_", 0) == 0) {
+      name_map = entry.path().string();
+    }
+  }
+  ASSERT_FALSE(name_map.empty());
+  EXPECT_EQ(ReadJson(name_map)["callable_id_to_name"]["0"], kernel);
+  EXPECT_EQ(ReadJson(name_map)["orchestrator_name"], "L" + decoded);
+  const std::string svg = ReadFile(dir + "/swimlane.svg");
+  EXPECT_THAT(svg, HasSubstr("b&lt;c&gt;&amp;d"));
+  EXPECT_THAT(svg, Not(HasSubstr("b<c>&d")));
 }
 
 }  // namespace

@@ -20,6 +20,7 @@
 #include "absl/strings/str_format.h"
 #include "common/output_dir.h"
 #include "common/plural.h"
+#include "common/stop_request.h"
 #include "common/tensor_fill.h"
 #include "models/base/sc_time.h"
 #include "models/chip.h"
@@ -37,7 +38,6 @@
 #include "sim/provenance.h"
 #include "sim/stats_schema.h"
 #include "sim/stats_writer.h"
-#include "sim/stop_signal.h"
 #include "sim/tensor_dump.h"
 #include "sim/trace_reader.h"
 #include "systemc"
@@ -228,14 +228,22 @@ class Session : public LaunchListener {
   // simulation ended by itself, else the exit code after reporting why it
   // stopped and where it stood.
   int Simulate();
+  // A signal or the wall-clock deadline stopped the run (StopRequested()):
+  // says why and where it stood, drops the unfinished launch, and returns
+  // the exit code (128 + the signal, or 3 for the deadline).
+  int Stopped();
   // Drops the unfinished launch: its writers remove their temporary files,
-  // and its directory goes if nothing else is in it.
+  // and its directory goes with whatever it committed.
   void AbandonLaunch();
   std::string DescribeProgress(double wall_seconds) const;
+  double WallSeconds() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start_).count();
+  }
 
   const RunOptions& options_;
   std::ostream& out_;
   std::ostream& err_;
+  std::chrono::steady_clock::time_point wall_start_ = std::chrono::steady_clock::now();
   ChipConfig config_;
   std::unique_ptr<TraceReader> reader_;
   std::unique_ptr<ReaderSource> source_;
@@ -684,6 +692,9 @@ void Session::PrintLaunch(const LaunchReport& report) {
     out_ << "  " << DescribePipes(report.writer->pipes()) << "\n";
   }
   for (const CheckResult& r : report.checks) out_ << "  " << DescribeCheck(r) << "\n";
+  // Out before the launch's files are written: a reader that went away
+  // (SIGPIPE) stops the run before it commits them.
+  out_ << std::flush;
 }
 
 absl::Status Session::FinishLaunch() {
@@ -757,8 +768,13 @@ absl::Status Session::WriteRunSummary() {
 }
 
 std::string Session::DescribeProgress(double wall_seconds) const {
-  std::string where = absl::StrFormat("at simulated time %.3f us, after %.1f s of wall time",
-                                      Us(chip_->calendar().now()), wall_seconds);
+  std::string where = chip_ == nullptr
+                          ? absl::StrFormat(
+                                "while preparing the run (the config, the trace's kernels and "
+                                "tensors), after %.1f s of wall time",
+                                wall_seconds)
+                          : absl::StrFormat("at simulated time %.3f us, after %.1f s of wall time",
+                                            Us(chip_->calendar().now()), wall_seconds);
   if (current_) {
     absl::StrAppendFormat(&where, ", in launch %d '%s' (%d tasks submitted, %d retired)",
                           current_->index, current_->name, observer_.submitted(),
@@ -770,7 +786,7 @@ std::string Session::DescribeProgress(double wall_seconds) const {
   if (!options_.out_dir.empty() && !launch_summaries_.empty()) {
     absl::StrAppend(&where, " (their files are in ", options_.out_dir, "/launch_<k>)");
   }
-  absl::StrAppend(&where, "; the unfinished launch wrote no files");
+  if (current_) absl::StrAppend(&where, "; the unfinished launch wrote no files");
   return where;
 }
 
@@ -780,9 +796,31 @@ void Session::AbandonLaunch() {
   const int index = current_->index;
   current_.reset();
   if (!options_.out_dir.empty()) {
+    // This run's own directory (ClaimOutputDir emptied --out): a launch
+    // stopped while it wrote its files leaves none of them.
     std::error_code ec;
-    std::filesystem::remove(absl::StrCat(options_.out_dir, "/launch_", index), ec);
+    std::filesystem::remove_all(absl::StrCat(options_.out_dir, "/launch_", index), ec);
   }
+}
+
+int Session::Stopped() {
+  std::string stopped;
+  int code = kExitRuntime;
+  if (const int signal = StopSignal(); signal != 0) {
+    stopped = absl::StrCat("stopped by ", StopSignalName(signal));
+    code = 128 + signal;
+  } else {
+    stopped = absl::StrCat("error: wall-clock limit of ", options_.max_wall_seconds,
+                           " s reached (--max-wall-seconds)");
+  }
+  if (current_ && current_->progress) current_->progress->Erase();
+  err_ << "pto_sim: " << stopped << " " << DescribeProgress(WallSeconds()) << "\n";
+  AbandonLaunch();
+  if (!options_.out_dir.empty()) {
+    std::error_code ec;  // the run file is written last: it cannot be there yet
+    std::filesystem::remove(absl::StrCat(options_.out_dir, "/stats.json.tmp"), ec);
+  }
+  return code;
 }
 
 int Session::Simulate() {
@@ -790,44 +828,37 @@ int Session::Simulate() {
   // dense simulation notices a signal or a limit within milliseconds.
   const sc_core::sc_time slice(10, sc_core::SC_US);
   const sc_core::sc_time max_sim_time(options_.max_sim_seconds, sc_core::SC_SEC);
-  const auto wall_start = std::chrono::steady_clock::now();
-  auto wall_seconds = [&] {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-  };
-  InstallStopSignalHandlers();
   for (bool first = true;; first = false) {
     // Jump straight over idle stretches instead of stepping through them
     // (before the first slice nothing is scheduled yet).
     sc_core::sc_start(first ? slice : std::max(slice, sc_core::sc_time_to_pending_activity()),
                       sc_core::SC_EXIT_ON_STARVATION);
     if (!chip_->fatal().ok() || !sc_core::sc_pending_activity()) return 0;
-    std::string stopped;
-    int code = kExitRuntime;
-    if (const int signal = StopSignal(); signal != 0) {
-      stopped = absl::StrCat("stopped by ", signal == SIGINT ? "SIGINT" : "SIGTERM");
-      code = 128 + signal;
-    } else if (options_.serve_dir.empty() && wall_seconds() > options_.max_wall_seconds) {
-      stopped = absl::StrCat("error: wall-clock limit of ", options_.max_wall_seconds,
-                             " s reached (--max-wall-seconds)");
-    } else if (sc_core::sc_time_stamp() >= max_sim_time) {
-      stopped = absl::StrCat("error: simulated-time limit of ", options_.max_sim_seconds,
-                             " s reached (--max-sim-seconds)");
-    } else {
-      continue;
-    }
+    if (StopRequested()) return Stopped();
+    if (sc_core::sc_time_stamp() < max_sim_time) continue;
     if (current_ && current_->progress) current_->progress->Erase();
-    err_ << "pto_sim: " << stopped << " " << DescribeProgress(wall_seconds()) << "\n";
+    err_ << "pto_sim: error: simulated-time limit of " << options_.max_sim_seconds
+         << " s reached (--max-sim-seconds) " << DescribeProgress(WallSeconds()) << "\n";
     AbandonLaunch();
-    return code;
+    return kExitRuntime;
   }
 }
 
 int Session::Run() {
-  if (absl::Status s = Prepare(); !s.ok()) return Fail(s, ExitCodeFor(s));
+  // From the start: tensor fills and output writing are bounded too.
+  InstallStopSignalHandlers();
+  if (options_.serve_dir.empty()) {
+    SetWallDeadline(wall_start_ + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                      std::chrono::duration<double>(options_.max_wall_seconds)));
+  }
+  if (absl::Status s = Prepare(); !s.ok()) {
+    return StopRequested() ? Stopped() : Fail(s, ExitCodeFor(s));
+  }
   out_ << absl::StrFormat("pto_sim: %s on %s (%s, %s)%s\n", options_.trace_path, config_.chip.name,
                           CountOf(config_.chip.clusters, "cluster"),
                           CountOf(config_.aicpu.scheduler_threads, "scheduler thread"),
-                          functional_ ? "" : ", timing only");
+                          functional_ ? "" : ", timing only")
+       << std::flush;  // a reader of stdout sees the run start (and a closed pipe shows now)
   ChipSetup setup;
   setup.config = &config_;
   setup.header = &reader_->header();
@@ -842,21 +873,36 @@ int Session::Run() {
   Chip chip("chip", setup);
   chip_ = &chip;
   if (int stopped = Simulate(); stopped != 0) return stopped;
-  if (!chip.fatal().ok()) return Fail(chip.fatal(), ExitCodeFor(chip.fatal()));
+  // A kernel, or a launch's files, stopped part-way (StopRequested()).
+  if (StopRequested()) return Stopped();
+  if (!chip.fatal().ok()) {
+    const int code = Fail(chip.fatal(), ExitCodeFor(chip.fatal()));
+    AbandonLaunch();  // no launch_<k>/ of a launch that wrote nothing
+    return code;
+  }
   if (!chip.orchestrator().done()) {
-    return Fail(absl::DeadlineExceededError(
-                    absl::StrCat("simulated deadlock at ", Us(chip.calendar().now()),
-                                 " us: nothing left to happen, but ", chip.DescribeStall())),
-                kExitRuntime);
+    const int code = Fail(absl::DeadlineExceededError(absl::StrCat(
+                              "simulated deadlock at ", Us(chip.calendar().now()),
+                              " us: nothing left to happen, but ", chip.DescribeStall())),
+                          kExitRuntime);
+    AbandonLaunch();
+    return code;
   }
   if (current_) {
-    if (absl::Status s = FinishLaunch(); !s.ok()) return Fail(s, kExitRuntime);
+    if (absl::Status s = FinishLaunch(); !s.ok()) {
+      return StopRequested() ? Stopped() : Fail(s, kExitRuntime);
+    }
   }
-  if (absl::Status s = WriteRunSummary(); !s.ok()) return Fail(s, kExitRuntime);
+  if (absl::Status s = WriteRunSummary(); !s.ok()) {
+    return StopRequested() ? Stopped() : Fail(s, kExitRuntime);
+  }
   if (!options_.tensors_dir.empty()) {
     absl::Status s = WriteTensorDump(options_.tensors_dir, reader_->header(), memory_, functional_);
-    if (!s.ok()) return Fail(s, kExitRuntime);
+    if (!s.ok()) return StopRequested() ? Stopped() : Fail(s, kExitRuntime);
   }
+  // Its files are whole, but whoever read stdout went away before the
+  // report: say so (on stderr) rather than exit 0.
+  if (StopSignal() == SIGPIPE) return Stopped();
   out_ << absl::StrFormat("checks: %d passed, %d failed\n", checks_passed_, checks_failed_);
   if (options_.hazards) out_ << absl::StrFormat("hazards: %d\n", hazards_found_);
   if (options_.engine_stats) PrintEngineStats();

@@ -1,8 +1,10 @@
 #include "sim/stats_file.h"
 
 #include <fstream>
+#include <limits>
 
 #include "absl/strings/str_cat.h"
+#include "common/input_file.h"
 
 namespace pto {
 namespace {
@@ -18,6 +20,13 @@ bool IsRecordArray(const std::string& key) {
 }  // namespace
 
 absl::StatusOr<Json> LoadStatsSummary(const std::string& path) {
+  // Streamed (its records are skipped), so any size will do; a FIFO or
+  // device is refused before it could block.
+  if (absl::Status status = CheckInputFile(path, std::numeric_limits<uint64_t>::max(),
+                                           "a stats.json (as pto_sim --out writes)");
+      !status.ok()) {
+    return status;
+  }
   std::ifstream in(path);
   if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot open"));
   bool skipping = false;

@@ -1,6 +1,7 @@
 #include "sim/trace_reader.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -19,6 +20,9 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
 #include "common/dtype.h"
+#include "common/input_file.h"
+#include "common/stop_request.h"
+#include "common/utf8.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/tokenizer.h"
 #include "google/protobuf/io/zero_copy_stream_impl.h"
@@ -34,7 +38,6 @@ namespace {
 
 using google::protobuf::Message;
 using google::protobuf::io::CodedInputStream;
-using google::protobuf::io::FileInputStream;
 
 // " 'name'", or nothing for an empty name.
 std::string Quoted(const std::string& name) {
@@ -404,9 +407,43 @@ class TraceReader::Source {
 
 namespace {
 
+// A file descriptor read without ever blocking for long: it waits for data
+// in 100 ms slices and gives up once StopRequested(), so a FIFO whose writer
+// never comes, or stalls, cannot outlast --max-wall-seconds or a signal.
+class PollingFdStream : public google::protobuf::io::CopyingInputStream {
+ public:
+  explicit PollingFdStream(int fd) : fd_(fd) {}
+  ~PollingFdStream() override { ::close(fd_); }
+  int Read(void* buffer, int size) override {
+    while (true) {
+      pollfd ready = {fd_, POLLIN, 0};
+      const int polled = ::poll(&ready, 1, /*timeout ms=*/100);
+      if (polled == 0 || (polled < 0 && errno == EINTR)) {
+        if (StopRequested()) {
+          errno_ = ECANCELED;
+          return -1;
+        }
+        continue;
+      }
+      const ssize_t got = ::read(fd_, buffer, static_cast<size_t>(size));
+      if (got < 0 && errno == EINTR) continue;
+      if (got < 0) {
+        errno_ = errno;
+        return -1;
+      }
+      return static_cast<int>(got);
+    }
+  }
+  int error() const { return errno_; }
+
+ private:
+  int fd_;
+  int errno_ = 0;
+};
+
 // The binary stream: length-delimited messages read through one
-// FileInputStream, one CodedInputStream per message so memory stays bounded by
-// the largest record.
+// buffered stream, one CodedInputStream per message so memory stays bounded
+// by the largest record.
 class BinarySource : public TraceReader::Source {
  public:
   static absl::StatusOr<std::unique_ptr<BinarySource>> Open(const std::string& path, int fd,
@@ -440,9 +477,10 @@ class BinarySource : public TraceReader::Source {
 
  private:
   BinarySource(std::string path, int fd, int64_t file_size)
-      : path_(std::move(path)), stream_(fd), file_size_(file_size) {
-    stream_.SetCloseOnDelete(true);
-  }
+      : path_(std::move(path)), fd_stream_(fd), stream_(&fd_stream_, kBlockBytes),
+        file_size_(file_size) {}
+
+  static constexpr int kBlockBytes = 64 << 10;
 
   static constexpr int64_t kHeader = -1;
   // The largest message parsed through body_ (which keeps its capacity).
@@ -460,10 +498,10 @@ class BinarySource : public TraceReader::Source {
     const void* data = nullptr;
     int size = 0;
     if (!stream_.Next(&data, &size)) {
-      if (stream_.GetErrno() != 0) {
+      if (fd_stream_.error() != 0) {
         return absl::DataLossError(absl::StrCat(
             path_, ": ", What(index), " at byte offset ", offset,
-            ": read failed: ", std::strerror(stream_.GetErrno()), "; expected a readable file"));
+            ": read failed: ", std::strerror(fd_stream_.error()), "; expected a readable file"));
       }
       return false;  // clean end of file
     }
@@ -522,7 +560,8 @@ class BinarySource : public TraceReader::Source {
   }
 
   std::string path_;
-  FileInputStream stream_;
+  PollingFdStream fd_stream_;
+  google::protobuf::io::CopyingInputStreamAdaptor stream_;
   std::string body_;   // the message being parsed; reused, so it keeps its capacity
   int64_t file_size_;  // -1 when unknown (not a regular file)
 };
@@ -544,20 +583,63 @@ class TextErrorCollector : public google::protobuf::io::ErrorCollector {
   std::string first_error_;
 };
 
+// The first string field of `message` (depth first) that is not UTF-8:
+// its path ("records[3].submit.name"), the record index for records[i], and
+// the offset of its first bad byte. An empty field when all are text.
+struct InvalidUtf8 {
+  std::string field;
+  int record = -1;
+  size_t offset = 0;
+};
+bool FindInvalidUtf8In(const google::protobuf::Message& message, const std::string& prefix,
+                       InvalidUtf8* bad) {
+  const google::protobuf::Reflection* reflection = message.GetReflection();
+  std::vector<const google::protobuf::FieldDescriptor*> fields;
+  reflection->ListFields(message, &fields);
+  for (const google::protobuf::FieldDescriptor* field : fields) {
+    const std::string name = absl::StrCat(prefix, prefix.empty() ? "" : ".", field->name());
+    const int count = field->is_repeated() ? reflection->FieldSize(message, field) : 1;
+    for (int i = 0; i < count; ++i) {
+      const std::string where = field->is_repeated() ? absl::StrCat(name, "[", i, "]") : name;
+      if (field->type() == google::protobuf::FieldDescriptor::TYPE_STRING) {
+        std::string scratch;
+        const std::string& text =
+            field->is_repeated()
+                ? reflection->GetRepeatedStringReference(message, field, i, &scratch)
+                : reflection->GetStringReference(message, field, &scratch);
+        if (const size_t at = FirstInvalidUtf8(text); at < text.size()) {
+          *bad = {where, -1, at};
+          return true;
+        }
+      } else if (field->cpp_type() == google::protobuf::FieldDescriptor::CPPTYPE_MESSAGE) {
+        const google::protobuf::Message& child =
+            field->is_repeated() ? reflection->GetRepeatedMessage(message, field, i)
+                                 : reflection->GetMessage(message, field);
+        if (FindInvalidUtf8In(child, where, bad)) {
+          if (prefix.empty() && field->name() == "records") bad->record = i;
+          return true;
+        }
+      }
+    }
+  }
+  return false;
+}
+InvalidUtf8 FindInvalidUtf8(const google::protobuf::Message& message) {
+  InvalidUtf8 bad;
+  FindInvalidUtf8In(message, "", &bad);
+  return bad;
+}
+
 // A .pbtxt trace: one TraceText, parsed whole (hand-written traces are small).
 // Records are handed out by swapping, so each is held once.
 class TextSource : public TraceReader::Source {
  public:
   static absl::StatusOr<std::unique_ptr<TextSource>> Open(const std::string& path,
                                                           trace::StreamHeader* header) {
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream buffer;
-    buffer << in.rdbuf();
-    if (!in) {
-      return absl::UnavailableError(absl::StrCat(path, ": cannot read: ", std::strerror(errno),
-                                                 "; expected a readable file"));
-    }
-    const std::string text = buffer.str();
+    absl::StatusOr<std::string> read =
+        ReadInputFile(path, kMaxTextTraceBytes, "a task stream in protobuf text format (.pbtxt)");
+    if (!read.ok()) return read.status();
+    const std::string text = std::move(*read);
     if (text.empty()) {
       return absl::InvalidArgumentError(
           absl::StrCat(path,
@@ -577,6 +659,18 @@ class TextSource : public TraceReader::Source {
     }
     // Before TakeHeader moves the header out: its tensor and kernel counts.
     source->RememberLines(locations);
+    // The binary parser refuses a string field that is not UTF-8 (proto3);
+    // the text parser takes any bytes an escape spells, and every output
+    // writer needs names that are text.
+    if (InvalidUtf8 bad = FindInvalidUtf8(source->trace_); !bad.field.empty()) {
+      const int line =
+          absl::StartsWith(bad.field, "records[") ? LineAt(source->record_lines_, bad.record) : 0;
+      return absl::InvalidArgumentError(absl::StrCat(path, line > 0 ? absl::StrCat(":", line) : "",
+                                                     ": ", bad.field, ": not valid UTF-8 (byte ",
+                                                     bad.offset,
+                                                     " of the string); expected text: names and "
+                                                     "strings in a trace must be UTF-8"));
+    }
     if (absl::Status status = source->TakeHeader(path, header); !status.ok()) return status;
     return source;
   }
@@ -685,21 +779,24 @@ std::string MisnamedFormHint(const std::string& path, bool named_text) {
 TraceReader::~TraceReader() = default;
 
 absl::StatusOr<std::unique_ptr<TraceReader>> TraceReader::Open(const std::string& path) {
-  struct stat info;
-  if (::stat(path.c_str(), &info) != 0) {
-    const int error = errno;
-    if (error == ENOENT) {
-      return absl::NotFoundError(absl::StrCat(
-          path, ": cannot open: no such file; expected a trace file (check the path)"));
+  struct stat info = {};
+  const bool text = absl::EndsWith(path, ".pbtxt");
+  // A binary stream may come through a pipe (stdin under --serve, a FIFO a
+  // recording ptoc writes): it is read as it comes, each wait bounded by the
+  // run's limits (PollingFdStream). Anything else must be a regular file --
+  // a device could block or never end -- refused before anything opens it.
+  const bool pipe = ::stat(path.c_str(), &info) == 0 && S_ISFIFO(info.st_mode) && !text;
+  if (!pipe) {
+    // Text traces are parsed whole; binary ones are read record by record,
+    // each record bounded, so any length will do.
+    if (absl::Status status =
+            CheckInputFile(path, text ? kMaxTextTraceBytes : std::numeric_limits<uint64_t>::max(),
+                           text ? "a task stream in protobuf text format (.pbtxt)"
+                                : "a task stream (.pb, as ptoc -o writes, or .pbtxt)");
+        !status.ok()) {
+      return status;
     }
-    return absl::UnavailableError(absl::StrCat(path, ": cannot open: ", std::strerror(error),
-                                               "; expected a readable trace file"));
   }
-  if (S_ISDIR(info.st_mode)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(path, ": is a directory; expected a trace file (.pb or .pbtxt)"));
-  }
-
   if (absl::EndsWith(path, ".py")) {
     return absl::InvalidArgumentError(absl::StrCat(
         path, ": is a Python script; pto_sim replays task streams: record it with 'ptoc ", path,
@@ -717,11 +814,14 @@ absl::StatusOr<std::unique_ptr<TraceReader>> TraceReader::Open(const std::string
     }
     source = std::move(*text);
   } else {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    // Without blocking: a FIFO's open() would wait for its writer (the
+    // reads wait instead, and those give way to a stop).
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) {
       return absl::UnavailableError(absl::StrCat(path, ": cannot open: ", std::strerror(errno),
                                                  "; expected a readable trace file"));
     }
+    ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
     const int64_t file_size = S_ISREG(info.st_mode) ? static_cast<int64_t>(info.st_size) : -1;
     if (file_size == 0) {
       ::close(fd);

@@ -3,7 +3,7 @@ add_library(pto_trace_reader STATIC ${CMAKE_CURRENT_LIST_DIR}/trace_reader.cc
                                     ${CMAKE_CURRENT_LIST_DIR}/unknown_fields.cc)
 target_include_directories(pto_trace_reader PUBLIC ${PROJECT_SOURCE_DIR})
 target_link_libraries(pto_trace_reader
-  PUBLIC pto_common pto_proto pto_aicpu pto_config absl::status absl::statusor
+  PUBLIC pto_common pto_utf8 pto_proto pto_aicpu pto_config absl::status absl::statusor
          absl::strings absl::str_format absl::flat_hash_map)
 
 pto_cc_test(unknown_fields_test

@@ -20,6 +20,9 @@ namespace pto {
 inline constexpr uint64_t kMaxTensorBytes = uint64_t{64} << 30;  // 64 GiB per tensor
 inline constexpr int kMaxScopeDepth = 64;                        // PTO2_MAX_SCOPE_DEPTH
 inline constexpr uint32_t kMaxBlockNum = 65535;                  // blocks per submit
+// A .pbtxt is parsed whole (hand-written and inspected streams); record big
+// runs as binary .pb, which is read record by record.
+inline constexpr uint64_t kMaxTextTraceBytes = uint64_t{256} << 20;
 // RunConfig ring sizes stay within the ranges of the ring.* config keys.
 inline constexpr uint64_t kMaxRingTaskWindow = uint64_t{1} << 24;
 inline constexpr uint64_t kMaxRingHeapBytes = uint64_t{1} << 40;

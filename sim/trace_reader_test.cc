@@ -418,7 +418,7 @@ TEST_F(TraceReaderTest, MissingFile) {
   ASSERT_FALSE(reader.ok());
   EXPECT_EQ(reader.status().code(), absl::StatusCode::kNotFound);
   EXPECT_THAT(std::string(reader.status().message()),
-              StartsWith("/nonexistent/dir/trace.pb: cannot open: no such file"));
+              StartsWith("/nonexistent/dir/trace.pb: no such file; expected a task stream"));
 }
 
 TEST_F(TraceReaderTest, DirectoryIsNotATrace) {

@@ -10,12 +10,19 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/dtype.h"
+#include "common/stop_request.h"
 #include "models/core/op_cost.h"
 #include "models/core/tile_codec.h"
 #include "models/core/tile_predicates.h"
 
 namespace pto {
 namespace {
+
+absl::Status InstanceLimitError(const std::string& label) {
+  return absl::ResourceExhaustedError(
+      absl::StrCat(label, ": the block has executed ", TileExecutor::kMaxOpInstancesPerBlock,
+                   " op instances; check the loop bounds (runaway loop?) or split the kernel"));
+}
 
 using trace::Op;
 
@@ -356,7 +363,15 @@ absl::Status TileExecutor::RunProgram() {
   const IntEnv env = BlockEnv();
   const int32_t end = static_cast<int32_t>(kernel.ops.size());
   int32_t pc = pc_;
+  // A kernel may spin long in zero simulated time (loops of loops that
+  // record nothing): poll for a stop request every few thousand steps.
+  constexpr uint32_t kStopPollSteps = 4096;
+  uint32_t steps = 0;
   while (true) {
+    if (++steps % kStopPollSteps == 0 && StopRequested()) {
+      return absl::CancelledError(
+          absl::StrCat(KernelPrefix(kernel), ": stopped while the kernel ran"));
+    }
     // Close loop bodies that just ran to their end: iterate again or leave.
     while (!frames_.empty()) {
       LoopFrame& f = frames_.back();
@@ -389,6 +404,11 @@ absl::Status TileExecutor::RunProgram() {
     const CompiledOp& op = kernel.ops[pc];
 
     if (op.kind == Op::LOOP) {
+      // Entering a loop counts toward the block's instance limit, as a
+      // branch does: an outer loop around an empty one still ends.
+      if (profile->records.size() + ++unrecorded_copies_ >= kMaxOpInstancesPerBlock) {
+        return InstanceLimitError(op.label);
+      }
       absl::StatusOr<int64_t> start = op.start.Evaluate(env);
       if (!start.ok()) return WithLabel(op, "loop start: ", start.status());
       absl::StatusOr<int64_t> stop = op.stop.Evaluate(env);
@@ -419,9 +439,7 @@ absl::Status TileExecutor::RunProgram() {
       // A branch on the scalar unit: no pipe time of its own, but it counts
       // toward the block's instance limit (a loop of empty IFs still ends).
       if (profile->records.size() + ++unrecorded_copies_ >= kMaxOpInstancesPerBlock) {
-        return absl::ResourceExhaustedError(absl::StrCat(
-            op.label, ": the block has executed ", kMaxOpInstancesPerBlock,
-            " op instances; check the loop bounds (runaway loop?) or split the kernel"));
+        return InstanceLimitError(op.label);
       }
       absl::StatusOr<int64_t> cond = op.cond.Evaluate(env);
       if (!cond.ok()) return WithLabel(op, "cond: ", cond.status());
@@ -577,9 +595,7 @@ absl::Status TileExecutor::RunProgram() {
         break;
     }
     if (profile->records.size() >= kMaxOpInstancesPerBlock) {
-      return absl::ResourceExhaustedError(
-          absl::StrCat(op.label, ": the block has executed ", kMaxOpInstancesPerBlock,
-                       " op instances; check the loop bounds (runaway loop?) or split the kernel"));
+      return InstanceLimitError(op.label);
     }
     if (kernel.uses_valid_shapes && op.kind != Op::LOAD) NoteValid(op);
     profile->Add(rec);
@@ -630,9 +646,7 @@ absl::Status TileExecutor::CloseArm(const CompiledOp& branch, int32_t pc, bool t
   if (!branch.phis.empty() && kernel.core_type == trace::MIX) {
     // A rename on the device: no time, but the MIX pipeline follows it.
     if (profile_->records.size() >= kMaxOpInstancesPerBlock) {
-      return absl::ResourceExhaustedError(
-          absl::StrCat(branch.label, ": the block has executed ", kMaxOpInstancesPerBlock,
-                       " op instances; check the loop bounds (runaway loop?) or split the kernel"));
+      return InstanceLimitError(branch.label);
     }
     OpRecord rec;
     rec.op_index = static_cast<uint32_t>(pc);
@@ -1010,9 +1024,7 @@ absl::Status TileExecutor::CopyCarries(const CompiledOp& loop, int32_t pc, Carry
   }
   // A rename on the device: no time, but the MIX pipeline follows it.
   if (profile_->records.size() + unrecorded_copies_ >= kMaxOpInstancesPerBlock) {
-    return absl::ResourceExhaustedError(
-        absl::StrCat(loop.label, ": the block has executed ", kMaxOpInstancesPerBlock,
-                     " op instances; check the loop bounds (runaway loop?) or split the kernel"));
+    return InstanceLimitError(loop.label);
   }
   if (kernel.core_type != trace::MIX) {
     ++unrecorded_copies_;

@@ -261,7 +261,9 @@ class TileExecutor {
   std::vector<TileValues> tiles_;
   std::vector<uint8_t> staging_;         // one tile row (or one element) of GM bytes
   std::vector<TileValues> carry_temps_;  // a swap's previous values
-  size_t unrecorded_copies_ = 0;         // carry copies of this block without a record
+  // Ops of this block that count toward the instance limit without a record:
+  // carry copies, branches, loop entries.
+  size_t unrecorded_copies_ = 0;
   // Op costs per kernel (by CompiledKernel::uid) under config_; computed once.
   absl::flat_hash_map<uint64_t, std::vector<double>> op_costs_;
   std::vector<double> scratch_costs_;  // for kernels with uid 0

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "common/input_file.h"
 #include "nlohmann/json.hpp"
 
 namespace pto {
@@ -57,8 +58,10 @@ MetricMap BaselineMetrics(const RunMetrics& run) {
 
 absl::StatusOr<Baselines> LoadBaselines(const std::string& path) {
   if (!std::filesystem::exists(path)) return Baselines{};
-  std::ifstream in(path);
-  Json j = Json::parse(in, nullptr, /*allow_exceptions=*/false);
+  absl::StatusOr<std::string> text = ReadInputFile(
+      path, uint64_t{64} << 20, "a baseline file (JSON, as --update-baselines writes)");
+  if (!text.ok()) return text.status();
+  Json j = Json::parse(*text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object() || !j.contains("cases") || !j["cases"].is_object()) {
     return absl::InvalidArgumentError(absl::StrCat(
         path,

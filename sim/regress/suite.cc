@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/input_file.h"
 #include "yaml-cpp/yaml.h"
 
 namespace pto {
@@ -134,12 +135,15 @@ absl::StatusOr<std::pair<std::string, std::string>> SplitMetricRef(const std::st
   return std::make_pair(ref.substr(0, slash), ref.substr(slash + 1));
 }
 
+// A suite is a page of YAML; a bigger file is the wrong file.
+constexpr uint64_t kMaxSuiteBytes = uint64_t{16} << 20;
+
 absl::StatusOr<RegressSuite> LoadRegressSuite(const std::string& path) {
+  absl::StatusOr<std::string> text = ReadInputFile(path, kMaxSuiteBytes, "a regress suite (YAML)");
+  if (!text.ok()) return text.status();
   YAML::Node root;
   try {
-    root = YAML::LoadFile(path);
-  } catch (const YAML::BadFile&) {
-    return absl::NotFoundError(absl::StrCat(path, ": cannot open the suite file"));
+    root = YAML::Load(*text);
   } catch (const YAML::Exception& e) {
     return absl::InvalidArgumentError(absl::StrCat(path, ":", e.mark.line + 1, ": ", e.msg));
   }

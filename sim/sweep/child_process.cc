@@ -2,14 +2,17 @@
 
 #include <fcntl.h>
 #include <sched.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <csignal>
 #include <filesystem>
 #include <map>
+#include <thread>
 
 namespace pto {
 namespace {
@@ -21,9 +24,15 @@ pid_t Start(const ChildJob& job) {
   std::vector<char*> argv;
   for (const std::string& arg : job.argv) argv.push_back(const_cast<char*>(arg.c_str()));
   argv.push_back(nullptr);
+  const pid_t parent = getpid();
   const pid_t pid = fork();
   if (pid != 0) return pid;
-  // Child: only async-signal-safe calls from here on.
+  // Child: only async-signal-safe calls from here on. If the parent dies
+  // (even by SIGKILL), the kernel sends this child SIGTERM, on which
+  // pto_sim stops cleanly: no point outlives its sweep. A parent that died
+  // before the request took effect is checked for once it has.
+  prctl(PR_SET_PDEATHSIG, SIGTERM);
+  if (getppid() != parent) _exit(127);
   const int in = open("/dev/null", O_RDONLY);
   const int out = open(job.stdout_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   const int err = open(job.stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -41,17 +50,36 @@ int ExitCodeOf(int status) {
   return -1;
 }
 
+// How long a child asked to stop has before it is killed.
+constexpr auto kKillGrace = std::chrono::seconds(10);
+
+struct Running {
+  size_t index;
+  Clock::time_point started;
+  Clock::time_point terminated = Clock::time_point::max();  // when sent SIGTERM
+};
+
 }  // namespace
 
-std::vector<ChildResult> RunChildren(
-    const std::vector<ChildJob>& jobs, int parallel,
-    const std::function<void(size_t, const ChildResult&)>& on_done) {
+std::vector<ChildResult> RunChildren(const std::vector<ChildJob>& jobs, int parallel,
+                                     const std::function<void(size_t, const ChildResult&)>& on_done,
+                                     const ChildLimits& limits, bool* stopped) {
   std::vector<ChildResult> results(jobs.size());
-  std::map<pid_t, std::pair<size_t, Clock::time_point>> running;
+  std::map<pid_t, Running> running;
   size_t next = 0;
   parallel = std::max(parallel, 1);
-  while (next < jobs.size() || !running.empty()) {
-    while (next < jobs.size() && static_cast<int>(running.size()) < parallel) {
+  bool stopping = false;
+  while ((!stopping && next < jobs.size()) || !running.empty()) {
+    if (!stopping && limits.stop && limits.stop()) {
+      // Stop every running child the way a user would (it removes its
+      // own temporary files), and start no more.
+      stopping = true;
+      for (auto& [pid, child] : running) {
+        kill(pid, SIGTERM);
+        child.terminated = Clock::now();
+      }
+    }
+    while (!stopping && next < jobs.size() && static_cast<int>(running.size()) < parallel) {
       const pid_t pid = Start(jobs[next]);
       if (pid < 0) {
         results[next].exit_code = 127;
@@ -62,21 +90,40 @@ std::vector<ChildResult> RunChildren(
       ++next;
     }
     if (running.empty()) continue;
+    // Over its time: SIGTERM, then SIGKILL after the grace period.
+    const Clock::time_point now = Clock::now();
+    for (auto& [pid, child] : running) {
+      if (child.terminated == Clock::time_point::max()) {
+        if (limits.max_seconds > 0 &&
+            now - child.started > std::chrono::duration<double>(limits.max_seconds)) {
+          kill(pid, SIGTERM);
+          child.terminated = now;
+        }
+      } else if (now - child.terminated > kKillGrace) {
+        kill(pid, SIGKILL);
+      }
+    }
+    // Polled, so that limits and stop requests are noticed while children run.
     int status = 0;
-    const pid_t pid = waitpid(-1, &status, 0);
-    auto it = running.find(pid);
+    const pid_t pid = waitpid(-1, &status, WNOHANG);
     if (pid < 0 && errno == ECHILD) {  // our children are gone: nothing to wait for
-      for (const auto& [lost, job] : running) results[job.first].exit_code = 127;
+      for (const auto& [lost, child] : running) results[child.index].exit_code = 127;
       running.clear();
       continue;
     }
-    if (pid < 0 || it == running.end()) continue;  // interrupted, or not ours
-    const auto [index, started] = it->second;
+    auto it = running.find(pid);
+    if (pid <= 0 || it == running.end()) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      continue;
+    }
+    const Running child = it->second;
     running.erase(it);
-    results[index].exit_code = ExitCodeOf(status);
-    results[index].wall_seconds = std::chrono::duration<double>(Clock::now() - started).count();
-    if (on_done) on_done(index, results[index]);
+    results[child.index].exit_code = ExitCodeOf(status);
+    results[child.index].wall_seconds =
+        std::chrono::duration<double>(Clock::now() - child.started).count();
+    if (on_done) on_done(child.index, results[child.index]);
   }
+  if (stopped != nullptr) *stopped = stopping;
   return results;
 }
 

@@ -20,12 +20,25 @@ struct ChildResult {
   double wall_seconds = 0;
 };
 
+struct ChildLimits {
+  // A child running longer is sent SIGTERM (pto_sim's clean stop), and
+  // SIGKILL 10 s later; 0: no limit.
+  double max_seconds = 0;
+  // Polled while children run: once true, every running child is sent
+  // SIGTERM (SIGKILL 10 s later) and reaped, and no further job starts.
+  std::function<bool()> stop;
+};
+
 // Runs `jobs` with at most `parallel` children alive at once, in index order
 // of start. `on_done(index, result)` is called in the parent as each child
-// ends (in completion order). Returns the results in job order.
+// ends (in completion order). Returns the results in job order; a job never
+// started (after a stop) has exit_code -1, and `*stopped` says whether the
+// batch was stopped. Every child gets SIGTERM when this process dies, by
+// any death (PR_SET_PDEATHSIG): none outlives its parent.
 std::vector<ChildResult> RunChildren(
     const std::vector<ChildJob>& jobs, int parallel,
-    const std::function<void(size_t, const ChildResult&)>& on_done = nullptr);
+    const std::function<void(size_t, const ChildResult&)>& on_done = nullptr,
+    const ChildLimits& limits = {}, bool* stopped = nullptr);
 
 // The path of the running executable (to start more of itself).
 std::string SelfExecutable();

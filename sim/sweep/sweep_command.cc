@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -13,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "common/stop_request.h"
 #include "sim/config_loader.h"
 #include "sim/config_schema.h"
 #include "sim/provenance.h"
@@ -236,6 +238,8 @@ int RunSweepCommand(const SweepOptions& options, std::ostream& out, std::ostream
       job.argv.insert(job.argv.end(), {"--set", spec.axes[a].key + "=" + p.values[a]});
     }
     if (spec.summary_only) job.argv.push_back("--summary-only");
+    job.argv.insert(job.argv.end(),
+                    {"--max-wall-seconds", absl::StrFormat("%.17g", options.max_wall_seconds)});
     job.stdout_path = (dir / "stdout.txt").string();
     job.stderr_path = (dir / "stderr.txt").string();
     jobs.push_back(std::move(job));
@@ -244,13 +248,29 @@ int RunSweepCommand(const SweepOptions& options, std::ostream& out, std::ostream
   ProgressLine progress(err, isatty(STDERR_FILENO) == 1, "sweep", static_cast<int>(jobs.size()));
   int done = 0, failed = 0;
   const auto start = std::chrono::steady_clock::now();
-  const std::vector<ChildResult> results =
-      RunChildren(jobs, parallel, [&](size_t, const ChildResult& r) {
+  InstallStopSignalHandlers();
+  ChildLimits limits;
+  limits.max_seconds = options.max_wall_seconds + kPointGraceSeconds;
+  limits.stop = [] { return StopSignal() != 0; };
+  bool stopped = false;
+  const std::vector<ChildResult> results = RunChildren(
+      jobs, parallel,
+      [&](size_t, const ChildResult& r) {
         ++done;
         if (r.exit_code != 0) ++failed;
         progress.Update(done, failed);
-      });
+      },
+      limits, &stopped);
   progress.Finish();
+  if (stopped) {
+    // A stopped sweep is no sweep: no table that looks complete.
+    const int signal = StopSignal();
+    err << "pto_sim sweep: stopped by " << (signal == SIGINT ? "SIGINT" : "SIGTERM")
+        << "; every running point was stopped; " << done << " of " << jobs.size()
+        << " points ended (their directories are in " << (out_dir / "points").string()
+        << "); no sweep.csv written\n";
+    return 128 + signal;
+  }
   const double wall =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
