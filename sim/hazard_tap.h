@@ -49,6 +49,8 @@ class HazardTap : public RunObserver {
 
   // Flushes what is left and moves every report into `output`.
   void Finish(HazardOutput* output);
+  // Tasks the detector did not check (HazardDetector::unchecked_tasks).
+  int64_t unchecked_tasks() const { return detector_->unchecked_tasks(); }
 
  private:
   bool ManualDep(uint32_t tensor_id);

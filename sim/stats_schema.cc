@@ -215,6 +215,10 @@ const std::vector<StatSpec>& Table() {
       {"hazards_not_stored", U::kCount,
        "distinct hazards past the 1000 stored in \"hazards\" (only when some were dropped)", {},
        {}, T::kNone, false, true},
+      {"hazards_unchecked_tasks", U::kCount,
+       "tasks whose accesses the detector did not check: past the 2^32nd of the launch (only "
+       "then)",
+       {}, {}, T::kNone, false, true},
       // ---- the runtime's overhead model (with --out; docs in sim/overhead_analysis.h)
       {"scheduler_overhead/makespan_us", U::kMicroseconds,
        "first core record start to last record end", {}, {}, T::kNone, false, false},

@@ -10,21 +10,31 @@
 
 namespace pto {
 
-// One thing a block of a task did: a GM access or a publish event.
+// One thing a block of a task did: a GM access or a publish event. 32
+// bytes: a multi-block task's log is held whole until the task ends.
 struct BlockLogEntry {
-  int block = 0;
-  int core = -1;
-  bool is_event = false;
-  GmAccessKind access = GmAccessKind::kRead;
-  BlockEventKind event = BlockEventKind::kFence;
   uint64_t begin = 0;  // access bytes [begin, end); kCacheInvalidLine: the address
   uint64_t end = 0;
   // A tile transfer's rows: `row` bytes every `stride` from `begin` up to
-  // `end`; stride 0: one contiguous range.
-  uint64_t row = 0;
-  uint64_t stride = 0;
+  // `end`; stride 0: one contiguous range (see set_range).
+  uint32_t row = 0;
+  uint32_t stride = 0;
+  uint16_t block = 0;  // < 65536 blocks per submit (the trace reader's bound)
+  int16_t core = -1;   // < 32768 cores (4096 clusters of 3)
+  bool is_event = false;
+  GmAccessKind access = GmAccessKind::kRead;
+  BlockEventKind event = BlockEventKind::kFence;
 
   StridedRange range() const { return {begin, end, stride == 0 ? end - begin : row, stride}; }
+  // Rows or a stride of 4 GiB or more are kept as their bounds (which may
+  // flag the gaps between the rows, never miss a byte).
+  void set_range(const StridedRange& range) {
+    begin = range.begin;
+    end = range.end;
+    const bool narrow = !range.contiguous() && range.stride <= UINT32_MAX;
+    row = narrow ? static_cast<uint32_t>(range.row) : 0;
+    stride = narrow ? static_cast<uint32_t>(range.stride) : 0;
+  }
   // Calls f(row_begin, row_end) for each contiguous run of the access.
   template <typename F>
   void ForEachRow(F f) const {

@@ -10,6 +10,8 @@
 #include "absl/strings/str_join.h"
 
 namespace pto {
+
+static_assert(sizeof(BlockLogEntry) == 32, "a block log holds a multi-block task's accesses");
 namespace {
 
 // 'name' (#seq, kernel.py:27): the task as the user can find it.
@@ -129,6 +131,7 @@ HazardTask HazardDetector::TaskOf(const Node& node) const {
 
 HazardDetector::Node& HazardDetector::Ensure(TaskSeq seq) {
   if (Node* found = Find(seq)) return *found;
+  if (!any_added_) seq_base_ = seq;
   uint32_t index;
   if (!free_nodes_.empty()) {
     index = free_nodes_.back();
@@ -366,6 +369,7 @@ void HazardDetector::Buffer(TaskSeq task, Use use, const StridedRange& range) {
 
 void HazardDetector::CheckAccess(Node& node, Use use, const StridedRange& range) {
   const TaskSeq task = node.seq;
+  const uint32_t local = LocalOf(task);
   // Plain reads conflict with writes and atomics; atomics with reads and
   // writes; writes with all.
   const bool scans_reads = use == Use::kWrite || use == Use::kAtomic;
@@ -388,7 +392,7 @@ void HazardDetector::CheckAccess(Node& node, Use use, const StridedRange& range)
           if (from >= std::min(range.end, theirs.end())) continue;
           // Both are in every bucket of this level their bounds share;
           // judge them in the first.
-          if (from / chunk != g || theirs.seq() == task) continue;
+          if (from / chunk != g || theirs.local() == local) continue;
           const bool single_bucket = theirs.begin() / chunk == (theirs.end() - 1) / chunk;
           const auto drop = [&] {
             if (single_bucket) {
@@ -398,7 +402,8 @@ void HazardDetector::CheckAccess(Node& node, Use use, const StridedRange& range)
               superseded_.push_back(theirs);
             }
           };
-          Node* other = Find(theirs.seq());
+          const TaskSeq their_seq = SeqOf(theirs);
+          Node* other = Find(their_seq);
           if (other == nullptr) {  // retired: ordered before this task
             drop();
             continue;
@@ -416,7 +421,7 @@ void HazardDetector::CheckAccess(Node& node, Use use, const StridedRange& range)
           } else {
             kind = HazardKind::kWar;  // an earlier read, a later write
           }
-          const bool ordered = Reaches(theirs.seq(), task);
+          const bool ordered = Reaches(their_seq, task);
           if (!ordered) Record(node, *other, kind, lo, hi);
           // A covered access that is ordered before this write, or reported
           // against it, is dropped: whoever conflicts with it later
@@ -453,6 +458,31 @@ void HazardDetector::CheckAccess(Node& node, Use use, const StridedRange& range)
     });
   }
   superseded_.clear();
+  IndexAccess(task, range, use);
+}
+
+void HazardDetector::IndexAccess(TaskSeq task, const StridedRange& range, Use use) {
+  if (range.end - range.begin >= kMaxSpan) {
+    // Pieces of whole rows (or, for rows this long, of bytes): their union
+    // is the range, so every overlap is still found.
+    if (!range.contiguous() && range.row < kMaxSpan / 2 && range.stride <= UINT32_MAX) {
+      const int64_t rows_per_piece =
+          static_cast<int64_t>((kMaxSpan / 2 - range.row) / range.stride) + 1;
+      for (int64_t first = 0; first < range.rows(); first += rows_per_piece) {
+        const int64_t rows = std::min(rows_per_piece, range.rows() - first);
+        IndexAccess(task,
+                    StridedRange::Rows(range.begin + static_cast<uint64_t>(first) * range.stride,
+                                       rows, range.row, range.stride),
+                    use);
+      }
+    } else {
+      for (uint64_t begin = range.begin; begin < range.end; begin += kMaxSpan / 2) {
+        IndexAccess(
+            task, StridedRange::Contiguous(begin, std::min(range.end, begin + kMaxSpan / 2)), use);
+      }
+    }
+    return;
+  }
   const bool in_write_index = use == Use::kWrite || use == Use::kAtomic;
   Index& own = in_write_index ? write_index_ : read_index_;
   const int level = LevelOf(range);
@@ -460,7 +490,7 @@ void HazardDetector::CheckAccess(Node& node, Use use, const StridedRange& range)
   levels = std::max(levels, level + 1);
   const uint64_t chunk = chunk_bytes_[level];
   for (uint64_t g = range.begin / chunk; g <= (range.end - 1) / chunk; ++g) {
-    own[BucketKey(level, g)].refs.emplace_back(task, range, use);
+    own[BucketKey(level, g)].refs.emplace_back(LocalOf(task), range, use);
   }
 }
 
@@ -478,10 +508,7 @@ void HazardDetector::AddBlockRowsAccess(TaskSeq task, int block, int core, GmAcc
   entry.block = block;
   entry.core = core;
   entry.access = kind;
-  entry.begin = range.begin;
-  entry.end = range.end;
-  entry.row = range.row;
-  entry.stride = range.stride;
+  entry.set_range(range);
   AppendBlockLog(Ensure(task), entry);
 }
 
@@ -500,10 +527,7 @@ void HazardDetector::AppendBlockLog(Node& node, const BlockLogEntry& entry) {
       if (earlier.is_event || earlier.access != entry.access) break;
       StridedRange merged;
       if (!Coalesce(earlier.range(), entry.range(), &merged)) break;
-      earlier.begin = merged.begin;
-      earlier.end = merged.end;
-      earlier.row = merged.row;
-      earlier.stride = merged.stride;
+      earlier.set_range(merged);
       return;
     }
   }
@@ -593,7 +617,11 @@ void HazardDetector::Check(Node& node) {
   if (!node.done) FinishBlocks(node);  // flushing
   std::vector<Access> accesses;
   accesses.swap(WorkOf(node).accesses);
-  for (const Access& access : accesses) CheckAccess(node, access.use, access.range);
+  if (node.seq - seq_base_ <= UINT32_MAX) {
+    for (const Access& access : accesses) CheckAccess(node, access.use, access.range);
+  } else if (!accesses.empty()) {
+    ++unchecked_tasks_;  // past what an index entry can name
+  }
   Emit(node);
   // Its buffers serve a later task: no allocation per task.
   std::unique_ptr<Work> work = std::move(node.work);
@@ -623,20 +651,21 @@ void HazardDetector::CheckHostRead(const HostRead& read) {
         uint64_t lo;
         uint64_t hi;
         if (theirs.dead() || !Intersect(read.range, theirs.range(), &lo, &hi)) continue;
-        const Node* writer = Find(theirs.seq());
+        const TaskSeq their_seq = SeqOf(theirs);
+        const Node* writer = Find(their_seq);
         if (writer == nullptr) continue;
         bool waited_for = false;
         for (TaskSeq waited : read.waited) {
-          if (Find(waited) != nullptr && Reaches(theirs.seq(), waited)) {
+          if (Find(waited) != nullptr && Reaches(their_seq, waited)) {
             waited_for = true;
             break;
           }
         }
         if (waited_for) continue;
-        if (std::find(unordered.begin(), unordered.end(), theirs.seq()) != unordered.end()) {
+        if (std::find(unordered.begin(), unordered.end(), their_seq) != unordered.end()) {
           continue;
         }
-        unordered.push_back(theirs.seq());
+        unordered.push_back(their_seq);
         if (report.others.size() < kMaxOthers) {
           report.others.push_back(TaskOf(*writer));
         } else {
@@ -691,7 +720,7 @@ void HazardDetector::SweepRetired() {
       std::vector<AccessRef>& refs = bucket->second.refs;
       refs.erase(std::remove_if(refs.begin(), refs.end(),
                                 [this](const AccessRef& ref) {
-                                  return ref.dead() || node_of_task_.Find(ref.seq()) == nullptr;
+                                  return ref.dead() || node_of_task_.Find(SeqOf(ref)) == nullptr;
                                 }),
                  refs.end());
       bucket->second.dead = 0;

@@ -142,6 +142,8 @@ class HazardDetector {
   bool Reaches(TaskSeq from, TaskSeq to);
   int64_t live_tasks() const { return static_cast<int64_t>(node_of_task_.size()); }
   int64_t peak_live_tasks() const { return peak_live_; }
+  // Tasks whose accesses were not checked: past the 2^32nd of the launch.
+  int64_t unchecked_tasks() const { return unchecked_tasks_; }
 
  private:
   enum class Use : uint8_t { kRead, kWrite, kAtomic, kPredicate };
@@ -150,41 +152,54 @@ class HazardDetector {
     Use use;
   };
   // An index entry carries the range, so scanning a bucket needs no node
-  // lookup until two ranges actually overlap. It is four words, since a
+  // lookup until two ranges actually overlap. It is three words, since a
   // launch that fits in the task window keeps one per access to its end:
-  // the task, the use and whether it is dead (superseded or retired, not
-  // yet compacted away) share one; row and stride share another (a strided
-  // range with a row or stride of 4 GiB or more is kept as its bounds,
-  // which may flag the gaps between its rows).
+  // the task is its offset from the launch's first (`local`); the span
+  // (end - begin, under kMaxSpan: a longer access is indexed in pieces), the
+  // use and whether it is dead (superseded or retired, not yet compacted
+  // away) share a word; a strided range with a row or stride of 4 GiB or
+  // more is kept as its bounds, which may flag the gaps between its rows.
+  static constexpr uint64_t kMaxSpan = uint64_t{1} << 29;
   class AccessRef {
    public:
-    AccessRef(TaskSeq seq, const StridedRange& range, Use use)
-        : begin_(range.begin), end_(range.end), tag_(seq << 3 | static_cast<uint64_t>(use) << 1) {
+    AccessRef(uint32_t local, const StridedRange& range, Use use)
+        : begin_(range.begin),
+          span_(static_cast<uint32_t>(range.end - range.begin) | static_cast<uint32_t>(use) << 29),
+          local_(local) {
       if (!range.contiguous() && range.stride <= UINT32_MAX) {
         row_ = static_cast<uint32_t>(range.row);
         stride_ = static_cast<uint32_t>(range.stride);
       }
     }
-    TaskSeq seq() const { return tag_ >> 3; }
-    Use use() const { return static_cast<Use>(tag_ >> 1 & 3); }
-    bool dead() const { return (tag_ & 1) != 0; }
-    void kill() { tag_ |= 1; }
+    uint32_t local() const { return local_; }
+    Use use() const { return static_cast<Use>(span_ >> 29 & 3); }
+    bool dead() const { return (span_ >> 31) != 0; }
+    void kill() { span_ |= uint32_t{1} << 31; }
     uint64_t begin() const { return begin_; }
-    uint64_t end() const { return end_; }
+    uint64_t end() const { return begin_ + (span_ & (kMaxSpan - 1)); }
     StridedRange range() const {
-      return stride_ == 0 ? StridedRange::Contiguous(begin_, end_)
-                          : StridedRange{begin_, end_, row_, stride_};
+      return stride_ == 0 ? StridedRange::Contiguous(begin_, end())
+                          : StridedRange{begin_, end(), row_, stride_};
     }
     // Same task, use and range (whether dead or not).
-    auto key() const { return std::make_tuple(tag_ >> 1, begin_, end_, row_, stride_); }
+    auto key() const {
+      return std::make_tuple(local_, span_ & ~(uint32_t{1} << 31), begin_, row_, stride_);
+    }
 
    private:
     uint64_t begin_;
-    uint64_t end_;
+    uint32_t span_;   // end - begin, use << 29, dead << 31
+    uint32_t local_;  // the task's seq - seq_base_
     uint32_t row_ = 0;
     uint32_t stride_ = 0;  // 0: contiguous
-    uint64_t tag_;
   };
+  static_assert(sizeof(AccessRef) == 24, "a launch in the window keeps one per access");
+  // The task of an entry, and an entry's offset of a task (the detector
+  // checks at most 2^32 tasks of a launch; see AddTask).
+  TaskSeq SeqOf(const AccessRef& ref) const { return seq_base_ + ref.local(); }
+  uint32_t LocalOf(TaskSeq seq) const { return static_cast<uint32_t>(seq - seq_base_); }
+  // Indexes `range` for `task`: in pieces of less than kMaxSpan bytes.
+  void IndexAccess(TaskSeq task, const StridedRange& range, Use use);
   // Scans skip dead entries; compaction keeps the order of the live ones,
   // so the order of reports does not depend on when it happens.
   struct Bucket {
@@ -317,6 +332,10 @@ class HazardDetector {
   std::vector<std::pair<uint64_t, bool>> swept_granules_;
   TaskSeq last_added_ = 0;
   bool any_added_ = false;
+  TaskSeq seq_base_ = 0;  // the first task's seq (AccessRef::local)
+  // Tasks past the detector's 2^32 of a launch: added and ordered, but
+  // their accesses are not checked (reported by unchecked_tasks()).
+  int64_t unchecked_tasks_ = 0;
   // The task added before last_added_, for the chain fast path (a task's
   // edges arrive right after it).
   TaskSeq before_last_added_ = 0;

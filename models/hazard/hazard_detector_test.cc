@@ -637,5 +637,37 @@ TEST(HazardDetectorTest, UnknownAddressesAreNamedAsSuch) {
   EXPECT_THAT(FormatHazard(reports[0]), HasSubstr("on <unknown tensor> at GM [0x40, 0x44)"));
 }
 
+// An index entry spans less than 512 MiB: a longer access is indexed in
+// pieces, and a conflict anywhere in it is still found -- at either end of a
+// 3 GiB write, and in the last rows of a strided read spanning 2 GiB.
+TEST(HazardDetectorTest, AccessesLongerThanAnIndexEntryAreCheckedWhole) {
+  constexpr uint64_t kBase = uint64_t{1} << 40;
+  constexpr uint64_t kGiB = uint64_t{1} << 30;
+  HazardDetector detector = MakeDetector();
+  detector.AddTask(7, "big_write");
+  detector.AddAccess(7, GmAccessKind::kWrite, kBase, 3 * kGiB);
+  detector.AddTask(8, "reads_the_end");
+  detector.AddAccess(8, GmAccessKind::kRead, kBase + 3 * kGiB - 64, 64);
+  detector.AddTask(9, "reads_the_start");
+  detector.AddAccess(9, GmAccessKind::kRead, kBase, 4);
+  // Rows of 4 KiB every 1 MiB over 2 GiB, past the big write: the last row
+  // meets task 11's write.
+  detector.AddTask(10, "strided_read");
+  detector.AddRowsAccess(10, GmAccessKind::kRead, kBase + 4 * kGiB, 2048, 4096, 1 << 20);
+  detector.AddTask(11, "writes_the_last_row");
+  detector.AddAccess(11, GmAccessKind::kWrite, kBase + 4 * kGiB + 2047 * (1 << 20), 64);
+  detector.AddTask(12, "writes_between_rows");
+  detector.AddAccess(12, GmAccessKind::kWrite, kBase + 4 * kGiB + 2046 * (1 << 20) + 8192, 64);
+  for (TaskSeq seq = 7; seq <= 12; ++seq) detector.EndTask(seq);
+  detector.Flush();
+  std::vector<std::pair<TaskSeq, HazardKind>> found;
+  for (const HazardReport& report : detector.TakeReports()) {
+    found.emplace_back(report.task.seq, report.kind);
+  }
+  EXPECT_THAT(found, ElementsAre(std::make_pair(TaskSeq{8}, HazardKind::kRaw),
+                                 std::make_pair(TaskSeq{9}, HazardKind::kRaw),
+                                 std::make_pair(TaskSeq{11}, HazardKind::kWar)));
+}
+
 }  // namespace
 }  // namespace pto
