@@ -47,6 +47,18 @@ const std::string& LongTrace() {
   return path;
 }
 
+// A shorter stream (a fraction of a second of simulation): enough for a
+// second process to act while the first runs.
+const std::string& MediumTrace() {
+  static const std::string path = [] {
+    const std::string trace = FreshDir("medium_trace") + "/stress.pb";
+    const CliResult gen = RunCli(kStressGen, {"--tasks", "60000", "-o", trace});
+    EXPECT_EQ(gen.exit_code, 0) << gen.err;
+    return trace;
+  }();
+  return path;
+}
+
 // Every regular file under `dir`.
 std::vector<std::string> FilesUnder(const std::string& dir) {
   std::vector<std::string> files;
@@ -241,7 +253,7 @@ TEST(RunLimitsCliTest, AClosedStdoutEndsTheRunCleanly) {
       "/bin/bash", {"-c",
                     "\"$0\" --config \"$1\" --trace \"$2\" --out \"$3\" 2>\"$4\" | head -c 1 "
                     ">/dev/null; echo \"${PIPESTATUS[0]}\"",
-                    kPtoSim, kConfig, LongTrace(), out_dir, err_path});
+                    kPtoSim, kConfig, MediumTrace(), out_dir, err_path});
   EXPECT_EQ(run.out, "141\n") << ReadFile(err_path);
   EXPECT_THAT(ReadFile(err_path), HasSubstr("pto_sim: stopped by SIGPIPE (stdout was closed)"));
   EXPECT_THAT(FilesUnder(out_dir), ::testing::IsEmpty());
@@ -251,10 +263,13 @@ TEST(RunLimitsCliTest, ASecondRunIntoTheSameOutFailsAtOnce) {
   const std::string out_dir = FreshDir("two_writers_out");
   const std::string io = FreshDir("two_writers_io");
   const pid_t first =
-      Start({kPtoSim, "--config", kConfig, "--trace", LongTrace(), "--out", out_dir}, io);
+      Start({kPtoSim, "--config", kConfig, "--trace", MediumTrace(), "--out", out_dir}, io);
   WaitFor([&] { return fs::exists(out_dir + "/launch_0"); });
-  const CliResult second =
-      RunCli(kPtoSim, {"--config", kConfig, "--trace", LongTrace(), "--out", out_dir});
+  // The second opens a small trace: it reaches the claim while the first
+  // still simulates.
+  const CliResult second = RunCli(
+      kPtoSim, {"--config", kConfig, "--trace",
+                std::string(PTO_SOURCE_DIR) + "/bad_inputs/trace/base.pbtxt", "--out", out_dir});
   EXPECT_EQ(second.exit_code, 2) << second.err;
   EXPECT_THAT(second.err, HasSubstr("another run is writing into it now"));
   const Stopped run = Reap(first, io);  // the first is untouched and completes
@@ -322,6 +337,28 @@ TEST(RunLimitsCliTest, AStoppedSweepStopsItsPointsAndWritesNoTable) {
   EXPECT_FALSE(fs::exists(out_dir + "/sweep.csv"));
   for (const pid_t point : points) EXPECT_NE(kill(point, 0), 0) << point << " still runs";
   EXPECT_FALSE(fs::exists(out_dir + "/points/2/stdout.txt"));  // never started
+}
+
+// `pto_sim deps` on a million tasks, under a 3 GiB address-space cap (not
+// under ASan, whose shadow memory needs more): the reduction keeps memory
+// linear in tasks and edges (an N x N bitset needed 125 GB here).
+TEST(RunLimitsCliTest, DepsOfAMillionTasksFitsInBoundedMemory) {
+  const std::string trace = FreshDir("million_deps") + "/stress.pb";
+  const CliResult gen = RunCli(kStressGen, {"--tasks", "1000000", "-o", trace});
+  ASSERT_EQ(gen.exit_code, 0) << gen.err;
+#if defined(__SANITIZE_ADDRESS__)
+  const std::string cap;
+#else
+  const std::string cap = "ulimit -v 3145728; ";
+#endif
+  const CliResult deps =
+      RunCli("/bin/bash", {"-c",
+                           cap + "set -o pipefail; \"$0\" deps \"$1\" --edge-mode reduced | "
+                                 "grep '^launch '",
+                           kPtoSim, trace});
+  ASSERT_EQ(deps.exit_code, 0) << deps.err;
+  EXPECT_THAT(deps.out, MatchesRegex("launch '[^']*': 1000000 tasks, [0-9]+ edge reasons, [0-9]+ "
+                                     "unique edges\n"));
 }
 
 }  // namespace
