@@ -5,6 +5,7 @@
 #include <sstream>
 #include <string>
 
+#include "common/stop_request.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -65,6 +66,20 @@ TEST_F(AtomicFileTest, UnwritableDirectoryIsAnError) {
   const absl::Status s = WriteFileAtomically((dir_ / "missing" / "x.json").string(), "x");
   EXPECT_FALSE(s.ok());
   EXPECT_THAT(std::string(s.message()), HasSubstr("x.json.tmp: cannot open for writing"));
+}
+
+// Past the run's wall-clock deadline (or after a signal) nothing more is
+// committed: the file stays absent, its temporary removed.
+TEST_F(AtomicFileTest, AStoppedRunCommitsNothing) {
+  const fs::path path = dir_ / "deps.json";
+  SetWallDeadline(std::chrono::steady_clock::now() - std::chrono::seconds(1));
+  const absl::Status status = WriteFileAtomically(path.string(), "{}\n");
+  ClearWallDeadline();
+  EXPECT_EQ(status.code(), absl::StatusCode::kCancelled);
+  EXPECT_THAT(status.message(), HasSubstr("deps.json: not written: the run is stopping"));
+  EXPECT_FALSE(fs::exists(path));
+  EXPECT_FALSE(fs::exists(path.string() + ".tmp"));
+  EXPECT_TRUE(WriteFileAtomically(path.string(), "{}\n").ok());  // no deadline: written
 }
 
 }  // namespace
