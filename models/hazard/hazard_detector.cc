@@ -126,7 +126,7 @@ uint32_t HazardDetector::Intern(std::string_view name, std::string_view origin) 
 
 HazardTask HazardDetector::TaskOf(const Node& node) const {
   const auto& [name, origin] = labels_[node.label];
-  return {node.seq, name, origin};
+  return {SeqOf(node), name, origin};
 }
 
 HazardDetector::Node& HazardDetector::Ensure(TaskSeq seq) {
@@ -144,14 +144,14 @@ HazardDetector::Node& HazardDetector::Ensure(TaskSeq seq) {
   last_seq_ = seq;
   last_index_ = index;
   Node& node = nodes_[index];
-  node.seq = seq;
+  node.offset = LocalOf(seq);
   node.label = 0;
   node.ring = -1;
   node.local = 0;
   node.done = false;
   node.producers.clear();
   node.visit_stamp = 0;
-  node.full_low = seq;
+  node.full_low = node.offset;
   if (spare_work_.empty()) {
     node.work = std::make_unique<Work>();
   } else {
@@ -169,6 +169,10 @@ HazardDetector::Node& HazardDetector::Ensure(TaskSeq seq) {
 
 void HazardDetector::AddTask(TaskSeq seq, std::string_view name, int ring, uint32_t local,
                              std::string_view origin) {
+  if (!Fits(seq)) {  // past the 2^32 tasks an offset names
+    ++unchecked_tasks_;
+    return;
+  }
   Node& node = Ensure(seq);
   node.label = Intern(name, origin);
   node.ring = ring < kRings ? ring : kRings - 1;
@@ -176,6 +180,7 @@ void HazardDetector::AddTask(TaskSeq seq, std::string_view name, int ring, uint3
 }
 
 void HazardDetector::AddDependency(TaskSeq producer, TaskSeq consumer) {
+  if (!Fits(producer) || !Fits(consumer)) return;
   if (producer == consumer) return;
   Node& to = Ensure(consumer);
   // Looked up past the one-entry cache, which keeps the consumer: a task's
@@ -184,8 +189,9 @@ void HazardDetector::AddDependency(TaskSeq producer, TaskSeq consumer) {
   // A retired producer is ordered before everything still to come.
   if (found == nullptr) return;
   const Node& from = nodes_[*found];
-  if (std::find(to.producers.begin(), to.producers.end(), producer) != to.producers.end()) return;
-  to.producers.push_back(producer);
+  const uint32_t offset = LocalOf(producer);
+  if (std::find(to.producers.begin(), to.producers.end(), offset) != to.producers.end()) return;
+  to.producers.push_back(offset);
   if (consumer == last_added_ && any_before_last_ && producer == before_last_added_) {
     to.full_low = std::min(to.full_low, from.full_low);
   }
@@ -198,9 +204,9 @@ bool HazardDetector::Reaches(TaskSeq from, TaskSeq to) {
   Node* target = Find(to);
   Node* source = Find(from);
   if (target == nullptr || source == nullptr) return false;
-  if (from >= target->full_low) return true;
+  if (LocalOf(from) >= target->full_low) return true;
   // A direct edge (a tensor-map or explicit producer): no walk.
-  if (std::find(target->producers.begin(), target->producers.end(), from) !=
+  if (std::find(target->producers.begin(), target->producers.end(), LocalOf(from)) !=
       target->producers.end()) {
     return true;
   }
@@ -217,7 +223,8 @@ bool HazardDetector::Reaches(TaskSeq from, TaskSeq to) {
   bfs_queue_.push_back(*node_of_task_.Find(to));
   target->visit_stamp = visit_stamp_;
   for (size_t head = 0; head < bfs_queue_.size(); ++head) {
-    for (TaskSeq producer : nodes_[bfs_queue_[head]].producers) {
+    for (const uint32_t offset : nodes_[bfs_queue_[head]].producers) {
+      const TaskSeq producer = SeqOf(offset);
       if (producer < from) continue;  // nothing older than `from` leads to it
       const uint32_t* found = node_of_task_.Find(producer);
       if (found == nullptr) continue;  // retired, and so are its ancestors
@@ -260,7 +267,7 @@ void HazardDetector::Record(Node& later, const Node& earlier, HazardKind kind, u
   report.region_begin = std::min(report.region_begin, begin);
   report.region_end = std::max(report.region_end, end);
   for (const HazardTask& other : report.others) {
-    if (other.seq == earlier.seq) return;
+    if (other.seq == SeqOf(earlier)) return;
   }
   // Names past the cap are counted, not kept: a task racing with thousands
   // of others costs a counter, not a list. Checking in submission order
@@ -275,12 +282,14 @@ void HazardDetector::Record(Node& later, const Node& earlier, HazardKind kind, u
 }
 
 void HazardDetector::AddAccess(TaskSeq task, GmAccessKind kind, uint64_t addr, uint64_t size) {
+  if (!Fits(task)) return;
   if (size == 0) return;
   AddRowsAccess(task, kind, addr, 1, size, size);
 }
 
 void HazardDetector::AddRowsAccess(TaskSeq task, GmAccessKind kind, uint64_t addr, int64_t rows,
                                    uint64_t row_bytes, uint64_t stride) {
+  if (!Fits(task)) return;
   if (rows <= 0 || row_bytes == 0) return;
   const StridedRange range = StridedRange::Rows(addr, rows, row_bytes, stride);
   if (kind == GmAccessKind::kRead) {
@@ -309,6 +318,7 @@ void HazardDetector::AddRowsAccess(TaskSeq task, GmAccessKind kind, uint64_t add
 void HazardDetector::AddViewAccess(TaskSeq task, GmAccessKind kind, uint64_t first_byte,
                                    int64_t elem_bytes, absl::Span<const int64_t> shape,
                                    absl::Span<const int64_t> strides) {
+  if (!Fits(task)) return;
   const int dims = static_cast<int>(shape.size());
   for (int64_t extent : shape) {
     if (extent <= 0) return;  // an empty view touches nothing
@@ -344,6 +354,7 @@ void HazardDetector::AddViewAccess(TaskSeq task, GmAccessKind kind, uint64_t fir
 }
 
 void HazardDetector::AddPredicateRead(TaskSeq task, uint64_t addr, uint64_t size) {
+  if (!Fits(task)) return;
   if (size == 0) return;
   Buffer(task, Use::kPredicate, StridedRange::Contiguous(addr, addr + size));
 }
@@ -368,8 +379,8 @@ void HazardDetector::Buffer(TaskSeq task, Use use, const StridedRange& range) {
 }
 
 void HazardDetector::CheckAccess(Node& node, Use use, const StridedRange& range) {
-  const TaskSeq task = node.seq;
-  const uint32_t local = LocalOf(task);
+  const TaskSeq task = SeqOf(node);
+  const uint32_t local = node.offset;
   // Plain reads conflict with writes and atomics; atomics with reads and
   // writes; writes with all.
   const bool scans_reads = use == Use::kWrite || use == Use::kAtomic;
@@ -502,6 +513,7 @@ void HazardDetector::AddBlockAccess(TaskSeq task, int block, int core, GmAccessK
 void HazardDetector::AddBlockRowsAccess(TaskSeq task, int block, int core, GmAccessKind kind,
                                         uint64_t addr, int64_t rows, uint64_t row_bytes,
                                         uint64_t stride) {
+  if (!Fits(task)) return;
   if (rows <= 0) return;
   const StridedRange range = StridedRange::Rows(addr, rows, row_bytes, stride);
   BlockLogEntry entry;
@@ -536,6 +548,7 @@ void HazardDetector::AppendBlockLog(Node& node, const BlockLogEntry& entry) {
 
 void HazardDetector::AddBlockEvent(TaskSeq task, int block, int core, BlockEventKind event,
                                    uint64_t addr) {
+  if (!Fits(task)) return;
   BlockLogEntry entry;
   entry.block = block;
   entry.core = core;
@@ -612,16 +625,12 @@ void HazardDetector::Check(Node& node) {
         order.pop_front();
       }
     }
-    order.emplace_back(node.local, node.seq);
+    order.emplace_back(node.local, SeqOf(node));
   }
   if (!node.done) FinishBlocks(node);  // flushing
   std::vector<Access> accesses;
   accesses.swap(WorkOf(node).accesses);
-  if (node.seq - seq_base_ <= UINT32_MAX) {
-    for (const Access& access : accesses) CheckAccess(node, access.use, access.range);
-  } else if (!accesses.empty()) {
-    ++unchecked_tasks_;  // past what an index entry can name
-  }
+  for (const Access& access : accesses) CheckAccess(node, access.use, access.range);
   Emit(node);
   // Its buffers serve a later task: no allocation per task.
   std::unique_ptr<Work> work = std::move(node.work);
@@ -694,13 +703,16 @@ void HazardDetector::RetireWithAncestors(TaskSeq seq) {
     const uint32_t index = retire_stack_.back();
     retire_stack_.pop_back();
     Node& node = nodes_[index];
-    if (!node_of_task_.Find(node.seq)) continue;  // reached twice
-    for (TaskSeq producer : node.producers) {
-      if (const uint32_t* found = node_of_task_.Find(producer)) retire_stack_.push_back(*found);
+    const TaskSeq seq = SeqOf(node);
+    if (!node_of_task_.Find(seq)) continue;  // reached twice
+    for (const uint32_t offset : node.producers) {
+      if (const uint32_t* found = node_of_task_.Find(SeqOf(offset))) {
+        retire_stack_.push_back(*found);
+      }
     }
-    node_of_task_.Erase(node.seq);
-    if (options_.on_retire) options_.on_retire(node.seq);
-    if (last_seq_ == node.seq) last_seq_ = kNone;
+    node_of_task_.Erase(seq);
+    if (options_.on_retire) options_.on_retire(seq);
+    if (last_seq_ == seq) last_seq_ = kNone;
     node.producers.clear();
     node.work.reset();
     free_nodes_.push_back(index);

@@ -197,6 +197,12 @@ class HazardDetector {
   // The task of an entry, and an entry's offset of a task (the detector
   // checks at most 2^32 tasks of a launch; see AddTask).
   TaskSeq SeqOf(const AccessRef& ref) const { return seq_base_ + ref.local(); }
+  TaskSeq SeqOf(uint32_t offset) const { return seq_base_ + offset; }
+  // Whether `seq` is within the 2^32 tasks the detector follows (any seq is
+  // before the first task is added).
+  bool Fits(TaskSeq seq) const {
+    return !any_added_ || (seq >= seq_base_ && seq - seq_base_ <= UINT32_MAX);
+  }
   uint32_t LocalOf(TaskSeq seq) const { return static_cast<uint32_t>(seq - seq_base_); }
   // Indexes `range` for `task`: in pieces of less than kMaxSpan bytes.
   void IndexAccess(TaskSeq task, const StridedRange& range, Use use);
@@ -212,7 +218,9 @@ class HazardDetector {
     HazardReport report;
   };
   // A task's live producers: a handful, kept inside the node.
-  using Edges = absl::InlinedVector<TaskSeq, 4>;
+  // As offsets from the launch's first task (see AccessRef::local): a node
+  // is 64 bytes, and six producers fit inside it.
+  using Edges = absl::InlinedVector<uint32_t, 6>;
   // What a task holds from its submission until it is checked; most live
   // tasks are checked and wait only to be retired, so this is apart from
   // the node and recycled.
@@ -225,11 +233,11 @@ class HazardDetector {
   // A live task: its place in the graph, a few words each, since a launch
   // that fits in the task window keeps every task live to its end.
   struct Node {
-    TaskSeq seq = 0;
-    // Every live task with seq in [full_low, seq) is an ancestor: the chain
-    // fast path (a task depending on the task submitted just before it
-    // inherits that task's full_low).
-    TaskSeq full_low = 0;
+    uint32_t offset = 0;  // seq - seq_base_ (SeqOf)
+    // Every live task with offset in [full_low, offset) is an ancestor: the
+    // chain fast path (a task depending on the task submitted just before
+    // it inherits that task's full_low).
+    uint32_t full_low = 0;
     Edges producers;
     std::unique_ptr<Work> work;  // until checked
     uint32_t label = 0;          // its name and source line, in labels_
@@ -238,6 +246,8 @@ class HazardDetector {
     int8_t ring = -1;
     bool done = false;  // EndTask came
   };
+  static_assert(sizeof(Node) == 64, "a launch in the window keeps every task's node");
+  TaskSeq SeqOf(const Node& node) const { return seq_base_ + node.offset; }
   // Nodes in fixed blocks: growing never moves (and so never doubles) them.
   class NodePool {
    public:
@@ -333,8 +343,8 @@ class HazardDetector {
   TaskSeq last_added_ = 0;
   bool any_added_ = false;
   TaskSeq seq_base_ = 0;  // the first task's seq (AccessRef::local)
-  // Tasks past the detector's 2^32 of a launch: added and ordered, but
-  // their accesses are not checked (reported by unchecked_tasks()).
+  // Tasks past the detector's 2^32 of a launch: ignored (reported by
+  // unchecked_tasks()).
   int64_t unchecked_tasks_ = 0;
   // The task added before last_added_, for the chain fast path (a task's
   // edges arrive right after it).

@@ -669,5 +669,28 @@ TEST(HazardDetectorTest, AccessesLongerThanAnIndexEntryAreCheckedWhole) {
                                  std::make_pair(TaskSeq{11}, HazardKind::kWar)));
 }
 
+// A node names its task by a 32-bit offset from the launch's first: a task
+// 2^32 or more past it is not followed, and is counted, never mistaken for
+// another.
+TEST(HazardDetectorTest, TasksPastTwoToTheThirtyTwoAreCountedNotChecked) {
+  HazardDetector detector = MakeDetector();
+  detector.AddTask(5, "writer");
+  detector.AddAccess(5, GmAccessKind::kWrite, kScratch, kBand);
+  detector.AddTask(6, "unordered_reader");
+  detector.AddAccess(6, GmAccessKind::kRead, kScratch, kBand);
+  const TaskSeq far = 5 + (TaskSeq{1} << 32);  // its offset would alias task 5's
+  detector.AddTask(far, "far_reader");
+  detector.AddDependency(5, far);
+  detector.AddAccess(far, GmAccessKind::kRead, kScratch, kBand);
+  for (TaskSeq seq : {TaskSeq{5}, TaskSeq{6}, far}) detector.EndTask(seq);
+  detector.Flush();
+  const std::vector<HazardReport> reports = detector.TakeReports();
+  ASSERT_THAT(reports, SizeIs(1));
+  EXPECT_EQ(reports[0].task.seq, 6u);
+  EXPECT_EQ(reports[0].kind, HazardKind::kRaw);
+  EXPECT_EQ(detector.unchecked_tasks(), 1);
+  EXPECT_EQ(detector.live_tasks(), 2);
+}
+
 }  // namespace
 }  // namespace pto
