@@ -129,6 +129,45 @@ absl::StatusOr<Value> Interpreter::Eval(const Expr& e, const std::shared_ptr<Env
   return Error(e.loc, "internal error: unknown expression kind");
 }
 
+absl::StatusOr<bool> Interpreter::SequencesEqual(const Value& a, const Value& b,
+                                                 SourceLocation loc) {
+  // Nested sequences are walked with an explicit stack, not by recursion
+  // (a deep one overflowed the C++ stack), and bounded as CPython bounds
+  // them; other elements compare through Binary, which does not recurse.
+  struct Level {
+    const Value* a;
+    const Value* b;
+    size_t next;
+  };
+  const auto same_shape = [](const Value& x, const Value& y) {
+    return x.kind() == y.kind() && x.items().size() == y.items().size();
+  };
+  if (!same_shape(a, b)) return false;
+  std::vector<Level> stack = {{&a, &b, 0}};
+  while (!stack.empty()) {
+    Level& top = stack.back();
+    if (top.next == top.a->items().size()) {
+      stack.pop_back();
+      continue;
+    }
+    const Value& x = top.a->items()[top.next];
+    const Value& y = top.b->items()[top.next];
+    ++top.next;
+    if (x.is_sequence() && y.is_sequence()) {
+      if (!same_shape(x, y)) return false;
+      if (stack.size() >= static_cast<size_t>(kMaxDataNesting)) {
+        return Error(loc, absl::StrCat("RecursionError: comparing sequences nested more than ",
+                                       kMaxDataNesting, " levels deep (or one holds itself)"));
+      }
+      stack.push_back({&x, &y, 0});
+      continue;
+    }
+    PTOC_ASSIGN_OR_RETURN(v, Binary("==", x, y, loc));
+    if (!v.is_bool() || !v.b()) return false;
+  }
+  return true;
+}
+
 absl::StatusOr<Value> Interpreter::EvalListComp(const Expr& e, const std::shared_ptr<Env>& env) {
   // Comprehension variables live in their own scope, as in Python 3.
   auto scope = std::make_shared<Env>(env);
@@ -839,21 +878,8 @@ absl::StatusOr<Value> Interpreter::Binary(const std::string& op, const Value& a,
   if (op == "==" || op == "!=") {
     bool eq;
     if (a.is_sequence() && b.is_sequence()) {
-      // Each nested level recurses here: bounded as CPython bounds it.
-      thread_local int depth = 0;
-      if (depth >= kMaxDataNesting) {
-        return Error(loc, absl::StrCat("RecursionError: comparing sequences nested more than ",
-                                       kMaxDataNesting, " levels deep (or one holds itself)"));
-      }
-      struct Nest {
-        Nest() { ++depth; }
-        ~Nest() { --depth; }
-      } nest;
-      eq = a.kind() == b.kind() && a.items().size() == b.items().size();
-      for (size_t k = 0; eq && k < a.items().size(); ++k) {
-        PTOC_ASSIGN_OR_RETURN(v, Binary("==", a.items()[k], b.items()[k], loc));
-        eq = v.is_bool() && v.b();
-      }
+      PTOC_ASSIGN_OR_RETURN(same, SequencesEqual(a, b, loc));
+      eq = same;
     } else if (a.is_object() && b.is_object()) {
       auto* ea = a.As<EnumValue>();
       auto* eb = b.As<EnumValue>();

@@ -160,6 +160,8 @@ class Interpreter {
                          std::vector<Value>* out);
 
  public:
+  // Python's == on two sequences, nested ones included (kMaxDataNesting).
+  absl::StatusOr<bool> SequencesEqual(const Value& a, const Value& b, SourceLocation loc);
   absl::StatusOr<Value> Binary(const std::string& op, const Value& a, const Value& b,
                                SourceLocation loc);
   absl::StatusOr<bool> Truthy(const Value& v, SourceLocation loc);

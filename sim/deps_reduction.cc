@@ -112,7 +112,9 @@ void MarkRedundant(absl::Span<const uint32_t> out_begin, absl::Span<const Succes
         for (size_t k = 0; k < words; ++k) r[k] |= rs[k];
       }
       // Then the successors inside the block, walking back from `s`.
-      for (const Successor* t = s; t-- != first && t->rank >= a;) {
+      for (const Successor* t = s; t != first;) {
+        --t;  // never below `first` (which is null when there are none)
+        if (t->rank < a) break;
         const size_t bit = t->rank - a;
         uint64_t& word = r[bit / 64];
         const uint64_t mask = uint64_t{1} << (bit % 64);

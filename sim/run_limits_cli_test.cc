@@ -94,10 +94,10 @@ pid_t Start(const std::vector<std::string>& argv, const std::string& io) {
   return pid;
 }
 
-// Waits until `ready()` or 60 s.
+// Waits until `ready()` or `seconds`.
 template <typename Ready>
-void WaitFor(Ready ready) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+void WaitFor(Ready ready, int seconds = 60) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
   while (!ready() && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
@@ -231,11 +231,13 @@ TEST(RunLimitsCliTest, SigtermWhileOutputsAreWrittenLeavesNoneOfThem) {
   const std::string io = FreshDir("output_signal_io");
   const pid_t pid =
       Start({kPtoSim, "--config", kConfig, "--trace", LongTrace(), "--out", out_dir}, io);
-  WaitFor([&] {
-    return fs::exists(out_dir + "/launch_0/deps.json") ||
-           fs::exists(out_dir + "/launch_0/chip_swimlane_records.json") ||
-           fs::exists(out_dir + "/launch_0/stats.json");
-  });
+  WaitFor(
+      [&] {
+        return fs::exists(out_dir + "/launch_0/deps.json") ||
+               fs::exists(out_dir + "/launch_0/chip_swimlane_records.json") ||
+               fs::exists(out_dir + "/launch_0/stats.json");
+      },
+      /*seconds=*/240);  // the whole simulation comes first (minutes under ASan)
   kill(pid, SIGTERM);
   const Stopped run = Reap(pid, io);
   EXPECT_EQ(run.exit_code, 143) << run.err;
