@@ -35,27 +35,25 @@ const std::string kPtoSim = PTO_SIM_BINARY;
 const std::string kStressGen = PTO_STRESS_GEN_BINARY;
 const std::string kConfig = std::string(PTO_SOURCE_DIR) + "/configs/ascend.yaml";
 
-// A timing-only stream long enough (seconds of wall time with every output
-// on) that a signal lands in the middle of it.
+// A timing-only stress stream of `tasks` tasks, generated once per process.
+std::string StressTrace(int tasks) {
+  const std::string trace = FreshDir("stress_" + std::to_string(tasks)) + "/stress.pb";
+  const CliResult gen = RunCli(kStressGen, {"--tasks", std::to_string(tasks), "-o", trace});
+  EXPECT_EQ(gen.exit_code, 0) << gen.err;
+  return trace;
+}
+
+// Long enough (seconds of wall time with every output on) that a signal
+// lands in the middle of it.
 const std::string& LongTrace() {
-  static const std::string path = [] {
-    const std::string trace = FreshDir("long_trace") + "/stress.pb";
-    const CliResult gen = RunCli(kStressGen, {"--tasks", "400000", "-o", trace});
-    EXPECT_EQ(gen.exit_code, 0) << gen.err;
-    return trace;
-  }();
+  static const std::string path = StressTrace(400000);
   return path;
 }
 
-// A shorter stream (a fraction of a second of simulation): enough for a
-// second process to act while the first runs.
+// A fraction of a second of simulation: enough for a second process to act
+// while the first runs.
 const std::string& MediumTrace() {
-  static const std::string path = [] {
-    const std::string trace = FreshDir("medium_trace") + "/stress.pb";
-    const CliResult gen = RunCli(kStressGen, {"--tasks", "60000", "-o", trace});
-    EXPECT_EQ(gen.exit_code, 0) << gen.err;
-    return trace;
-  }();
+  static const std::string path = StressTrace(60000);
   return path;
 }
 
@@ -345,9 +343,7 @@ TEST(RunLimitsCliTest, AStoppedSweepStopsItsPointsAndWritesNoTable) {
 // under ASan, whose shadow memory needs more): the reduction keeps memory
 // linear in tasks and edges (an N x N bitset needed 125 GB here).
 TEST(RunLimitsCliTest, DepsOfAMillionTasksFitsInBoundedMemory) {
-  const std::string trace = FreshDir("million_deps") + "/stress.pb";
-  const CliResult gen = RunCli(kStressGen, {"--tasks", "1000000", "-o", trace});
-  ASSERT_EQ(gen.exit_code, 0) << gen.err;
+  const std::string trace = StressTrace(1000000);
 #if defined(__SANITIZE_ADDRESS__)
   const std::string cap;
 #else
