@@ -821,10 +821,6 @@ int Session::Stopped() {
   if (current_ && current_->progress) current_->progress->Erase();
   err_ << "pto_sim: " << stopped << " " << DescribeProgress(WallSeconds()) << "\n";
   AbandonLaunch();
-  if (!options_.out_dir.empty()) {
-    std::error_code ec;  // the run file is written last: it cannot be there yet
-    std::filesystem::remove(absl::StrCat(options_.out_dir, "/stats.json.tmp"), ec);
-  }
   return code;
 }
 
