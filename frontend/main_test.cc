@@ -184,7 +184,8 @@ TEST(PtocMainTest, UsageErrorsExitTwo) {
   EXPECT_EQ(RunPtoc("a.py").exit_code, 2);  // no -o
   Result missing = RunPtoc("/nonexistent/k.py -o /tmp/x.pb");
   EXPECT_EQ(missing.exit_code, 2);
-  EXPECT_THAT(missing.output, HasSubstr("/nonexistent/k.py: no such file; expected a PyPTO script"));
+  EXPECT_THAT(missing.output,
+              HasSubstr("/nonexistent/k.py: no such file; expected a PyPTO script"));
   EXPECT_EQ(RunPtoc("a.py -o b.pb --frobnicate").exit_code, 2);
 }
 

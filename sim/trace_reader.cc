@@ -477,7 +477,9 @@ class BinarySource : public TraceReader::Source {
 
  private:
   BinarySource(std::string path, int fd, int64_t file_size)
-      : path_(std::move(path)), fd_stream_(fd), stream_(&fd_stream_, kBlockBytes),
+      : path_(std::move(path)),
+        fd_stream_(fd),
+        stream_(&fd_stream_, kBlockBytes),
         file_size_(file_size) {}
 
   static constexpr int kBlockBytes = 64 << 10;
