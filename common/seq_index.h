@@ -14,8 +14,10 @@ namespace pto {
 // when another live number holds that slot (when live numbers are more than
 // `slots` apart). A lookup is then one load and one compare. The array
 // doubles when the overflow outgrows a quarter of it, so memory follows the
-// spread of the live numbers, never the length of the run.
-template <typename V>
+// spread of the live numbers, never the length of the run. `Key` may be
+// narrower than a sequence number where the caller keeps offsets from a base
+// (a slot is then smaller); its all-ones value is reserved.
+template <typename V, typename Key = uint64_t>
 class SeqIndex {
  public:
   static constexpr size_t kSlots = size_t{1} << 16;
@@ -24,8 +26,8 @@ class SeqIndex {
   // `slots`: a power of two.
   explicit SeqIndex(size_t slots = kSlots) : slots_(slots), mask_(slots - 1) {}
 
-  // `seq` must not be in the index.
-  void Insert(uint64_t seq, V value) {
+  // `seq` must not be in the index, nor all ones.
+  void Insert(Key seq, V value) {
     Slot& slot = slots_[seq & mask_];
     if (slot.seq == kEmpty) {
       slot = {seq, value};
@@ -36,17 +38,17 @@ class SeqIndex {
     ++size_;
   }
 
-  V* Find(uint64_t seq) {
+  V* Find(Key seq) {
     Slot& slot = slots_[seq & mask_];
     if (slot.seq == seq) return &slot.value;
     if (overflow_.empty()) return nullptr;
     auto it = overflow_.find(seq);
     return it == overflow_.end() ? nullptr : &it->second;
   }
-  const V* Find(uint64_t seq) const { return const_cast<SeqIndex*>(this)->Find(seq); }
-  bool contains(uint64_t seq) const { return Find(seq) != nullptr; }
+  const V* Find(Key seq) const { return const_cast<SeqIndex*>(this)->Find(seq); }
+  bool contains(Key seq) const { return Find(seq) != nullptr; }
 
-  void Erase(uint64_t seq) {
+  void Erase(Key seq) {
     Slot& slot = slots_[seq & mask_];
     if (slot.seq == seq) {
       slot.seq = kEmpty;
@@ -60,16 +62,16 @@ class SeqIndex {
   size_t slots() const { return slots_.size(); }
 
  private:
-  static constexpr uint64_t kEmpty = ~uint64_t{0};
+  static constexpr Key kEmpty = ~Key{0};
   struct Slot {
-    uint64_t seq = kEmpty;
+    Key seq = kEmpty;
     V value{};
   };
   void Grow() {
     std::vector<Slot> old(slots_.size() * 2);
     old.swap(slots_);
     mask_ = slots_.size() - 1;
-    absl::flat_hash_map<uint64_t, V> spilled;
+    absl::flat_hash_map<Key, V> spilled;
     spilled.swap(overflow_);
     const size_t size = size_;
     for (const Slot& slot : old) {
@@ -81,7 +83,7 @@ class SeqIndex {
 
   std::vector<Slot> slots_;
   size_t mask_;
-  absl::flat_hash_map<uint64_t, V> overflow_;
+  absl::flat_hash_map<Key, V> overflow_;
   size_t size_ = 0;
 };
 

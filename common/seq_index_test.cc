@@ -44,6 +44,22 @@ TEST(SeqIndexTest, NumbersSharingASlotAreKeptApart) {
   EXPECT_EQ(index.size(), 2u);
 }
 
+TEST(SeqIndexTest, NarrowKeysWorkUpToTheReservedAllOnes) {
+  SeqIndex<uint32_t, uint32_t> index(/*slots=*/16);
+  // The largest keys below the reserved all-ones, and ones sharing a slot.
+  const uint32_t top = UINT32_MAX - 1;
+  index.Insert(top, 1);
+  index.Insert(top - 16, 2);
+  index.Insert(14, 3);  // top's slot too (top & 15 == 14)
+  EXPECT_EQ(*index.Find(top), 1u);
+  EXPECT_EQ(*index.Find(top - 16), 2u);
+  EXPECT_EQ(*index.Find(14), 3u);
+  index.Erase(top);
+  EXPECT_EQ(index.Find(top), nullptr);
+  EXPECT_EQ(*index.Find(14), 3u);
+  EXPECT_EQ(index.size(), 2u);
+}
+
 TEST(SeqIndexTest, GrowsWhenLiveNumbersSpreadPastItsSlots) {
   SeqIndex<uint64_t> index(/*slots=*/16);
   // 200 live numbers 3 apart span 600: far more than 16 slots.

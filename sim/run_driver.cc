@@ -711,7 +711,7 @@ absl::Status Session::FinishLaunch() {
     if (hazards.not_stored() > 0) summary["hazards_not_stored"] = hazards.not_stored();
     if (const int64_t unchecked = report.hazards->unchecked_tasks(); unchecked > 0) {
       out_ << "  hazards: " << unchecked
-           << " tasks past the detector's 2^32 per launch were not checked\n";
+           << " tasks past the detector's 2^32 - 1 per launch were not checked\n";
       summary["hazards_unchecked_tasks"] = unchecked;
     }
     hazards_found_ += hazards.size();

@@ -216,8 +216,8 @@ const std::vector<StatSpec>& Table() {
        "distinct hazards past the 1000 stored in \"hazards\" (only when some were dropped)", {},
        {}, T::kNone, false, true},
       {"hazards_unchecked_tasks", U::kCount,
-       "tasks whose accesses the detector did not check: past the 2^32nd of the launch (only "
-       "then)",
+       "tasks whose accesses the detector did not check: 2^32 - 1 or more past the launch's "
+       "first (only then)",
        {}, {}, T::kNone, false, true},
       // ---- the runtime's overhead model (with --out; docs in sim/overhead_analysis.h)
       {"scheduler_overhead/makespan_us", U::kMicroseconds,

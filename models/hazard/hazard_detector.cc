@@ -100,7 +100,7 @@ int HazardDetector::LevelOf(const StridedRange& range) const {
 
 HazardDetector::Node* HazardDetector::Find(TaskSeq seq) {
   if (seq == last_seq_) return &nodes_[last_index_];
-  const uint32_t* index = node_of_task_.Find(seq);
+  const uint32_t* index = IndexOf(seq);
   if (index == nullptr) return nullptr;
   last_seq_ = seq;
   last_index_ = *index;
@@ -112,6 +112,12 @@ HazardDetector::Work& HazardDetector::WorkOf(Node& node) {
   // gets fresh work.
   if (node.work == nullptr) node.work = std::make_unique<Work>();
   return *node.work;
+}
+
+HazardDetector::WorkExtra& HazardDetector::ExtraOf(Node& node) {
+  Work& work = WorkOf(node);
+  if (work.extra == nullptr) work.extra = std::make_unique<WorkExtra>();
+  return *work.extra;
 }
 
 uint32_t HazardDetector::Intern(std::string_view name, std::string_view origin) {
@@ -139,7 +145,7 @@ HazardDetector::Node& HazardDetector::Ensure(TaskSeq seq) {
   } else {
     index = nodes_.Add();
   }
-  node_of_task_.Insert(seq, index);
+  node_of_task_.Insert(LocalOf(seq), index);
   peak_live_ = std::max(peak_live_, live_tasks());
   last_seq_ = seq;
   last_index_ = index;
@@ -169,7 +175,7 @@ HazardDetector::Node& HazardDetector::Ensure(TaskSeq seq) {
 
 void HazardDetector::AddTask(TaskSeq seq, std::string_view name, int ring, uint32_t local,
                              std::string_view origin) {
-  if (!Fits(seq)) {  // past the 2^32 tasks an offset names
+  if (!Fits(seq)) {  // past the 2^32 - 1 tasks an offset names
     ++unchecked_tasks_;
     return;
   }
@@ -185,7 +191,7 @@ void HazardDetector::AddDependency(TaskSeq producer, TaskSeq consumer) {
   Node& to = Ensure(consumer);
   // Looked up past the one-entry cache, which keeps the consumer: a task's
   // edges arrive together.
-  const uint32_t* found = node_of_task_.Find(producer);
+  const uint32_t* found = IndexOf(producer);
   // A retired producer is ordered before everything still to come.
   if (found == nullptr) return;
   const Node& from = nodes_[*found];
@@ -220,13 +226,13 @@ bool HazardDetector::Reaches(TaskSeq from, TaskSeq to) {
   // Every ancestor of `to` down to `from`, so that later questions about
   // `to` and tasks no older than `from` need no walk.
   bfs_queue_.clear();
-  bfs_queue_.push_back(*node_of_task_.Find(to));
+  bfs_queue_.push_back(*IndexOf(to));
   target->visit_stamp = visit_stamp_;
   for (size_t head = 0; head < bfs_queue_.size(); ++head) {
     for (const uint32_t offset : nodes_[bfs_queue_[head]].producers) {
       const TaskSeq producer = SeqOf(offset);
       if (producer < from) continue;  // nothing older than `from` leads to it
-      const uint32_t* found = node_of_task_.Find(producer);
+      const uint32_t* found = node_of_task_.Find(offset);
       if (found == nullptr) continue;  // retired, and so are its ancestors
       const uint32_t index = *found;
       if (nodes_[index].visit_stamp == visit_stamp_) continue;
@@ -249,7 +255,7 @@ HazardTensor HazardDetector::Resolve(uint64_t addr) const {
 void HazardDetector::Record(Node& later, const Node& earlier, HazardKind kind, uint64_t begin,
                             uint64_t end) {
   HazardTensor tensor = Resolve(begin);
-  std::vector<Pending>& pendings = WorkOf(later).pending;
+  std::vector<Pending>& pendings = ExtraOf(later).pending;
   auto it = std::find_if(pendings.begin(), pendings.end(), [&](const Pending& pending) {
     return pending.kind == kind && pending.tensor_id == tensor.id;
   });
@@ -360,7 +366,7 @@ void HazardDetector::AddPredicateRead(TaskSeq task, uint64_t addr, uint64_t size
 }
 
 void HazardDetector::Buffer(TaskSeq task, Use use, const StridedRange& range) {
-  std::vector<Access>& accesses = WorkOf(Ensure(task)).accesses;
+  absl::InlinedVector<Access, 2>& accesses = WorkOf(Ensure(task)).accesses;
   // A tile loop's transfers of one operand continue each other: merged
   // with one of the last few of the same use (the loop interleaves its
   // operands), they keep one entry. The union is exact, so the reports
@@ -525,7 +531,7 @@ void HazardDetector::AddBlockRowsAccess(TaskSeq task, int block, int core, GmAcc
 }
 
 void HazardDetector::AppendBlockLog(Node& node, const BlockLogEntry& entry) {
-  std::vector<BlockLogEntry>& log = WorkOf(node).block_log;
+  std::vector<BlockLogEntry>& log = ExtraOf(node).block_log;
   if (log.capacity() == 0) log.swap(spare_block_log_);
   // A tile loop's transfers continue each other: an access merges into the
   // block's previous entry when that is an access of the same kind whose
@@ -569,7 +575,8 @@ void HazardDetector::EndTask(TaskSeq task) {
 void HazardDetector::FinishBlocks(Node& node_ref) {
   Node* node = &node_ref;
   node->done = true;
-  Work& work = WorkOf(*node);
+  if (node->work == nullptr || node->work->extra == nullptr) return;
+  WorkExtra& work = *node->work->extra;
   if (!work.block_log.empty()) {
     CheckBlockHandoffs(work.block_log, options_.line_bytes, TaskOf(*node), resolver_,
                        &work.block_reports);
@@ -628,15 +635,13 @@ void HazardDetector::Check(Node& node) {
     order.emplace_back(node.local, SeqOf(node));
   }
   if (!node.done) FinishBlocks(node);  // flushing
-  std::vector<Access> accesses;
-  accesses.swap(WorkOf(node).accesses);
-  for (const Access& access : accesses) CheckAccess(node, access.use, access.range);
+  // CheckAccess adds to this task's reports, never to its accesses.
+  for (const Access& access : WorkOf(node).accesses) CheckAccess(node, access.use, access.range);
   Emit(node);
   // Its buffers serve a later task: no allocation per task.
   std::unique_ptr<Work> work = std::move(node.work);
   if (spare_work_.size() < kSpareWork) {
-    accesses.clear();
-    work->accesses.swap(accesses);
+    work->accesses.clear();
     spare_work_.push_back(std::move(work));
   }
 }
@@ -694,7 +699,7 @@ void HazardDetector::CheckHostRead(const HostRead& read) {
 }
 
 void HazardDetector::RetireWithAncestors(TaskSeq seq) {
-  const uint32_t* first = node_of_task_.Find(seq);
+  const uint32_t* first = IndexOf(seq);
   if (first == nullptr) return;
   // Only checked tasks are ever retired: every task before the one being
   // checked is, and ancestors come before their descendants.
@@ -704,13 +709,13 @@ void HazardDetector::RetireWithAncestors(TaskSeq seq) {
     retire_stack_.pop_back();
     Node& node = nodes_[index];
     const TaskSeq seq = SeqOf(node);
-    if (!node_of_task_.Find(seq)) continue;  // reached twice
+    if (!node_of_task_.Find(node.offset)) continue;  // reached twice
     for (const uint32_t offset : node.producers) {
-      if (const uint32_t* found = node_of_task_.Find(SeqOf(offset))) {
+      if (const uint32_t* found = node_of_task_.Find(offset)) {
         retire_stack_.push_back(*found);
       }
     }
-    node_of_task_.Erase(seq);
+    node_of_task_.Erase(node.offset);
     if (options_.on_retire) options_.on_retire(seq);
     if (last_seq_ == seq) last_seq_ = kNone;
     node.producers.clear();
@@ -732,7 +737,7 @@ void HazardDetector::SweepRetired() {
       std::vector<AccessRef>& refs = bucket->second.refs;
       refs.erase(std::remove_if(refs.begin(), refs.end(),
                                 [this](const AccessRef& ref) {
-                                  return ref.dead() || node_of_task_.Find(SeqOf(ref)) == nullptr;
+                                  return ref.dead() || node_of_task_.Find(ref.local()) == nullptr;
                                 }),
                  refs.end());
       bucket->second.dead = 0;
@@ -746,7 +751,8 @@ void HazardDetector::SweepRetired() {
 }
 
 void HazardDetector::Emit(Node& node) {
-  Work& work = WorkOf(node);
+  if (node.work == nullptr || node.work->extra == nullptr) return;
+  WorkExtra& work = *node.work->extra;
   for (Pending& pending : work.pending) {
     std::sort(pending.report.others.begin(), pending.report.others.end(),
               [](const HazardTask& a, const HazardTask& b) { return a.seq < b.seq; });

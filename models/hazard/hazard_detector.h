@@ -16,6 +16,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/inlined_vector.h"
 #include "absl/types/span.h"
+#include "common/block_pool.h"
 #include "common/seq_index.h"
 #include "models/hazard/block_handoff.h"
 #include "models/hazard/hazard_report.h"
@@ -142,7 +143,7 @@ class HazardDetector {
   bool Reaches(TaskSeq from, TaskSeq to);
   int64_t live_tasks() const { return static_cast<int64_t>(node_of_task_.size()); }
   int64_t peak_live_tasks() const { return peak_live_; }
-  // Tasks whose accesses were not checked: past the 2^32nd of the launch.
+  // Tasks whose accesses were not checked: 2^32 − 1 or more past the launch's first.
   int64_t unchecked_tasks() const { return unchecked_tasks_; }
 
  private:
@@ -195,13 +196,13 @@ class HazardDetector {
   };
   static_assert(sizeof(AccessRef) == 24, "a launch in the window keeps one per access");
   // The task of an entry, and an entry's offset of a task (the detector
-  // checks at most 2^32 tasks of a launch; see AddTask).
+  // checks at most 2^32 − 1 tasks of a launch; see AddTask).
   TaskSeq SeqOf(const AccessRef& ref) const { return seq_base_ + ref.local(); }
   TaskSeq SeqOf(uint32_t offset) const { return seq_base_ + offset; }
-  // Whether `seq` is within the 2^32 tasks the detector follows (any seq is
+  // Whether `seq` is within the 2^32 − 1 tasks the detector follows (any seq is
   // before the first task is added).
   bool Fits(TaskSeq seq) const {
-    return !any_added_ || (seq >= seq_base_ && seq - seq_base_ <= UINT32_MAX);
+    return !any_added_ || (seq >= seq_base_ && seq - seq_base_ < UINT32_MAX);
   }
   uint32_t LocalOf(TaskSeq seq) const { return static_cast<uint32_t>(seq - seq_base_); }
   // Indexes `range` for `task`: in pieces of less than kMaxSpan bytes.
@@ -221,15 +222,21 @@ class HazardDetector {
   // As offsets from the launch's first task (see AccessRef::local): a node
   // is 64 bytes, and six producers fit inside it.
   using Edges = absl::InlinedVector<uint32_t, 6>;
-  // What a task holds from its submission until it is checked; most live
-  // tasks are checked and wait only to be retired, so this is apart from
-  // the node and recycled.
-  struct Work {
-    std::vector<Access> accesses;
+  // What a racy or multi-block task holds besides its accesses.
+  struct WorkExtra {
     std::vector<Pending> pending;
     std::vector<HazardReport> block_reports;  // from its hand-off check
     std::vector<BlockLogEntry> block_log;
   };
+  // What a task holds from its submission until it is checked; most live
+  // tasks are checked and wait only to be retired, so this is apart from
+  // the node and recycled. Every task in flight has one: a load and a store
+  // fit inside it, and the rest is allocated only when needed.
+  struct Work {
+    absl::InlinedVector<Access, 2> accesses;
+    std::unique_ptr<WorkExtra> extra;
+  };
+  static_assert(sizeof(Work) <= 96, "every task in flight keeps one");
   // A live task: its place in the graph, a few words each, since a launch
   // that fits in the task window keeps every task live to its end.
   struct Node {
@@ -248,21 +255,6 @@ class HazardDetector {
   };
   static_assert(sizeof(Node) == 64, "a launch in the window keeps every task's node");
   TaskSeq SeqOf(const Node& node) const { return seq_base_ + node.offset; }
-  // Nodes in fixed blocks: growing never moves (and so never doubles) them.
-  class NodePool {
-   public:
-    Node& operator[](uint32_t index) { return blocks_[index / kBlock][index % kBlock]; }
-    uint32_t size() const { return size_; }
-    uint32_t Add() {
-      if (size_ % kBlock == 0) blocks_.push_back(std::make_unique<Node[]>(kBlock));
-      return size_++;
-    }
-
-   private:
-    static constexpr uint32_t kBlock = 512;
-    std::vector<std::unique_ptr<Node[]>> blocks_;
-    uint32_t size_ = 0;
-  };
   struct HostRead {
     size_t after;  // tasks added before it
     StridedRange range;
@@ -273,6 +265,7 @@ class HazardDetector {
   Node* Find(TaskSeq seq);
   Node& Ensure(TaskSeq seq);
   Work& WorkOf(Node& node);
+  WorkExtra& ExtraOf(Node& node);
   uint32_t Intern(std::string_view name, std::string_view origin);
   HazardTask TaskOf(const Node& node) const;
   void Buffer(TaskSeq task, Use use, const StridedRange& range);
@@ -301,12 +294,18 @@ class HazardDetector {
   Options options_;
   TensorResolver resolver_;
   // Live tasks' indexes into nodes_; grows with the spread of live tasks.
-  SeqIndex<uint32_t> node_of_task_{size_t{1} << 12};
+  // By offset (the all-ones offset is SeqIndex's: Fits excludes it).
+  SeqIndex<uint32_t, uint32_t> node_of_task_{size_t{1} << 12};
+  // The node index of live task `seq`, or null (also for a seq that does
+  // not fit: its offset would alias another task's).
+  const uint32_t* IndexOf(TaskSeq seq) const {
+    return Fits(seq) ? node_of_task_.Find(LocalOf(seq)) : nullptr;
+  }
   // The node found last: accesses and edges come in runs for one task.
   static constexpr TaskSeq kNone = ~TaskSeq{0};
   TaskSeq last_seq_ = kNone;
   uint32_t last_index_ = 0;
-  NodePool nodes_;
+  BlockPool<Node> nodes_;  // growing never moves (nor doubles) them
   std::vector<uint32_t> free_nodes_;
   // (name, source line) of tasks, each pair once: a launch repeats a few.
   std::vector<std::pair<std::string, std::string>> labels_;
@@ -343,7 +342,7 @@ class HazardDetector {
   TaskSeq last_added_ = 0;
   bool any_added_ = false;
   TaskSeq seq_base_ = 0;  // the first task's seq (AccessRef::local)
-  // Tasks past the detector's 2^32 of a launch: ignored (reported by
+  // Tasks past the detector's 2^32 − 1 of a launch: ignored (reported by
   // unchecked_tasks()).
   int64_t unchecked_tasks_ = 0;
   // The task added before last_added_, for the chain fast path (a task's

@@ -669,27 +669,35 @@ TEST(HazardDetectorTest, AccessesLongerThanAnIndexEntryAreCheckedWhole) {
                                  std::make_pair(TaskSeq{11}, HazardKind::kWar)));
 }
 
-// A node names its task by a 32-bit offset from the launch's first: a task
-// 2^32 or more past it is not followed, and is counted, never mistaken for
-// another.
+// A node names its task by a 32-bit offset from the launch's first (the
+// all-ones offset is reserved): a task 2^32 - 1 or more past it is not
+// followed, and is counted, never mistaken for another.
 TEST(HazardDetectorTest, TasksPastTwoToTheThirtyTwoAreCountedNotChecked) {
   HazardDetector detector = MakeDetector();
   detector.AddTask(5, "writer");
   detector.AddAccess(5, GmAccessKind::kWrite, kScratch, kBand);
   detector.AddTask(6, "unordered_reader");
   detector.AddAccess(6, GmAccessKind::kRead, kScratch, kBand);
-  const TaskSeq far = 5 + (TaskSeq{1} << 32);  // its offset would alias task 5's
-  detector.AddTask(far, "far_reader");
-  detector.AddDependency(5, far);
-  detector.AddAccess(far, GmAccessKind::kRead, kScratch, kBand);
-  for (TaskSeq seq : {TaskSeq{5}, TaskSeq{6}, far}) detector.EndTask(seq);
+  const TaskSeq far = 5 + (TaskSeq{1} << 32);        // its offset would alias task 5's
+  const TaskSeq reserved = TaskSeq{5} + UINT32_MAX;  // the all-ones offset
+  const TaskSeq last = reserved - 1;                 // the last task followed
+  detector.AddTask(last, "last_reader");             // followed: unordered after the writer
+  detector.AddAccess(last, GmAccessKind::kRead, kScratch, kBand);
+  for (TaskSeq seq : {reserved, far}) {
+    detector.AddTask(seq, "far_reader");
+    detector.AddDependency(5, seq);
+    detector.AddAccess(seq, GmAccessKind::kRead, kScratch, kBand);
+  }
+  for (TaskSeq seq : {TaskSeq{5}, TaskSeq{6}, last, reserved, far}) detector.EndTask(seq);
   detector.Flush();
   const std::vector<HazardReport> reports = detector.TakeReports();
-  ASSERT_THAT(reports, SizeIs(1));
+  ASSERT_THAT(reports, SizeIs(2));
   EXPECT_EQ(reports[0].task.seq, 6u);
   EXPECT_EQ(reports[0].kind, HazardKind::kRaw);
-  EXPECT_EQ(detector.unchecked_tasks(), 1);
-  EXPECT_EQ(detector.live_tasks(), 2);
+  EXPECT_EQ(reports[1].task.seq, last);
+  EXPECT_EQ(reports[1].kind, HazardKind::kRaw);
+  EXPECT_EQ(detector.unchecked_tasks(), 2);
+  EXPECT_EQ(detector.live_tasks(), 3);
 }
 
 }  // namespace
