@@ -128,6 +128,7 @@ TEST(TensorMapTest, TheIndexedMapMatchesTheChainWalk) {
   std::vector<TensorMapMatch> a;
   std::vector<TensorMapMatch> b;
   int probed_less = 0;
+  int long_lookups = 0;
   for (TaskSeq seq = 1; seq <= 400; ++seq) {
     const int64_t row = static_cast<int64_t>((seq * 37) % 250);
     const int64_t rows = 1 + static_cast<int64_t>(seq % 6);
@@ -137,7 +138,10 @@ TEST(TensorMapTest, TheIndexedMapMatchesTheChainWalk) {
     const int visited = indexed.Lookup(view, &b);
     ASSERT_EQ(Producers(a), Producers(b)) << seq;
     for (size_t m = 0; m < a.size(); ++m) EXPECT_EQ(a[m].overlap, b[m].overlap) << seq;
-    probed_less += visited < walked;
+    if (walked >= static_cast<int>(TensorMap::kIndexFrom)) {  // indexed
+      ++long_lookups;
+      probed_less += visited < walked;
+    }
     if (seq % 3 == 0 && !a.empty()) {  // an INOUT covering the newest match
       chain.Remove(a[0].entry);
       indexed.Remove(b[0].entry);
@@ -150,7 +154,91 @@ TEST(TensorMapTest, TheIndexedMapMatchesTheChainWalk) {
     }
     ASSERT_EQ(chain.size(), indexed.size());
   }
-  EXPECT_GT(probed_less, 300);  // the index visits only nearby entries
+  // The index of a long chain visits only nearby entries.
+  EXPECT_GT(long_lookups, 250);
+  EXPECT_GT(probed_less, long_lookups * 9 / 10);
+}
+
+// A buffer's index exists only while its chain is long: it is built from the
+// chain at kIndexFrom entries and dropped below kIndexUntil, and lookups find
+// the same matches on either side of both thresholds.
+TEST(TensorMapTest, TheIndexComesAndGoesWithTheChainLength) {
+  TensorMap chain;
+  TensorMap indexed(/*indexed=*/true);
+  std::vector<TensorMapMatch> a;
+  std::vector<TensorMapMatch> b;
+  const auto same_matches = [&](const TensorView& view) {
+    const int walked = chain.Lookup(view, &a);
+    const int visited = indexed.Lookup(view, &b);
+    EXPECT_EQ(Producers(a), Producers(b));
+    return std::make_pair(walked, visited);
+  };
+  constexpr int64_t kEntries = 2 * TensorMap::kIndexFrom;
+  for (TaskSeq seq = 1; seq <= kEntries; ++seq) {  // one row each
+    chain.Insert(Rows(seq - 1, 1), seq);
+    indexed.Insert(Rows(seq - 1, 1), seq);
+    const auto [walked, visited] = same_matches(Rows(0, 1));
+    EXPECT_EQ(walked, static_cast<int>(seq));
+    // A short chain is walked; a long one is indexed and the lookup of row
+    // 0 visits only the entries from there.
+    EXPECT_EQ(visited, seq < TensorMap::kIndexFrom ? static_cast<int>(seq) : 1) << seq;
+  }
+  // Retire all but the last few: below kIndexUntil the chain is walked again.
+  for (TaskSeq seq = 1; seq <= kEntries - 3; ++seq) {
+    chain.EraseProducer(seq);
+    indexed.EraseProducer(seq);
+    const auto [walked, visited] = same_matches(Rows(0, kEntries));
+    const int left = static_cast<int>(kEntries - seq);
+    EXPECT_EQ(walked, left);
+    EXPECT_EQ(visited, left) << seq;  // every one left overlaps the whole buffer
+  }
+  EXPECT_EQ(indexed.size(), 3u);
+  // And back up past the threshold.
+  for (TaskSeq seq = kEntries + 1; seq <= 2 * kEntries; ++seq) {
+    chain.Insert(Rows(seq % 200, 2), seq);
+    indexed.Insert(Rows(seq % 200, 2), seq);
+    same_matches(Rows((seq * 7) % 200, 3));
+  }
+  const auto [walked, visited] = same_matches(Rows(100, 1));
+  EXPECT_LT(visited, walked);
+}
+
+// Entries keep a layout (dtype, shape, strides) once per distinct value, and
+// give back exactly the view they registered.
+TEST(TensorMapTest, EntriesShareLayoutsAndReturnTheirViews) {
+  TensorMap map;
+  for (TaskSeq seq = 1; seq <= 100; ++seq) {  // one layout, 100 buffers
+    map.Insert(Rows(static_cast<int64_t>(seq % 7), 4, 0x10000000 + seq * 0x100000), seq);
+  }
+  EXPECT_EQ(map.layout_count(), 1u);
+  TensorView odd = Rows(3, 5, kOther);  // another shape, another dtype
+  odd.dtype = trace::BF16;
+  odd.tensor_id = 9;
+  map.Insert(odd, 101);
+  EXPECT_EQ(map.layout_count(), 2u);
+  std::vector<TensorMapMatch> matches;
+  ASSERT_EQ(map.Lookup(odd, &matches), 1);
+  ASSERT_EQ(matches.size(), 1u);
+  const TensorView back = map.view(matches[0].entry);
+  EXPECT_EQ(back.tensor_id, 9u);
+  EXPECT_EQ(back.base_addr, kOther);
+  EXPECT_EQ(back.dtype, trace::BF16);
+  EXPECT_EQ(back.ndims, 2);
+  EXPECT_EQ(back.start_offset, 3 * 128);
+  EXPECT_EQ(back.shape[0], 5);
+  EXPECT_EQ(back.shape[1], 128);
+  EXPECT_EQ(back.strides[0], 128);
+  EXPECT_EQ(back.strides[1], 1);
+  for (TaskSeq seq = 1; seq <= 100; ++seq) map.EraseProducer(seq);
+  EXPECT_EQ(map.layout_count(), 1u);  // released with its last entry
+  EXPECT_EQ(map.buffer_count(), 1u);
+  map.EraseProducer(101);
+  EXPECT_EQ(map.layout_count(), 0u);
+  EXPECT_EQ(map.buffer_count(), 0u);
+  map.Insert(Rows(0, 1), 102);  // a freed layout slot serves the next one
+  EXPECT_EQ(map.layout_count(), 1u);
+  ASSERT_EQ(map.Lookup(Rows(0, 256), &matches), 1);
+  EXPECT_EQ(map.view(matches[0].entry).shape[0], 1);
 }
 
 }  // namespace
