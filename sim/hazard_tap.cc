@@ -29,9 +29,9 @@ void HazardTap::OnTaskSubmitted(const Task& task, absl::Span<const DepEdge> edge
   detector_->AddTask(task.seq, task.name, static_cast<int>(task.runtime_id >> 32),
                      static_cast<uint32_t>(task.runtime_id), task.origin);
   if (task.block_num > 1) multi_block_.insert(task.seq);
+  // The runtime's edges, and the tensor-map edges the program implies
+  // (also to producers the runtime had already retired).
   UniqueProducers(task.seq, edges, &producers_);
-  for (TaskSeq producer : producers_) detector_->AddDependency(producer, task.seq);
-  // The tensor-map edges to producers the runtime had already retired.
   dep_args_.clear();
   for (const TaskArg& arg : task.args) {
     if (!arg.is_tensor) continue;
@@ -45,8 +45,9 @@ void HazardTap::OnTaskSubmitted(const Task& task, absl::Span<const DepEdge> edge
                       task.manual_scope ? trace::ScopeBegin::MANUAL : trace::ScopeBegin::AUTO,
                       dep_args_, {}, &program_edges_, &stats);
   for (const DepEdge& edge : program_edges_) {
-    if (edge.source == EdgeSource::kTensorMap) detector_->AddDependency(edge.producer, task.seq);
+    if (edge.source == EdgeSource::kTensorMap) producers_.push_back(edge.producer);
   }
+  detector_->AddDependencies(producers_, task.seq);
   if (task.predicate.present) {
     detector_->AddPredicateRead(task.seq, task.predicate.addr, DTypeSize(task.predicate.dtype));
   }

@@ -89,6 +89,64 @@ HazardDetector::HazardDetector(Options options, TensorResolver resolver)
   }
 }
 
+HazardDetector::Bucket* HazardDetector::Index::Find(uint64_t key) {
+  auto it = buckets_.find(key);
+  return it == buckets_.end() ? nullptr : &it->second;
+}
+
+HazardDetector::Bucket& HazardDetector::Index::FindOrAdd(uint64_t key) {
+  auto [it, added] = buckets_.try_emplace(key);
+  if (added) keys_.insert(key);
+  return it->second;
+}
+
+template <typename Visit>
+void HazardDetector::Index::ForEachIn(uint64_t first, uint64_t last, Visit visit) {
+  const auto visit_key = [&](uint64_t key) {
+    auto it = buckets_.find(key);
+    if (it == buckets_.end()) return;
+    if (visit(key, it->second)) {
+      buckets_.erase(it);
+      keys_.erase(key);
+    }
+  };
+  if (last - first < kProbeChunks) {
+    for (uint64_t key = first; key <= last; ++key) visit_key(key);
+    return;
+  }
+  // The keys first: visiting may erase the bucket just visited.
+  scan_.clear();
+  for (auto it = keys_.lower_bound(first); it != keys_.end() && *it <= last; ++it) {
+    scan_.push_back(*it);
+  }
+  for (const uint64_t key : scan_) visit_key(key);
+}
+
+template <typename Drop>
+void HazardDetector::Index::DropRefs(Drop drop) {
+  absl::erase_if(buckets_, [&](auto& slot) {
+    std::vector<AccessRef>& refs = slot.second.refs;
+    refs.erase(std::remove_if(refs.begin(), refs.end(), drop), refs.end());
+    slot.second.dead = 0;
+    if (!refs.empty()) return false;
+    keys_.erase(slot.first);
+    return true;
+  });
+}
+
+template <typename Drop>
+void HazardDetector::Index::DropRefsIn(uint64_t key, Drop drop) {
+  auto it = buckets_.find(key);
+  if (it == buckets_.end()) return;
+  std::vector<AccessRef>& refs = it->second.refs;
+  refs.erase(std::remove_if(refs.begin(), refs.end(), drop), refs.end());
+  it->second.dead = 0;
+  if (refs.empty()) {
+    buckets_.erase(it);
+    keys_.erase(key);
+  }
+}
+
 int HazardDetector::LevelOf(const StridedRange& range) const {
   int level = 0;
   while (level + 1 < kLevels &&
@@ -186,20 +244,27 @@ void HazardDetector::AddTask(TaskSeq seq, std::string_view name, int ring, uint3
 }
 
 void HazardDetector::AddDependency(TaskSeq producer, TaskSeq consumer) {
-  if (!Fits(producer) || !Fits(consumer)) return;
-  if (producer == consumer) return;
+  AddDependencies(absl::MakeConstSpan(&producer, 1), consumer);
+}
+
+void HazardDetector::AddDependencies(absl::Span<const TaskSeq> producers, TaskSeq consumer) {
+  if (producers.empty() || !Fits(consumer)) return;
   Node& to = Ensure(consumer);
-  // Looked up past the one-entry cache, which keeps the consumer: a task's
-  // edges arrive together.
-  const uint32_t* found = IndexOf(producer);
-  // A retired producer is ordered before everything still to come.
-  if (found == nullptr) return;
-  const Node& from = nodes_[*found];
-  const uint32_t offset = LocalOf(producer);
-  if (std::find(to.producers.begin(), to.producers.end(), offset) != to.producers.end()) return;
-  to.producers.push_back(offset);
-  if (consumer == last_added_ && any_before_last_ && producer == before_last_added_) {
-    to.full_low = std::min(to.full_low, from.full_low);
+  const bool chain_tail = consumer == last_added_ && any_before_last_;
+  for (const TaskSeq producer : producers) {
+    if (producer == consumer) continue;
+    // A retired producer (or one past the 2^32 - 1 followed) is ordered
+    // before everything still to come.
+    const uint32_t* found = IndexOf(producer);
+    if (found == nullptr) continue;
+    const uint32_t offset = LocalOf(producer);
+    if (std::find(to.producers.begin(), to.producers.end(), offset) != to.producers.end()) {
+      continue;
+    }
+    to.producers.push_back(offset);
+    if (chain_tail && producer == before_last_added_) {
+      to.full_low = std::min(to.full_low, nodes_[*found].full_low);
+    }
   }
   if (consumer <= bfs_root_) bfs_valid_ = false;
 }
@@ -396,72 +461,67 @@ void HazardDetector::CheckAccess(Node& node, Use use, const StridedRange& range)
     const int levels = index == &write_index_ ? write_levels_ : read_levels_;
     for (int level = 0; level < levels && !index->empty(); ++level) {
       const uint64_t chunk = chunk_bytes_[level];
-      const uint64_t last = BucketKey(level, (range.end - 1) / chunk);
-      for (auto bucket = index->lower_bound(BucketKey(level, range.begin / chunk));
-           bucket != index->end() && bucket->first <= last;) {
-        const uint64_t g = bucket->first - BucketKey(level, 0);
-        Bucket& refs = bucket->second;
-        for (AccessRef& theirs : refs.refs) {
-          if (theirs.dead()) continue;
-          // Most that share a bucket share no bytes' span: rule those out
-          // before anything that divides.
-          const uint64_t from = std::max(range.begin, theirs.begin());
-          if (from >= std::min(range.end, theirs.end())) continue;
-          // Both are in every bucket of this level their bounds share;
-          // judge them in the first.
-          if (from / chunk != g || theirs.local() == local) continue;
-          const bool single_bucket = theirs.begin() / chunk == (theirs.end() - 1) / chunk;
-          const auto drop = [&] {
-            if (single_bucket) {
-              theirs.kill();  // in this bucket only: drop it in place
-              ++refs.dead;
-            } else {
-              superseded_.push_back(theirs);
+      index->ForEachIn(
+          BucketKey(level, range.begin / chunk), BucketKey(level, (range.end - 1) / chunk),
+          [&](uint64_t key, Bucket& refs) {
+            const uint64_t g = key - BucketKey(level, 0);
+            for (AccessRef& theirs : refs.refs) {
+              if (theirs.dead()) continue;
+              // Most that share a bucket share no bytes' span: rule those out
+              // before anything that divides.
+              const uint64_t from = std::max(range.begin, theirs.begin());
+              if (from >= std::min(range.end, theirs.end())) continue;
+              // Both are in every bucket of this level their bounds share;
+              // judge them in the first.
+              if (from / chunk != g || theirs.local() == local) continue;
+              const bool single_bucket = theirs.begin() / chunk == (theirs.end() - 1) / chunk;
+              const auto drop = [&] {
+                if (single_bucket) {
+                  theirs.kill();  // in this bucket only: drop it in place
+                  ++refs.dead;
+                } else {
+                  superseded_.push_back(theirs);
+                }
+              };
+              const TaskSeq their_seq = SeqOf(theirs);
+              Node* other = Find(their_seq);
+              if (other == nullptr) {  // retired: ordered before this task
+                drop();
+                continue;
+              }
+              uint64_t lo;
+              uint64_t hi;
+              if (!Intersect(range, theirs.range(), &lo, &hi)) continue;
+              const Use early = theirs.use();
+              if (early == Use::kAtomic && use == Use::kAtomic) continue;  // atomics commute
+              HazardKind kind;
+              if (early == Use::kWrite || early == Use::kAtomic) {
+                kind = use == Use::kRead        ? HazardKind::kRaw
+                       : use == Use::kPredicate ? HazardKind::kPredicate
+                                                : HazardKind::kWaw;
+              } else {
+                kind = HazardKind::kWar;  // an earlier read, a later write
+              }
+              const bool ordered = Reaches(their_seq, task);
+              if (!ordered) Record(node, *other, kind, lo, hi);
+              // A covered access that is ordered before this write, or reported
+              // against it, is dropped: whoever conflicts with it later
+              // conflicts with this write too, unless ordered after this
+              // task, and then after it too if it was ordered before. An
+              // unordered atomic this atomic covers stays (they do not
+              // conflict).
+              if (supersedes && Covers(range, theirs.range())) drop();
             }
-          };
-          const TaskSeq their_seq = SeqOf(theirs);
-          Node* other = Find(their_seq);
-          if (other == nullptr) {  // retired: ordered before this task
-            drop();
-            continue;
-          }
-          uint64_t lo;
-          uint64_t hi;
-          if (!Intersect(range, theirs.range(), &lo, &hi)) continue;
-          const Use early = theirs.use();
-          if (early == Use::kAtomic && use == Use::kAtomic) continue;  // atomics commute
-          HazardKind kind;
-          if (early == Use::kWrite || early == Use::kAtomic) {
-            kind = use == Use::kRead        ? HazardKind::kRaw
-                   : use == Use::kPredicate ? HazardKind::kPredicate
-                                            : HazardKind::kWaw;
-          } else {
-            kind = HazardKind::kWar;  // an earlier read, a later write
-          }
-          const bool ordered = Reaches(their_seq, task);
-          if (!ordered) Record(node, *other, kind, lo, hi);
-          // A covered access that is ordered before this write, or reported
-          // against it, is dropped: whoever conflicts with it later
-          // conflicts with this write too, unless ordered after this
-          // task, and then after it too if it was ordered before. An
-          // unordered atomic this atomic covers stays (they do not
-          // conflict).
-          if (supersedes && Covers(range, theirs.range())) drop();
-        }
-        // Compact once the dead are half the bucket: a row-by-row update of
-        // a tensor then costs amortised O(1) per superseded row.
-        if (refs.dead > 0 && refs.dead * 2 >= refs.refs.size()) {
-          refs.refs.erase(std::remove_if(refs.refs.begin(), refs.refs.end(),
-                                         [](const AccessRef& ref) { return ref.dead(); }),
-                          refs.refs.end());
-          refs.dead = 0;
-          if (refs.refs.empty()) {
-            bucket = index->erase(bucket);
-            continue;
-          }
-        }
-        ++bucket;
-      }
+            // Compact once the dead are half the bucket: a row-by-row update of
+            // a tensor then costs amortised O(1) per superseded row.
+            if (refs.dead > 0 && refs.dead * 2 >= refs.refs.size()) {
+              refs.refs.erase(std::remove_if(refs.refs.begin(), refs.refs.end(),
+                                             [](const AccessRef& ref) { return ref.dead(); }),
+                              refs.refs.end());
+              refs.dead = 0;
+            }
+            return refs.refs.empty();
+          });
     }
   }
   // One sweep per touched bucket, whatever the number of superseded entries.
@@ -507,7 +567,7 @@ void HazardDetector::IndexAccess(TaskSeq task, const StridedRange& range, Use us
   levels = std::max(levels, level + 1);
   const uint64_t chunk = chunk_bytes_[level];
   for (uint64_t g = range.begin / chunk; g <= (range.end - 1) / chunk; ++g) {
-    own[BucketKey(level, g)].refs.emplace_back(LocalOf(task), range, use);
+    own.FindOrAdd(BucketKey(level, g)).refs.emplace_back(LocalOf(task), range, use);
   }
 }
 
@@ -658,35 +718,36 @@ void HazardDetector::CheckHostRead(const HostRead& read) {
   const int levels = write_levels_;
   for (int level = 0; level < levels; ++level) {
     const uint64_t chunk = chunk_bytes_[level];
-    const uint64_t last = BucketKey(level, (read.range.end - 1) / chunk);
-    for (auto bucket = write_index_.lower_bound(BucketKey(level, read.range.begin / chunk));
-         bucket != write_index_.end() && bucket->first <= last; ++bucket) {
-      for (const AccessRef& theirs : bucket->second.refs) {
-        uint64_t lo;
-        uint64_t hi;
-        if (theirs.dead() || !Intersect(read.range, theirs.range(), &lo, &hi)) continue;
-        const TaskSeq their_seq = SeqOf(theirs);
-        const Node* writer = Find(their_seq);
-        if (writer == nullptr) continue;
-        bool waited_for = false;
-        for (TaskSeq waited : read.waited) {
-          if (Find(waited) != nullptr && Reaches(their_seq, waited)) {
-            waited_for = true;
-            break;
+    write_index_.ForEachIn(
+        BucketKey(level, read.range.begin / chunk), BucketKey(level, (read.range.end - 1) / chunk),
+        [&](uint64_t, Bucket& bucket) {
+          for (const AccessRef& theirs : bucket.refs) {
+            uint64_t lo;
+            uint64_t hi;
+            if (theirs.dead() || !Intersect(read.range, theirs.range(), &lo, &hi)) continue;
+            const TaskSeq their_seq = SeqOf(theirs);
+            const Node* writer = Find(their_seq);
+            if (writer == nullptr) continue;
+            bool waited_for = false;
+            for (TaskSeq waited : read.waited) {
+              if (Find(waited) != nullptr && Reaches(their_seq, waited)) {
+                waited_for = true;
+                break;
+              }
+            }
+            if (waited_for) continue;
+            if (std::find(unordered.begin(), unordered.end(), their_seq) != unordered.end()) {
+              continue;
+            }
+            unordered.push_back(their_seq);
+            if (report.others.size() < kMaxOthers) {
+              report.others.push_back(TaskOf(*writer));
+            } else {
+              ++report.more_others;
+            }
           }
-        }
-        if (waited_for) continue;
-        if (std::find(unordered.begin(), unordered.end(), their_seq) != unordered.end()) {
-          continue;
-        }
-        unordered.push_back(their_seq);
-        if (report.others.size() < kMaxOthers) {
-          report.others.push_back(TaskOf(*writer));
-        } else {
-          ++report.more_others;
-        }
-      }
-    }
+          return false;
+        });
   }
   if (!unordered.empty()) {
     report.tensor = Resolve(read.range.begin);
@@ -733,20 +794,9 @@ void HazardDetector::RetireWithAncestors(TaskSeq seq) {
 void HazardDetector::SweepRetired() {
   retired_since_sweep_ = 0;
   for (Index* index : {&read_index_, &write_index_}) {
-    for (auto bucket = index->begin(); bucket != index->end();) {
-      std::vector<AccessRef>& refs = bucket->second.refs;
-      refs.erase(std::remove_if(refs.begin(), refs.end(),
-                                [this](const AccessRef& ref) {
-                                  return ref.dead() || node_of_task_.Find(ref.local()) == nullptr;
-                                }),
-                 refs.end());
-      bucket->second.dead = 0;
-      if (refs.empty()) {
-        bucket = index->erase(bucket);
-      } else {
-        ++bucket;
-      }
-    }
+    index->DropRefs([this](const AccessRef& ref) {
+      return ref.dead() || node_of_task_.Find(ref.local()) == nullptr;
+    });
   }
 }
 
@@ -765,7 +815,7 @@ void HazardDetector::Emit(Node& node) {
 }
 
 void HazardDetector::AddSweptGranules(const StridedRange& range, Use use) {
-  const bool write = use == Use::kWrite;
+  const bool write = use == Use::kWrite || use == Use::kAtomic;  // IndexAccess's choice
   const int level = LevelOf(range);
   const uint64_t chunk = chunk_bytes_[level];
   for (uint64_t g = range.begin / chunk; g <= (range.end - 1) / chunk; ++g) {
@@ -781,15 +831,9 @@ void HazardDetector::SweepGranules(Drop drop) {
   swept_granules_.erase(std::unique(swept_granules_.begin(), swept_granules_.end()),
                         swept_granules_.end());
   for (const auto& [g, write] : swept_granules_) {
-    auto& index = write ? write_index_ : read_index_;
-    auto bucket = index.find(g);
-    if (bucket == index.end()) continue;
-    std::vector<AccessRef>& refs = bucket->second.refs;
-    refs.erase(std::remove_if(refs.begin(), refs.end(),
-                              [&drop](const AccessRef& ref) { return ref.dead() || drop(ref); }),
-               refs.end());
-    bucket->second.dead = 0;
-    if (refs.empty()) index.erase(bucket);
+    (write ? write_index_ : read_index_).DropRefsIn(g, [&drop](const AccessRef& ref) {
+      return ref.dead() || drop(ref);
+    });
   }
 }
 

@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "absl/container/btree_map.h"
+#include "absl/container/btree_set.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/inlined_vector.h"
 #include "absl/types/span.h"
@@ -84,7 +84,7 @@ class HazardDetector {
   static constexpr size_t kMaxOthers = 8;  // earlier tasks named per report
   struct Options {
     int64_t line_bytes = 64;                // gm.dcache_line_bytes
-    int64_t index_granule_bytes = 4 << 10;  // overlap index bucket
+    int64_t index_granule_bytes = 1 << 10;  // overlap index bucket
     // Per ring: its task window W (ring.task_window); 0 = the window orders
     // nothing, so tasks stay until a host read or the end of the launch.
     std::array<int64_t, kRings> task_window = {};
@@ -98,6 +98,8 @@ class HazardDetector {
   void AddTask(TaskSeq seq, std::string_view name, int ring = -1, uint32_t local = 0,
                std::string_view origin = {});
   void AddDependency(TaskSeq producer, TaskSeq consumer);
+  // The same for each of `producers` (in any order, repeats allowed).
+  void AddDependencies(absl::Span<const TaskSeq> producers, TaskSeq consumer);
   void AddAccess(TaskSeq task, GmAccessKind kind, uint64_t addr, uint64_t size);
   // A strided view (shape and strides in elements, outermost first, as the
   // runtime's TensorView holds them) starting at `first_byte`: reported as
@@ -320,12 +322,37 @@ class HazardDetector {
   int64_t peak_live_ = 0;
   size_t retired_since_sweep_ = 0;
   std::vector<uint32_t> retire_stack_;
-  // Bucketed by (level, chunk) as BucketKey packs them, in key order so a
-  // query walks only the buckets there are; reads (and predicate reads)
-  // apart from writes, so a read scans only the writes: many tasks reading
-  // one input cost nothing.
+  // Bucketed by (level, chunk) as BucketKey packs them; reads (and
+  // predicate reads) apart from writes, so a read scans only the writes:
+  // many tasks reading one input cost nothing. A bucket is found by hash:
+  // an access spans at most two chunks of its own level and of every level
+  // above. Its keys are also kept in order, so that a scan of a level far
+  // below (many chunks) walks only the buckets there are.
   static constexpr int kLevels = 20;
-  using Index = absl::btree_map<uint64_t, Bucket>;
+  class Index {
+   public:
+    Bucket* Find(uint64_t key);
+    Bucket& FindOrAdd(uint64_t key);
+    bool empty() const { return buckets_.empty(); }
+    // Calls `visit(key, bucket)` for every bucket with a key in [first,
+    // last], in key order; erases the bucket when it returns true (its
+    // refs are empty). `visit` must not add or erase buckets.
+    template <typename Visit>
+    void ForEachIn(uint64_t first, uint64_t last, Visit visit);
+    // Erases every ref `drop` selects; then every bucket left empty.
+    template <typename Drop>
+    void DropRefs(Drop drop);
+    // The same for the bucket `key`, if there is one.
+    template <typename Drop>
+    void DropRefsIn(uint64_t key, Drop drop);
+
+   private:
+    // Probing each chunk of a span beats an ordered walk up to this many.
+    static constexpr uint64_t kProbeChunks = 16;
+    absl::flat_hash_map<uint64_t, Bucket> buckets_;
+    absl::btree_set<uint64_t> keys_;
+    std::vector<uint64_t> scan_;  // scratch for ForEachIn
+  };
   static uint64_t BucketKey(int level, uint64_t chunk) {
     return static_cast<uint64_t>(level) << 58 | chunk;
   }

@@ -565,6 +565,75 @@ TEST(HazardDetectorTest, AtomicAddsConflictWithPlainReadsAndWrites) {
   EXPECT_THAT(Seqs(reports[2].others), ElementsAre(2));
 }
 
+// An atomic add over two index buckets that a later write covers (and is
+// reported against) is dropped from both: a reader ordered after the write
+// is not told about the atomic again.
+TEST(HazardDetectorTest, AnAtomicAcrossBucketsIsSupersededLikeAWrite) {
+  const uint64_t kTwoBuckets = 2 * HazardDetector::Options().index_granule_bytes;
+  HazardDetector detector = MakeDetector();
+  detector.AddTask(0, "accumulate");
+  detector.AddAccess(0, GmAccessKind::kAtomicAdd, kScratch, kTwoBuckets);
+  detector.AddTask(1, "reset");  // unordered with #0: WAW, reported
+  detector.AddAccess(1, GmAccessKind::kWrite, kScratch, kTwoBuckets);
+  detector.AddTask(2, "read_after_reset");
+  detector.AddDependency(1, 2);
+  detector.AddAccess(2, GmAccessKind::kRead, kScratch, kTwoBuckets);
+  detector.Flush();
+  const std::vector<HazardReport> reports = detector.TakeReports();
+  ASSERT_THAT(reports, SizeIs(1));
+  EXPECT_EQ(reports[0].kind, HazardKind::kWaw);
+  EXPECT_EQ(reports[0].task.seq, 1u);
+}
+
+// A read's scan of a level below its own probes each chunk when it spans a
+// few and walks the buckets there are when it spans many: either way it
+// finds every unordered writer inside it and none outside.
+TEST(HazardDetectorTest, ANarrowAndAWideScanFindTheSameWriters) {
+  // Writers of 64 bytes, one per two level-0 chunks; reads of 4, 16 and 128
+  // chunks, all inside `scratch` (128 KiB).
+  const uint64_t kGap = 2 * HazardDetector::Options().index_granule_bytes;
+  ASSERT_EQ(64 * kGap, kTensorBytes);
+  for (const int writers_inside : {2, 8, 64}) {
+    HazardDetector detector = MakeDetector();
+    for (TaskSeq w = 0; w < 80; ++w) {
+      detector.AddTask(w, "scatter");
+      detector.AddAccess(w, GmAccessKind::kWrite, kScratch + w * kGap, 64);
+    }
+    detector.AddTask(80, "gather");
+    detector.AddAccess(80, GmAccessKind::kRead, kScratch, writers_inside * kGap);
+    detector.Flush();
+    const std::vector<HazardReport> reports = detector.TakeReports();
+    ASSERT_THAT(reports, SizeIs(1)) << writers_inside;
+    EXPECT_EQ(reports[0].kind, HazardKind::kRaw);
+    const int named = static_cast<int>(reports[0].others.size());
+    EXPECT_EQ(named + reports[0].more_others, writers_inside);
+    EXPECT_EQ(reports[0].others.front().seq, 0u);
+    EXPECT_EQ(reports[0].region_begin, kScratch);
+    EXPECT_EQ(reports[0].region_end, kScratch + (writers_inside - 1) * kGap + 64);
+  }
+}
+
+// A task's producers in one call: repeats, itself and unknown tasks are
+// skipped, and the edges order exactly what one call per edge orders.
+TEST(HazardDetectorTest, ProducersAddedTogetherOrderWhatEachEdgeOrders) {
+  HazardDetector together = MakeDetector();
+  HazardDetector one_by_one = MakeDetector();
+  for (HazardDetector* detector : {&together, &one_by_one}) {
+    for (TaskSeq t = 0; t < 6; ++t) detector->AddTask(t, "t");
+  }
+  const std::vector<TaskSeq> producers = {3, 1, 3, 5, 99, 4};  // 5 is the task itself
+  together.AddDependencies(producers, 5);
+  for (TaskSeq p : producers) one_by_one.AddDependency(p, 5);
+  one_by_one.AddDependency(0, 1);
+  together.AddDependencies(std::vector<TaskSeq>{0}, 1);
+  for (TaskSeq from = 0; from < 5; ++from) {
+    EXPECT_EQ(together.Reaches(from, 5), one_by_one.Reaches(from, 5)) << from;
+  }
+  EXPECT_TRUE(together.Reaches(0, 5));  // through 1
+  EXPECT_TRUE(together.Reaches(4, 5));  // the task just before: the chain fast path
+  EXPECT_FALSE(together.Reaches(2, 5));
+}
+
 TEST(HazardDetectorTest, AHostReadOrdersWhatItWaitedForAndItsAncestorsBeforeLaterTasks) {
   for (bool host_read : {false, true}) {
     HazardDetector detector = MakeDetector();
