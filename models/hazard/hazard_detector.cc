@@ -696,7 +696,20 @@ void HazardDetector::Check(Node& node) {
   }
   if (!node.done) FinishBlocks(node);  // flushing
   // CheckAccess adds to this task's reports, never to its accesses.
-  for (const Access& access : WorkOf(node).accesses) CheckAccess(node, access.use, access.range);
+  for (const Access& access : WorkOf(node).accesses) {
+    const StridedRange& range = access.range;
+    // A few rows far apart (an SPMD task's blocks' tiles, merged) are kept
+    // and checked row by row: as one range they would meet every access
+    // between them.
+    if (!range.contiguous() && range.rows() <= kSparseRows &&
+        range.stride >= kSparseStrideRows * range.row) {
+      for (uint64_t row = range.begin; row < range.end; row += range.stride) {
+        CheckAccess(node, access.use, StridedRange::Contiguous(row, row + range.row));
+      }
+    } else {
+      CheckAccess(node, access.use, range);
+    }
+  }
   Emit(node);
   // Its buffers serve a later task: no allocation per task.
   std::unique_ptr<Work> work = std::move(node.work);

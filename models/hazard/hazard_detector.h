@@ -279,6 +279,10 @@ class HazardDetector {
   void Check(Node& node);
   // Compares one access of `node` with the kept earlier ones, then keeps it.
   void CheckAccess(Node& node, Use use, const StridedRange& range);
+  // A strided access of at most kSparseRows rows, each at least
+  // kSparseStrideRows rows apart, is checked and kept row by row.
+  static constexpr int64_t kSparseRows = 8;
+  static constexpr uint64_t kSparseStrideRows = 4;
   void CheckHostRead(const HostRead& read);
   // Retires `seq` and every live ancestor: they are ordered before every
   // task checked from now on.

@@ -634,6 +634,30 @@ TEST(HazardDetectorTest, ProducersAddedTogetherOrderWhatEachEdgeOrders) {
   EXPECT_FALSE(together.Reaches(2, 5));
 }
 
+// A few rows far apart (kept row by row) conflict only where their rows
+// are: a write between them is no hazard, one onto a row is.
+TEST(HazardDetectorTest, AFewFarRowsConflictOnlyOnTheirRows) {
+  constexpr uint64_t kApart = 1 << 20;
+  HazardDetector detector = MakeDetector();
+  detector.AddTask(0, "spmd_reader");  // four blocks' 64-byte rows, 1 MiB apart
+  detector.AddRowsAccess(0, GmAccessKind::kRead, kScratch, 4, 64, kApart);
+  detector.AddTask(1, "between");
+  detector.AddAccess(1, GmAccessKind::kWrite, kScratch + 2 * kApart + 4096, 64);
+  detector.AddTask(2, "onto_row_3");
+  detector.AddAccess(2, GmAccessKind::kWrite, kScratch + 3 * kApart, 32);
+  detector.AddTask(3, "late_reader");  // after the writer, not after the reader
+  detector.AddDependency(2, 3);
+  detector.AddRowsAccess(3, GmAccessKind::kRead, kScratch + kApart, 3, 64, kApart);
+  detector.Flush();
+  const std::vector<HazardReport> reports = detector.TakeReports();
+  ASSERT_THAT(reports, SizeIs(1));
+  EXPECT_EQ(reports[0].kind, HazardKind::kWar);
+  EXPECT_EQ(reports[0].task.seq, 2u);
+  EXPECT_THAT(Seqs(reports[0].others), ElementsAre(0));
+  EXPECT_EQ(reports[0].region_begin, kScratch + 3 * kApart);
+  EXPECT_EQ(reports[0].region_end, kScratch + 3 * kApart + 64);  // the write's whole line
+}
+
 TEST(HazardDetectorTest, AHostReadOrdersWhatItWaitedForAndItsAncestorsBeforeLaterTasks) {
   for (bool host_read : {false, true}) {
     HazardDetector detector = MakeDetector();
