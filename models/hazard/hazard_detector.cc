@@ -89,11 +89,6 @@ HazardDetector::HazardDetector(Options options, TensorResolver resolver)
   }
 }
 
-HazardDetector::Bucket* HazardDetector::Index::Find(uint64_t key) {
-  auto it = buckets_.find(key);
-  return it == buckets_.end() ? nullptr : &it->second;
-}
-
 HazardDetector::Bucket& HazardDetector::Index::FindOrAdd(uint64_t key) {
   auto [it, added] = buckets_.try_emplace(key);
   if (added) keys_.insert(key);

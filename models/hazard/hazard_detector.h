@@ -145,7 +145,7 @@ class HazardDetector {
   bool Reaches(TaskSeq from, TaskSeq to);
   int64_t live_tasks() const { return static_cast<int64_t>(node_of_task_.size()); }
   int64_t peak_live_tasks() const { return peak_live_; }
-  // Tasks whose accesses were not checked: 2^32 − 1 or more past the launch's first.
+  // Tasks whose accesses were not checked: 2^32 - 1 or more past the launch's first.
   int64_t unchecked_tasks() const { return unchecked_tasks_; }
 
  private:
@@ -198,10 +198,10 @@ class HazardDetector {
   };
   static_assert(sizeof(AccessRef) == 24, "a launch in the window keeps one per access");
   // The task of an entry, and an entry's offset of a task (the detector
-  // checks at most 2^32 − 1 tasks of a launch; see AddTask).
+  // checks at most 2^32 - 1 tasks of a launch; see AddTask).
   TaskSeq SeqOf(const AccessRef& ref) const { return seq_base_ + ref.local(); }
   TaskSeq SeqOf(uint32_t offset) const { return seq_base_ + offset; }
-  // Whether `seq` is within the 2^32 − 1 tasks the detector follows (any seq is
+  // Whether `seq` is within the 2^32 - 1 tasks the detector follows (any seq is
   // before the first task is added).
   bool Fits(TaskSeq seq) const {
     return !any_added_ || (seq >= seq_base_ && seq - seq_base_ < UINT32_MAX);
@@ -335,7 +335,6 @@ class HazardDetector {
   static constexpr int kLevels = 20;
   class Index {
    public:
-    Bucket* Find(uint64_t key);
     Bucket& FindOrAdd(uint64_t key);
     bool empty() const { return buckets_.empty(); }
     // Calls `visit(key, bucket)` for every bucket with a key in [first,
@@ -373,7 +372,7 @@ class HazardDetector {
   TaskSeq last_added_ = 0;
   bool any_added_ = false;
   TaskSeq seq_base_ = 0;  // the first task's seq (AccessRef::local)
-  // Tasks past the detector's 2^32 − 1 of a launch: ignored (reported by
+  // Tasks past the detector's 2^32 - 1 of a launch: ignored (reported by
   // unchecked_tasks()).
   int64_t unchecked_tasks_ = 0;
   // The task added before last_added_, for the chain fast path (a task's
