@@ -79,6 +79,8 @@ class TensorMap {
   size_t producer_count() const { return producer_heads_.size(); }
   // Distinct layouts (dtype, shape, strides) of the live entries.
   size_t layout_count() const { return layout_ids_.size(); }
+  // Buffer slots held, live or emptied (at most twice the live ones + 64).
+  size_t buffer_slots() const { return buffer_heads_.size(); }
 
  private:
   static constexpr uint32_t kNil = UINT32_MAX;

@@ -241,5 +241,29 @@ TEST(TensorMapTest, EntriesShareLayoutsAndReturnTheirViews) {
   EXPECT_EQ(map.view(matches[0].entry).shape[0], 1);
 }
 
+// A buffer whose last entry goes keeps its slot for the next writer, but the
+// emptied slots are dropped once they outnumber the live ones: a run that
+// writes ever new buffers holds slots for the live ones only.
+TEST(TensorMapTest, EmptiedBufferSlotsStayBounded) {
+  TensorMap map;
+  map.Insert(Rows(0, 1), 1);  // one buffer live throughout
+  for (TaskSeq seq = 2; seq < 2000; ++seq) {
+    map.Insert(Rows(0, 1, 0x10000000 + seq * 0x100000), seq);
+    map.EraseProducer(seq);
+    EXPECT_LE(map.buffer_slots(), 2 * map.buffer_count() + 64 + 1) << seq;
+  }
+  EXPECT_EQ(map.buffer_count(), 1u);
+  // An INOUT rewrite empties and refills one buffer: its slot is reused.
+  std::vector<TensorMapMatch> matches;
+  map.Lookup(Rows(0, 1), &matches);
+  ASSERT_EQ(matches.size(), 1u);
+  map.Remove(matches[0].entry);
+  EXPECT_EQ(map.buffer_count(), 0u);
+  map.Insert(Rows(0, 1), 3000);
+  EXPECT_EQ(map.buffer_count(), 1u);
+  ASSERT_EQ(map.Lookup(Rows(0, 1), &matches), 1);
+  EXPECT_EQ(matches[0].producer, 3000u);
+}
+
 }  // namespace
 }  // namespace pto
